@@ -1,0 +1,22 @@
+import type { Knex } from 'knex';
+import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_emails.js';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+// The explicit, ordered list of migrations. Each one runs unchanged on SQLite
+// and PostgreSQL: knex's schema builder only, epoch-millisecond BIGINTs for
+// time, TEXT holding JSON for structured values.
+export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
+  ['0001_foundation', m0001],
+  ['0002_emails', m0002],
+];
+
+export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

@@ -1,0 +1,131 @@
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import { apiError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import type { Principal } from '../modules/keys/keys.service.js';
+import { readJsonBody } from './middleware/body.js';
+import { RateLimiter } from './middleware/rate-limit.js';
+import { errorHandler } from './errors.js';
+import type { ApiDeps } from './deps.js';
+import type { RouteDef } from './route.js';
+import { API_ROUTES } from './routes.js';
+import { healthRoutes } from '../modules/health/health.routes.js';
+import { precompile, validateBody, validateQuery } from './validate.js';
+
+export interface ApiApp {
+  koa: Koa;
+  rateLimiter: RateLimiter;
+}
+
+export function buildApp(deps: ApiDeps, routes: readonly RouteDef[] = API_ROUTES): ApiApp {
+  const koa = new Koa({ proxy: false });
+  const rateLimiter = new RateLimiter(deps.config.limits.requestsPerSecond, deps.clock);
+  koa.use(requestId);
+  koa.use(requestLog(deps));
+  koa.use(errorHandler(deps.logger));
+  koa.use(unknownRoute);
+  // Every /v1 request is authenticated before routing, so that a caller
+  // without a valid key learns nothing, not even which routes exist.
+  koa.use(authenticateApi(deps, rateLimiter));
+
+  const router = new Router();
+  healthRoutes(router, deps);
+  for (const r of routes) {
+    if (r.body) precompile('body', r.body);
+    if (r.query) precompile('query', r.query);
+    router.register(r.path, [r.method], [handle(deps, r)], { name: `${r.method} ${r.path}` });
+  }
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+  return { koa, rateLimiter };
+}
+
+/**
+ * Nothing answered: no route has this path, or (405 with Allow, set by the
+ * router's allowedMethods) the path exists with other methods.
+ */
+async function unknownRoute(ctx: Context, next: Next): Promise<void> {
+  await next();
+  if (ctx.body != null) return;
+  if (ctx.status === 404) throw apiError('not_found', 'no such route');
+  if (ctx.status === 405 || ctx.status === 501) throw apiError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${ctx.response.get('Allow') || 'none'}`);
+}
+
+async function requestId(ctx: Context, next: Next): Promise<void> {
+  const id = newId('request');
+  ctx.state.requestId = id;
+  ctx.set('Request-Id', id);
+  await next();
+}
+
+/** One JSON line per request: never the key, the query string or a body. */
+function requestLog(deps: ApiDeps) {
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const principal = ctx.state.principal as Principal | undefined;
+      deps.logger.info(
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          key_id: principal?.key.id,
+          project_id: principal?.project.id,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+/**
+ * interface §5: a missing, malformed, unknown or revoked key is 401; a
+ * suspended project is 403 on every call; then the per-key rate limit.
+ */
+function authenticateApi(deps: ApiDeps, limiter: RateLimiter) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) return next();
+    const header = ctx.get('authorization');
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!header) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
+    const principal = m ? await deps.auth.authenticate(m[1]) : null;
+    if (!principal) throw apiError('unauthorized', 'invalid or revoked API key');
+    ctx.state.principal = principal;
+    if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
+    const wait = limiter.take(principal.key.id);
+    if (wait !== null) throw apiError('rate_limited', `too many requests: retry in ${wait} s`, { 'Retry-After': String(wait) });
+    await next();
+  };
+}
+
+function handle(deps: ApiDeps, r: RouteDef) {
+  return async (ctx: Context) => {
+    const principal = ctx.state.principal as Principal;
+    if (!principal.key.scopes.includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
+    const query = r.query ? validateQuery(r.query, { ...ctx.query }) : undefined;
+    let body: unknown;
+    let rawBody: Buffer | null = null;
+    if (r.body) {
+      const parsed = await readJsonBody(ctx.req);
+      rawBody = parsed.raw;
+      body = validateBody(r.body, parsed.value === undefined ? {} : parsed.value);
+    }
+    const result = await r.handler({
+      deps,
+      principal,
+      params: ctx.params as Record<string, string>,
+      body,
+      query,
+      rawBody,
+      requestId: ctx.state.requestId as string,
+      header: (name) => ctx.get(name) || undefined,
+    });
+    ctx.status = result.status;
+    if (result.headers) ctx.set(result.headers);
+    ctx.body = result.body;
+  };
+}

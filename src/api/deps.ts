@@ -1,0 +1,14 @@
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../lib/time.js';
+import type { Store } from '../store/store.js';
+import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
+
+/** What route handlers may use. Built once by main.ts (or a test) and passed down. */
+export interface ApiDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  auth: KeyAuthenticator;
+}

@@ -1,0 +1,36 @@
+import type { Context, Next } from 'koa';
+import { ApiError, apiError } from '../lib/errors.js';
+import type { Logger } from '../log/logger.js';
+
+/** CONTRACT §4: {"error": {"code", "message", "field"?}, "request_id"} */
+export function errorBody(err: ApiError, requestId: string) {
+  return {
+    error: { code: err.code, message: err.message, ...(err.field !== undefined ? { field: err.field } : {}) },
+    request_id: requestId,
+  };
+}
+
+/** The one place where a failure becomes an HTTP answer. */
+export function errorHandler(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.status >= 500) logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
+      ctx.status = err.status;
+      ctx.set(err.headers);
+      ctx.body = errorBody(err, ctx.state.requestId as string);
+    }
+  };
+}
+
+function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  // Errors thrown by Koa itself or @koa/router carry an HTTP status.
+  const status = (e as { status?: number }).status;
+  if (status === 404) return apiError('not_found', 'no such route');
+  if (status === 405 || status === 501) return apiError('method_not_allowed', (e as Error).message || 'method not allowed', (e as { headers?: Record<string, string> }).headers);
+  if (status && status >= 400 && status < 500) return new ApiError(400, 'validation_error', (e as Error).message || 'bad request', 'request');
+  return apiError('internal_error', 'internal error');
+}

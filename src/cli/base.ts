@@ -1,0 +1,73 @@
+import { Command, Flags } from '@oclif/core';
+import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { ApiError } from '../lib/errors.js';
+import { systemClock, type Clock } from '../lib/time.js';
+import { openStore, type Store } from '../store/store.js';
+import { renderObject, renderTable } from './table.js';
+
+export interface CliContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+}
+
+/**
+ * Every command takes --config and --json (CONTRACT §3). A command returns
+ * its result; this class prints it (one JSON document with --json, a table
+ * otherwise) and turns any failure into stderr output and a non-zero exit.
+ */
+export abstract class BaseCommand extends Command {
+  static override baseFlags = {
+    config: Flags.string({ description: 'config file (else POSTHORN_CONFIG, else config/default.yaml)', helpValue: 'FILE' }),
+    json: Flags.boolean({ description: 'print one JSON document on stdout' }),
+  };
+
+  /** columns shown in the table form of a list */
+  protected columns?: string[];
+
+  protected abstract execute(): Promise<unknown>;
+
+  override async run(): Promise<void> {
+    const result = await this.execute();
+    if (result === undefined) return;
+    if (this.jsonWanted()) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    else process.stdout.write(Array.isArray(result) ? renderTable(result as Array<Record<string, unknown>>, this.columns) : renderObject(result as Record<string, unknown>));
+  }
+
+  protected jsonWanted(): boolean {
+    return this.argv.includes('--json');
+  }
+
+  protected loadConfig(path: string | undefined): Config {
+    return loadConfig({ path });
+  }
+
+  protected openStore(config: Config): Store {
+    return openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url });
+  }
+
+  /** Open the store (migrating it: every command works on a fresh data dir), run fn, close. */
+  protected async withStore<T>(configPath: string | undefined, fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+    const config = this.loadConfig(configPath);
+    const store = this.openStore(config);
+    try {
+      await store.migrateLatest();
+      return await fn({ config, store, clock: systemClock });
+    } finally {
+      await store.close();
+    }
+  }
+
+  override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
+    const code = err instanceof ApiError ? err.code : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
+    const message = err.message.replace(/\s+$/, '');
+    if (this.jsonWanted()) process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
+    else process.stderr.write(`Error: ${message}\n`);
+    process.exitCode = err.oclif?.exit && err.oclif.exit !== 0 ? err.oclif.exit : 1;
+  }
+}
+
+/** "true" | "false" flag values of `project set` */
+export const boolOption = (description: string) => Flags.string({ description, options: ['true', 'false'] });
+
+export const parseBool = (v: string | undefined): boolean | undefined => (v === undefined ? undefined : v === 'true');

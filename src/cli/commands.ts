@@ -1,0 +1,20 @@
+import KeyCreate from './commands/key/create.js';
+import KeyList from './commands/key/list.js';
+import KeyRevoke from './commands/key/revoke.js';
+import Migrate from './commands/migrate.js';
+import ProjectCreate from './commands/project/create.js';
+import ProjectList from './commands/project/list.js';
+import ProjectSet from './commands/project/set.js';
+import Serve from './commands/serve.js';
+
+// The explicit command list (oclif "explicit" strategy): no directory scan at start.
+export const COMMANDS = {
+  serve: Serve,
+  migrate: Migrate,
+  'project:create': ProjectCreate,
+  'project:list': ProjectList,
+  'project:set': ProjectSet,
+  'key:create': KeyCreate,
+  'key:list': KeyList,
+  'key:revoke': KeyRevoke,
+};

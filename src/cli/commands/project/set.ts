@@ -1,0 +1,41 @@
+import { Args, Flags } from '@oclif/core';
+import { BaseCommand, boolOption, parseBool } from '../../base.js';
+import { presentProject } from '../../../modules/projects/projects.presenter.js';
+import { setProject } from '../../../modules/projects/projects.service.js';
+
+const limit = (description: string) => Flags.integer({ description: `${description} (0 = unlimited)`, min: 0 });
+
+export default class ProjectSet extends BaseCommand {
+  static override description = 'Change a project: approval, suspension and limits';
+  static override examples = [
+    '<%= config.bin %> project set prj_01j… --approved true --daily-limit 10000',
+    '<%= config.bin %> project set prj_01j… --suspended true',
+  ];
+  static override args = { id: Args.string({ description: 'project id', required: true }) };
+  static override flags = {
+    approved: boolOption('allow live sending'),
+    suspended: boolOption('pause the project: every API call gets 403 account_suspended'),
+    'daily-limit': limit('live recipients per UTC day'),
+    'monthly-limit': limit('live recipients per UTC month'),
+    'domain-limit': limit('sending domains'),
+    'verify-limit': limit('address verifications per UTC month'),
+  };
+
+  protected async execute() {
+    const { args, flags } = await this.parse(ProjectSet);
+    return this.withStore(flags.config, async (deps) =>
+      presentProject(
+        await setProject(deps, args.id, {
+          approved: parseBool(flags.approved),
+          suspended: parseBool(flags.suspended),
+          limits: {
+            daily: flags['daily-limit'],
+            monthly: flags['monthly-limit'],
+            domains: flags['domain-limit'],
+            verifications: flags['verify-limit'],
+          },
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,39 @@
+import { BaseCommand } from '../base.js';
+import { createLogger } from '../../log/logger.js';
+import { startAppliance } from '../../main.js';
+
+export default class Serve extends BaseCommand {
+  static override description = 'Run the appliance: API, MTA, inbound and submission SMTP, DNS, jobs';
+  static override examples = ['<%= config.bin %> serve --config /etc/posthorn/posthorn.yaml'];
+
+  protected async execute() {
+    const { flags } = await this.parse(Serve);
+    const config = this.loadConfig(flags.config);
+    const logger = createLogger(config.log.level);
+    const app = await startAppliance(config, logger, {
+      announceFirstStart(first) {
+        // Printed, not logged: the one time this key is ever shown (CONTRACT §1).
+        process.stdout.write(
+          `\nPosthorn first start: created project "default" (${first.projectId}) and a test API key with every scope:\n\n` +
+            `    ${first.key}\n\nIt is shown only this once.\n\n`,
+        );
+      },
+    });
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'stopping');
+        app.stop().then(resolve, (e: unknown) => {
+          logger.error({ err: e }, 'stop failed');
+          process.exitCode = 1;
+          resolve();
+        });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return undefined;
+  }
+}

@@ -1,0 +1,201 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve, join } from 'node:path';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import YAML from 'yaml';
+import { ConfigSchema, type RawConfig } from './schema.js';
+import { parseDuration } from '../lib/duration.js';
+import { describeAjvError } from '../lib/ajv-errors.js';
+import { PACKAGE_ROOT } from '../lib/package-root.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
+
+/** POSTHORN_* variables that are not config keys. */
+const NON_CONFIG_ENV = new Set(['POSTHORN_CONFIG', 'POSTHORN_TEST_PG_URL', 'POSTHORN_PROJECT']);
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ListenerConfig {
+  enabled: boolean;
+  host: string;
+  port: number;
+}
+
+export interface RelayConfig {
+  host: string | null;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+}
+
+export interface Config {
+  configPath: string | null;
+  dataDir: string;
+  database: { client: 'sqlite' | 'pg'; url: string | null };
+  http: { host: string; port: number; publicUrl: string };
+  smtp: { inbound: ListenerConfig; submission: ListenerConfig; tls: { key: string | null; cert: string | null } };
+  outbound: {
+    hostname: string;
+    mode: 'direct' | 'relay';
+    mxPort: number;
+    relay: RelayConfig | null;
+    retryScheduleMs: number[];
+    maxConnectionsPerDomain: number;
+  };
+  dns: { resolvers: string[]; zone: string; server: ListenerConfig };
+  testDomain: string;
+  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null };
+  network: { allowPrivate: boolean };
+  limits: { requestsPerSecond: number; idempotencyTtlMs: number };
+  jobs: { domainRecheck: string };
+  log: { level: string };
+}
+
+export interface LoadOptions {
+  /** --config; falls back to POSTHORN_CONFIG, then config/default.yaml */
+  path?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+const ajv = new Ajv({ useDefaults: true, allErrors: false, strict: true });
+addFormats(ajv);
+const validateRaw = ajv.compile(ConfigSchema);
+
+export function loadConfig(opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const path = resolve(opts.path ?? env.POSTHORN_CONFIG ?? DEFAULT_CONFIG_PATH);
+  if (!existsSync(path)) throw new ConfigError(`config file ${path} does not exist`);
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(path, 'utf8')) ?? {};
+  } catch (e) {
+    throw new ConfigError(`config file ${path} is not valid YAML: ${(e as Error).message}`);
+  }
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`config file ${path} must hold a mapping of keys`);
+  const sources = applyEnvOverrides(raw as Record<string, unknown>, env);
+  return buildConfig(raw as Record<string, unknown>, path, sources);
+}
+
+/** Validate a config object (already parsed) as if it came from a file in `baseDir`. */
+export function buildConfig(raw: Record<string, unknown>, path: string | null, sources = new Map<string, string>()): Config {
+  if (!validateRaw(raw)) {
+    const err = validateRaw.errors![0]!;
+    const { field, message } = describeAjvError(err, 'config');
+    const key = field.replace(/\[\d+\]$/, '');
+    const origin = sources.get(key) ? ` (from ${sources.get(key)})` : path ? ` (in ${path})` : '';
+    if (err.keyword === 'additionalProperties') throw new ConfigError(`unknown config key "${field}"${origin}`);
+    throw new ConfigError(`config key "${field}" ${message}${origin}`);
+  }
+  const c = raw as RawConfig;
+  const base = path ? dirname(path) : process.cwd();
+  const file = (p: string | null) => (p == null ? null : isAbsolute(p) ? p : resolve(base, p));
+  const durations = (list: string[], key: string) =>
+    list.map((d, i) => {
+      try {
+        return parseDuration(d);
+      } catch (e) {
+        throw new ConfigError(`config key "${key}[${i}]" ${(e as Error).message}`);
+      }
+    });
+  if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
+  if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
+  if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
+  const relay = c.outbound.relay;
+  return {
+    configPath: path,
+    dataDir: file(c.data_dir)!,
+    database: { client: c.database.client, url: c.database.url },
+    http: { host: c.http.host, port: c.http.port, publicUrl: c.http.public_url.replace(/\/+$/, '') },
+    smtp: {
+      inbound: c.smtp.inbound,
+      submission: c.smtp.submission,
+      tls: { key: file(c.smtp.tls.key), cert: file(c.smtp.tls.cert) },
+    },
+    outbound: {
+      hostname: c.outbound.hostname,
+      mode: c.outbound.mode,
+      mxPort: c.outbound.mx_port,
+      relay: relay
+        ? { host: relay.host ?? null, port: relay.port ?? 587, secure: relay.secure ?? false, user: relay.user ?? null, pass: relay.pass ?? null }
+        : null,
+      retryScheduleMs: durations(c.outbound.retry_schedule, 'outbound.retry_schedule'),
+      maxConnectionsPerDomain: c.outbound.max_connections_per_domain,
+    },
+    dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
+    testDomain: c.test_domain.toLowerCase(),
+    webhooks: {
+      timeoutMs: c.webhooks.timeout_ms,
+      retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'),
+      caFile: file(c.webhooks.ca_file),
+    },
+    network: { allowPrivate: c.network.allow_private },
+    limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
+    jobs: { domainRecheck: c.jobs.domain_recheck },
+    log: { level: c.log.level },
+  };
+}
+
+interface SchemaNode {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+/**
+ * POSTHORN_HTTP__PORT=9000 → http.port = 9000 (CONTRACT §2). The value is read
+ * according to the key's type in the schema, so `true`, `9000`, `1m,5m` and
+ * `["1m","5m"]` all mean what they say. Returns key path → variable name, so
+ * that an error can say where a bad value came from.
+ */
+export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('POSTHORN_') || NON_CONFIG_ENV.has(name)) continue;
+    const path = name.slice('POSTHORN_'.length).split('__').map((s) => s.toLowerCase());
+    let node: SchemaNode | undefined = ConfigSchema as unknown as SchemaNode;
+    for (const seg of path) node = node?.properties?.[seg];
+    if (!node || path.some((s) => !s)) throw new ConfigError(`unknown config key "${path.join('.')}" (from environment variable ${name})`);
+    const key = path.join('.');
+    sources.set(key, name);
+    setPath(raw, path, readEnvValue(env[name] ?? '', node), key, name);
+  }
+  return sources;
+}
+
+function readEnvValue(text: string, node: SchemaNode): unknown {
+  const types = ([] as string[]).concat(node.type ?? 'string');
+  if (types.includes('null') && (text === '' || text === 'null')) return null;
+  if (types.includes('integer') || types.includes('number')) return /^-?[0-9]+(\.[0-9]+)?$/.test(text) ? Number(text) : text;
+  if (types.includes('boolean')) return text === 'true' ? true : text === 'false' ? false : text;
+  if (types.includes('array')) {
+    const t = text.trim();
+    if (t.startsWith('[')) {
+      try {
+        return YAML.parse(t);
+      } catch {
+        return text;
+      }
+    }
+    return t === '' ? [] : t.split(',').map((s) => s.trim());
+  }
+  return text;
+}
+
+function setPath(obj: Record<string, unknown>, path: string[], value: unknown, key: string, envName: string): void {
+  let cur = obj;
+  for (const seg of path.slice(0, -1)) {
+    const next = cur[seg];
+    if (next == null) cur[seg] = {};
+    else if (typeof next !== 'object' || Array.isArray(next)) throw new ConfigError(`config key "${key}" cannot be set by ${envName}: its parent is not a mapping`);
+    cur = cur[seg] as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]!] = value;
+}

@@ -1,0 +1,143 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { DURATION_PATTERN } from '../lib/duration.js';
+import { Nullable as NullableOf, StringEnum } from '../lib/schema.js';
+
+// The one description of the configuration (CONTRACT §2). Every key has its
+// default and a description here; config/default.yaml and the README table
+// are written from it, and the loader validates against it before anything
+// listens.
+
+const Nullable = <T extends TSchema>(schema: T, description: string) => NullableOf(schema, { default: null, description });
+
+const Duration = (def: string, description: string) =>
+  Type.String({ pattern: DURATION_PATTERN, default: def, description });
+
+const Port = (def: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 65535, default: def, description });
+
+const Listener = (enabled: boolean, host: string, port: number, what: string) =>
+  Type.Object(
+    {
+      enabled: Type.Boolean({ default: enabled, description: `run the ${what}` }),
+      host: Type.String({ minLength: 1, default: host, description: `address the ${what} binds` }),
+      port: Port(port, `port of the ${what}`),
+    },
+    { additionalProperties: false, default: {} },
+  );
+
+export const ConfigSchema = Type.Object(
+  {
+    data_dir: Type.String({ minLength: 1, default: './data', description: 'where the SQLite file and stored messages live' }),
+    database: Type.Object(
+      {
+        client: StringEnum(['sqlite', 'pg'] as const, { default: 'sqlite', description: '`sqlite` or `pg`' }),
+        url: Nullable(Type.String({ minLength: 1 }), '`postgres://…` when `client: pg`'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    http: Type.Object(
+      {
+        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the API binds' }),
+        port: Port(8025, 'port of the API'),
+        public_url: Type.String({ format: 'uri', default: 'http://localhost:8025', description: 'base for tracking links and click redirects' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    smtp: Type.Object(
+      {
+        inbound: Listener(true, '0.0.0.0', 2525, 'MX listener (bounces, complaints, receiving)'),
+        submission: Listener(true, '0.0.0.0', 2587, 'SMTP submission listener (API key as password)'),
+        tls: Type.Object(
+          {
+            key: Nullable(Type.String({ minLength: 1 }), 'PEM private key; STARTTLS is offered when key and cert are set'),
+            cert: Nullable(Type.String({ minLength: 1 }), 'PEM certificate chain'),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    outbound: Type.Object(
+      {
+        hostname: Type.String({ minLength: 1, default: 'localhost', description: 'EHLO name, Message-ID domain' }),
+        mode: StringEnum(['direct', 'relay'] as const, { default: 'direct', description: '`direct` (to the recipients\' MX) or `relay`' }),
+        mx_port: Port(25, 'port used for MX delivery (tests point it at a sink)'),
+        relay: Type.Unsafe<{ host?: string | null; port?: number; secure?: boolean; user?: string | null; pass?: string | null } | null>({
+          type: ['object', 'null'],
+          additionalProperties: false,
+          default: null,
+          description: 'upstream SMTP relay for `mode: relay`',
+          properties: {
+            host: { type: ['string', 'null'], default: null, description: 'relay host' },
+            port: { type: 'integer', minimum: 1, maximum: 65535, default: 587, description: 'relay port' },
+            secure: { type: 'boolean', default: false, description: 'implicit TLS (port 465); otherwise STARTTLS when offered' },
+            user: { type: ['string', 'null'], default: null, description: 'relay user' },
+            pass: { type: ['string', 'null'], default: null, description: 'relay password (never logged)' },
+          },
+        }),
+        retry_schedule: Type.Array(Type.String({ pattern: DURATION_PATTERN }), {
+          default: ['1m', '5m', '15m', '1h', '2h', '4h', '8h', '16h'],
+          description: 'delay before each retry after a temporary failure; when they run out the recipient fails',
+        }),
+        max_connections_per_domain: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'parallel SMTP sessions to one destination' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    dns: Type.Object(
+      {
+        resolvers: Type.Array(Type.String({ pattern: '^(\\[[0-9a-fA-F:.]+\\]|[0-9a-fA-F:.]+|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$' }), {
+          default: [],
+          description: '`host:port` list; empty means the system resolvers',
+        }),
+        zone: Type.String({ minLength: 1, default: 'dkim.localhost', description: 'zone the appliance serves for the DKIM CNAME targets' }),
+        server: Listener(false, '0.0.0.0', 53, 'built-in authoritative DNS server'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    test_domain: Type.String({ minLength: 1, default: 'simulator.posthorn.test', description: 'reserved domain of the simulated recipients' }),
+    webhooks: Type.Object(
+      {
+        timeout_ms: Type.Integer({ minimum: 1, default: 10000, description: 'per delivery attempt' }),
+        retry_schedule: Type.Array(Type.String({ pattern: DURATION_PATTERN }), {
+          minItems: 1,
+          maxItems: 8,
+          default: ['0s', '5s', '5m', '30m', '2h', '5h', '10h', '10h'],
+          description: 'delay before each of the (at most 8) attempts',
+        }),
+        ca_file: Nullable(Type.String({ minLength: 1 }), 'extra CA bundle trusted for HTTPS endpoints'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    network: Type.Object(
+      {
+        allow_private: Type.Boolean({ default: false, description: 'allow webhook and attachment URLs that resolve to private or loopback addresses (tests only)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    limits: Type.Object(
+      {
+        requests_per_second: Type.Number({ exclusiveMinimum: 0, default: 50, description: 'per API key; 429 `rate_limited` with `Retry-After`' }),
+        idempotency_ttl: Duration('24h', 'how long an Idempotency-Key is remembered'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    jobs: Type.Object(
+      {
+        domain_recheck: Type.String({ minLength: 9, default: '*/15 * * * *', description: 'cron expression (node-cron) of the DNS re-check of domains' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    log: Type.Object(
+      {
+        level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
+          default: 'info',
+          description: 'log level (an addition to CONTRACT §2)',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type RawConfig = Static<typeof ConfigSchema>;

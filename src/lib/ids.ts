@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+
+// Crockford base32, lower-cased: sorts the same as the underlying numbers.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+let lastTime = -1;
+let lastRandom = new Uint8Array(10);
+
+/**
+ * A ULID-shaped id (48-bit millisecond time + 80 random bits, 26 chars).
+ * Ids made by one process are strictly increasing, even within one
+ * millisecond, so "newest first" is simply "id descending" (CONTRACT §4).
+ */
+export function timeOrderedId(now: number = Date.now()): string {
+  if (now <= lastTime) {
+    incrementInPlace(lastRandom);
+    now = lastTime;
+  } else {
+    lastTime = now;
+    lastRandom = new Uint8Array(randomBytes(10));
+  }
+  return encodeTime(now) + encodeRandom(lastRandom);
+}
+
+function incrementInPlace(bytes: Uint8Array): void {
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === 0xff) {
+      bytes[i] = 0;
+    } else {
+      bytes[i] = bytes[i]! + 1;
+      return;
+    }
+  }
+}
+
+function encodeTime(ms: number): string {
+  let out = '';
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[ms % 32] + out;
+    ms = Math.floor(ms / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits = 16 base32 digits
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const b of bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+export const ID_PREFIX = {
+  project: 'prj',
+  key: 'key',
+  email: 'msg',
+  recipient: 'rcp',
+  domain: 'dom',
+  webhook: 'whe',
+  event: 'evt',
+  delivery: 'whd',
+  request: 'req',
+  inbound: 'inb',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+export function newId(kind: IdKind, now?: number): string {
+  return `${ID_PREFIX[kind]}_${timeOrderedId(now)}`;
+}
+
+export function hasPrefix(id: string, kind: IdKind): boolean {
+  return id.startsWith(`${ID_PREFIX[kind]}_`) && /^[a-z]+_[0-9a-z]{26}$/.test(id);
+}
+
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Uniform base62 string: bytes >= 248 are rejected so every character is equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b < 248) out += BASE62[b % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}

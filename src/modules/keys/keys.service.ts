@@ -1,0 +1,110 @@
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { findProject, type Project } from '../projects/projects.repo.js';
+import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
+import { findKey, findKeyWithProjectByHash, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
+import { isScope, KEY_MODES, SCOPES, type KeyMode, type Scope } from './scopes.js';
+
+export interface KeyDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export interface CreateKeyInput {
+  projectId: string;
+  mode: KeyMode;
+  scopes?: readonly string[] | undefined;
+  name?: string | null | undefined;
+  /** the key asking, when created through the API: it cannot grant more than it holds */
+  grantor?: ApiKey | undefined;
+}
+
+export async function createKey(deps: KeyDeps, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
+  if (!(KEY_MODES as readonly string[]).includes(input.mode)) throw validationError('mode', `must be one of: ${KEY_MODES.join(', ')}`);
+  const scopes = normalizeScopes(input.scopes ?? input.grantor?.scopes ?? SCOPES);
+  if (input.grantor) {
+    if (input.mode !== input.grantor.mode) throw apiError('forbidden', `a ${input.grantor.mode} key cannot create a ${input.mode} key`);
+    const extra = scopes.filter((s) => !input.grantor!.scopes.includes(s));
+    if (extra.length) throw apiError('forbidden', `this key cannot grant scopes it does not hold: ${extra.join(', ')}`);
+  }
+  const name = input.name == null ? null : input.name.trim();
+  if (name !== null && (name.length < 1 || name.length > 200)) throw validationError('name', 'must be 1 to 200 characters');
+  const now = deps.clock.now();
+  const secret = generateKeySecret(input.mode);
+  const key: ApiKey = {
+    id: newId('key', now),
+    projectId: input.projectId,
+    name,
+    mode: input.mode,
+    scopes,
+    prefix: secret.prefix,
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await deps.store.tx(async (trx) => {
+    if (!(await findProject(trx, input.projectId))) throw notFound(`project ${input.projectId}`);
+    await insertKey(trx, key, secret.hash);
+  });
+  return { key, secret: secret.key };
+}
+
+function normalizeScopes(scopes: readonly string[]): Scope[] {
+  const out: Scope[] = [];
+  scopes.forEach((s, i) => {
+    if (!isScope(s)) throw validationError(`scopes[${i}]`, `unknown scope "${s}" (known: ${SCOPES.join(', ')})`);
+    if (!out.includes(s)) out.push(s);
+  });
+  if (out.length === 0) throw validationError('scopes', 'must name at least one scope');
+  return out;
+}
+
+export async function listKeys(deps: KeyDeps, projectId: string): Promise<ApiKey[]> {
+  if (!(await findProject(deps.store.knex, projectId))) throw notFound(`project ${projectId}`);
+  return listForProject(deps.store.knex, projectId);
+}
+
+/** Revoke a key; with `projectId`, a key of another project is "not found" (project isolation). */
+export async function revokeKey(deps: KeyDeps, id: string, projectId?: string): Promise<ApiKey> {
+  return deps.store.tx(async (trx) => {
+    const k = await findKey(trx, id);
+    if (!k || (projectId !== undefined && k.projectId !== projectId)) throw notFound(`key ${id}`);
+    if (k.revokedAt === null) await revoke(trx, id, deps.clock.now());
+    return (await findKey(trx, id))!;
+  });
+}
+
+export interface Principal {
+  key: ApiKey;
+  project: Project;
+}
+
+/**
+ * Resolves bearer keys. Looks every key up afresh so that a revocation or a
+ * suspension made by another process (the CLI) counts from the next request;
+ * last-used times are kept in memory and written in batches, so that a
+ * request costs one read and no write.
+ */
+export class KeyAuthenticator {
+  private readonly pendingTouches = new Map<string, number>();
+
+  constructor(private readonly deps: KeyDeps) {}
+
+  /** null for a missing, malformed, unknown or revoked key */
+  async authenticate(bearer: string | undefined): Promise<Principal | null> {
+    if (!bearer || !looksLikeKey(bearer)) return null;
+    const found = await findKeyWithProjectByHash(this.deps.store.knex, hashKey(bearer));
+    if (!found || found.key.revokedAt !== null) return null;
+    this.pendingTouches.set(found.key.id, this.deps.clock.now());
+    return found;
+  }
+
+  async flushLastUsed(): Promise<void> {
+    if (this.pendingTouches.size === 0) return;
+    const batch = new Map(this.pendingTouches);
+    this.pendingTouches.clear();
+    await this.deps.store.tx((trx) => touchKeys(trx, batch));
+  }
+}

@@ -1,0 +1,28 @@
+import type { Clock } from '../../lib/time.js';
+import { withinTransaction, type Store } from '../../store/store.js';
+import { createKey } from '../keys/keys.service.js';
+import { findProjectByName } from './projects.repo.js';
+import { createProject } from './projects.service.js';
+
+export interface FirstStart {
+  projectId: string;
+  key: string;
+}
+
+const MARK = 'first_start_done';
+
+/**
+ * CONTRACT §1: the first start on an empty data directory creates project
+ * `default` with a test key holding every scope. A marker row makes every
+ * later start a no-op, even if that project is renamed or its key revoked.
+ */
+export async function firstStart(store: Store, clock: Clock): Promise<FirstStart | null> {
+  return store.tx(async (trx) => {
+    if (await trx('meta').where({ key: MARK }).first()) return null;
+    const scoped = { store: withinTransaction(store, trx), clock };
+    const project = (await findProjectByName(trx, 'default')) ?? (await createProject(scoped, { name: 'default' }));
+    const { secret } = await createKey(scoped, { projectId: project.id, mode: 'test', name: 'first start' });
+    await trx('meta').insert({ key: MARK, value: new Date(clock.now()).toISOString() });
+    return { projectId: project.id, key: secret };
+  });
+}

@@ -1,0 +1,42 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../api/app.js';
+import type { ApiDeps } from '../api/deps.js';
+import type { Role } from './role.js';
+
+export interface ApiRole extends Role {
+  readonly server: Server;
+  readonly port: number;
+}
+
+const DRAIN_MS = 10_000;
+
+export async function startApi(deps: ApiDeps, listen: { host: string; port: number }): Promise<ApiRole> {
+  const { koa } = buildApp(deps);
+  const server = createServer(koa.callback());
+  // Keep-alive a little longer than common proxies' idle timeouts.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  deps.logger.info({ host: listen.host, port }, 'API listening');
+  return {
+    name: 'api',
+    server,
+    port,
+    async stop() {
+      // Stop accepting, let in-flight requests finish, then cut what is left.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await closed;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { API_ROUTES } from '../../src/api/routes.js';
+import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi } from '../helpers/api.js';
+import { expectError } from '../helpers/assert.js';
+
+/** A concrete path for a route pattern: /v1/emails/:id → /v1/emails/x */
+const concrete = (path: string) => path.replace(/:[a-z_]+/g, 'x');
+
+describe('route table guardrails', function () {
+  it('has every /v1 route under a known scope', function () {
+    for (const r of API_ROUTES) {
+      expect(r.path, `${r.method} ${r.path}`).to.match(/^\/v1\//);
+      expect(SCOPES, `${r.method} ${r.path}`).to.include(r.scope);
+      expect(r.summary, `${r.method} ${r.path}`).to.be.a('string').that.is.not.empty;
+    }
+  });
+
+  it('rejects unknown fields in every body and query schema', function () {
+    for (const r of API_ROUTES) {
+      for (const schema of [r.body, r.query]) {
+        if (schema) expect((schema as { additionalProperties?: unknown }).additionalProperties, `${r.method} ${r.path}`).to.equal(false);
+      }
+    }
+  });
+
+  it('has no two routes with the same method and path', function () {
+    const seen = new Set(API_ROUTES.map((r) => `${r.method} ${r.path}`));
+    expect(seen.size).to.equal(API_ROUTES.length);
+  });
+
+  describe('on the running app', function () {
+    let db: TestDatabase;
+    let api: TestApi;
+    before(async function () {
+      db = freshSqlite();
+      await db.store.migrateLatest();
+      api = await startTestApi(db.store);
+    });
+    after(async function () {
+      await api.stop();
+      await db.drop();
+    });
+
+    for (const r of API_ROUTES) {
+      it(`${r.method} ${r.path}: 401 without a key`, async function () {
+        expectError(await api.anonymous.raw(r.method, concrete(r.path)), 401, 'unauthorized');
+      });
+
+      it(`${r.method} ${r.path}: 403 forbidden for a key holding every scope but ${r.scope}`, async function () {
+        const t = await api.tenant({ scopes: SCOPES.filter((s) => s !== r.scope) });
+        const res = await t.api.raw(r.method, concrete(r.path), r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {});
+        expectError(res, 403, 'forbidden');
+        expect(res.body.error.message).to.include(r.scope);
+      });
+    }
+  });
+});

@@ -1,0 +1,16 @@
+import { expect } from 'chai';
+import type { Reply } from './http.js';
+
+/** The CONTRACT §4 error body, with the Request-Id header equal to request_id. */
+export function expectError(res: Reply, status: number, code: string, field?: string): { code: string; message: string; field?: string } {
+  expect(res.status, `status of ${res.text}`).to.equal(status);
+  expect(res.body?.error?.code, res.text).to.equal(code);
+  expect(res.body.error.message).to.be.a('string').that.is.not.empty;
+  expect(res.body.request_id).to.match(/^req_[0-9a-z]{26}$/);
+  expect(res.headers.get('request-id')).to.equal(res.body.request_id);
+  if (field !== undefined) {
+    expect(res.body.error.field, res.text).to.equal(field);
+    expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).to.equal(true);
+  }
+  return res.body.error;
+}

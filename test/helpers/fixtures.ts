@@ -1,0 +1,41 @@
+import { insertEmail, type Email } from '../../src/modules/emails/emails.repo.js';
+import { newId } from '../../src/lib/ids.js';
+import type { Store } from '../../src/store/store.js';
+
+/** An email row as the sending service stores it; the tests here only read emails. */
+export async function storedEmail(store: Store, projectId: string, over: Partial<Email> & { rcpt?: string[] } = {}): Promise<Email> {
+  const now = Date.now();
+  const id = newId('email', now);
+  const to = over.rcpt ?? over.to ?? ['someone@example.test'];
+  const e: Email = {
+    id,
+    projectId,
+    environment: 'test',
+    status: 'queued',
+    statusReason: null,
+    from: 'sender@example.test',
+    fromDomain: 'example.test',
+    to,
+    cc: [],
+    bcc: [],
+    replyTo: null,
+    subject: 'hello',
+    html: null,
+    text: 'hi',
+    templateId: null,
+    templateVersion: null,
+    tags: {},
+    headers: {},
+    requestId: newId('request', now),
+    scheduledAt: null,
+    attempts: 0,
+    providerMessageId: null,
+    createdAt: now,
+    updatedAt: now,
+    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued', updatedAt: now })),
+    ...over,
+  };
+  await insertEmail(store.knex, e);
+  return e;
+}
+

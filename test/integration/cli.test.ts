@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import { runCli, startServe, writeConfig, type ServeProcess } from '../helpers/process.js';
+import { client } from '../helpers/http.js';
+import { expectError } from '../helpers/assert.js';
+import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { MIGRATIONS } from '../../migrations/index.js';
+
+describe('posthorn CLI (CONTRACT §3)', function () {
+  this.timeout(60_000);
+  let config: string;
+  let cli: (args: string[]) => ReturnType<typeof runCli>;
+
+  before(function () {
+    config = writeConfig().path;
+    cli = (args) => runCli([...args, '--config', config]);
+  });
+
+  it('migrate applies every migration on an empty data dir and then has none pending', async function () {
+    const r = await cli(['migrate', '--json']);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.json).to.deep.equal({ applied: MIGRATIONS.map(([n]) => n), pending: [] });
+    expect((await cli(['migrate', '--json'])).json).to.deep.equal({ applied: [], pending: [] });
+  });
+
+  describe('project', function () {
+    it('create prints {id, name, approved, suspended, limits}', async function () {
+      const r = await cli(['project', 'create', '--name', 'shop', '--json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json).to.include({ name: 'shop', approved: false, suspended: false });
+      expect(r.json.id).to.match(/^prj_/);
+      expect(r.json.limits).to.deep.equal({ daily: 0, monthly: 0, domains: 0, verifications: 0 });
+      const approved = await cli(['project', 'create', '--json', '--name', 'approved-shop', '--approved']);
+      expect(approved.json.approved).to.equal(true);
+    });
+
+    it('set changes approval, suspension and limits', async function () {
+      const p = (await cli(['project', 'create', '--name', 'to-set', '--json'])).json;
+      const r = await cli(['project', 'set', p.id, '--approved', 'true', '--suspended', 'true', '--daily-limit', '100', '--monthly-limit', '2000', '--domain-limit', '3', '--verify-limit', '50', '--json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json).to.deep.include({ id: p.id, approved: true, suspended: true, limits: { daily: 100, monthly: 2000, domains: 3, verifications: 50 } });
+      const back = await cli(['project', 'set', p.id, '--suspended', 'false', '--daily-limit', '0', '--json']);
+      expect(back.json).to.deep.include({ suspended: false, approved: true, limits: { daily: 0, monthly: 2000, domains: 3, verifications: 50 } });
+    });
+
+    it('list prints an array with --json and a table without', async function () {
+      const r = await cli(['project', 'list', '--json']);
+      expect(r.json).to.be.an('array');
+      expect(r.json.map((p: { name: string }) => p.name)).to.include.members(['shop', 'to-set']);
+      const table = await cli(['project', 'list']);
+      expect(table.stdout.split('\n')[0]).to.match(/^ID\s+NAME\s+APPROVED/);
+      expect(table.stdout).to.include('shop');
+    });
+
+    it('refuses a bad flag value on stderr with a non-zero exit', async function () {
+      const p = (await cli(['project', 'create', '--name', 'bad-flag', '--json'])).json;
+      const r = await cli(['project', 'set', p.id, '--approved', 'maybe', '--json']);
+      expect(r.code).to.not.equal(0);
+      expect(r.stdout).to.equal('');
+      expect(JSON.parse(r.stderr).error.message).to.include('approved');
+    });
+
+    it('reports an unknown project as {"error": {code, message}} on stderr', async function () {
+      const r = await cli(['project', 'set', 'prj_nope', '--approved', 'true', '--json']);
+      expect(r.code).to.not.equal(0);
+      expect(r.stdout).to.equal('');
+      expect(JSON.parse(r.stderr)).to.deep.equal({ error: { code: 'not_found', message: 'project prj_nope not found' } });
+    });
+
+    it('refuses a second project of the same name', async function () {
+      const r = await cli(['project', 'create', '--name', 'shop', '--json']);
+      expect(r.code).to.not.equal(0);
+      expect(JSON.parse(r.stderr).error.code).to.equal('conflict');
+    });
+  });
+
+  describe('key', function () {
+    let projectId: string;
+    let server: ServeProcess;
+    before(async function () {
+      projectId = (await cli(['project', 'create', '--name', 'keys', '--approved', '--json'])).json.id;
+      server = await startServe(config);
+    });
+    after(async function () {
+      await server.stop();
+    });
+
+    it('create prints {id, key, mode, scopes, project_id}; without --scopes the key holds every scope', async function () {
+      const r = await cli(['key', 'create', '--project', projectId, '--mode', 'live', '--json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json.id).to.match(/^key_/);
+      expect(r.json.key).to.match(/^ph_live_[A-Za-z0-9]{40}$/);
+      expect(r.json).to.include({ mode: 'live', project_id: projectId });
+      expect(r.json.scopes).to.deep.equal([...SCOPES]);
+    });
+
+    it('create with --scopes limits the key to them', async function () {
+      const r = await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--scopes', 'emails:read,emails:send', '--name', 'ci', '--json']);
+      expect(r.json.scopes).to.deep.equal(['emails:read', 'emails:send']);
+      const api = client(server.baseUrl, r.json.key);
+      expect((await api.get('/v1/emails')).status).to.equal(200);
+      expectError(await api.get('/v1/api-keys'), 403, 'forbidden');
+    });
+
+    it('create refuses an unknown scope, naming it', async function () {
+      const r = await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--scopes', 'emails:read,mail:all', '--json']);
+      expect(r.code).to.not.equal(0);
+      const err = JSON.parse(r.stderr).error;
+      expect(err.code).to.equal('validation_error');
+      expect(err.message).to.include('mail:all');
+    });
+
+    it('list prints the keys without their secrets', async function () {
+      const made = (await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--json'])).json;
+      const r = await cli(['key', 'list', '--project', projectId, '--json']);
+      expect(r.json.map((k: { id: string }) => k.id)).to.include(made.id);
+      expect(r.stdout).to.not.include(made.key);
+    });
+
+    it('revoke makes the running server answer 401 to the next request', async function () {
+      const made = (await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--json'])).json;
+      const api = client(server.baseUrl, made.key);
+      expect((await api.get('/v1/emails')).status).to.equal(200);
+      const r = await cli(['key', 'revoke', made.id, '--json']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json.revoked_at).to.be.a('string');
+      expectError(await api.get('/v1/emails'), 401, 'unauthorized');
+    });
+
+    it('project set --suspended makes the running server answer 403 account_suspended', async function () {
+      const p = (await cli(['project', 'create', '--name', 'to-suspend', '--json'])).json;
+      const k = (await cli(['key', 'create', '--project', p.id, '--mode', 'test', '--json'])).json;
+      await cli(['project', 'set', p.id, '--suspended', 'true']);
+      expectError(await client(server.baseUrl, k.key).get('/v1/emails'), 403, 'account_suspended');
+    });
+  });
+});

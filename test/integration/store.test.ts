@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { eachDatabase, freshDatabase, DATABASE_KINDS } from '../helpers/databases.js';
+import { systemClock } from '../../src/lib/time.js';
+import { MIGRATIONS } from '../../migrations/index.js';
+import { createProject, setProject, listProjects } from '../../src/modules/projects/projects.service.js';
+import { createKey, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
+import { firstStart } from '../../src/modules/projects/bootstrap.js';
+import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { openStore } from '../../src/store/store.js';
+
+for (const kind of DATABASE_KINDS) {
+  describe(`migrations [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
+    it('run up, down to nothing, and up again', async function () {
+      const db = await freshDatabase(kind);
+      try {
+        expect(await db.store.pendingMigrations()).to.deep.equal(MIGRATIONS.map(([n]) => n));
+        await db.store.migrateLatest();
+        expect(await db.store.pendingMigrations()).to.deep.equal([]);
+        expect(await db.store.knex.schema.hasTable('api_keys')).to.equal(true);
+        await db.store.migrateDown();
+        expect(await db.store.knex.schema.hasTable('projects')).to.equal(false);
+        expect(await db.store.pendingMigrations()).to.have.length(MIGRATIONS.length);
+        await db.store.migrateLatest();
+        expect(await db.store.knex.schema.hasTable('emails')).to.equal(true);
+      } finally {
+        await db.drop();
+      }
+    });
+  });
+}
+
+eachDatabase('store', (db, kind) => {
+  const deps = () => ({ store: db().store, clock: systemClock });
+
+  it('rolls a failed transaction back whole', async function () {
+    const before = (await listProjects(deps())).length;
+    const err = await db()
+      .store.tx(async (trx) => {
+        await trx('projects').insert({ id: 'prj_rollback', name: 'rollback', approved: false, suspended: false, daily_limit: 0, monthly_limit: 0, domain_limit: 0, verify_limit: 0, created_at: 1, updated_at: 1 });
+        throw new Error('boom');
+      })
+      .catch((e: Error) => e);
+    expect((err as Error).message).to.equal('boom');
+    expect((await listProjects(deps())).length).to.equal(before);
+  });
+
+  it('keeps projects with their settings and limits', async function () {
+    const p = await createProject(deps(), { name: `p-${kind}`, approved: true });
+    expect(p).to.include({ approved: true, suspended: false });
+    expect(p.limits).to.deep.equal({ daily: 0, monthly: 0, domains: 0, verifications: 0 });
+    const changed = await setProject(deps(), p.id, { suspended: true, limits: { daily: 100, domains: 2 } });
+    expect(changed.limits).to.deep.equal({ daily: 100, monthly: 0, domains: 2, verifications: 0 });
+    const listed = (await listProjects(deps())).find((x) => x.id === p.id)!;
+    expect(listed).to.deep.include({ suspended: true, approved: true });
+    expect(listed.limits.daily).to.equal(100);
+  });
+
+  it('refuses a second project with the same name', async function () {
+    await createProject(deps(), { name: `dup-${kind}` });
+    const e = await createProject(deps(), { name: `dup-${kind}` }).catch((x: { code: string }) => x);
+    expect((e as { code: string }).code).to.equal('conflict');
+  });
+
+  it('stores only the hash of a key, and authenticates it until revoked', async function () {
+    const p = await createProject(deps(), { name: `keys-${kind}` });
+    const { key, secret } = await createKey(deps(), { projectId: p.id, mode: 'live' });
+    expect(key.scopes).to.deep.equal([...SCOPES]);
+    const rows = await db().store.knex('api_keys').where({ id: key.id });
+    expect(JSON.stringify(rows)).to.not.include(secret.slice(8));
+    const auth = new KeyAuthenticator(deps());
+    expect((await auth.authenticate(secret))?.project.id).to.equal(p.id);
+    await auth.flushLastUsed();
+    const touched = await db().store.knex('api_keys').where({ id: key.id }).first();
+    expect(Number(touched.last_used_at)).to.be.greaterThan(0);
+    await revokeKey(deps(), key.id);
+    expect(await auth.authenticate(secret)).to.equal(null);
+  });
+
+  it('creates the default project and its test key on the first start only', async function () {
+    const first = await firstStart(db().store, systemClock);
+    expect(first?.key).to.match(/^ph_test_[A-Za-z0-9]{40}$/);
+    expect(await firstStart(db().store, systemClock)).to.equal(null);
+    const principal = await new KeyAuthenticator(deps()).authenticate(first!.key);
+    expect(principal?.project.name).to.equal('default');
+    expect(principal?.key.scopes).to.deep.equal([...SCOPES]);
+    expect(principal?.key.mode).to.equal('test');
+  });
+
+  if (kind === 'sqlite') {
+    it('opens SQLite in WAL mode with synchronous=FULL and foreign keys on', async function () {
+      const k = db().store.knex;
+      const mode = (await k.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
+      const sync = (await k.raw('PRAGMA synchronous')) as Array<{ synchronous: number }>;
+      const fk = (await k.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
+      expect(mode[0]!.journal_mode).to.equal('wal');
+      expect(sync[0]!.synchronous).to.equal(2);
+      expect(fk[0]!.foreign_keys).to.equal(1);
+    });
+
+    it('lets a second process-like connection write while the first holds the file', async function () {
+      const other = openStore(db().options);
+      try {
+        await Promise.all([
+          createProject({ store: other, clock: systemClock }, { name: 'from-other' }),
+          createProject(deps(), { name: 'from-first' }),
+        ]);
+        expect((await listProjects(deps())).map((p) => p.name)).to.include.members(['from-other', 'from-first']);
+      } finally {
+        await other.close();
+      }
+    });
+  }
+});
