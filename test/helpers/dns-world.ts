@@ -1,0 +1,134 @@
+import dns2 from 'dns2';
+import { listenDns, type DnsListener } from '../../src/dns/listen.js';
+
+const { Packet } = dns2;
+type Resource = Record<string, unknown> & { name: string; type: number };
+
+const norm = (n: string) => n.trim().replace(/\.$/, '').toLowerCase();
+const inZone = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
+
+type Rec =
+  | { type: 'A' | 'AAAA'; address: string }
+  | { type: 'CNAME'; target: string }
+  | { type: 'MX'; exchange: string; priority: number }
+  | { type: 'TXT'; data: string[] };
+
+/** TXT strings are at most 255 bytes each (RFC 1035 §3.3.14). */
+export function chunkTxt(s: string): string[] {
+  const b = Buffer.from(s, 'utf8');
+  const out: string[] = [];
+  for (let i = 0; i < b.length; i += 255) out.push(b.subarray(i, i + 255).toString('utf8'));
+  return out.length ? out : [''];
+}
+
+/**
+ * "Public DNS" for tests, on 127.0.0.1 (UDP and TCP): records added by the
+ * test, CNAMEs chased like a recursive resolver, and zones delegated to
+ * another server (the appliance's DKIM zone) forwarded there.
+ */
+export class DnsWorld {
+  private readonly records = new Map<string, Rec[]>();
+  private readonly delegations = new Map<string, { host: string; port: number }>();
+  private listener: DnsListener | null = null;
+
+  get port(): number {
+    return this.listener!.port;
+  }
+
+  /** for dns.resolvers */
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.listener = await listenDns((request, send) => {
+      const response = Packet.createResponseFromRequest(request);
+      const q = request.questions[0];
+      if (!q) {
+        response.header.rcode = Packet.RCODE.FORMERR;
+        send(response);
+        return;
+      }
+      this.resolve(q.name, q.type).then(
+        (r) => {
+          response.header.rcode = r.rcode;
+          response.header.ra = 1;
+          response.answers = r.answers as typeof response.answers;
+          send(response);
+        },
+        () => {
+          response.header.rcode = Packet.RCODE.SERVFAIL;
+          send(response);
+        },
+      );
+    }, '127.0.0.1', 0);
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await this.listener?.close();
+  }
+
+  add(name: string, type: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT', value: string | string[] | { exchange: string; priority: number }): void {
+    const n = norm(name);
+    let rec: Rec;
+    if (type === 'MX') rec = typeof value === 'object' && !Array.isArray(value) ? { type, exchange: norm(value.exchange), priority: value.priority } : { type, exchange: norm(String(value)), priority: 10 };
+    else if (type === 'CNAME') rec = { type, target: norm(String(value)) };
+    else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(String(value)) };
+    else rec = { type, address: String(value) };
+    this.records.set(n, [...(this.records.get(n) ?? []), rec]);
+  }
+
+  /** remove every record of the name, or only those of one type */
+  remove(name: string, type?: Rec['type']): void {
+    const n = norm(name);
+    const left = type ? (this.records.get(n) ?? []).filter((r) => r.type !== type) : [];
+    if (left.length) this.records.set(n, left);
+    else this.records.delete(n);
+  }
+
+  delegate(zone: string, host: string, port: number): void {
+    this.delegations.set(norm(zone), { host, port });
+  }
+
+  private async resolve(qname: string, qtype: number, depth = 0): Promise<{ rcode: number; answers: Resource[] }> {
+    const name = norm(qname);
+    if (depth > 8) return { rcode: Packet.RCODE.SERVFAIL, answers: [] };
+    for (const [zone, to] of this.delegations) {
+      if (inZone(name, zone)) {
+        const typeName = Object.entries(Packet.TYPE).find(([, v]) => v === qtype)?.[0] ?? 'A';
+        const res = await dns2.UDPClient({ dns: to.host, port: to.port })(name, typeName);
+        return { rcode: res.header.rcode, answers: res.answers as unknown as Resource[] };
+      }
+    }
+    const list = this.records.get(name);
+    if (!list) {
+      for (const k of this.records.keys()) if (k.endsWith(`.${name}`)) return { rcode: 0, answers: [] };
+      return { rcode: Packet.RCODE.NXDOMAIN, answers: [] };
+    }
+    const base = (r: Rec) => ({ name, type: Packet.TYPE[r.type], class: Packet.CLASS.IN, ttl: 0 });
+    const mk = (r: Rec): Resource => {
+      switch (r.type) {
+        case 'A':
+        case 'AAAA':
+          return { ...base(r), address: r.address };
+        case 'CNAME':
+          return { ...base(r), domain: r.target };
+        case 'MX':
+          return { ...base(r), exchange: r.exchange, priority: r.priority };
+        case 'TXT':
+          return { ...base(r), data: r.data };
+      }
+    };
+    const cname = list.find((r) => r.type === 'CNAME') as Extract<Rec, { type: 'CNAME' }> | undefined;
+    if (cname && qtype !== Packet.TYPE.CNAME) {
+      const sub = await this.resolve(cname.target, qtype, depth + 1);
+      return { rcode: sub.rcode, answers: [mk(cname), ...sub.answers] };
+    }
+    return { rcode: 0, answers: list.filter((r) => Packet.TYPE[r.type] === qtype).map(mk) };
+  }
+}
+
+export async function startDnsWorld(): Promise<DnsWorld> {
+  return new DnsWorld().start();
+}
