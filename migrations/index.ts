@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_emails.js';
+import * as m0003 from './0003_domains.js';
+import * as m0004 from './0004_events.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -13,6 +15,8 @@ export interface Migration {
 export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0001_foundation', m0001],
   ['0002_emails', m0002],
+  ['0003_domains', m0003],
+  ['0004_events', m0004],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -3,6 +3,9 @@ import type { Logger } from './log/logger.js';
 import { systemClock, type Clock } from './lib/time.js';
 import { openStore, type Store } from './store/store.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
+import { createResolver } from './dns/resolver.js';
+import { recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
+import { startJobs } from './roles/jobs.js';
 import { firstStart, type FirstStart } from './modules/projects/bootstrap.js';
 import type { ApiDeps } from './api/deps.js';
 import { startApi, type ApiRole } from './roles/api.js';
@@ -16,6 +19,16 @@ export interface Appliance {
 }
 
 const LAST_USED_FLUSH_MS = 5_000;
+
+export function domainSettings(config: Config): DomainSettings {
+  return {
+    zone: config.dns.zone,
+    hostname: config.outbound.hostname,
+    testDomain: config.testDomain,
+    trackingAvailable: config.http.publicUrl !== null,
+    checkTimeoutMs: 5000,
+  };
+}
 
 /**
  * The composition root: config → store → dependencies → roles. The only
@@ -41,7 +54,20 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
     const auth = new KeyAuthenticator({ store, clock });
-    const deps: ApiDeps = { config, store, clock, logger, auth };
+    const resolver = createResolver({ servers: config.dns.resolvers });
+    const deps: ApiDeps = { config, store, clock, logger, auth, resolver, domains: domainSettings(config) };
+    roles.push(
+      startJobs(
+        [
+          {
+            name: 'domain_recheck',
+            schedule: config.jobs.domainRecheck,
+            run: async () => `${await recheckDomains(deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
+          },
+        ],
+        logger,
+      ),
+    );
     const api = await startApi(deps, config.http);
     roles.push(api);
     const flushTimer = setInterval(() => {

@@ -3,6 +3,8 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { DomainSettings } from '../modules/domains/domains.service.js';
 
 /** What route handlers may use. Built once by main.ts (or a test) and passed down. */
 export interface ApiDeps {
@@ -11,4 +13,6 @@ export interface ApiDeps {
   clock: Clock;
   logger: Logger;
   auth: KeyAuthenticator;
+  resolver: DnsResolver;
+  domains: DomainSettings;
 }

@@ -3,12 +3,17 @@ import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { ApiError } from '../lib/errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { openStore, type Store } from '../store/store.js';
+import { createResolver, type DnsResolver } from '../dns/resolver.js';
+import { domainSettings } from '../main.js';
+import type { DomainSettings } from '../modules/domains/domains.service.js';
 import { renderObject, renderTable } from './table.js';
 
 export interface CliContext {
   config: Config;
   store: Store;
   clock: Clock;
+  resolver: DnsResolver;
+  domains: DomainSettings;
 }
 
 /**
@@ -31,8 +36,16 @@ export abstract class BaseCommand extends Command {
     const result = await this.execute();
     if (result === undefined) return;
     if (this.jsonWanted()) process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    else process.stdout.write(Array.isArray(result) ? renderTable(result as Array<Record<string, unknown>>, this.columns) : renderObject(result as Record<string, unknown>));
+    else await this.render(result);
   }
+
+  /** The human form; commands with a richer shape override it. */
+  protected async render(result: unknown): Promise<void> {
+    process.stdout.write(Array.isArray(result) ? renderTable(result as Array<Record<string, unknown>>, this.columns) : renderObject(result as Record<string, unknown>));
+  }
+
+  protected renderTable = renderTable;
+  protected renderObject = renderObject;
 
   protected jsonWanted(): boolean {
     return this.argv.includes('--json');
@@ -52,7 +65,7 @@ export abstract class BaseCommand extends Command {
     const store = this.openStore(config);
     try {
       await store.migrateLatest();
-      return await fn({ config, store, clock: systemClock });
+      return await fn({ config, store, clock: systemClock, resolver: createResolver({ servers: config.dns.resolvers }), domains: domainSettings(config) });
     } finally {
       await store.close();
     }

@@ -1,3 +1,6 @@
+import DomainList from './commands/domain/list.js';
+import DomainShow from './commands/domain/show.js';
+import DomainVerify from './commands/domain/verify.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
@@ -17,4 +20,7 @@ export const COMMANDS = {
   'key:create': KeyCreate,
   'key:list': KeyList,
   'key:revoke': KeyRevoke,
+  'domain:list': DomainList,
+  'domain:show': DomainShow,
+  'domain:verify': DomainVerify,
 };

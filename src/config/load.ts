@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve, join } from 'node:path';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import YAML from 'yaml';
+import cron from 'node-cron';
 import { ConfigSchema, type RawConfig } from './schema.js';
 import { parseDuration } from '../lib/duration.js';
 import { describeAjvError } from '../lib/ajv-errors.js';
@@ -40,7 +41,7 @@ export interface Config {
   configPath: string | null;
   dataDir: string;
   database: { client: 'sqlite' | 'pg'; url: string | null };
-  http: { host: string; port: number; publicUrl: string };
+  http: { host: string; port: number; publicUrl: string | null };
   smtp: { inbound: ListenerConfig; submission: ListenerConfig; tls: { key: string | null; cert: string | null } };
   outbound: {
     hostname: string;
@@ -108,12 +109,13 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
   if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
   if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
   if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
+  if (!cron.validate(c.jobs.domain_recheck)) throw new ConfigError(`config key "jobs.domain_recheck" is not a valid cron expression: "${c.jobs.domain_recheck}"`);
   const relay = c.outbound.relay;
   return {
     configPath: path,
     dataDir: file(c.data_dir)!,
     database: { client: c.database.client, url: c.database.url },
-    http: { host: c.http.host, port: c.http.port, publicUrl: c.http.public_url.replace(/\/+$/, '') },
+    http: { host: c.http.host, port: c.http.port, publicUrl: c.http.public_url === null ? null : c.http.public_url.replace(/\/+$/, '') },
     smtp: {
       inbound: c.smtp.inbound,
       submission: c.smtp.submission,

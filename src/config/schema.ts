@@ -39,7 +39,7 @@ export const ConfigSchema = Type.Object(
       {
         host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the API binds' }),
         port: Port(8025, 'port of the API'),
-        public_url: Type.String({ format: 'uri', default: 'http://localhost:8025', description: 'base for tracking links and click redirects' }),
+        public_url: NullableOf(Type.String({ format: 'uri' }), { default: 'http://localhost:8025', description: 'base for tracking links and click redirects; null turns tracking off' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -25,7 +25,14 @@ export interface StoreOptions {
 
 export interface Store {
   readonly client: DatabaseClient;
+  /** the writer: every transaction and write goes here */
   readonly knex: Knex;
+  /**
+   * For reads on hot paths (authentication, GETs). On SQLite a separate
+   * read-only pool: in WAL mode readers never wait for the writer's commits
+   * (and their fsync). On PostgreSQL the same pool as the writer.
+   */
+  readonly reader: Knex;
   /** Run fn in one transaction; retried when the database reports a transient lock conflict. */
   tx<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   migrateLatest(): Promise<string[]>;
@@ -39,10 +46,12 @@ export const SQLITE_FILE = 'posthorn.sqlite';
 
 export function openStore(opts: StoreOptions): Store {
   const knex = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!) : pgKnex(opts.url!, opts.poolMax ?? 10);
+  const reader = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const migrations = { migrationSource, tableName: 'knex_migrations' };
   return {
     client: opts.client,
     knex,
+    reader,
     tx: (fn) => withRetry(() => knex.transaction(fn)),
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
@@ -55,27 +64,30 @@ export function openStore(opts: StoreOptions): Store {
     async migrateDown() {
       await knex.migrate.rollback(migrations, true);
     },
-    close: () => knex.destroy(),
+    async close() {
+      if (reader !== knex) await reader.destroy();
+      await knex.destroy();
+    },
   };
 }
 
-function sqliteKnex(dataDir: string): Knex {
+function sqliteKnex(dataDir: string, opts: { readOnly?: boolean } = {}): Knex {
   mkdirSync(dataDir, { recursive: true });
+  // WAL + synchronous=FULL: a commit is on disk before it returns, so a 202 survives power loss.
+  const pragmas = opts.readOnly
+    ? 'PRAGMA busy_timeout = 10000; PRAGMA query_only = ON;'
+    : 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;';
   return knexFactory({
     client: 'sqlite3',
     connection: { filename: join(dataDir, SQLITE_FILE) },
     useNullAsDefault: true,
-    // One connection: SQLite has one writer anyway, and a single connection
-    // makes every transaction in this process strictly serial.
+    // The writer has one connection: SQLite has one writer anyway, and one
+    // connection makes every transaction of this process strictly serial.
     pool: {
-      min: 1,
-      max: 1,
+      min: opts.readOnly ? 0 : 1,
+      max: opts.readOnly ? 3 : 1,
       afterCreate(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-        // WAL + synchronous=FULL: a commit is on disk before it returns, so a 202 survives power loss.
-        conn.exec(
-          'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;',
-          (err) => done(err, conn),
-        );
+        conn.exec(pragmas, (err) => done(err, conn));
       },
     },
   });
@@ -111,5 +123,5 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * compose several of them into one commit.
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
-  return { ...store, knex: trx, tx: (fn) => fn(trx) };
+  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx) };
 }

@@ -8,6 +8,8 @@ import type { Project } from '../../src/modules/projects/projects.repo.js';
 import type { KeyMode } from '../../src/modules/keys/scopes.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { startApi, type ApiRole } from '../../src/roles/api.js';
+import { createResolver } from '../../src/dns/resolver.js';
+import { domainSettings } from '../../src/main.js';
 import type { Store } from '../../src/store/store.js';
 import { client, type Client } from './http.js';
 
@@ -36,7 +38,15 @@ export interface Tenant {
 /** The real Koa app on an ephemeral loopback port over the given (migrated) store. */
 export async function startTestApi(store: Store, overrides: Record<string, unknown> = {}, clock: Clock = systemClock): Promise<TestApi> {
   const config: Config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' }, ...overrides }, null);
-  const deps: ApiDeps = { config, store, clock, logger: silentLogger(), auth: new KeyAuthenticator({ store, clock }) };
+  const deps: ApiDeps = {
+    config,
+    store,
+    clock,
+    logger: silentLogger(),
+    auth: new KeyAuthenticator({ store, clock }),
+    resolver: createResolver({ servers: config.dns.resolvers, timeoutMs: 1000, tries: 1 }),
+    domains: domainSettings(config),
+  };
   const role = await startApi(deps, { host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${role.port}`;
   const tenant = async (opts: { mode?: KeyMode; scopes?: string[]; approved?: boolean } = {}): Promise<Tenant> => {

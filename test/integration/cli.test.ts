@@ -4,6 +4,7 @@ import { client } from '../helpers/http.js';
 import { expectError } from '../helpers/assert.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
 import { MIGRATIONS } from '../../migrations/index.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 
 describe('posthorn CLI (CONTRACT §3)', function () {
   this.timeout(60_000);
@@ -132,5 +133,48 @@ describe('posthorn CLI (CONTRACT §3)', function () {
       await cli(['project', 'set', p.id, '--suspended', 'true']);
       expectError(await client(server.baseUrl, k.key).get('/v1/emails'), 403, 'account_suspended');
     });
+  });
+});
+
+describe('posthorn domain (CONTRACT §3)', function () {
+  this.timeout(60_000);
+  let world: DnsWorld;
+  let config: string;
+  let server: ServeProcess;
+  let key: string;
+  before(async function () {
+    world = await startDnsWorld();
+    config = writeConfig({ dns: { resolvers: [world.address], zone: 'dkim.cli.test' } }).path;
+    server = await startServe(config);
+    key = server.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
+  });
+  after(async function () {
+    await server.stop();
+    await world.stop();
+  });
+
+  it('list, show and verify a domain created through the API', async function () {
+    const api = client(server.baseUrl, key);
+    const d = (await api.post('/v1/domains', { domain: 'cli-domain.example' })).body;
+    const projectId = (await runCli(['project', 'list', '--json', '--config', config])).json.find((p: { name: string }) => p.name === 'default').id;
+    const list = await runCli(['domain', 'list', '--project', projectId, '--config', config, '--json']);
+    expect(list.code, list.stderr).to.equal(0);
+    expect(list.json.map((x: { id: string }) => x.id)).to.deep.equal([d.id]);
+    const show = await runCli(['domain', 'show', d.id, '--config', config]);
+    expect(show.stdout).to.include(`ph1._domainkey.cli-domain.example`);
+    expect(show.stdout).to.match(/status\s+pending/);
+    for (const r of d.records.filter((x: { required: boolean }) => x.required)) world.add(r.name, 'CNAME', r.value);
+    const verify = await runCli(['domain', 'verify', d.id, '--json', '--config', config]);
+    expect(verify.code, verify.stderr).to.equal(0);
+    expect(verify.json.status).to.equal('verified');
+    expect((await api.get(`/v1/domains/${d.id}`)).body.status).to.equal('verified');
+  });
+
+  it('answers not_found for an unknown domain or project', async function () {
+    const r = await runCli(['domain', 'show', 'dom_nope', '--json', '--config', config]);
+    expect(r.code).to.not.equal(0);
+    expect(JSON.parse(r.stderr).error.code).to.equal('not_found');
+    const l = await runCli(['domain', 'list', '--project', 'prj_nope', '--json', '--config', config]);
+    expect(JSON.parse(l.stderr).error.code).to.equal('not_found');
   });
 });

@@ -60,6 +60,10 @@ describe('config loading', function () {
       expect(() => buildConfig({ database: { client: 'mysql' } }, null)).to.throw(ConfigError, /"database\.client" must be one of: sqlite, pg/);
     });
 
+    it('refuses a cron expression node-cron cannot run', function () {
+      expect(() => buildConfig({ jobs: { domain_recheck: 'every 15 minutes' } }, null)).to.throw(ConfigError, /jobs\.domain_recheck/);
+    });
+
     it('requires database.url with the pg client', function () {
       expect(() => buildConfig({ database: { client: 'pg' } }, null)).to.throw(ConfigError, /database\.url/);
     });

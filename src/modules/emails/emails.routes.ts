@@ -12,7 +12,7 @@ export const emailRoutes: RouteDef[] = [
     summary: 'List emails, newest first',
     query: ListEmailsQuery,
     async handler({ deps, principal, query }) {
-      const { emails, more } = await listEmails(deps.store.knex, principal.project.id, {
+      const { emails, more } = await listEmails(deps.store.reader, principal.project.id, {
         limit: query.limit,
         before: query.cursor,
         status: query.status,
@@ -30,7 +30,7 @@ export const emailRoutes: RouteDef[] = [
     scope: 'emails:read',
     summary: 'Get an email with its per-recipient status',
     async handler({ deps, principal, params }) {
-      const email = await findEmail(deps.store.knex, principal.project.id, params.id!);
+      const email = await findEmail(deps.store.reader, principal.project.id, params.id!);
       if (!email) throw notFound(`email ${params.id}`);
       return { status: 200, body: presentEmail(email) };
     },

@@ -1,0 +1,170 @@
+import type { Db } from '../../store/store.js';
+import type { DomainStatus } from './domain-state.js';
+
+export interface StoredCheck {
+  dns: 'found' | 'missing' | 'mismatch';
+  seen: string[];
+}
+
+export type TlsMode = 'opportunistic' | 'enforced';
+
+export interface Domain {
+  id: string;
+  projectId: string;
+  name: string;
+  region: string | null;
+  status: DomainStatus;
+  failureReason: string | null;
+  verifiedAt: number | null;
+  lastCheckedAt: number | null;
+  openTracking: boolean;
+  clickTracking: boolean;
+  tls: TlsMode;
+  returnPath: string;
+  dkimToken: string;
+  activeSelector: string;
+  checks: Record<string, StoredCheck>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DomainKey {
+  selector: string;
+  privateKeyPem: string;
+  publicKey: string;
+}
+
+interface DomainRow {
+  id: string;
+  project_id: string;
+  name: string;
+  region: string | null;
+  status: string;
+  failure_reason: string | null;
+  verified_at: number | null;
+  last_checked_at: number | null;
+  open_tracking: number | boolean;
+  click_tracking: number | boolean;
+  tls: string;
+  return_path: string;
+  dkim_token: string;
+  active_selector: string;
+  checks: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = [
+  'id', 'project_id', 'name', 'region', 'status', 'failure_reason', 'verified_at', 'last_checked_at', 'open_tracking', 'click_tracking',
+  'tls', 'return_path', 'dkim_token', 'active_selector', 'checks', 'created_at', 'updated_at',
+] as const;
+
+const num = (v: number | null) => (v == null ? null : Number(v));
+
+function fromRow(r: DomainRow): Domain {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    name: r.name,
+    region: r.region,
+    status: r.status as DomainStatus,
+    failureReason: r.failure_reason,
+    verifiedAt: num(r.verified_at),
+    lastCheckedAt: num(r.last_checked_at),
+    openTracking: Boolean(r.open_tracking),
+    clickTracking: Boolean(r.click_tracking),
+    tls: r.tls as TlsMode,
+    returnPath: r.return_path,
+    dkimToken: r.dkim_token,
+    activeSelector: r.active_selector,
+    checks: r.checks ? (JSON.parse(r.checks) as Record<string, StoredCheck>) : {},
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+function toRow(d: Domain): DomainRow {
+  return {
+    id: d.id,
+    project_id: d.projectId,
+    name: d.name,
+    region: d.region,
+    status: d.status,
+    failure_reason: d.failureReason,
+    verified_at: d.verifiedAt,
+    last_checked_at: d.lastCheckedAt,
+    open_tracking: d.openTracking,
+    click_tracking: d.clickTracking,
+    tls: d.tls,
+    return_path: d.returnPath,
+    dkim_token: d.dkimToken,
+    active_selector: d.activeSelector,
+    checks: JSON.stringify(d.checks),
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+export async function insertDomain(db: Db, d: Domain, keys: DomainKey[]): Promise<void> {
+  await db('domains').insert(toRow(d));
+  await db('domain_keys').insert(keys.map((k) => ({ domain_id: d.id, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: d.createdAt })));
+}
+
+export async function updateDomain(db: Db, d: Domain): Promise<void> {
+  const { id, project_id: _p, created_at: _c, dkim_token: _t, ...rest } = toRow(d);
+  await db('domains').where({ id }).update(rest);
+}
+
+export async function deleteDomain(db: Db, id: string): Promise<void> {
+  await db('domains').where({ id }).delete();
+}
+
+/** A domain of this project (another project's id is not found). */
+export async function findDomain(db: Db, projectId: string, id: string): Promise<Domain | null> {
+  const row = (await db('domains').select(COLUMNS).where({ id, project_id: projectId }).first()) as DomainRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
+export async function findDomainById(db: Db, id: string): Promise<Domain | null> {
+  const row = (await db('domains').select(COLUMNS).where({ id }).first()) as DomainRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
+export async function findDomainByName(db: Db, name: string): Promise<Domain | null> {
+  const row = (await db('domains').select(COLUMNS).where({ name }).first()) as DomainRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
+export async function listDomains(db: Db, projectId: string): Promise<Domain[]> {
+  const rows = (await db('domains').select(COLUMNS).where({ project_id: projectId }).orderBy('id', 'desc')) as DomainRow[];
+  return rows.map(fromRow);
+}
+
+export async function listDomainsInStatus(db: Db, statuses: readonly DomainStatus[]): Promise<Domain[]> {
+  const rows = (await db('domains').select(COLUMNS).whereIn('status', statuses).orderBy('id', 'asc')) as DomainRow[];
+  return rows.map(fromRow);
+}
+
+export async function countDomains(db: Db, projectId: string): Promise<number> {
+  const row = (await db('domains').where({ project_id: projectId }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+export async function domainKeys(db: Db, domainId: string): Promise<DomainKey[]> {
+  const rows = (await db('domain_keys').select('selector', 'private_key', 'public_key').where({ domain_id: domainId }).orderBy('selector')) as Array<{
+    selector: string;
+    private_key: string;
+    public_key: string;
+  }>;
+  return rows.map((r) => ({ selector: r.selector, privateKeyPem: r.private_key, publicKey: r.public_key }));
+}
+
+/** What the authoritative DKIM zone serves: the public key behind <selector>.<token>.<zone>. */
+export async function publicKeyFor(db: Db, token: string, selector: string): Promise<string | null> {
+  const row = (await db('domain_keys as k')
+    .join('domains as d', 'd.id', 'k.domain_id')
+    .select('k.public_key')
+    .where({ 'd.dkim_token': token, 'k.selector': selector })
+    .first()) as { public_key: string } | undefined;
+  return row?.public_key ?? null;
+}

@@ -1,0 +1,31 @@
+import type { Db } from '../../store/store.js';
+import type { InsightCounts } from './insights.js';
+
+/** Live mail of one domain of one project created since `since` (interface §2.3: only live mail counts). */
+export async function insightCounts(db: Db, projectId: string, domain: string, since: number): Promise<InsightCounts> {
+  const live = (q: ReturnType<Db>) => q.where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' }).andWhere('e.created_at', '>=', since);
+  const [emails, recipients, events] = await Promise.all([
+    live(db('emails as e')).select('e.status').count({ n: '*' }).groupBy('e.status') as unknown as Promise<Array<{ status: string; n: number | string }>>,
+    live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id')).select('r.status').count({ n: '*' }).groupBy('r.status') as unknown as Promise<
+      Array<{ status: string; n: number | string }>
+    >,
+    live(db('events as v').join('emails as e', 'e.id', 'v.email_id'))
+      .whereIn('v.type', ['email.opened', 'email.clicked'])
+      .select('v.type')
+      .count({ n: '*' })
+      .groupBy('v.type') as unknown as Promise<Array<{ type: string; n: number | string }>>,
+  ]);
+  const by = <T extends { n: number | string }>(rows: T[], key: keyof T, value: string) => Number(rows.find((r) => r[key] === value)?.n ?? 0);
+  return {
+    messages: emails.reduce((sum, r) => sum + Number(r.n), 0),
+    sent: by(emails, 'status', 'accepted'),
+    // a complaint comes from a recipient whose server had accepted the message
+    delivered: by(recipients, 'status', 'delivered') + by(recipients, 'status', 'complained'),
+    bounced: by(recipients, 'status', 'bounced'),
+    complained: by(recipients, 'status', 'complained'),
+    failed: by(recipients, 'status', 'failed'),
+    suppressed: by(recipients, 'status', 'suppressed'),
+    opened: by(events, 'type', 'email.opened'),
+    clicked: by(events, 'type', 'email.clicked'),
+  };
+}

@@ -1,0 +1,105 @@
+import { BOUNCE_RATE_AT_RISK, BOUNCE_RATE_WATCH, COMPLAINT_RATE_AT_RISK, COMPLAINT_RATE_WATCH } from './insights-thresholds.js';
+
+export interface InsightCounts {
+  messages: number;
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  failed: number;
+  suppressed: number;
+  opened: number;
+  clicked: number;
+}
+
+export interface InsightSetup {
+  dkim: 'verified' | 'pending' | 'failing';
+  spf_return_path: 'aligned' | 'missing';
+  dmarc: 'missing' | 'monitoring' | 'enforced';
+  tracking: { opens: boolean; clicks: boolean };
+}
+
+export type RecommendationLevel = 'info' | 'warning' | 'critical';
+
+export interface Recommendation {
+  level: RecommendationLevel;
+  code: string;
+  title: string;
+  detail: string;
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(2).replace(/\.?0+$/, '')}%`;
+const ratio = (n: number, d: number) => (d > 0 ? n / d : 0);
+
+/**
+ * interface §2.3 from the window's counts and the last DNS check. Rates are
+ * fractions of the recipients whose outcome is known: delivered and bounced
+ * of those that reached a final answer, complaints of those delivered.
+ */
+export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup) {
+  const reached = totals.delivered + totals.bounced + totals.failed;
+  const rates = {
+    delivered: ratio(totals.delivered, reached),
+    bounced: ratio(totals.bounced, reached),
+    complained: ratio(totals.complained, totals.delivered),
+    opened: setup.tracking.opens ? ratio(totals.opened, totals.delivered) : null,
+    clicked: setup.tracking.clicks ? ratio(totals.clicked, totals.delivered) : null,
+  };
+  const recommendations = recommend(rates, setup);
+  const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
+  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations };
+}
+
+function recommend(rates: { bounced: number; complained: number }, setup: InsightSetup): Recommendation[] {
+  const out: Recommendation[] = [];
+  if (rates.complained >= COMPLAINT_RATE_WATCH) {
+    const atRisk = rates.complained >= COMPLAINT_RATE_AT_RISK;
+    out.push({
+      level: atRisk ? 'critical' : 'warning',
+      code: 'complaint_rate_high',
+      title: 'Too many recipients mark this mail as spam',
+      detail: `The complaint rate is ${pct(rates.complained)}; Gmail and Yahoo require staying under ${pct(COMPLAINT_RATE_WATCH)} and never reaching ${pct(COMPLAINT_RATE_AT_RISK)}. Send only mail recipients asked for and make unsubscribing easy.`,
+    });
+  }
+  if (rates.bounced >= BOUNCE_RATE_WATCH) {
+    const atRisk = rates.bounced >= BOUNCE_RATE_AT_RISK;
+    out.push({
+      level: atRisk ? 'critical' : 'warning',
+      code: 'bounce_rate_high',
+      title: 'Too many messages bounce',
+      detail: `The bounce rate is ${pct(rates.bounced)}; keep it under ${pct(BOUNCE_RATE_WATCH)} (${pct(BOUNCE_RATE_AT_RISK)} puts the domain at risk). Check addresses at signup and stop sending to addresses that bounced.`,
+    });
+  }
+  if (setup.dkim !== 'verified') {
+    out.push({
+      level: setup.dkim === 'failing' ? 'critical' : 'warning',
+      code: setup.dkim === 'failing' ? 'dkim_failing' : 'dkim_pending',
+      title: setup.dkim === 'failing' ? 'DKIM records are missing: live mail is stopped' : 'DKIM is not verified yet',
+      detail: 'Publish the three required DKIM CNAME records, then verify the domain.',
+    });
+  }
+  if (setup.spf_return_path === 'missing') {
+    out.push({
+      level: 'info',
+      code: 'return_path_not_aligned',
+      title: 'Bounces are not handled on your own domain',
+      detail: 'Publish the MX and SPF records of the return-path subdomain so that SPF aligns with your From domain for DMARC.',
+    });
+  }
+  if (setup.dmarc === 'missing') {
+    out.push({
+      level: 'warning',
+      code: 'dmarc_missing',
+      title: 'No DMARC record',
+      detail: 'Gmail and Yahoo require a DMARC record from bulk senders; publish at least "v=DMARC1; p=none;" at _dmarc.',
+    });
+  } else if (setup.dmarc === 'monitoring') {
+    out.push({
+      level: 'info',
+      code: 'dmarc_not_enforced',
+      title: 'DMARC only monitors',
+      detail: 'Once your reports show only legitimate mail, move the policy to p=quarantine or p=reject so that others cannot send as your domain.',
+    });
+  }
+  return out;
+}

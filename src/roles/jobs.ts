@@ -1,0 +1,40 @@
+import cron from 'node-cron';
+import type { Logger } from '../log/logger.js';
+import type { Role } from './role.js';
+
+export interface Job {
+  name: string;
+  /** node-cron expression */
+  schedule: string;
+  run(): Promise<string | void>;
+}
+
+/**
+ * The cron jobs, from the explicit list main.ts builds. A run never overlaps
+ * the previous one of the same job; failures are logged, not fatal.
+ * (Queue work — scheduled sends, retries, webhook attempts — is not here:
+ * due rows in the database drive it.)
+ */
+export function startJobs(jobs: Job[], logger: Logger): Role {
+  const tasks = jobs.map((job) =>
+    cron.schedule(
+      job.schedule,
+      async () => {
+        const started = Date.now();
+        try {
+          const summary = await job.run();
+          logger.info({ job: job.name, ms: Date.now() - started, summary }, 'job done');
+        } catch (e) {
+          logger.error({ job: job.name, err: e }, 'job failed');
+        }
+      },
+      { name: job.name, noOverlap: true },
+    ),
+  );
+  return {
+    name: 'jobs',
+    async stop() {
+      await Promise.all(tasks.map((t) => t.stop()));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { normalizeDomainName } from '../../src/modules/domains/domain-name.js';
+import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/domains/domain-state.js';
+import { computeInsights, type InsightCounts, type InsightSetup } from '../../src/modules/domains/insights.js';
+import { dmarcPolicy } from '../../src/dns/checks.js';
+
+describe('normalizeDomainName', function () {
+  const ok = (input: string, name: string) => it(`takes ${JSON.stringify(input)} as ${name}`, () => expect(normalizeDomainName(input)).to.deep.include({ ok: true, name }));
+  const bad = (input: string, reason: RegExp) =>
+    it(`refuses ${JSON.stringify(input).slice(0, 40)}`, () => {
+      const r = normalizeDomainName(input);
+      expect(r.ok).to.equal(false);
+      if (!r.ok) expect(r.reason).to.match(reason);
+    });
+  ok('Example.COM', 'example.com');
+  ok('example.com.', 'example.com');
+  ok(' mail.example.co.uk ', 'mail.example.co.uk');
+  ok('bücher.de', 'xn--bcher-kva.de');
+  ok('xn--bcher-kva.de', 'xn--bcher-kva.de');
+  ok('a-b.c0.example', 'a-b.c0.example');
+  bad('', /empty/);
+  bad('example', /two labels/);
+  bad('10.0.0.1', /IP address/);
+  bad('[::1]', /bare domain|IP address/);
+  bad('user@example.com', /bare domain/);
+  bad('example.com:25', /bare domain/);
+  bad('ex ample.com', /bare domain/);
+  bad('a_b.example.com', /invalid/);
+  bad('-a.example.com', /invalid label/);
+  bad('a-.example.com', /invalid label/);
+  bad(`${'x'.repeat(64)}.com`, /invalid label/);
+  bad(`${'abcd.'.repeat(51)}com`, /253/);
+  bad('example.123', /not numeric|not a valid/);
+});
+
+describe('domain status transitions (LIFECYCLE Domain)', function () {
+  const found = { allRequiredFound: true, inconclusive: false };
+  const missing = { allRequiredFound: false, inconclusive: false };
+  const unsure = { allRequiredFound: false, inconclusive: true };
+  const cases: Array<[DomainStatus, typeof found, number, DomainStatus]> = [
+    ['pending', found, 0, 'verified'],
+    ['pending', missing, 1000, 'pending'],
+    ['pending', missing, PENDING_GIVE_UP_MS, 'failed'],
+    ['verified', missing, PENDING_GIVE_UP_MS * 10, 'temporary_failure'],
+    ['verified', unsure, 0, 'verified'],
+    ['temporary_failure', found, 0, 'verified'],
+    ['temporary_failure', missing, 0, 'temporary_failure'],
+    ['failed', found, 0, 'verified'],
+    ['failed', missing, 0, 'failed'],
+  ];
+  for (const [from, check, age, to] of cases) {
+    it(`${from} + ${check.allRequiredFound ? 'found' : check.inconclusive ? 'no DNS answer' : 'missing'}${age ? ` at ${Math.round(age / 3_600_000)} h` : ''} → ${to}`, function () {
+      expect(nextStatus(from, check, age)).to.equal(to);
+    });
+  }
+});
+
+describe('computeInsights', function () {
+  const zero: InsightCounts = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };
+  const good: InsightSetup = { dkim: 'verified', spf_return_path: 'aligned', dmarc: 'enforced', tracking: { opens: true, clicks: true } };
+
+  it('is healthy with good setup and clean numbers', function () {
+    const r = computeInsights('x.test', 30, { ...zero, messages: 1000, sent: 1000, delivered: 1000, opened: 300, clicked: 50 }, good);
+    expect(r.status).to.equal('healthy');
+    expect(r.recommendations).to.deep.equal([]);
+    expect(r.rates).to.deep.equal({ delivered: 1, bounced: 0, complained: 0, opened: 0.3, clicked: 0.05 });
+  });
+
+  it('puts a complaint rate of 0.1% on watch and 0.3% at risk (Gmail and Yahoo sender rules)', function () {
+    const at = (complained: number) => computeInsights('x.test', 30, { ...zero, delivered: 1000, complained }, good);
+    expect(at(0).status).to.equal('healthy');
+    expect(at(1).status).to.equal('watch');
+    expect(at(1).recommendations[0]).to.include({ code: 'complaint_rate_high', level: 'warning' });
+    expect(at(3).status).to.equal('at_risk');
+  });
+
+  it('puts a bounce rate of 2% on watch and 5% at risk', function () {
+    const at = (bounced: number) => computeInsights('x.test', 30, { ...zero, delivered: 100 - bounced, bounced }, good);
+    expect(at(1).status).to.equal('healthy');
+    expect(at(2).recommendations.map((r) => r.code)).to.deep.equal(['bounce_rate_high']);
+    expect(at(2).status).to.equal('watch');
+    expect(at(5).status).to.equal('at_risk');
+  });
+
+  it('reports null open and click rates when tracking is off', function () {
+    const r = computeInsights('x.test', 30, { ...zero, delivered: 10 }, { ...good, tracking: { opens: false, clicks: false } });
+    expect(r.rates.opened).to.equal(null);
+    expect(r.rates.clicked).to.equal(null);
+  });
+
+  it('asks for DKIM, return path and DMARC when they are missing', function () {
+    const r = computeInsights('x.test', 30, zero, { dkim: 'failing', spf_return_path: 'missing', dmarc: 'missing', tracking: { opens: false, clicks: false } });
+    expect(r.status).to.equal('at_risk');
+    expect(r.recommendations.map((x) => x.code)).to.deep.equal(['dkim_failing', 'return_path_not_aligned', 'dmarc_missing']);
+  });
+
+  it('reads the DMARC policy', function () {
+    expect(dmarcPolicy('v=DMARC1; p=none;')).to.equal('none');
+    expect(dmarcPolicy('v=DMARC1;p=Reject; rua=mailto:x@y')).to.equal('reject');
+    expect(dmarcPolicy('v=DMARC1; sp=reject')).to.equal(null);
+  });
+});
