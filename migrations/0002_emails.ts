@@ -24,6 +24,10 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('scheduled_at').nullable();
     t.integer('attempts').notNullable().defaultTo(0);
     t.text('provider_message_id').nullable();
+    // <…@outbound.hostname>, fixed at acceptance so that every attempt sends the same message
+    t.text('message_id').notNullable();
+    // first time a provider accepted the message (email.sent is emitted then, once)
+    t.bigInteger('accepted_at').nullable();
     t.bigInteger('created_at').notNullable();
     t.bigInteger('updated_at').notNullable();
     t.index(['project_id', 'id']);
@@ -38,6 +42,10 @@ export async function up(knex: Knex): Promise<void> {
     t.string('address', 320).notNullable();
     t.string('kind', 4).notNullable();
     t.string('status', 16).notNullable();
+    // last server answer or simulated outcome: {reply, bounce_type, mx, …}
+    t.text('details').nullable();
+    // email.delivery_delayed is emitted once per recipient
+    t.boolean('delay_notified').notNullable().defaultTo(false);
     t.bigInteger('updated_at').notNullable();
     t.index(['email_id']);
     t.index(['project_id', 'address', 'email_id']);

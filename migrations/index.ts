@@ -3,6 +3,8 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_emails.js';
 import * as m0003 from './0003_domains.js';
 import * as m0004 from './0004_events.js';
+import * as m0005 from './0005_sending.js';
+import * as m0006 from './0006_webhooks.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,6 +19,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0002_emails', m0002],
   ['0003_domains', m0003],
   ['0004_events', m0004],
+  ['0005_sending', m0005],
+  ['0006_webhooks', m0006],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

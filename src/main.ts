@@ -1,14 +1,28 @@
+import { readFileSync } from 'node:fs';
 import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
+import { validationError } from './lib/errors.js';
+import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
 import { openStore, type Store } from './store/store.js';
+import { GroupCommit } from './store/group-commit.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
-import { createResolver } from './dns/resolver.js';
+import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
-import { startJobs } from './roles/jobs.js';
+import { publicKeyFor } from './modules/domains/domains.repo.js';
+import { AcceptQueue } from './modules/emails/accept.js';
+import type { AttachmentFetcher } from './modules/emails/emails.service.js';
+import { purgeIdempotencyKeys } from './modules/emails/idempotency.js';
 import { firstStart, type FirstStart } from './modules/projects/bootstrap.js';
 import type { ApiDeps } from './api/deps.js';
+import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
+import { startZoneServer } from './dns/zone-server.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { createLiveAttempt } from './mta/live-attempt.js';
+import { SmtpSender } from './mta/smtp-sender.js';
 import { startApi, type ApiRole } from './roles/api.js';
+import { startJobs } from './roles/jobs.js';
+import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
 
 export interface Appliance {
@@ -19,6 +33,7 @@ export interface Appliance {
 }
 
 const LAST_USED_FLUSH_MS = 5_000;
+const USER_AGENT = `Posthorn/${PACKAGE_VERSION} (+webhooks)`;
 
 export function domainSettings(config: Config): DomainSettings {
   return {
@@ -30,10 +45,81 @@ export function domainSettings(config: Config): DomainSettings {
   };
 }
 
-/**
- * The composition root: config → store → dependencies → roles. The only
- * place that sees the whole config; every role gets its slice.
- */
+/** Every outgoing request to a user-given URL goes through this (CONTRACT §4: allow_private, ca_file, resolvers). */
+export function egressOptions(config: Config, resolver: DnsResolver, timeoutMs: number): EgressOptions {
+  return {
+    allowPrivate: config.network.allowPrivate,
+    ca: config.webhooks.caFile ? readFileSync(config.webhooks.caFile) : null,
+    resolve: resolverLookup(resolver),
+    timeoutMs,
+    userAgent: USER_AGENT,
+  };
+}
+
+export interface Core {
+  deps: ApiDeps;
+  writer: GroupCommit;
+  /** set by the roles that want to hear about new work */
+  wakeMta(): void;
+  wakeDispatcher(): void;
+  onMtaWake(fn: () => void): void;
+  onDispatcherWake(fn: () => void): void;
+}
+
+/** The dependencies of the API and the roles, shared by `serve` and the tests. */
+export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock): Core {
+  const writer = new GroupCommit(store);
+  const resolver = createResolver({ servers: config.dns.resolvers });
+  const egress = egressOptions(config, resolver, 30_000);
+  let mtaWake = () => undefined as void;
+  let dispatcherWake = () => undefined as void;
+  const fetchAttachment: AttachmentFetcher = async (url, field, maxBytes) => {
+    try {
+      const res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
+      if (res.status < 200 || res.status > 299) throw new Error(`the server answered HTTP ${res.status}`);
+      return { content: res.body, contentType: res.headers['content-type']?.split(';')[0]?.trim() || null };
+    } catch (e) {
+      throw validationError(field, `could not be downloaded: ${(e as Error).message}`);
+    }
+  };
+  const accept = new AcceptQueue(store, clock, logger, {
+    hostname: config.outbound.hostname,
+    routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
+    onStored: () => mtaWake(),
+  });
+  const deps: ApiDeps = {
+    config,
+    store,
+    clock,
+    logger,
+    auth: new KeyAuthenticator({ store, clock }),
+    resolver,
+    domains: domainSettings(config),
+    emails: { store, clock, accept, fetchAttachment, idempotencyTtlMs: config.limits.idempotencyTtlMs },
+    webhooks: {
+      store,
+      clock,
+      checkEndpointUrl: async (url) => {
+        await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve });
+      },
+      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
+      onQueued: () => dispatcherWake(),
+    },
+  };
+  return {
+    deps,
+    writer,
+    wakeMta: () => mtaWake(),
+    wakeDispatcher: () => dispatcherWake(),
+    onMtaWake: (fn) => {
+      mtaWake = fn;
+    },
+    onDispatcherWake: (fn) => {
+      dispatcherWake = fn;
+    },
+  };
+}
+
 export interface StartOptions {
   clock?: Clock;
   /**
@@ -44,52 +130,152 @@ export interface StartOptions {
   announceFirstStart?(first: FirstStart): void;
 }
 
+/** Which roles to run; `serve` runs all of them, tests pick. */
+export interface RoleSelection {
+  api?: boolean;
+  mta?: boolean;
+  webhooks?: boolean;
+  dns?: boolean;
+  jobs?: boolean;
+}
+
+export interface RunningRoles {
+  api: ApiRole | null;
+  mta: MtaRole | null;
+  dispatcher: WebhookDispatcher | null;
+  stop(): Promise<void>;
+}
+
+/** Start the selected roles over a built core; stop() stops them in reverse order. */
+export async function startRoles(config: Config, core: Core, logger: Logger, clock: Clock, select: RoleSelection, listen: { host: string; port: number } = config.http): Promise<RunningRoles> {
+  const { deps, writer } = core;
+  const { store } = deps;
+  const roles: Role[] = [];
+  const stopAll = async () => {
+    for (const role of [...roles].reverse()) {
+      await role.stop().catch((e: unknown) => logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
+    }
+  };
+  try {
+    if (select.dns && config.dns.server.enabled) {
+      const zone = await startZoneServer({
+        zone: config.dns.zone,
+        nameserver: config.outbound.hostname,
+        host: config.dns.server.host,
+        port: config.dns.server.port,
+        lookup: (token, selector) => publicKeyFor(store.reader, token, selector),
+        logger,
+      });
+      logger.info({ zone: config.dns.zone, port: zone.port }, 'DKIM zone DNS server listening');
+      roles.push({ name: 'dns', stop: () => zone.stop() });
+    }
+    let mta: MtaRole | null = null;
+    if (select.mta) {
+      const sender = new SmtpSender({ hostname: config.outbound.hostname, maxConnectionsPerDestination: config.outbound.maxConnectionsPerDomain, logger });
+      mta = await startMta({
+        store,
+        writer,
+        clock,
+        logger,
+        testDomain: config.testDomain,
+        retryScheduleMs: config.outbound.retryScheduleMs,
+        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, logger }),
+        closeLive: () => sender.close(),
+      });
+      const m = mta;
+      core.onMtaWake(() => m.wake());
+      roles.push(mta);
+    }
+    let dispatcher: WebhookDispatcher | null = null;
+    if (select.webhooks) {
+      const egress = egressOptions(config, deps.resolver, config.webhooks.timeoutMs);
+      const d = new WebhookDispatcher({
+        store,
+        writer,
+        clock,
+        logger,
+        owner: `webhooks:${process.pid}`,
+        retryScheduleMs: config.webhooks.retryScheduleMs,
+        userAgent: USER_AGENT,
+        post: async (url, headers, body) => {
+          const res = await guardedRequest(url, { method: 'POST', headers, body }, egress);
+          return { status: res.status, durationMs: res.durationMs };
+        },
+      });
+      d.start();
+      dispatcher = d;
+      core.onDispatcherWake(() => d.wake());
+      roles.push({ name: 'webhooks', stop: () => d.stop() });
+    }
+    if (select.jobs) {
+      roles.push(
+        startJobs(
+          [
+            {
+              name: 'domain_recheck',
+              schedule: config.jobs.domainRecheck,
+              run: async () => `${await recheckDomains(deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
+            },
+            {
+              name: 'idempotency_purge',
+              schedule: '*/10 * * * *',
+              run: async () => `${await purgeIdempotencyKeys(store, clock.now() - config.limits.idempotencyTtlMs)} key(s) purged`,
+            },
+          ],
+          logger,
+        ),
+      );
+    }
+    let api: ApiRole | null = null;
+    if (select.api) {
+      api = await startApi(deps, listen);
+      roles.push(api);
+      const flushTimer = setInterval(() => {
+        deps.auth.flushLastUsed().catch((e: unknown) => logger.warn({ err: e }, 'could not record key last-used times'));
+      }, LAST_USED_FLUSH_MS);
+      flushTimer.unref();
+      roles.push({ name: 'key-usage', stop: async () => clearInterval(flushTimer) });
+    }
+    return {
+      api,
+      mta,
+      dispatcher,
+      async stop() {
+        await stopAll();
+        await deps.auth.flushLastUsed().catch(() => undefined);
+      },
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}
+
+/**
+ * The composition root: config → store → dependencies → roles. The only
+ * place that sees the whole config; every role gets its slice.
+ */
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
   const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url });
-  const roles: Role[] = [];
   try {
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
-    const auth = new KeyAuthenticator({ store, clock });
-    const resolver = createResolver({ servers: config.dns.resolvers });
-    const deps: ApiDeps = { config, store, clock, logger, auth, resolver, domains: domainSettings(config) };
-    roles.push(
-      startJobs(
-        [
-          {
-            name: 'domain_recheck',
-            schedule: config.jobs.domainRecheck,
-            run: async () => `${await recheckDomains(deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
-          },
-        ],
-        logger,
-      ),
-    );
-    const api = await startApi(deps, config.http);
-    roles.push(api);
-    const flushTimer = setInterval(() => {
-      auth.flushLastUsed().catch((e: unknown) => logger.warn({ err: e }, 'could not record key last-used times'));
-    }, LAST_USED_FLUSH_MS);
-    flushTimer.unref();
+    const core = buildCore(config, store, logger, clock);
+    const running = await startRoles(config, core, logger, clock, { api: true, mta: true, webhooks: true, dns: true, jobs: true });
     return {
       store,
-      api,
+      api: running.api!,
       firstStart: first,
       async stop() {
-        clearInterval(flushTimer);
-        for (const role of [...roles].reverse()) {
-          await role.stop().catch((e: unknown) => logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
-        }
-        await auth.flushLastUsed().catch(() => undefined);
+        await running.stop();
         await store.close();
         logger.info('stopped');
       },
     };
   } catch (e) {
-    for (const role of roles.reverse()) await role.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     throw e;
   }

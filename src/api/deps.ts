@@ -5,6 +5,8 @@ import type { Store } from '../store/store.js';
 import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { DomainSettings } from '../modules/domains/domains.service.js';
+import type { EmailDeps } from '../modules/emails/emails.service.js';
+import type { WebhookDeps } from '../modules/webhooks/webhooks.service.js';
 
 /** What route handlers may use. Built once by main.ts (or a test) and passed down. */
 export interface ApiDeps {
@@ -15,4 +17,6 @@ export interface ApiDeps {
   auth: KeyAuthenticator;
   resolver: DnsResolver;
   domains: DomainSettings;
+  emails: EmailDeps;
+  webhooks: WebhookDeps;
 }

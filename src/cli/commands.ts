@@ -6,6 +6,12 @@ import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
 import Migrate from './commands/migrate.js';
 import ProjectCreate from './commands/project/create.js';
+import QueueRetry from './commands/queue/retry.js';
+import QueueShow from './commands/queue/show.js';
+import QueueStats from './commands/queue/stats.js';
+import SuppressionAdd from './commands/suppression/add.js';
+import SuppressionList from './commands/suppression/list.js';
+import SuppressionRemove from './commands/suppression/remove.js';
 import ProjectList from './commands/project/list.js';
 import ProjectSet from './commands/project/set.js';
 import Serve from './commands/serve.js';
@@ -23,4 +29,10 @@ export const COMMANDS = {
   'domain:list': DomainList,
   'domain:show': DomainShow,
   'domain:verify': DomainVerify,
+  'suppression:list': SuppressionList,
+  'suppression:add': SuppressionAdd,
+  'suppression:remove': SuppressionRemove,
+  'queue:stats': QueueStats,
+  'queue:show': QueueShow,
+  'queue:retry': QueueRetry,
 };

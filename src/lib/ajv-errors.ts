@@ -20,6 +20,11 @@ export interface FieldError {
 /** One ajv error → the field it concerns and a sentence a client can act on. */
 export function describeAjvError(err: ErrorObject, rootName: string): FieldError {
   const p = err.params as Record<string, unknown>;
+  // a propertyNames failure: the offending key is the field (tags.bad key)
+  const badKey = (err as ErrorObject & { propertyName?: string }).propertyName;
+  if (badKey !== undefined) {
+    return { field: pointerToField(err.instancePath, badKey), message: `is not an allowed key${err.keyword === 'pattern' ? ` (${String(p.pattern)})` : ''}` };
+  }
   switch (err.keyword) {
     case 'additionalProperties':
       return { field: pointerToField(err.instancePath, String(p.additionalProperty)), message: 'is not a known field' };

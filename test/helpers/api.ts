@@ -1,15 +1,13 @@
 import { buildConfig, type Config } from '../../src/config/load.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
-import { KeyAuthenticator } from '../../src/modules/keys/keys.service.js';
 import { createKey } from '../../src/modules/keys/keys.service.js';
 import { createProject, setProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import type { KeyMode } from '../../src/modules/keys/scopes.js';
 import type { ApiDeps } from '../../src/api/deps.js';
-import { startApi, type ApiRole } from '../../src/roles/api.js';
-import { createResolver } from '../../src/dns/resolver.js';
-import { domainSettings } from '../../src/main.js';
+import type { ApiRole } from '../../src/roles/api.js';
+import { buildCore, startRoles, type Core, type RoleSelection, type RunningRoles } from '../../src/main.js';
 import type { Store } from '../../src/store/store.js';
 import { client, type Client } from './http.js';
 
@@ -17,8 +15,11 @@ let counter = 0;
 
 export interface TestApi {
   baseUrl: string;
+  config: Config;
   deps: ApiDeps;
+  core: Core;
   role: ApiRole;
+  running: RunningRoles;
   stop(): Promise<void>;
   /** a new project with a key; returns an HTTP client holding that key */
   tenant(opts?: { mode?: KeyMode; scopes?: string[]; approved?: boolean }): Promise<Tenant>;
@@ -35,27 +36,27 @@ export interface Tenant {
   suspend(): Promise<void>;
 }
 
-/** The real Koa app on an ephemeral loopback port over the given (migrated) store. */
-export async function startTestApi(store: Store, overrides: Record<string, unknown> = {}, clock: Clock = systemClock): Promise<TestApi> {
+/**
+ * The real Koa app on an ephemeral loopback port over the given (migrated)
+ * store, with the roles a test asks for (the queue worker, the webhook
+ * dispatcher) running in this process.
+ */
+export async function startTestApi(store: Store, overrides: Record<string, unknown> = {}, opts: { clock?: Clock; roles?: RoleSelection } = {}): Promise<TestApi> {
+  const clock = opts.clock ?? systemClock;
   const config: Config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' }, ...overrides }, null);
-  const deps: ApiDeps = {
-    config,
-    store,
-    clock,
-    logger: silentLogger(),
-    auth: new KeyAuthenticator({ store, clock }),
-    resolver: createResolver({ servers: config.dns.resolvers, timeoutMs: 1000, tries: 1 }),
-    domains: domainSettings(config),
-  };
-  const role = await startApi(deps, { host: '127.0.0.1', port: 0 });
+  const logger = silentLogger();
+  const core = buildCore(config, store, logger, clock);
+  const running = await startRoles(config, core, logger, clock, { api: true, ...opts.roles }, { host: '127.0.0.1', port: 0 });
+  const role = running.api!;
+  const deps = core.deps;
   const baseUrl = `http://127.0.0.1:${role.port}`;
-  const tenant = async (opts: { mode?: KeyMode; scopes?: string[]; approved?: boolean } = {}): Promise<Tenant> => {
-    const project = await createProject(deps, { name: `t${++counter}-${Date.now()}`, approved: opts.approved ?? true });
+  const tenant = async (t: { mode?: KeyMode; scopes?: string[]; approved?: boolean } = {}): Promise<Tenant> => {
+    const project = await createProject(deps, { name: `t${++counter}-${Date.now()}`, approved: t.approved ?? true });
     const newKey = async (k: { mode?: KeyMode; scopes?: string[] } = {}) => {
-      const { key, secret } = await createKey(deps, { projectId: project.id, mode: k.mode ?? opts.mode ?? 'test', scopes: k.scopes });
+      const { key, secret } = await createKey(deps, { projectId: project.id, mode: k.mode ?? t.mode ?? 'test', scopes: k.scopes });
       return { id: key.id, key: secret, api: client(baseUrl, secret) };
     };
-    const first = await newKey({ scopes: opts.scopes });
+    const first = await newKey({ scopes: t.scopes });
     return {
       project,
       keyId: first.id,
@@ -67,5 +68,5 @@ export async function startTestApi(store: Store, overrides: Record<string, unkno
       },
     };
   };
-  return { baseUrl, deps, role, stop: () => role.stop(), tenant, anonymous: client(baseUrl, null) };
+  return { baseUrl, config, deps, core, role, running, stop: () => running.stop(), tenant, anonymous: client(baseUrl, null) };
 }

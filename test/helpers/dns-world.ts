@@ -2,6 +2,8 @@ import dns2 from 'dns2';
 import { listenDns, type DnsListener } from '../../src/dns/listen.js';
 
 const { Packet } = dns2;
+// dns2's typings omit the RCODE table that its Packet carries
+const RCODE = (Packet as unknown as { RCODE: { NOERROR: number; FORMERR: number; SERVFAIL: number; NXDOMAIN: number } }).RCODE;
 type Resource = Record<string, unknown> & { name: string; type: number };
 
 const norm = (n: string) => n.trim().replace(/\.$/, '').toLowerCase();
@@ -45,7 +47,7 @@ export class DnsWorld {
       const response = Packet.createResponseFromRequest(request);
       const q = request.questions[0];
       if (!q) {
-        response.header.rcode = Packet.RCODE.FORMERR;
+        response.header.rcode = RCODE.FORMERR;
         send(response);
         return;
       }
@@ -53,11 +55,11 @@ export class DnsWorld {
         (r) => {
           response.header.rcode = r.rcode;
           response.header.ra = 1;
-          response.answers = r.answers as typeof response.answers;
+          response.answers = r.answers as unknown as typeof response.answers;
           send(response);
         },
         () => {
-          response.header.rcode = Packet.RCODE.SERVFAIL;
+          response.header.rcode = RCODE.SERVFAIL;
           send(response);
         },
       );
@@ -93,7 +95,7 @@ export class DnsWorld {
 
   private async resolve(qname: string, qtype: number, depth = 0): Promise<{ rcode: number; answers: Resource[] }> {
     const name = norm(qname);
-    if (depth > 8) return { rcode: Packet.RCODE.SERVFAIL, answers: [] };
+    if (depth > 8) return { rcode: RCODE.SERVFAIL, answers: [] };
     for (const [zone, to] of this.delegations) {
       if (inZone(name, zone)) {
         const typeName = Object.entries(Packet.TYPE).find(([, v]) => v === qtype)?.[0] ?? 'A';
@@ -104,7 +106,7 @@ export class DnsWorld {
     const list = this.records.get(name);
     if (!list) {
       for (const k of this.records.keys()) if (k.endsWith(`.${name}`)) return { rcode: 0, answers: [] };
-      return { rcode: Packet.RCODE.NXDOMAIN, answers: [] };
+      return { rcode: RCODE.NXDOMAIN, answers: [] };
     }
     const base = (r: Rec) => ({ name, type: Packet.TYPE[r.type], class: Packet.CLASS.IN, ttl: 0 });
     const mk = (r: Rec): Resource => {

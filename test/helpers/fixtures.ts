@@ -2,7 +2,7 @@ import { insertEmail, type Email } from '../../src/modules/emails/emails.repo.js
 import { newId } from '../../src/lib/ids.js';
 import type { Store } from '../../src/store/store.js';
 
-/** An email row as the sending service stores it; the tests here only read emails. */
+/** An email row as the sending service stores it, for tests that only read emails. */
 export async function storedEmail(store: Store, projectId: string, over: Partial<Email> & { rcpt?: string[] } = {}): Promise<Email> {
   const now = Date.now();
   const id = newId('email', now);
@@ -30,12 +30,13 @@ export async function storedEmail(store: Store, projectId: string, over: Partial
     scheduledAt: null,
     attempts: 0,
     providerMessageId: null,
+    messageId: `<${id}@test>`,
+    acceptedAt: null,
     createdAt: now,
     updatedAt: now,
-    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued', updatedAt: now })),
+    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued' as const, details: null, deliveryId: null, delayNotified: false, updatedAt: now })),
     ...over,
   };
   await insertEmail(store.knex, e);
   return e;
 }
-

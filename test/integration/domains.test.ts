@@ -7,6 +7,7 @@ import { storedEmail } from '../helpers/fixtures.js';
 import { setProject } from '../../src/modules/projects/projects.service.js';
 import { recheckDomains } from '../../src/modules/domains/domains.service.js';
 import { PENDING_GIVE_UP_MS } from '../../src/modules/domains/domain-state.js';
+import type { RecipientStatus } from '../../src/modules/emails/emails.repo.js';
 
 interface Rec {
   purpose: string;
@@ -256,7 +257,7 @@ eachDatabase('domains (interface §4.2)', (db) => {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true })).body;
       publish(world, d.records);
       await t.api.post(`/v1/domains/${d.id}/verify`);
-      const rcpt = (status: string) => [{ id: `rcp_${status}${Math.random().toString(36).slice(2)}`, address: `${status}@x.test`, kind: 'to' as const, status, updatedAt: Date.now() }];
+      const rcpt = (status: RecipientStatus) => [{ id: `rcp_${status}${Math.random().toString(36).slice(2)}`, address: `${status}@x.test`, kind: 'to' as const, status, details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }];
       const live = { environment: 'live' as const, fromDomain: d.domain, from: `a@${d.domain}`, status: 'accepted' as const };
       for (let i = 0; i < 8; i++) await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('delivered') });
       await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('bounced') });

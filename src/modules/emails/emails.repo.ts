@@ -2,14 +2,26 @@ import type { Db } from '../../store/store.js';
 
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+export const RECIPIENT_STATUSES = ['queued', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 export type Environment = 'live' | 'test';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
+
+export interface RecipientDetails {
+  reply?: string;
+  bounce_type?: 'Permanent' | 'Transient';
+  mx?: string;
+  reason?: string;
+}
 
 export interface Recipient {
   id: string;
   address: string;
   kind: RecipientKind;
-  status: string;
+  status: RecipientStatus;
+  details: RecipientDetails | null;
+  deliveryId: string | null;
+  delayNotified: boolean;
   updatedAt: number;
 }
 
@@ -36,9 +48,18 @@ export interface Email {
   scheduledAt: number | null;
   attempts: number;
   providerMessageId: string | null;
+  messageId: string;
+  acceptedAt: number | null;
   createdAt: number;
   updatedAt: number;
   recipients: Recipient[];
+}
+
+export interface StoredAttachment {
+  filename: string;
+  contentType: string;
+  contentId: string | null;
+  content: Buffer;
 }
 
 interface EmailRow {
@@ -54,8 +75,8 @@ interface EmailRow {
   bcc_list: string;
   reply_to: string | null;
   subject: string;
-  body_html: string | null;
-  body_text: string | null;
+  body_html?: string | null;
+  body_text?: string | null;
   template_id: string | null;
   template_version: number | null;
   tags: string;
@@ -64,18 +85,35 @@ interface EmailRow {
   scheduled_at: number | null;
   attempts: number;
   provider_message_id: string | null;
+  message_id: string;
+  accepted_at: number | null;
   created_at: number;
+  updated_at: number;
+}
+
+interface RecipientRow {
+  id: string;
+  email_id: string;
+  address: string;
+  kind: string;
+  status: string;
+  details: string | null;
+  delivery_id: string | null;
+  delay_notified: number | boolean;
   updated_at: number;
 }
 
 const EMAIL_COLUMNS = [
   'id', 'project_id', 'environment', 'status', 'status_reason', 'from_header', 'from_domain', 'to_list', 'cc_list', 'bcc_list', 'reply_to',
   'subject', 'body_html', 'body_text', 'template_id', 'template_version', 'tags', 'headers', 'request_id', 'scheduled_at', 'attempts',
-  'provider_message_id', 'created_at', 'updated_at',
+  'provider_message_id', 'message_id', 'accepted_at', 'created_at', 'updated_at',
 ] as const;
 
 /** The list view does not need the bodies. */
 const SUMMARY_COLUMNS = EMAIL_COLUMNS.filter((c) => c !== 'body_html' && c !== 'body_text');
+const RECIPIENT_COLUMNS = ['id', 'email_id', 'address', 'kind', 'status', 'details', 'delivery_id', 'delay_notified', 'updated_at'] as const;
+
+const num = (v: number | null) => (v == null ? null : Number(v));
 
 function emailFromRow(r: EmailRow, recipients: Recipient[]): Email {
   return {
@@ -94,21 +132,36 @@ function emailFromRow(r: EmailRow, recipients: Recipient[]): Email {
     html: r.body_html ?? null,
     text: r.body_text ?? null,
     templateId: r.template_id,
-    templateVersion: r.template_version == null ? null : Number(r.template_version),
+    templateVersion: num(r.template_version),
     tags: JSON.parse(r.tags) as Record<string, string>,
     headers: JSON.parse(r.headers) as Record<string, string>,
     requestId: r.request_id,
-    scheduledAt: r.scheduled_at == null ? null : Number(r.scheduled_at),
+    scheduledAt: num(r.scheduled_at),
     attempts: Number(r.attempts),
     providerMessageId: r.provider_message_id,
+    messageId: r.message_id,
+    acceptedAt: num(r.accepted_at),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     recipients,
   };
 }
 
-export async function insertEmail(db: Db, e: Email): Promise<void> {
-  await db('emails').insert({
+function recipientFromRow(r: RecipientRow): Recipient {
+  return {
+    id: r.id,
+    address: r.address,
+    kind: r.kind as RecipientKind,
+    status: r.status as RecipientStatus,
+    details: r.details ? (JSON.parse(r.details) as RecipientDetails) : null,
+    deliveryId: r.delivery_id,
+    delayNotified: Boolean(r.delay_notified),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export function emailRow(e: Email): EmailRow {
+  return {
     id: e.id,
     project_id: e.projectId,
     environment: e.environment,
@@ -131,24 +184,56 @@ export async function insertEmail(db: Db, e: Email): Promise<void> {
     scheduled_at: e.scheduledAt,
     attempts: e.attempts,
     provider_message_id: e.providerMessageId,
+    message_id: e.messageId,
+    accepted_at: e.acceptedAt,
     created_at: e.createdAt,
     updated_at: e.updatedAt,
-  });
-  if (e.recipients.length) {
-    await db('email_recipients').insert(
-      e.recipients.map((r) => ({ id: r.id, email_id: e.id, project_id: e.projectId, address: r.address, kind: r.kind, status: r.status, updated_at: r.updatedAt })),
-    );
+  };
+}
+
+export function recipientRow(emailId: string, projectId: string, r: Recipient) {
+  return {
+    id: r.id,
+    email_id: emailId,
+    project_id: projectId,
+    address: r.address,
+    kind: r.kind,
+    status: r.status,
+    details: r.details ? JSON.stringify(r.details) : null,
+    delivery_id: r.deliveryId,
+    delay_notified: r.delayNotified,
+    updated_at: r.updatedAt,
+  };
+}
+
+/** Multi-row insert in chunks that stay under SQLite's bound-variable limit. */
+export async function insertRows(db: Db, table: string, rows: object[], columnsPerRow: number): Promise<void> {
+  const per = Math.max(1, Math.floor(30_000 / columnsPerRow));
+  for (let i = 0; i < rows.length; i += per) await db(table).insert(rows.slice(i, i + per));
+}
+
+export async function insertEmails(db: Db, emails: Email[], attachments: Map<string, StoredAttachment[]> = new Map()): Promise<void> {
+  if (!emails.length) return;
+  await insertRows(db, 'emails', emails.map(emailRow), EMAIL_COLUMNS.length);
+  const recipients = emails.flatMap((e) => e.recipients.map((r) => recipientRow(e.id, e.projectId, r)));
+  await insertRows(db, 'email_recipients', recipients, 10);
+  for (const [emailId, list] of attachments) {
+    if (list.length) {
+      await db('email_attachments').insert(
+        list.map((a, position) => ({ email_id: emailId, position, filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
+      );
+    }
   }
 }
+
+/** Kept for tests and tools that store one email. */
+export const insertEmail = (db: Db, e: Email) => insertEmails(db, [e]);
 
 async function recipientsOf(db: Db, emailIds: string[]): Promise<Map<string, Recipient[]>> {
   const byEmail = new Map<string, Recipient[]>(emailIds.map((id) => [id, []]));
   if (!emailIds.length) return byEmail;
-  const rows = (await db('email_recipients')
-    .select('id', 'email_id', 'address', 'kind', 'status', 'updated_at')
-    .whereIn('email_id', emailIds)
-    .orderBy('id', 'asc')) as Array<{ id: string; email_id: string; address: string; kind: string; status: string; updated_at: number }>;
-  for (const r of rows) byEmail.get(r.email_id)!.push({ id: r.id, address: r.address, kind: r.kind as RecipientKind, status: r.status, updatedAt: Number(r.updated_at) });
+  const rows = (await db('email_recipients').select(RECIPIENT_COLUMNS).whereIn('email_id', emailIds).orderBy('id', 'asc')) as RecipientRow[];
+  for (const r of rows) byEmail.get(r.email_id)!.push(recipientFromRow(r));
   return byEmail;
 }
 
@@ -157,6 +242,29 @@ export async function findEmail(db: Db, projectId: string, id: string): Promise<
   const row = (await db('emails').select(EMAIL_COLUMNS).where({ id, project_id: projectId }).first()) as EmailRow | undefined;
   if (!row) return null;
   return emailFromRow(row, (await recipientsOf(db, [id])).get(id)!);
+}
+
+export async function findEmailById(db: Db, id: string): Promise<Email | null> {
+  const row = (await db('emails').select(EMAIL_COLUMNS).where({ id }).first()) as EmailRow | undefined;
+  if (!row) return null;
+  return emailFromRow(row, (await recipientsOf(db, [id])).get(id)!);
+}
+
+export async function findEmailsById(db: Db, ids: string[]): Promise<Email[]> {
+  if (!ids.length) return [];
+  const rows = (await db('emails').select(EMAIL_COLUMNS).whereIn('id', ids)) as EmailRow[];
+  const recipients = await recipientsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => emailFromRow(r, recipients.get(r.id)!));
+}
+
+export async function attachmentsOf(db: Db, emailId: string): Promise<StoredAttachment[]> {
+  const rows = (await db('email_attachments').select('filename', 'content_type', 'content_id', 'content').where({ email_id: emailId }).orderBy('position')) as Array<{
+    filename: string;
+    content_type: string;
+    content_id: string | null;
+    content: Buffer;
+  }>;
+  return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, content: Buffer.from(r.content) }));
 }
 
 export interface ListFilter {
@@ -178,4 +286,23 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   const page = rows.slice(0, f.limit);
   const recipients = await recipientsOf(db, page.map((r) => r.id));
   return { emails: page.map((r) => emailFromRow(r, recipients.get(r.id)!)), more: rows.length > f.limit };
+}
+
+/** Persist the mutable parts of an email after a state change. */
+export async function saveEmailState(db: Db, e: Email): Promise<void> {
+  await db('emails').where({ id: e.id }).update({
+    status: e.status,
+    status_reason: e.statusReason,
+    scheduled_at: e.scheduledAt,
+    attempts: e.attempts,
+    provider_message_id: e.providerMessageId,
+    accepted_at: e.acceptedAt,
+    updated_at: e.updatedAt,
+  });
+}
+
+export async function saveRecipient(db: Db, r: Recipient): Promise<void> {
+  await db('email_recipients')
+    .where({ id: r.id })
+    .update({ status: r.status, details: r.details ? JSON.stringify(r.details) : null, delivery_id: r.deliveryId, delay_notified: r.delayNotified, updated_at: r.updatedAt });
 }

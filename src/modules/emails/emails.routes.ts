@@ -1,10 +1,22 @@
 import { route, type RouteDef } from '../../api/route.js';
-import { notFound } from '../../lib/errors.js';
+import { iso } from '../../lib/time.js';
 import { presentEmail } from './emails.presenter.js';
-import { findEmail, listEmails } from './emails.repo.js';
-import { ListEmailsQuery } from './emails.schema.js';
+import { listEmails } from './emails.repo.js';
+import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
+import { getEmail, rescheduleEmail, sendEmail } from './emails.service.js';
 
+// interface §4.1
 export const emailRoutes: RouteDef[] = [
+  route({
+    method: 'POST',
+    path: '/v1/emails',
+    scope: 'emails:send',
+    summary: 'Queue an email; 202 means it is durably stored',
+    body: SendEmailBody,
+    async handler({ deps, principal, body, requestId, header }) {
+      return sendEmail(deps.emails, principal, body, requestId, header('idempotency-key'));
+    },
+  }),
   route({
     method: 'GET',
     path: '/v1/emails',
@@ -30,9 +42,18 @@ export const emailRoutes: RouteDef[] = [
     scope: 'emails:read',
     summary: 'Get an email with its per-recipient status',
     async handler({ deps, principal, params }) {
-      const email = await findEmail(deps.store.reader, principal.project.id, params.id!);
-      if (!email) throw notFound(`email ${params.id}`);
-      return { status: 200, body: presentEmail(email) };
+      return { status: 200, body: presentEmail(await getEmail(deps, principal.project.id, params.id!)) };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/v1/emails/:id',
+    scope: 'emails:send',
+    summary: 'Reschedule an email that is still waiting',
+    body: RescheduleBody,
+    async handler({ deps, principal, params, body }) {
+      const e = await rescheduleEmail(deps, principal.project.id, params.id!, body.scheduled_at);
+      return { status: 200, body: { id: e.id, object: 'email', status: e.status, scheduled_at: iso(e.scheduledAt) } };
     },
   }),
 ];

@@ -1,0 +1,229 @@
+import type { Knex } from 'knex';
+import { apiError, ApiError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/time.js';
+import type { Logger } from '../../log/logger.js';
+import type { Store } from '../../store/store.js';
+import { emailEvent } from '../events/emit.js';
+import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
+import type { Project } from '../projects/projects.repo.js';
+import { addUsage, periodsOf, usageCounts } from '../projects/usage.repo.js';
+import { suppressedAmong, suppressionKey } from '../suppressions/suppressions.repo.js';
+import { insertDeliveries, type Delivery } from './deliveries.repo.js';
+import { insertEmails, type Email, type Environment, type StoredAttachment } from './emails.repo.js';
+import { presentEmail } from './emails.presenter.js';
+import { finishIdempotent } from './idempotency.js';
+import type { PreparedEmail } from './prepare.js';
+
+export interface AcceptRequest {
+  project: Project;
+  environment: Environment;
+  prepared: PreparedEmail;
+  attachments: StoredAttachment[];
+  requestId: string;
+  idempotencyKey: string | null;
+}
+
+interface Pending extends AcceptRequest {
+  resolve(e: Email): void;
+  reject(err: unknown): void;
+}
+
+export interface AcceptOptions {
+  /** Message-ID domain (outbound.hostname) */
+  hostname: string;
+  /** which queue row a recipient goes to: its domain in direct mode, '' for one transaction */
+  routeOf(environment: Environment, address: string): string;
+  /** largest group of requests committed together */
+  maxBatch?: number;
+  /** told after every commit that stored emails, so that the queue looks at once */
+  onStored?: () => void;
+}
+
+/**
+ * Group commit of accepted emails. Requests wait here until the current
+ * transaction commits; then everything that arrived meanwhile is checked and
+ * stored in the next single transaction (a few multi-row statements, one
+ * fsync). No request is answered before the commit that holds it, so a 202
+ * always survives a crash. The checks that must see the stored state — the
+ * suppression list, the From domain, the sending limits — run inside that
+ * transaction, in arrival order.
+ */
+export class AcceptQueue {
+  private waiting: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly opts: AcceptOptions,
+  ) {}
+
+  submit(req: AcceptRequest): Promise<Email> {
+    return new Promise<Email>((resolve, reject) => {
+      this.waiting.push({ ...req, resolve, reject });
+      if (!this.running) this.drain();
+    });
+  }
+
+  private drain(): void {
+    this.running = true;
+    // Let the requests of this turn of the event loop join the batch.
+    setImmediate(() => {
+      void this.runBatches();
+    });
+  }
+
+  private async runBatches(): Promise<void> {
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
+      let outcomes: Array<Email | ApiError>;
+      try {
+        outcomes = await this.store.tx((trx) => this.storeBatch(trx, batch));
+      } catch (e) {
+        this.logger.error({ err: e, size: batch.length }, 'could not store a batch of emails');
+        for (const p of batch) p.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+        continue;
+      }
+      batch.forEach((p, i) => {
+        const o = outcomes[i]!;
+        if (o instanceof ApiError) p.reject(o);
+        else p.resolve(o);
+      });
+      if (outcomes.some((o) => !(o instanceof ApiError))) this.opts.onStored?.();
+    }
+    this.running = false;
+  }
+
+  private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Array<Email | ApiError>> {
+    const now = this.clock.now();
+    const suppressed = await suppressedAmong(
+      trx,
+      batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))),
+    );
+    const verified = await verifiedDomains(trx, batch.filter((p) => p.environment === 'live'));
+    const limits = new LimitBook(await usageCounts(trx, [...new Set(batch.map((p) => p.project.id))], Object.values(periodsOf(now))), now);
+
+    const emails: Email[] = [];
+    const deliveries: Delivery[] = [];
+    const events: OutboxEvent[] = [];
+    const attachments = new Map<string, StoredAttachment[]>();
+    const outcomes = batch.map((p): Email | ApiError => {
+      const { prepared, project } = p;
+      if (p.environment === 'live' && !verified.has(`${project.id}|${prepared.from.domain}`)) {
+        return apiError('domain_not_verified', `the From domain ${prepared.from.domain} is not a verified domain of this project`);
+      }
+      const isSuppressed = (a: string) => suppressed.has(suppressionKey(project.id, a));
+      const live = prepared.recipients.filter((r) => !isSuppressed(r.address));
+      if (!live.length) return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
+      if (p.environment === 'live') {
+        const refusal = limits.take(project, live.length);
+        if (refusal) return refusal;
+      }
+      const email = this.buildEmail(p, now, isSuppressed, deliveries);
+      emails.push(email);
+      if (p.attachments.length) attachments.set(email.id, p.attachments);
+      for (const r of email.recipients) if (r.status === 'suppressed') events.push(emailEvent(email, 'email.suppressed', now, r.address, { reason: 'suppressed' }));
+      if (email.status === 'scheduled') events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt!).toISOString() }));
+      return email;
+    });
+
+    await insertEmails(trx, emails, attachments);
+    await insertDeliveries(trx, deliveries);
+    await insertEvents(trx, events);
+    for (const [projectId, period, n] of limits.increments()) await addUsage(trx, projectId, period, n);
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const o = outcomes[i]!;
+      if (p.idempotencyKey && !(o instanceof ApiError)) await finishIdempotent(trx, p.project.id, p.idempotencyKey, 202, presentEmail(o));
+    }
+    return outcomes;
+  }
+
+  private buildEmail(p: Pending, now: number, isSuppressed: (a: string) => boolean, deliveries: Delivery[]): Email {
+    const id = newId('email', now);
+    const { prepared } = p;
+    const routes = new Map<string, string>();
+    const dueAt = prepared.scheduledAt ?? now;
+    const recipients = prepared.recipients.map((r) => {
+      const skip = isSuppressed(r.address);
+      let deliveryId: string | null = null;
+      if (!skip) {
+        const route = this.opts.routeOf(p.environment, r.address);
+        deliveryId = routes.get(route) ?? newId('delivery', now);
+        if (!routes.has(route)) {
+          routes.set(route, deliveryId);
+          deliveries.push({ id: deliveryId, emailId: id, projectId: p.project.id, route, state: 'queued', attempts: 0, nextAttemptAt: dueAt, leaseOwner: null, leaseUntil: null, dataStarted: false, createdAt: now, updatedAt: now });
+        }
+      }
+      return { id: newId('recipient', now), address: r.address, kind: r.kind, status: skip ? ('suppressed' as const) : ('queued' as const), details: null, deliveryId, delayNotified: false, updatedAt: now };
+    });
+    return {
+      id,
+      projectId: p.project.id,
+      environment: p.environment,
+      status: prepared.scheduledAt ? 'scheduled' : 'queued',
+      statusReason: null,
+      from: prepared.from.formatted,
+      fromDomain: prepared.from.domain,
+      to: prepared.to,
+      cc: prepared.cc,
+      bcc: prepared.bcc,
+      replyTo: prepared.replyTo,
+      subject: prepared.subject,
+      html: prepared.html,
+      text: prepared.text,
+      templateId: null,
+      templateVersion: null,
+      tags: prepared.tags,
+      headers: prepared.headers,
+      requestId: p.requestId,
+      scheduledAt: prepared.scheduledAt,
+      attempts: 0,
+      providerMessageId: null,
+      messageId: `<${id.slice(4)}@${this.opts.hostname}>`,
+      acceptedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      recipients,
+    };
+  }
+}
+
+/** "project|domain" for each From domain that is verified in the project sending from it. */
+async function verifiedDomains(trx: Knex.Transaction, live: Pending[]): Promise<Set<string>> {
+  const names = [...new Set(live.map((p) => p.prepared.from.domain))];
+  if (!names.length) return new Set();
+  const rows = (await trx('domains').select('project_id', 'name').whereIn('name', names).andWhere('status', 'verified')) as Array<{ project_id: string; name: string }>;
+  return new Set(rows.map((r) => `${r.project_id}|${r.name}`));
+}
+
+/** The daily and monthly limits of interface §7, counted in live recipients per UTC day and month. */
+class LimitBook {
+  private readonly added = new Map<string, number>();
+  private readonly periods: { day: string; month: string };
+
+  constructor(
+    private readonly used: Map<string, number>,
+    now: number,
+  ) {
+    this.periods = periodsOf(now);
+  }
+
+  take(project: Project, n: number): ApiError | null {
+    const count = (period: string) => (this.used.get(`${project.id}|${period}`) ?? 0) + (this.added.get(`${project.id}|${period}`) ?? 0);
+    const { daily, monthly } = project.limits;
+    if (daily > 0 && count(this.periods.day) + n > daily) return apiError('daily_limit_exceeded', `this project may send to ${daily} live recipients a day; today's allowance is used up`);
+    if (monthly > 0 && count(this.periods.month) + n > monthly) return apiError('quota_exhausted', `this project may send to ${monthly} live recipients a month; this month's allowance is used up`);
+    for (const period of [this.periods.day, this.periods.month]) this.added.set(`${project.id}|${period}`, (this.added.get(`${project.id}|${period}`) ?? 0) + n);
+    return null;
+  }
+
+  increments(): Array<[string, string, number]> {
+    return [...this.added].map(([k, n]) => {
+      const [projectId, period] = k.split('|') as [string, string];
+      return [projectId, period, n];
+    });
+  }
+}

@@ -1,0 +1,148 @@
+import { parseAddress, type ParsedAddress } from '../../lib/address.js';
+import { validationError } from '../../lib/errors.js';
+import { checkCustomHeaders } from './headers.js';
+import { checkAttachmentName, decodeBase64Strict, sniffExecutable } from './attachments.js';
+import type { RecipientKind } from './emails.repo.js';
+import type { SendEmailBody } from './emails.schema.js';
+
+export const MAX_RECIPIENTS = 50;
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+export const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
+
+export interface PendingAttachment {
+  field: string;
+  filename: string | null;
+  contentType: string | null;
+  contentId: string | null;
+  /** decoded content, or null when it is still to be downloaded from `path` */
+  content: Buffer | null;
+  path: string | null;
+}
+
+export interface PreparedEmail {
+  from: ParsedAddress;
+  /** the lists as the client wrote them, shown back on the resource */
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[] | null;
+  /** one entry per distinct address: the bare, lower-cased address */
+  recipients: Array<{ address: string; kind: RecipientKind }>;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  tags: Record<string, string>;
+  headers: Record<string, string>;
+  attachments: PendingAttachment[];
+  /** null: send now */
+  scheduledAt: number | null;
+}
+
+/**
+ * The rules of interface §4.1 that a JSON schema cannot say, as a pure
+ * function of the validated body: content-or-template, recipients (parsed,
+ * de-duplicated, at most 50), headers, attachments, scheduling window.
+ */
+export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
+  checkContent(body);
+  const from = parse(body.from, 'from');
+  const lists = { to: body.to ?? [], cc: body.cc ?? [], bcc: body.bcc ?? [] };
+  const total = lists.to.length + lists.cc.length + lists.bcc.length;
+  if (total === 0) throw validationError('to', 'at least one recipient is required (to, cc or bcc)');
+  if (total > MAX_RECIPIENTS) throw validationError('to', `at most ${MAX_RECIPIENTS} recipients in total across to, cc and bcc (got ${total})`);
+  const recipients: PreparedEmail['recipients'] = [];
+  const seen = new Set<string>();
+  for (const kind of ['to', 'cc', 'bcc'] as const) {
+    lists[kind].forEach((item, i) => {
+      const address = parse(item, `${kind}[${i}]`).address.toLowerCase();
+      // one copy per address, under the first list that names it
+      if (!seen.has(address)) {
+        seen.add(address);
+        recipients.push({ address, kind });
+      }
+    });
+  }
+  (body.reply_to ?? []).forEach((item, i) => parse(item, `reply_to[${i}]`));
+  const headerProblem = checkCustomHeaders(body.headers ?? {});
+  if (headerProblem) throw validationError(headerProblem.field, headerProblem.message);
+  return {
+    from: from,
+    to: lists.to.map((s) => s.trim()),
+    cc: lists.cc.map((s) => s.trim()),
+    bcc: lists.bcc.map((s) => s.trim()),
+    replyTo: body.reply_to ? body.reply_to.map((s) => s.trim()) : null,
+    recipients,
+    subject: body.subject!,
+    html: body.html ?? null,
+    text: body.text ?? null,
+    tags: body.tags ?? {},
+    headers: body.headers ?? {},
+    attachments: prepareAttachments(body),
+    scheduledAt: scheduleTime(body.scheduled_at, now, 'scheduled_at'),
+  };
+}
+
+function checkContent(body: SendEmailBody): void {
+  const hasContent = body.subject !== undefined || body.html !== undefined || body.text !== undefined;
+  if (body.template_id !== undefined) {
+    if (hasContent) throw validationError('template_id', 'cannot be combined with subject, html or text: send either content or a template');
+    throw validationError('template_id', 'template sends are not available yet: send subject with html and/or text');
+  }
+  for (const f of ['template_version', 'variables', 'language'] as const) {
+    if (body[f] !== undefined) throw validationError(f, 'is only allowed with template_id');
+  }
+  if (body.subject === undefined) throw validationError('subject', 'is required (or send a template_id)');
+  if (body.html === undefined && body.text === undefined) throw validationError('html', 'html or text is required');
+}
+
+function parse(input: string, field: string): ParsedAddress {
+  const r = parseAddress(input);
+  if (!r.ok) throw validationError(field, r.reason);
+  return r.value;
+}
+
+function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
+  let total = 0;
+  return (body.attachments ?? []).map((a, i) => {
+    const field = `attachments[${i}]`;
+    if ((a.content === undefined) === (a.path === undefined)) throw validationError(field, 'needs exactly one of content or path');
+    if (a.path !== undefined && !a.path.toLowerCase().startsWith('https://')) throw validationError(`${field}.path`, 'must be an https URL');
+    const filename = a.filename ?? (a.path ? filenameFromUrl(a.path) : null);
+    if (!filename) throw validationError(`${field}.filename`, 'is required');
+    const nameProblem = checkAttachmentName(filename);
+    if (nameProblem) throw validationError(`${field}.filename`, nameProblem);
+    let content: Buffer | null = null;
+    if (a.content !== undefined) {
+      content = decodeBase64Strict(a.content);
+      if (!content) throw validationError(`${field}.content`, 'is not valid base64');
+      checkAttachmentBytes(content, field);
+      total += content.length;
+      if (total > MAX_ATTACHMENT_BYTES) throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
+    }
+    return { field, filename, contentType: a.content_type ?? null, contentId: a.content_id ?? null, content, path: a.path ?? null };
+  });
+}
+
+/** Executables and scripts are refused by their bytes too, whatever they are called. */
+export function checkAttachmentBytes(content: Buffer, field: string): void {
+  const kind = sniffExecutable(content);
+  if (kind) throw validationError(`${field}.content`, `looks like an executable or script (${kind}); those are refused`);
+}
+
+function filenameFromUrl(url: string): string | null {
+  try {
+    const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+    return last || null;
+  } catch {
+    return null;
+  }
+}
+
+/** RFC 3339 with Z or an offset → epoch ms; the past means "now"; at most 30 days ahead (interface §8). */
+export function scheduleTime(value: string | undefined, now: number, field: string): number | null {
+  if (value === undefined) return null;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw validationError(field, 'must be a date-time with Z or a numeric offset');
+  if (at > now + MAX_SCHEDULE_AHEAD_MS) throw validationError(field, 'must be at most 30 days ahead');
+  return at <= now ? null : at;
+}

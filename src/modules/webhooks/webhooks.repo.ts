@@ -1,0 +1,228 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../store/store.js';
+import type { EventType } from '../events/event-types.js';
+
+export interface Endpoint {
+  id: string;
+  projectId: string;
+  url: string;
+  description: string | null;
+  events: EventType[];
+  active: boolean;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  projectId: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  createdAt: number;
+}
+
+interface EndpointRow {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string | null;
+  events: string;
+  active: number | boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const ENDPOINT_COLUMNS = ['id', 'project_id', 'url', 'description', 'events', 'active', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at'] as const;
+const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'project_id', 'state', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'created_at', 'updated_at'] as const;
+
+const endpointFromRow = (r: EndpointRow): Endpoint => ({
+  id: r.id,
+  projectId: r.project_id,
+  url: r.url,
+  description: r.description,
+  events: JSON.parse(r.events) as EventType[],
+  active: Boolean(r.active),
+  secret: r.secret,
+  previousSecret: r.previous_secret,
+  previousSecretUntil: r.previous_secret_until == null ? null : Number(r.previous_secret_until),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+const endpointToRow = (e: Endpoint): EndpointRow => ({
+  id: e.id,
+  project_id: e.projectId,
+  url: e.url,
+  description: e.description,
+  events: JSON.stringify(e.events),
+  active: e.active,
+  secret: e.secret,
+  previous_secret: e.previousSecret,
+  previous_secret_until: e.previousSecretUntil,
+  created_at: e.createdAt,
+  updated_at: e.updatedAt,
+});
+
+type DeliveryRow = {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  project_id: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+const deliveryFromRow = (r: DeliveryRow): WebhookDelivery => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  projectId: r.project_id,
+  state: r.state as WebhookDeliveryState,
+  attempts: Number(r.attempts),
+  nextAttemptAt: Number(r.next_attempt_at),
+  lastStatus: r.last_status == null ? null : Number(r.last_status),
+  lastError: r.last_error,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+export async function insertEndpoint(db: Db, e: Endpoint): Promise<void> {
+  await db('webhook_endpoints').insert(endpointToRow(e));
+}
+
+export async function saveEndpoint(db: Db, e: Endpoint): Promise<void> {
+  const { id, project_id: _p, created_at: _c, ...rest } = endpointToRow(e);
+  await db('webhook_endpoints').where({ id }).update(rest);
+}
+
+export async function deleteEndpoint(db: Db, id: string): Promise<void> {
+  await db('webhook_endpoints').where({ id }).delete();
+}
+
+export async function findEndpoint(db: Db, projectId: string, id: string): Promise<Endpoint | null> {
+  const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id, project_id: projectId }).first()) as EndpointRow | undefined;
+  return row ? endpointFromRow(row) : null;
+}
+
+export async function findEndpointById(db: Db, id: string): Promise<Endpoint | null> {
+  const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id }).first()) as EndpointRow | undefined;
+  return row ? endpointFromRow(row) : null;
+}
+
+export async function listEndpoints(db: Db, projectId: string): Promise<Endpoint[]> {
+  return ((await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ project_id: projectId }).orderBy('id', 'desc')) as EndpointRow[]).map(endpointFromRow);
+}
+
+export async function activeEndpointsOf(db: Db, projectIds: string[]): Promise<Endpoint[]> {
+  if (!projectIds.length) return [];
+  return ((await db('webhook_endpoints').select(ENDPOINT_COLUMNS).whereIn('project_id', projectIds).andWhere('active', true)) as EndpointRow[]).map(endpointFromRow);
+}
+
+export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise<void> {
+  for (let i = 0; i < list.length; i += 1000) {
+    await db('webhook_deliveries').insert(
+      list.slice(i, i + 1000).map((d) => ({
+        id: d.id,
+        endpoint_id: d.endpointId,
+        event_id: d.eventId,
+        project_id: d.projectId,
+        state: d.state,
+        attempts: d.attempts,
+        next_attempt_at: d.nextAttemptAt,
+        lease_owner: null,
+        lease_until: null,
+        last_status: d.lastStatus,
+        last_error: d.lastError,
+        created_at: d.createdAt,
+        updated_at: d.updatedAt,
+      })),
+    );
+  }
+}
+
+/**
+ * Claim due deliveries of active endpoints (lease + SKIP LOCKED on
+ * PostgreSQL). A delivery whose lease ran out (its process died mid-request)
+ * is due again: at-least-once.
+ */
+export async function claimDueDeliveries(trx: Knex.Transaction, client: 'sqlite' | 'pg', o: { now: number; limit: number; owner: string; leaseMs: number; skipEndpoints: string[] }): Promise<WebhookDelivery[]> {
+  const q = trx('webhook_deliveries as d')
+    .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(DELIVERY_COLUMNS.map((c) => `d.${c}`))
+    .where('d.state', 'pending')
+    .andWhere('e.active', true)
+    .andWhere('d.next_attempt_at', '<=', o.now)
+    .andWhere((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', o.now))
+    .orderBy('d.next_attempt_at')
+    .limit(o.limit);
+  if (o.skipEndpoints.length) q.whereNotIn('d.endpoint_id', o.skipEndpoints);
+  if (client === 'pg') q.forUpdate('d').skipLocked();
+  const rows = ((await q) as DeliveryRow[]).map(deliveryFromRow);
+  if (rows.length) await trx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_owner: o.owner, lease_until: o.now + o.leaseMs });
+  return rows;
+}
+
+export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord): Promise<void> {
+  await db('webhook_deliveries').where({ id: d.id }).update({
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.nextAttemptAt,
+    lease_owner: null,
+    lease_until: null,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    updated_at: d.updatedAt,
+  });
+  await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
+}
+
+export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {
+  const q = db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ endpoint_id: endpointId });
+  if (before) q.andWhere('id', '<', before);
+  return ((await q.orderBy('id', 'desc').limit(limit)) as DeliveryRow[]).map(deliveryFromRow);
+}
+
+export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
+  const out = new Map<string, AttemptRecord[]>(deliveryIds.map((id) => [id, []]));
+  if (!deliveryIds.length) return out;
+  const rows = (await db('webhook_attempts').select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'created_at').whereIn('delivery_id', deliveryIds).orderBy('attempt')) as Array<{
+    delivery_id: string;
+    attempt: number;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+    created_at: number;
+  }>;
+  for (const r of rows) {
+    out.get(r.delivery_id)!.push({ deliveryId: r.delivery_id, attempt: Number(r.attempt), statusCode: r.status_code == null ? null : Number(r.status_code), durationMs: Number(r.duration_ms), error: r.error, createdAt: Number(r.created_at) });
+  }
+  return out;
+}

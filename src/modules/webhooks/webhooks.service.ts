@@ -1,0 +1,136 @@
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { DEFAULT_SUBSCRIPTION, type EventType } from '../events/event-types.js';
+import { generateWebhookSecret } from '../../webhooks/sign.js';
+import * as repo from './webhooks.repo.js';
+import type { Endpoint, WebhookDelivery } from './webhooks.repo.js';
+
+/** interface §6: the old secret keeps signing this long after a rotation. */
+export const OLD_SECRET_VALIDITY_MS = 24 * 3_600_000;
+
+export interface WebhookDeps {
+  store: Store;
+  clock: Clock;
+  /** the SSRF guard: resolves and refuses non-https or non-public URLs; message says why */
+  checkEndpointUrl(url: string): Promise<void>;
+  /** first delay of webhooks.retry_schedule (a replay starts a new series) */
+  firstAttemptDelayMs: number;
+  /** wake the dispatcher after a replay */
+  onQueued?: () => void;
+}
+
+async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
+  try {
+    await deps.checkEndpointUrl(url);
+  } catch (e) {
+    throw validationError('url', (e as Error).message);
+  }
+  return url;
+}
+
+export async function createEndpoint(deps: WebhookDeps, projectId: string, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<Endpoint> {
+  const url = await checkUrl(deps, input.url);
+  const now = deps.clock.now();
+  const endpoint: Endpoint = {
+    id: newId('webhook', now),
+    projectId,
+    url,
+    description: input.description ?? null,
+    events: input.events ?? [...DEFAULT_SUBSCRIPTION],
+    active: true,
+    secret: generateWebhookSecret(),
+    previousSecret: null,
+    previousSecretUntil: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.store.tx((trx) => repo.insertEndpoint(trx, endpoint));
+  return endpoint;
+}
+
+export async function getEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId: string, id: string): Promise<Endpoint> {
+  const e = await repo.findEndpoint(deps.store.reader, projectId, id);
+  if (!e) throw notFound(`webhook endpoint ${id}`);
+  return e;
+}
+
+export function listEndpoints(deps: Pick<WebhookDeps, 'store'>, projectId: string): Promise<Endpoint[]> {
+  return repo.listEndpoints(deps.store.reader, projectId);
+}
+
+export async function updateEndpoint(
+  deps: WebhookDeps,
+  projectId: string,
+  id: string,
+  patch: { url?: string | undefined; events?: EventType[] | undefined; active?: boolean | undefined; description?: string | null | undefined },
+): Promise<Endpoint> {
+  const url = patch.url === undefined ? undefined : await checkUrl(deps, patch.url);
+  return deps.store.tx(async (trx) => {
+    const e = await repo.findEndpoint(trx, projectId, id);
+    if (!e) throw notFound(`webhook endpoint ${id}`);
+    const next: Endpoint = {
+      ...e,
+      url: url ?? e.url,
+      events: patch.events ?? e.events,
+      active: patch.active ?? e.active,
+      description: patch.description === undefined ? e.description : patch.description,
+      updatedAt: deps.clock.now(),
+    };
+    await repo.saveEndpoint(trx, next);
+    return next;
+  });
+}
+
+/** Deleting an endpoint deletes its deliveries, pending ones included: nothing more is sent to it. */
+export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId: string, id: string): Promise<Endpoint> {
+  return deps.store.tx(async (trx) => {
+    const e = await repo.findEndpoint(trx, projectId, id);
+    if (!e) throw notFound(`webhook endpoint ${id}`);
+    await repo.deleteEndpoint(trx, id);
+    return e;
+  });
+}
+
+export async function rotateSecret(deps: Pick<WebhookDeps, 'store' | 'clock'>, projectId: string, id: string): Promise<Endpoint> {
+  return deps.store.tx(async (trx) => {
+    const e = await repo.findEndpoint(trx, projectId, id);
+    if (!e) throw notFound(`webhook endpoint ${id}`);
+    const now = deps.clock.now();
+    const next: Endpoint = { ...e, secret: generateWebhookSecret(), previousSecret: e.secret, previousSecretUntil: now + OLD_SECRET_VALIDITY_MS, updatedAt: now };
+    await repo.saveEndpoint(trx, next);
+    return next;
+  });
+}
+
+/** Secrets that sign a request sent at `now`: the current one, and the previous one during its grace period. */
+export function signingSecrets(e: Endpoint, now: number): string[] {
+  return e.previousSecret && e.previousSecretUntil !== null && e.previousSecretUntil > now ? [e.secret, e.previousSecret] : [e.secret];
+}
+
+/** interface §6 rule 4: a replay sends the same event (same id) again, as a new series of attempts. */
+export async function replayEvent(deps: WebhookDeps, projectId: string, endpointId: string, eventId: string): Promise<WebhookDelivery> {
+  const delivery = await deps.store.tx(async (trx) => {
+    const e = await repo.findEndpoint(trx, projectId, endpointId);
+    if (!e) throw notFound(`webhook endpoint ${endpointId}`);
+    const event = await trx('events').select('id').where({ id: eventId, project_id: projectId }).first();
+    if (!event) throw notFound(`event ${eventId}`);
+    if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
+    const now = deps.clock.now();
+    const d: WebhookDelivery = { id: newId('delivery', now), endpointId, eventId, projectId, state: 'pending', attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now };
+    await repo.insertDeliveries(trx, [d]);
+    return d;
+  });
+  deps.onQueued?.();
+  return delivery;
+}
+
+export async function deliveryLog(deps: Pick<WebhookDeps, 'store'>, projectId: string, endpointId: string, limit: number, cursor?: string) {
+  const e = await repo.findEndpoint(deps.store.reader, projectId, endpointId);
+  if (!e) throw notFound(`webhook endpoint ${endpointId}`);
+  const page = await repo.deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor);
+  const items = page.slice(0, limit);
+  const attempts = await repo.attemptsOf(deps.store.reader, items.map((d) => d.id));
+  return { items, attempts, more: page.length > limit };
+}

@@ -1,0 +1,35 @@
+export type SmtpOutcomeKind = 'delivered' | 'deferred' | 'bounced' | 'ambiguous';
+
+export interface Classified {
+  kind: SmtpOutcomeKind;
+  bounceType?: 'Permanent' | 'Transient';
+  reply: string;
+}
+
+/**
+ * The meaning of an SMTP reply (RFC 5321 §4.2.1): 2yz accepted, 4yz try
+ * again later, 5yz do not. An enhanced status code (RFC 3463) wins over the
+ * basic code when they disagree on the class: a "550 4.2.2 mailbox full"
+ * is a temporary condition in all but its first digit.
+ */
+export function classifyReply(code: number, text: string): Classified {
+  const reply = text.trim() || String(code);
+  const enhanced = /^\d{3}[ -]([245])\.\d{1,3}\.\d{1,3}\b/.exec(reply)?.[1];
+  const cls = enhanced ? Number(enhanced) : Math.floor(code / 100);
+  if (cls === 2 && code >= 200 && code < 300) return { kind: 'delivered', reply };
+  if (cls === 4 || (code >= 400 && code < 500)) return { kind: 'deferred', reply };
+  if (code >= 500 && code < 600) return { kind: 'bounced', bounceType: 'Permanent', reply };
+  return { kind: 'deferred', reply: `unexpected reply: ${reply}` };
+}
+
+/**
+ * A failure without a reply. Before the message body started nothing was
+ * delivered, so it is tried again later; once the body may have reached
+ * the server, only the server knows whether it took the message: ambiguous,
+ * never sent again by itself (interface §1.9).
+ */
+export function classifyNoReply(description: string, bodyStarted: boolean): Classified {
+  return bodyStarted
+    ? { kind: 'ambiguous', reply: `no answer after the message was transmitted (${description}); not sent again unless an operator retries it` }
+    : { kind: 'deferred', reply: `421 4.4.2 ${description}` };
+}

@@ -1,0 +1,143 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log/logger.js';
+import type { Store } from '../store/store.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { domainKeys, findDomainByName, type Domain } from '../modules/domains/domains.repo.js';
+import { canSendLive } from '../modules/domains/domain-state.js';
+import { attachmentsOf, type Email, type Recipient } from '../modules/emails/emails.repo.js';
+import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
+import type { Delivery } from '../modules/emails/deliveries.repo.js';
+import { buildMime } from './build-mime.js';
+import { createDkimSigner } from './dkim.js';
+import { resolveDestinations } from './mx.js';
+import { providerQueueId, type Destination, type SmtpSender } from './smtp-sender.js';
+import type { Attempt, AttemptResult } from './worker.js';
+
+export interface LiveAttemptOptions {
+  store: Store;
+  resolver: DnsResolver;
+  sender: SmtpSender;
+  outbound: Config['outbound'];
+  logger: Logger;
+}
+
+/** VERP (CONTRACT §5): bounce+<email>-<recipient>@<return path>, so a bounce names what it is about without parsing guesswork. */
+export function envelopeSender(email: Email, recipient: Recipient, domain: Domain, hostname: string): string {
+  const host = domain.checks['return_path:mx']?.dns === 'found' ? `${domain.returnPath}.${domain.name}` : hostname;
+  return `bounce+${email.id.slice(4)}-${recipient.id.slice(4)}@${host}`;
+}
+
+/**
+ * The SMTP path of the MTA, as a table of contents: the From domain must
+ * still be verified; build the MIME once; sign it with the domain's active
+ * DKIM key; find where the recipients' domain takes mail (or the relay);
+ * one transaction per recipient (each has its own VERP sender) over pooled
+ * connections; map the answers to outcomes.
+ */
+export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
+  const keys = new Map<string, KeyObject>();
+  const signed = new Map<string, Buffer>();
+
+  async function signingKey(domain: Domain): Promise<KeyObject | null> {
+    const id = `${domain.id}:${domain.activeSelector}`;
+    let key = keys.get(id);
+    if (!key) {
+      const pem = (await domainKeys(o.store.reader, domain.id)).find((k) => k.selector === domain.activeSelector)?.privateKeyPem;
+      if (!pem) return null;
+      // A parsed KeyObject signs several times faster than a PEM string parsed at every signature.
+      key = createPrivateKey(pem);
+      keys.set(id, key);
+    }
+    return key;
+  }
+
+  async function message(email: Email, domain: Domain, key: KeyObject): Promise<Buffer> {
+    let raw = signed.get(email.id);
+    if (!raw) {
+      const mime = await buildMime({
+        from: email.from,
+        to: email.to,
+        cc: email.cc,
+        replyTo: email.replyTo,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers: email.headers,
+        attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
+        messageId: email.messageId,
+        date: new Date(email.createdAt),
+      });
+      raw = createDkimSigner({ domainName: domain.name, selector: domain.activeSelector, privateKey: key })(mime);
+      // Several recipient domains of one email go out close together: keep the signed copy briefly.
+      signed.set(email.id, raw);
+      setTimeout(() => signed.delete(email.id), 60_000).unref();
+    }
+    return raw;
+  }
+
+  async function destinations(d: Delivery, domain: Domain): Promise<Destination[] | RecipientOutcome> {
+    const out = o.outbound;
+    if (out.mode === 'relay') {
+      const r = out.relay!;
+      // The relay gets credentials: its certificate is checked.
+      return [{ host: r.host!, port: r.port, secure: r.secure, tls: 'opportunistic', verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
+    }
+    const found = await resolveDestinations(d.route, o.resolver);
+    switch (found.kind) {
+      case 'hosts':
+        return found.hosts.flatMap((h) => h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls: domain.tls })));
+      case 'null_mx':
+        return { kind: 'bounced', bounceType: 'Permanent', reply: `556 5.1.10 ${d.route} does not accept mail (null MX, RFC 7505)` };
+      case 'no_domain':
+        return { kind: 'bounced', bounceType: 'Permanent', reply: `550 5.1.2 ${d.route} does not exist (NXDOMAIN)` };
+      case 'dns_error':
+        return { kind: 'deferred', reply: `451 4.4.3 DNS lookup for ${d.route} failed: ${found.reason}` };
+    }
+  }
+
+  return async (email, d, recipients, hooks): Promise<AttemptResult> => {
+    const all = (outcome: RecipientOutcome) => new Map(recipients.map((r) => [r.id, outcome]));
+    const domain = await findDomainByName(o.store.reader, email.fromDomain);
+    // LIFECYCLE: a queued email whose From domain was deleted or lost its records fails.
+    if (!domain || domain.projectId !== email.projectId || !canSendLive(domain.status)) {
+      return { outcomes: all({ kind: 'failed', reason: 'domain_not_verified' }), failureReason: 'domain_not_verified' };
+    }
+    const key = await signingKey(domain);
+    if (!key) return { outcomes: all({ kind: 'failed', reason: 'the domain has no DKIM key' }) };
+    const raw = await message(email, domain, key);
+    const dest = await destinations(d, domain);
+    if (!Array.isArray(dest)) return { outcomes: all(dest) };
+
+    const outcomes = new Map<string, RecipientOutcome>();
+    let providerMessageId: string | null = null;
+    let dataMarked = false;
+    for (const r of recipients) {
+      const res = await o.sender.send(dest, {
+        envelope: { from: envelopeSender(email, r, domain, o.outbound.hostname), to: [r.address] },
+        raw,
+        beforeData: async () => {
+          if (!dataMarked) {
+            await hooks.beforeData();
+            dataMarked = true;
+          }
+        },
+      });
+      const got = res.recipients[0];
+      outcomes.set(r.id, toOutcome(got?.kind ?? 'deferred', got?.reply ?? 'no answer', got?.bounceType, res.host));
+      if (got?.kind === 'delivered' && !providerMessageId) {
+        providerMessageId = o.outbound.mode === 'relay' ? (providerQueueId(res.response ?? '') ?? email.messageId) : email.messageId;
+      }
+    }
+    return { outcomes, providerMessageId };
+  };
+}
+
+function toOutcome(kind: 'delivered' | 'deferred' | 'bounced' | 'ambiguous', reply: string, bounceType: 'Permanent' | 'Transient' | undefined, mx: string): RecipientOutcome {
+  switch (kind) {
+    case 'bounced':
+      return { kind, bounceType: bounceType ?? 'Permanent', reply, mx };
+    default:
+      return { kind, reply, mx };
+  }
+}

@@ -1,0 +1,28 @@
+import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
+
+/** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
+export const SIMULATED_RETRY_MS = [1000];
+
+/**
+ * CONTRACT §4: the local part of an address at the test domain picks the
+ * outcome; any other address is delivered. Nothing leaves the machine.
+ */
+export function simulateOutcome(address: string, testDomain: string, attempt: number): RecipientOutcome {
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at).toLowerCase();
+  const domain = address.slice(at + 1).toLowerCase();
+  const delivered: RecipientOutcome = { kind: 'delivered', reply: '250 2.0.0 OK: simulated delivery' };
+  if (domain !== testDomain) return delivered;
+  switch (local) {
+    case 'bounced':
+      return { kind: 'bounced', bounceType: 'Permanent', reply: '550 5.1.1 simulated bounce: the mailbox does not exist' };
+    case 'complained':
+      return { kind: 'complained', reply: '250 2.0.0 OK: simulated delivery, then a simulated spam complaint' };
+    case 'delayed':
+      return attempt <= 1 ? { kind: 'deferred', reply: '451 4.2.0 simulated delay: the mailbox is temporarily unavailable' } : delivered;
+    case 'ambiguous':
+      return { kind: 'ambiguous', reply: 'simulated: the connection was lost after the end of DATA' };
+    default:
+      return delivered;
+  }
+}

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../lib/time.js';
+import type { Store } from '../store/store.js';
+import type { GroupCommit } from '../store/group-commit.js';
+import type { Email } from '../modules/emails/emails.repo.js';
+import { simulateOutcome, SIMULATED_RETRY_MS } from '../mta/simulate.js';
+import { QueueWorker, type Attempt } from '../mta/worker.js';
+import type { Role } from './role.js';
+
+export interface MtaRole extends Role {
+  /** look at the queue now */
+  wake(): void;
+  worker: QueueWorker;
+}
+
+export interface MtaOptions {
+  store: Store;
+  writer: GroupCommit;
+  clock: Clock;
+  logger: Logger;
+  testDomain: string;
+  retryScheduleMs: readonly number[];
+  /** the SMTP path for live mail */
+  attemptLive: Attempt;
+  /** release resources of the live path (SMTP pools) */
+  closeLive?: () => Promise<void>;
+}
+
+/** The outbound MTA: the queue worker with the simulation for test keys and SMTP for live keys. */
+export async function startMta(o: MtaOptions): Promise<MtaRole> {
+  const simulate: Attempt = async (_email, delivery, recipients) => ({
+    outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, o.testDomain, delivery.attempts)])),
+    providerMessageId: null,
+  });
+  const worker = new QueueWorker({
+    store: o.store,
+    writer: o.writer,
+    clock: o.clock,
+    logger: o.logger,
+    owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    attempt: (email, delivery, recipients, hooks) => (email.environment === 'test' ? simulate(email, delivery, recipients, hooks) : o.attemptLive(email, delivery, recipients, hooks)),
+    retryScheduleMs: (email: Email) => (email.environment === 'test' ? SIMULATED_RETRY_MS : o.retryScheduleMs),
+  });
+  await worker.start();
+  o.logger.info('MTA queue worker started');
+  return {
+    name: 'mta',
+    worker,
+    wake: () => worker.wake(),
+    async stop() {
+      await worker.stop();
+      await o.closeLive?.();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Knex } from 'knex';
+import type { Store } from './store.js';
+
+interface Job {
+  fn(trx: Knex.Transaction): Promise<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * Runs many small write transactions as one: jobs that arrive while a commit
+ * is under way wait and then share the next one (one fsync for all). Each
+ * job runs in its own savepoint, so one failing job rolls back only its own
+ * work. A job's promise settles only after the commit that holds it.
+ */
+export class GroupCommit {
+  private waiting: Job[] = [];
+  private running = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly maxBatch = 500,
+  ) {}
+
+  run<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0, this.maxBatch);
+      const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+      try {
+        await this.store.tx(async (trx) => {
+          results.length = 0;
+          for (const job of batch) {
+            try {
+              results.push({ ok: true, value: batch.length === 1 ? await job.fn(trx) : await trx.transaction((sp) => job.fn(sp)) });
+            } catch (error) {
+              results.push({ ok: false, error });
+            }
+          }
+        });
+      } catch (e) {
+        for (const job of batch) job.reject(e);
+        continue;
+      }
+      batch.forEach((job, i) => {
+        const r = results[i]!;
+        if (r.ok) job.resolve(r.value);
+        else job.reject(r.error);
+      });
+    }
+    this.running = false;
+  }
+}

@@ -1,0 +1,224 @@
+import type { Knex } from 'knex';
+import { newId } from '../lib/ids.js';
+import { iso, type Clock } from '../lib/time.js';
+import type { Logger } from '../log/logger.js';
+import type { GroupCommit } from '../store/group-commit.js';
+import type { Store } from '../store/store.js';
+import type { EventType } from '../modules/events/event-types.js';
+import * as repo from '../modules/webhooks/webhooks.repo.js';
+import { signingSecrets } from '../modules/webhooks/webhooks.service.js';
+import { signatureHeader } from './sign.js';
+
+/** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
+export type WebhookPost = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; durationMs: number }>;
+
+export interface DispatcherOptions {
+  store: Store;
+  writer: GroupCommit;
+  clock: Clock;
+  logger: Logger;
+  owner: string;
+  post: WebhookPost;
+  /** delay before each attempt (webhooks.retry_schedule, at most 8) */
+  retryScheduleMs: readonly number[];
+  userAgent: string;
+  /** requests in flight to one endpoint, so that a slow endpoint cannot take every slot */
+  perEndpoint?: number;
+  /** requests in flight in all */
+  concurrency?: number;
+  /** a claim older than this belongs to a process that died: the attempt is made again (at least once) */
+  leaseMs?: number;
+  idleMs?: number;
+}
+
+interface EventRow {
+  id: string;
+  project_id: string;
+  type: EventType;
+  simulated: number | boolean;
+  data: string;
+  created_at: number;
+}
+
+/**
+ * Reads the event outbox, creates one delivery per (event, subscribed
+ * active endpoint) in the transaction that marks the event fanned out, and
+ * POSTs due deliveries signed (interface §6). Attempts are rows with a due
+ * time, not timers: they survive restarts and kill -9.
+ */
+export class WebhookDispatcher {
+  private stopped = true;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private readonly inFlight = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly o: DispatcherOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.loop = this.run();
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+    await Promise.all(this.running);
+  }
+
+  private async run(): Promise<void> {
+    const concurrency = this.o.concurrency ?? 50;
+    while (!this.stopped) {
+      let busy = false;
+      try {
+        busy = (await this.fanOut()) > 0;
+        const room = concurrency - this.running.size;
+        if (room > 0) {
+          const claimed = await this.claim(room);
+          for (const d of claimed) this.track(d);
+          busy ||= claimed.length > 0;
+        }
+      } catch (e) {
+        this.o.logger.error({ err: e }, 'webhook dispatch failed; retrying');
+      }
+      if (!busy) await this.sleep(this.o.idleMs ?? 500);
+      else if (this.running.size >= concurrency) await this.sleep(this.o.idleMs ?? 500);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        done();
+      };
+    });
+  }
+
+  /** Events → deliveries, in the transaction that marks the events fanned out. */
+  async fanOut(): Promise<number> {
+    const now = this.o.clock.now();
+    return this.o.writer.run(async (trx) => {
+      const q = trx('events').select('id', 'project_id', 'type').where('fanned_out', false).orderBy('id').limit(500);
+      if (this.o.store.client === 'pg') q.forUpdate().skipLocked();
+      const events = (await q) as Array<Pick<EventRow, 'id' | 'project_id' | 'type'>>;
+      if (!events.length) return 0;
+      const endpoints = await repo.activeEndpointsOf(trx, [...new Set(events.map((e) => e.project_id))]);
+      const deliveries: repo.WebhookDelivery[] = [];
+      for (const ev of events) {
+        for (const ep of endpoints) {
+          if (ep.projectId !== ev.project_id || !ep.events.includes(ev.type)) continue;
+          deliveries.push({
+            id: newId('delivery', now),
+            endpointId: ep.id,
+            eventId: ev.id,
+            projectId: ev.project_id,
+            state: 'pending',
+            attempts: 0,
+            nextAttemptAt: now + (this.o.retryScheduleMs[0] ?? 0),
+            lastStatus: null,
+            lastError: null,
+            createdAt: now,
+            updatedAt: now,
+          });
+        }
+      }
+      await repo.insertDeliveries(trx, deliveries);
+      await markFannedOut(trx, events.map((e) => e.id));
+      return events.length;
+    });
+  }
+
+  private async claim(room: number): Promise<repo.WebhookDelivery[]> {
+    const cap = this.o.perEndpoint ?? 4;
+    const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
+    const claimed = await this.o.writer.run((trx) =>
+      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 5 * 60_000, skipEndpoints: full }),
+    );
+    // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
+    const taken: repo.WebhookDelivery[] = [];
+    const counts = new Map(this.inFlight);
+    const release: string[] = [];
+    for (const d of claimed) {
+      const n = counts.get(d.endpointId) ?? 0;
+      if (n >= cap || taken.length >= room) {
+        release.push(d.id);
+        continue;
+      }
+      counts.set(d.endpointId, n + 1);
+      taken.push(d);
+    }
+    if (release.length) await this.o.writer.run((trx) => trx('webhook_deliveries').whereIn('id', release).update({ lease_owner: null, lease_until: null }));
+    return taken;
+  }
+
+  private track(d: repo.WebhookDelivery): void {
+    this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
+    const p = this.attempt(d).catch((e: unknown) => this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'));
+    this.running.add(p);
+    void p.finally(() => {
+      this.running.delete(p);
+      const n = (this.inFlight.get(d.endpointId) ?? 1) - 1;
+      if (n <= 0) this.inFlight.delete(d.endpointId);
+      else this.inFlight.set(d.endpointId, n);
+      this.wake();
+    });
+  }
+
+  private async attempt(d: repo.WebhookDelivery): Promise<void> {
+    const endpoint = await repo.findEndpointById(this.o.store.reader, d.endpointId);
+    const event = (await this.o.store.reader('events').select('id', 'project_id', 'type', 'simulated', 'data', 'created_at').where({ id: d.eventId }).first()) as EventRow | undefined;
+    if (!endpoint || !event) return;
+    const attempt = d.attempts + 1;
+    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(Number(event.created_at)), simulated: Boolean(event.simulated), data: JSON.parse(event.data) as unknown });
+    // Signed afresh at every attempt: a new t= each time (interface §6).
+    const now = this.o.clock.now();
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': this.o.userAgent,
+      'Service-Signature': signatureHeader(signingSecrets(endpoint, now), body, Math.floor(now / 1000)),
+      'Service-Event-Id': event.id,
+      'Service-Delivery-Attempt': String(attempt),
+    };
+    let status: number | null = null;
+    let error: string | null = null;
+    let durationMs = 0;
+    const started = this.o.clock.now();
+    try {
+      const res = await this.o.post(endpoint.url, headers, body);
+      status = res.status;
+      durationMs = res.durationMs;
+      if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
+    } catch (e) {
+      durationMs = this.o.clock.now() - started;
+      error = (e as Error).message;
+    }
+    const finished = this.o.clock.now();
+    const ok = error === null;
+    const nextDelay = this.o.retryScheduleMs[attempt];
+    const next: repo.WebhookDelivery = {
+      ...d,
+      attempts: attempt,
+      state: ok ? 'succeeded' : nextDelay === undefined ? 'failed' : 'pending',
+      nextAttemptAt: ok || nextDelay === undefined ? d.nextAttemptAt : finished + nextDelay,
+      lastStatus: status,
+      lastError: error,
+      updatedAt: finished,
+    };
+    await this.o.writer.run((trx) => repo.finishAttempt(trx, next, { deliveryId: d.id, attempt, statusCode: status, durationMs, error, createdAt: finished }));
+  }
+}
+
+async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promise<void> {
+  await trx('events').whereIn('id', ids).update({ fanned_out: true });
+}

@@ -1,0 +1,16 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** CONTRACT §4: whsec_ + base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * interface §6: `t=<unix>,v1=<hex>[,v1=<hex>]`, each v1 the HMAC-SHA256 of
+ * "<t>.<raw body>" keyed with a whole secret string (UTF-8). During a
+ * rotation both the new and the old secret sign.
+ */
+export function signatureHeader(secrets: readonly string[], rawBody: string, unixSeconds: number): string {
+  const signed = `${unixSeconds}.${rawBody}`;
+  return [`t=${unixSeconds}`, ...secrets.map((s) => `v1=${createHmac('sha256', Buffer.from(s, 'utf8')).update(signed, 'utf8').digest('hex')}`)].join(',');
+}

@@ -1,0 +1,100 @@
+import { expect } from 'chai';
+import { generateKeyPairSync } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { authenticate } from 'mailauth';
+import { buildMime } from '../../src/mta/build-mime.js';
+import { createDkimSigner } from '../../src/mta/dkim.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { createResolver } from '../../src/dns/resolver.js';
+
+const base = {
+  from: 'Ann Example <ann@example.test>',
+  to: ['bob@example.test', 'Jörg <joerg@xn--bcher-kva.de>'],
+  cc: ['carol@example.test'],
+  replyTo: ['replies@example.test'],
+  subject: 'Grüße — your receipt',
+  html: '<p>Hello <img src="cid:logo"></p>',
+  text: 'Hello   \r\nthere\t \r\n\r\n\r\n',
+  headers: { 'X-Campaign': 'spring', 'List-Unsubscribe': '<mailto:unsub@example.test>' },
+  attachments: [
+    { filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), contentType: 'image/png', contentId: 'logo' },
+    { filename: 'receipt.pdf', content: Buffer.from('%PDF-1.7 fake'), contentType: 'application/pdf' },
+  ],
+  messageId: '<abc123@mta.example.test>',
+  date: new Date('2026-11-22T10:00:00Z'),
+};
+
+describe('buildMime', function () {
+  it('builds the message with alternatives, inline and attached files, and no Bcc', async function () {
+    const raw = await buildMime(base);
+    expect(raw.toString('binary')).to.not.match(/^bcc:/im);
+    expect(raw.toString('binary').split('\r\n').every((l) => l.length <= 998)).to.equal(true);
+    const m = await simpleParser(raw);
+    expect(m.subject).to.equal(base.subject);
+    expect(m.from?.value[0]).to.deep.include({ address: 'ann@example.test', name: 'Ann Example' });
+    // mailparser shows the IDN in its Unicode form
+    expect((m.to as { value: Array<{ address: string }> }).value.map((v) => v.address)).to.deep.equal(['bob@example.test', 'joerg@bücher.de']);
+    expect((m.cc as { value: Array<{ address: string }> }).value[0]!.address).to.equal('carol@example.test');
+    expect(m.messageId).to.equal(base.messageId);
+    expect(m.date?.toISOString()).to.equal(base.date.toISOString());
+    expect(m.text).to.include('Hello');
+    expect(m.html).to.include('Hello');
+    expect(m.headers.get('x-campaign')).to.equal('spring');
+    expect(raw.toString()).to.include('List-Unsubscribe: <mailto:unsub@example.test>');
+    const logo = m.attachments.find((a) => a.filename === 'logo.png')!;
+    expect(logo.cid).to.equal('logo');
+    expect(logo.content.equals(base.attachments[0]!.content)).to.equal(true);
+    expect(m.attachments.find((a) => a.filename === 'receipt.pdf')!.content.toString()).to.equal('%PDF-1.7 fake');
+  });
+});
+
+describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
+  let world: DnsWorld;
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  before(async function () {
+    world = await startDnsWorld();
+    world.add('sel1._domainkey.example.test', 'TXT', `v=DKIM1; k=rsa; p=${p}`);
+  });
+  after(async () => world.stop());
+
+  async function verify(raw: Buffer) {
+    const r = createResolver({ servers: [world.address] });
+    const res = await authenticate(raw, {
+      ip: '127.0.0.1',
+      helo: 'mta.example.test',
+      mta: 'mx.example.test',
+      disableArc: true,
+      disableBimi: true,
+      disableDmarc: true,
+      resolver: async (name: string, type: string) => (type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name)),
+    } as Parameters<typeof authenticate>[1]);
+    return (res.dkim?.results ?? []).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+  }
+
+  const signer = createDkimSigner({ domainName: 'example.test', selector: 'sel1', privateKey });
+
+  it('produces a signature an independent verifier (mailauth) accepts', async function () {
+    const signed = signer(await buildMime(base));
+    expect(signed.toString('binary').replace(/\r\n\t/g, ' ')).to.match(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example\.test; s=sel1;/);
+    expect(await verify(signed)).to.deep.equal(['example.test:pass']);
+  });
+
+  it('fails when the body or the Subject changes after signing', async function () {
+    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    // a changed body fails the body hash (mailauth reports it as neutral, RFC 6376 §6.1.3), never pass
+    expect((await verify(Buffer.from(signed.replace('Hello', 'Hullo'), 'binary')))[0]).to.be.oneOf(['example.test:neutral', 'example.test:fail']);
+    expect(await verify(Buffer.from(signed.replace(/^Subject: .*$/m, 'Subject: changed'), 'binary'))).to.deep.equal(['example.test:fail']);
+  });
+
+  it('fails when a second From is added (oversigned)', async function () {
+    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    expect(await verify(Buffer.from(`From: mallory@evil.test\r\n${signed}`, 'binary'))).to.deep.equal(['example.test:fail']);
+  });
+
+  it('survives whitespace changes relaxed canonicalization allows', async function () {
+    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    const reflowed = signed.replace(/^Subject: /m, 'Subject:   ').replace(/\r\n$/, '\r\n\r\n\r\n');
+    expect(await verify(Buffer.from(reflowed, 'binary'))).to.deep.equal(['example.test:pass']);
+  });
+});
