@@ -141,6 +141,8 @@ export interface RoleSelection {
 
 export interface RunningRoles {
   api: ApiRole | null;
+  /** the port of the DKIM zone server, when it runs */
+  dnsPort: number | null;
   mta: MtaRole | null;
   dispatcher: WebhookDispatcher | null;
   stop(): Promise<void>;
@@ -151,6 +153,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
   const { deps, writer } = core;
   const { store } = deps;
   const roles: Role[] = [];
+  let dnsPort: number | null = null;
   const stopAll = async () => {
     for (const role of [...roles].reverse()) {
       await role.stop().catch((e: unknown) => logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
@@ -167,6 +170,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
         logger,
       });
       logger.info({ zone: config.dns.zone, port: zone.port }, 'DKIM zone DNS server listening');
+      dnsPort = zone.port;
       roles.push({ name: 'dns', stop: () => zone.stop() });
     }
     let mta: MtaRole | null = null;
@@ -238,6 +242,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
     }
     return {
       api,
+      dnsPort,
       mta,
       dispatcher,
       async stop() {

@@ -166,19 +166,26 @@ export class SmtpSender {
       conn.posthornDead = true;
     });
     return new Promise<Conn>((resolve, reject) => {
+      let settled = false;
+      const fail = (e: Error) => {
+        if (settled) return;
+        settled = true;
+        conn.close();
+        reject(e);
+      };
+      // Some failures while connecting (TLS required but not offered, a dropped greeting) are
+      // reported as an 'error' event rather than through the connect callback.
+      conn.once('error', fail);
       conn.connect((err?: Error | null) => {
-        if (err) {
-          conn.close();
-          return reject(err);
-        }
-        if (!d.auth) return resolve(conn);
-        conn.login({ user: d.auth.user, pass: d.auth.pass }, (e?: Error | null) => {
-          if (e) {
-            conn.close();
-            return reject(e);
-          }
+        if (err) return fail(err);
+        const ready = () => {
+          if (settled) return;
+          settled = true;
+          conn.removeListener('error', fail);
           resolve(conn);
-        });
+        };
+        if (!d.auth) return ready();
+        conn.login({ user: d.auth.user, pass: d.auth.pass }, (e?: Error | null) => (e ? fail(e) : ready()));
       });
     });
   }

@@ -1,0 +1,53 @@
+import { authenticate } from 'mailauth';
+import { expect } from 'chai';
+import { createResolver } from '../../src/dns/resolver.js';
+import type { TestApi, Tenant } from './api.js';
+import type { DnsWorld } from './dns-world.js';
+import type { Client } from './http.js';
+import { waitFor } from './wait.js';
+
+export const SINK_DOMAINS = ['ok.test', 'reject.test', 'tempfail.test', 'drop.test', 'slow.test', 'enforced.test'];
+
+/** Point the sink domains' MX at the sink (mx.sink.test → 127.0.0.1). */
+export function routeSinkDomains(world: DnsWorld): void {
+  for (const d of SINK_DOMAINS) world.add(d, 'MX', { exchange: 'mx.sink.test', priority: 10 });
+  world.add('mx.sink.test', 'A', '127.0.0.1');
+}
+
+let seq = 0;
+
+/** A sending domain of the tenant, its records published in the world DNS and verified. */
+export async function verifiedDomain(t: Tenant, world: DnsWorld, opts: Record<string, unknown> = {}): Promise<{ id: string; domain: string; records: Array<{ name: string; type: string; value: string; required: boolean }> }> {
+  const res = await t.api.post('/v1/domains', { domain: `s${Date.now().toString(36)}${++seq}.send.test`, ...opts });
+  expect(res.status, res.text).to.equal(201);
+  for (const r of res.body.records as Array<{ name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string }>) {
+    world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
+  }
+  const v = await t.api.post(`/v1/domains/${res.body.id}/verify`);
+  expect(v.body.status, v.text).to.equal('verified');
+  return v.body;
+}
+
+export async function waitEmail(api: Client, id: string, pred: (e: any) => boolean, ms = 15_000): Promise<any> {
+  return waitFor(async () => {
+    const r = await api.get(`/v1/emails/${id}`);
+    return pred(r.body) ? r.body : null;
+  }, ms, `email ${id} to reach the expected state`);
+}
+
+/** DKIM as a receiver checks it: mailauth resolving through the world DNS (and the appliance's zone behind the CNAMEs). */
+export async function dkimResults(world: DnsWorld, raw: Buffer): Promise<string[]> {
+  const r = createResolver({ servers: [world.address] });
+  const res = await authenticate(raw, {
+    ip: '127.0.0.1',
+    helo: 'mta.appliance.test',
+    mta: 'mx.sink.test',
+    disableArc: true,
+    disableBimi: true,
+    disableDmarc: true,
+    resolver: async (name: string, type: string) => (type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name)),
+  } as Parameters<typeof authenticate>[1]);
+  return (res.dkim?.results ?? []).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+}
+
+export type { TestApi };

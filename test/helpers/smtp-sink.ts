@@ -1,0 +1,137 @@
+import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import { waitFor } from './wait.js';
+
+export interface SinkMessage {
+  envelope: { from: string; to: string[] };
+  raw: Buffer;
+  secure: boolean;
+  user: string | null;
+}
+
+export interface SinkOptions {
+  /** offer STARTTLS (smtp-server's own self-signed certificate) */
+  starttls?: boolean;
+  /** require AUTH (relay tests): user → password */
+  users?: Record<string, string>;
+  /** how many times tempfail.test refuses an address before accepting it */
+  tempfailTimes?: number;
+  /** how long slow.test holds the reply to DATA */
+  holdMs?: number;
+}
+
+/**
+ * An SMTP server on 127.0.0.1 whose behaviour is picked by the recipient's
+ * domain (KumoMTA's sink style, like the conformance harness):
+ * ok.test and anything else accept; reject.test 550 at RCPT; tempfail.test
+ * 451 at RCPT the first N times per address (local part tf<N>-…); drop.test
+ * takes the whole message and closes without answering; slow.test holds the
+ * answer to DATA (local part hold<ms>-…).
+ */
+export class SmtpSink {
+  readonly messages: SinkMessage[] = [];
+  private readonly rcpt = new Map<string, number>();
+  connections = 0;
+  open = 0;
+  maxOpen = 0;
+  private server!: SMTPServer;
+  port = 0;
+  private seq = 0;
+
+  constructor(private readonly o: SinkOptions = {}) {}
+
+  async start(): Promise<this> {
+    const users = this.o.users;
+    this.server = new SMTPServer({
+      secure: false,
+      authOptional: !users,
+      disabledCommands: [...(this.o.starttls ? [] : ['STARTTLS']), ...(users ? [] : ['AUTH'])],
+      allowInsecureAuth: true,
+      logger: false,
+      size: 50 * 1024 * 1024,
+      onConnect: (_session, cb) => {
+        this.connections++;
+        this.open++;
+        this.maxOpen = Math.max(this.maxOpen, this.open);
+        cb();
+      },
+      onClose: () => {
+        this.open--;
+      },
+      onAuth: (auth, _session, cb) => {
+        if (users && users[auth.username ?? ''] === auth.password) return cb(null, { user: auth.username });
+        cb(new Error('535 5.7.8 authentication failed'));
+      },
+      onRcptTo: (address: SMTPServerAddress, _session, cb) => this.onRcpt(address.address.toLowerCase(), cb),
+      onData: (stream, session, cb) => this.onData(stream, session, cb),
+    });
+    this.server.on('error', () => undefined);
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    this.port = ((this.server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+    return this;
+  }
+
+  private onRcpt(address: string, cb: (err?: Error | null) => void): void {
+    const n = (this.rcpt.get(address) ?? 0) + 1;
+    this.rcpt.set(address, n);
+    const [local = '', domain = ''] = address.split('@');
+    if (domain === 'reject.test') return cb(smtpError(550, '5.1.1 <' + address + '>: Recipient address rejected: User unknown'));
+    if (domain === 'tempfail.test') {
+      const times = Number(/^tf(\d+)-/.exec(local)?.[1] ?? this.o.tempfailTimes ?? 1);
+      if (n <= times) return cb(smtpError(451, '4.2.0 <' + address + '>: try again later'));
+    }
+    cb();
+  }
+
+  private onData(stream: NodeJS.ReadableStream, session: SMTPServerSession, cb: (err?: Error | null, message?: string) => void): void {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      const to = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
+      this.messages.push({
+        envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to },
+        raw: Buffer.concat(chunks),
+        secure: session.secure,
+        user: (session.user as string | undefined) ?? null,
+      });
+      const domains = to.map((a) => a.split('@')[1]);
+      if (domains.includes('drop.test')) {
+        // the whole message arrived; the answer never does
+        const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections;
+        for (const c of connections) if (c.id === session.id) c._socket.destroy();
+        return;
+      }
+      const reply = () => cb(null, `Ok: queued as SINK${++this.seq}`);
+      if (domains.includes('slow.test')) {
+        const hold = Number(/^hold(\d+)-/.exec(to.find((a) => a.endsWith('@slow.test'))!)?.[1] ?? this.o.holdMs ?? 6000);
+        setTimeout(reply, hold);
+        return;
+      }
+      reply();
+    });
+  }
+
+  messagesTo(address: string): SinkMessage[] {
+    return this.messages.filter((m) => m.envelope.to.includes(address.toLowerCase()));
+  }
+
+  rcptAttempts(address: string): number {
+    return this.rcpt.get(address.toLowerCase()) ?? 0;
+  }
+
+  waitForMessage(address: string, timeoutMs = 10_000): Promise<SinkMessage> {
+    return waitFor(async () => this.messagesTo(address)[0], timeoutMs, `a message to ${address} at the sink`);
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function smtpError(code: number, message: string): Error {
+  const e = new Error(message) as Error & { responseCode: number };
+  e.responseCode = code;
+  return e;
+}
+
+export const startSink = (o?: SinkOptions) => new SmtpSink(o).start();

@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { simpleParser } from 'mailparser';
+import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { dkimResults, routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js';
+import { expectError } from '../helpers/assert.js';
+import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
+import { retryAmbiguous } from '../../src/modules/emails/queue.service.js';
+
+describe('live delivery through the MTA (direct mode, local sink)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let world: DnsWorld;
+  let sink: SmtpSink;
+  let api: TestApi;
+  let t: Tenant;
+  let domain: { id: string; domain: string };
+  const from = () => `Shop <orders@${domain.domain}>`;
+  const types = async (id: string) => (await eventsOfEmail(api.deps.store.knex, id)).map((e) => e.type);
+
+  before(async function () {
+    db = freshSqlite();
+    await db.store.migrateLatest();
+    world = await startDnsWorld();
+    sink = await startSink();
+    routeSinkDomains(world);
+    api = await startTestApi(
+      db.store,
+      {
+        outbound: { hostname: 'mta.appliance.test', mx_port: sink.port, retry_schedule: ['1s', '1s'] },
+        dns: { resolvers: [world.address], zone: 'dkim.appliance.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+      },
+      { roles: { mta: true, dns: true } },
+    );
+    world.delegate('dkim.appliance.test', '127.0.0.1', api.running.dnsPort!);
+    t = await api.tenant({ mode: 'live' });
+    domain = await verifiedDomain(t, world);
+  });
+  after(async function () {
+    await api.stop();
+    await sink.stop();
+    await world.stop();
+    await db.drop();
+  });
+
+  it('delivers a DKIM-signed message that verifies through the CNAME into the built-in DNS zone', async function () {
+    const to = `alice-${Date.now()}@ok.test`;
+    const res = await t.api.post('/v1/emails', {
+      from: from(),
+      to: [to],
+      subject: 'Your order',
+      text: 'plain body',
+      html: '<p>html body</p>',
+      headers: { 'List-Unsubscribe': '<mailto:unsubscribe@example.test>' },
+      attachments: [{ filename: 'receipt.txt', content: Buffer.from('receipt').toString('base64') }],
+    });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body).to.include({ environment: 'live', simulated: false });
+    const msg = await sink.waitForMessage(to);
+    expect(await dkimResults(world, msg.raw)).to.deep.equal([`${domain.domain}:pass`]);
+    // VERP on the return-path subdomain, whose MX record was found
+    expect(msg.envelope.from).to.match(new RegExp(`^bounce\\+[0-9a-z]{26}-[0-9a-z]{26}@send\\.${domain.domain.replace(/\./g, '\\.')}$`));
+    const parsed = await simpleParser(msg.raw);
+    expect(parsed.subject).to.equal('Your order');
+    expect(parsed.messageId).to.match(/@mta\.appliance\.test>$/);
+    expect(msg.raw.toString()).to.include('List-Unsubscribe: <mailto:unsubscribe@example.test>');
+    expect(parsed.attachments.map((a) => a.filename)).to.deep.equal(['receipt.txt']);
+    const done = await waitEmail(t.api, res.body.id, (e) => e.status === 'accepted' && e.recipients[0].status === 'delivered');
+    expect(done.provider_message_id).to.equal(parsed.messageId);
+    expect(done.attempts).to.equal(1);
+    expect(await types(res.body.id)).to.deep.equal(['email.sent', 'email.delivered']);
+  });
+
+  it('550: the recipient bounces Permanent with the server reply, the email fails, the address is suppressed', async function () {
+    const to = `gone-${Date.now()}@reject.test`;
+    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    expect(e.recipients[0].status).to.equal('bounced');
+    const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
+    expect(events.map((x) => x.type)).to.deep.equal(['email.bounced', 'email.failed']);
+    expect(events[0]!.data.details).to.include({ bounce_type: 'Permanent' });
+    expect((events[0]!.data.details as { diagnostic: string }).diagnostic).to.match(/^550 5\.1\.1/);
+    expectError(await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' }), 422, 'recipient_suppressed');
+  });
+
+  it('451 then 250: delivery_delayed once, then delivered on the retry', async function () {
+    const to = `tf1-${Date.now()}@tempfail.test`;
+    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.recipients[0].status === 'delivered');
+    expect(e.attempts).to.equal(2);
+    expect(sink.rcptAttempts(to)).to.equal(2);
+    expect(await types(res.body.id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
+  });
+
+  it('fails the recipient with email.failed when the retry schedule runs out', async function () {
+    const to = `tf9-${Date.now()}@tempfail.test`;
+    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    expect(e.recipients[0].status).to.equal('failed');
+    // one first attempt and one per entry of outbound.retry_schedule
+    expect(sink.rcptAttempts(to)).to.equal(3);
+    expect(await types(res.body.id)).to.deep.equal(['email.delivery_delayed', 'email.failed']);
+  });
+
+  it('a connection lost after the end of DATA is ambiguous: exactly one copy, never resent by itself', async function () {
+    const to = `cut-${Date.now()}@drop.test`;
+    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'Password reset', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'ambiguous');
+    expect(e.recipients[0].status).to.equal('ambiguous');
+    // longer than the whole retry schedule
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(sink.messagesTo(to)).to.have.length(1);
+    expect((await t.api.get(`/v1/emails/${res.body.id}`)).body.status).to.equal('ambiguous');
+    // the operator's retry is the one way out, and it does send again
+    await retryAmbiguous(api.deps, res.body.id);
+    api.core.wakeMta();
+    await waitEmail(t.api, res.body.id, (x) => x.status === 'ambiguous' && x.attempts === 2);
+    expect(sink.messagesTo(to)).to.have.length(2);
+  });
+
+  it('with tls enforced, a server without STARTTLS gets nothing', async function () {
+    const strict = await verifiedDomain(t, world, { tls: 'enforced' });
+    const to = `strict-${Date.now()}@ok.test`;
+    const res = await t.api.post('/v1/emails', { from: `a@${strict.domain}`, to: [to], subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.recipients[0].status === 'deferred' || x.recipients[0].status === 'failed');
+    expect(e.recipients[0].status).to.be.oneOf(['deferred', 'failed']);
+    expect(sink.messagesTo(to)).to.have.length(0);
+  });
+
+  it('a message queued for later fails with domain_not_verified once its domain is deleted', async function () {
+    const d = await verifiedDomain(t, world);
+    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [`later-${Date.now()}@ok.test`], subject: 'x', text: 'y', scheduled_at: new Date(Date.now() + 1500).toISOString() });
+    expect(res.status).to.equal(202);
+    expect((await t.api.delete(`/v1/domains/${d.id}`)).status).to.equal(200);
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    expect(e.status_reason).to.equal('domain_not_verified');
+    expect(sink.messagesTo(res.body.to[0])).to.have.length(0);
+  });
+
+  it('a null MX bounces at once', async function () {
+    world.add('nullmx.test', 'MX', { exchange: '.', priority: 0 });
+    const res = await t.api.post('/v1/emails', { from: from(), to: [`x@nullmx.test`], subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    expect(e.recipients[0].status).to.equal('bounced');
+  });
+
+  it('delivers to several recipient domains and reuses connections', async function () {
+    const before = sink.connections;
+    const to = Array.from({ length: 6 }, (_, i) => `many${i}-${Date.now()}@ok.test`);
+    const res = await t.api.post('/v1/emails', { from: from(), to: to.slice(0, 3), cc: [to[3]], bcc: to.slice(4), subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.recipients.every((r: { status: string }) => r.status === 'delivered'));
+    expect(e.status).to.equal('accepted');
+    for (const a of to) expect(sink.messagesTo(a)).to.have.length(1);
+    // Bcc stays out of the headers every recipient sees
+    expect(sink.messagesTo(to[0]!)[0]!.raw.toString()).to.not.match(/^bcc:/im);
+    expect(sink.connections - before).to.be.at.most(5);
+  });
+});
