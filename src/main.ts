@@ -11,11 +11,12 @@ import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
 import { AcceptQueue } from './modules/emails/accept.js';
+import { trackingKey } from './modules/tracking/tracking.service.js';
 import type { AttachmentFetcher } from './modules/emails/emails.service.js';
 import { purgeIdempotencyKeys } from './modules/emails/idempotency.js';
 import { firstStart, type FirstStart } from './modules/projects/bootstrap.js';
 import type { ApiDeps } from './api/deps.js';
-import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
+import { checkUrl, closeEgressAgents, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
 import { startZoneServer } from './dns/zone-server.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createLiveAttempt } from './mta/live-attempt.js';
@@ -88,6 +89,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     onStored: () => mtaWake(),
   });
   const deps: ApiDeps = {
+    tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
     config,
     store,
     clock,
@@ -183,7 +185,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
         logger,
         testDomain: config.testDomain,
         retryScheduleMs: config.outbound.retryScheduleMs,
-        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, logger }),
+        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, tracking: deps.tracking, logger }),
         closeLive: () => sender.close(),
       });
       const m = mta;
@@ -201,15 +203,21 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
         owner: `webhooks:${process.pid}`,
         retryScheduleMs: config.webhooks.retryScheduleMs,
         userAgent: USER_AGENT,
-        post: async (url, headers, body) => {
-          const res = await guardedRequest(url, { method: 'POST', headers, body }, egress);
+        post: async (url, headers, body, signal) => {
+          const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, egress);
           return { status: res.status, durationMs: res.durationMs };
         },
       });
-      d.start();
+      await d.start();
       dispatcher = d;
       core.onDispatcherWake(() => d.wake());
-      roles.push({ name: 'webhooks', stop: () => d.stop() });
+      roles.push({
+        name: 'webhooks',
+        stop: async () => {
+          await d.stop();
+          await closeEgressAgents();
+        },
+      });
     }
     if (select.jobs) {
       roles.push(

@@ -10,6 +10,7 @@ import type { ApiDeps } from './deps.js';
 import type { RouteDef } from './route.js';
 import { API_ROUTES } from './routes.js';
 import { healthRoutes } from '../modules/health/health.routes.js';
+import { trackingRoutes } from '../modules/tracking/tracking.routes.js';
 import { precompile, validateBody, validateQuery } from './validate.js';
 
 export interface ApiApp {
@@ -30,6 +31,7 @@ export function buildApp(deps: ApiDeps, routes: readonly RouteDef[] = API_ROUTES
 
   const router = new Router();
   healthRoutes(router, deps);
+  trackingRoutes(router, deps.tracking, deps.logger);
   for (const r of routes) {
     if (r.body) precompile('body', r.body);
     if (r.query) precompile('query', r.query);

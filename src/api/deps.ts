@@ -7,6 +7,7 @@ import type { DnsResolver } from '../dns/resolver.js';
 import type { DomainSettings } from '../modules/domains/domains.service.js';
 import type { EmailDeps } from '../modules/emails/emails.service.js';
 import type { WebhookDeps } from '../modules/webhooks/webhooks.service.js';
+import type { TrackingDeps } from '../modules/tracking/tracking.service.js';
 
 /** What route handlers may use. Built once by main.ts (or a test) and passed down. */
 export interface ApiDeps {
@@ -19,4 +20,5 @@ export interface ApiDeps {
   domains: DomainSettings;
   emails: EmailDeps;
   webhooks: WebhookDeps;
+  tracking: TrackingDeps;
 }

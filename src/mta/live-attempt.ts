@@ -13,12 +13,14 @@ import { createDkimSigner } from './dkim.js';
 import { resolveDestinations } from './mx.js';
 import { providerQueueId, type Destination, type SmtpSender } from './smtp-sender.js';
 import type { Attempt, AttemptResult } from './worker.js';
+import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
 
 export interface LiveAttemptOptions {
   store: Store;
   resolver: DnsResolver;
   sender: SmtpSender;
   outbound: Config['outbound'];
+  tracking: TrackingDeps;
   logger: Logger;
 }
 
@@ -52,16 +54,22 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     return key;
   }
 
-  async function message(email: Email, domain: Domain, key: KeyObject): Promise<Buffer> {
-    let raw = signed.get(email.id);
+  /** With tracking on, each recipient gets its own links and pixel, so its own signed copy. */
+  async function message(email: Email, domain: Domain, key: KeyObject, recipient: Recipient): Promise<Buffer> {
+    const tracked = email.html !== null && o.tracking.publicUrl !== null && (domain.openTracking || domain.clickTracking);
+    const cacheKey = tracked ? `${email.id}:${recipient.id}` : email.id;
+    let raw = signed.get(cacheKey);
     if (!raw) {
+      const html = tracked
+        ? await trackedHtml(o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking })
+        : email.html;
       const mime = await buildMime({
         from: email.from,
         to: email.to,
         cc: email.cc,
         replyTo: email.replyTo,
         subject: email.subject,
-        html: email.html,
+        html,
         text: email.text,
         headers: email.headers,
         attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
@@ -70,8 +78,8 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
       });
       raw = createDkimSigner({ domainName: domain.name, selector: domain.activeSelector, privateKey: key })(mime);
       // Several recipient domains of one email go out close together: keep the signed copy briefly.
-      signed.set(email.id, raw);
-      setTimeout(() => signed.delete(email.id), 60_000).unref();
+      signed.set(cacheKey, raw);
+      setTimeout(() => signed.delete(cacheKey), tracked ? 5_000 : 60_000).unref();
     }
     return raw;
   }
@@ -105,7 +113,6 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     }
     const key = await signingKey(domain);
     if (!key) return { outcomes: all({ kind: 'failed', reason: 'the domain has no DKIM key' }) };
-    const raw = await message(email, domain, key);
     const dest = await destinations(d, domain);
     if (!Array.isArray(dest)) return { outcomes: all(dest) };
 
@@ -113,6 +120,7 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     let providerMessageId: string | null = null;
     let dataMarked = false;
     for (const r of recipients) {
+      const raw = await message(email, domain, key, r);
       const res = await o.sender.send(dest, {
         envelope: { from: envelopeSender(email, r, domain, o.outbound.hostname), to: [r.address] },
         raw,

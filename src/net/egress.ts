@@ -1,22 +1,25 @@
+import { createHash } from 'node:crypto';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { isNoRecord, type DnsResolver } from '../dns/resolver.js';
-import { isPublicAddress } from './ip-ranges.js';
+import { connectTarget, isPublicAddress } from './ip-ranges.js';
 
 export interface EgressOptions {
   /** network.allow_private: tests only */
   allowPrivate: boolean;
-  /** webhooks.ca_file contents, trusted besides the system roots */
+  /** webhooks.ca_file contents (PEM), trusted besides Node's default roots */
   ca?: string | Buffer | null;
   /** every A and AAAA address of a host (through dns.resolvers) */
   resolve(host: string): Promise<string[]>;
+  /** for the whole request: connection, headers and body; DNS has its own */
   timeoutMs: number;
   userAgent?: string;
 }
 
 export type EgressReason = 'invalid_url' | 'not_https' | 'private_address' | 'dns_failure';
 
+/** The URL is refused before any connection is made. */
 export class EgressError extends Error {
   constructor(
     readonly reason: EgressReason,
@@ -27,9 +30,22 @@ export class EgressError extends Error {
   }
 }
 
+export type EgressFailure = 'timeout' | 'too_large' | 'aborted' | 'network';
+
+/** The URL was allowed but no complete answer came back. */
+export class EgressRequestError extends Error {
+  constructor(
+    readonly reason: EgressFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EgressRequestError';
+  }
+}
+
 export interface CheckedUrl {
   url: URL;
-  /** the address the connection will go to: the one that was checked */
+  /** the address the connection goes to: one that was checked */
   address: string;
   family: 4 | 6;
 }
@@ -37,11 +53,22 @@ export interface CheckedUrl {
 /**
  * The SSRF guard (CONTRACT §4): https only; the host resolved once through
  * dns.resolvers and every address it has checked (a name with one private
- * address among public ones is refused); the connection then goes to the
- * checked address, so a second, different DNS answer (rebinding) cannot
- * redirect it.
+ * address among public ones is refused). The result names the address to
+ * connect to, so a second, different DNS answer (rebinding) cannot move the
+ * connection elsewhere.
  */
 export async function checkUrl(raw: string, opts: Pick<EgressOptions, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {
+  const url = parseHttpsUrl(raw);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const addresses = isIP(host) ? [host] : await resolveHost(host, opts.resolve);
+  if (!opts.allowPrivate) {
+    const bad = addresses.find((a) => !isPublicAddress(a));
+    if (bad !== undefined) throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
+  }
+  return { url, ...connectTarget(addresses[0]!)! };
+}
+
+function parseHttpsUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -50,37 +77,46 @@ export async function checkUrl(raw: string, opts: Pick<EgressOptions, 'allowPriv
   }
   if (url.protocol !== 'https:') throw new EgressError('not_https', 'must be an https URL');
   if (url.username || url.password) throw new EgressError('invalid_url', 'must not carry a user name or password');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = await opts.resolve(host);
-    } catch (e) {
-      throw e instanceof EgressError ? e : new EgressError('dns_failure', `host ${host} could not be resolved`);
-    }
-    if (!addresses.length) throw new EgressError('dns_failure', `host ${host} has no address`);
-  }
-  if (!opts.allowPrivate) {
-    const bad = addresses.find((a) => !isPublicAddress(a));
-    if (bad !== undefined) throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
-  }
-  const address = addresses[0]!;
-  return { url, address, family: isIP(address) === 6 ? 6 : 4 };
+  return url;
 }
 
-/** A/AAAA through the appliance's resolver; one family missing is fine, both missing is not. */
+async function resolveHost(host: string, resolve: EgressOptions['resolve']): Promise<string[]> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (e) {
+    throw e instanceof EgressError ? e : new EgressError('dns_failure', `host ${host} could not be resolved`);
+  }
+  if (!addresses.length) throw new EgressError('dns_failure', `host ${host} has no address`);
+  const odd = addresses.find((a) => !connectTarget(a));
+  if (odd !== undefined) throw new EgressError('dns_failure', `host ${host} resolved to ${JSON.stringify(odd)}, which is not an address`);
+  return addresses;
+}
+
+/** A and AAAA through the appliance's resolver, in parallel; one family missing is fine, both missing is not. */
 export function resolverLookup(resolver: DnsResolver): (host: string) => Promise<string[]> {
+  const orNone = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
   return async (host) => {
-    const settle = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
+    let found: string[];
     try {
-      const [v4, v6] = await Promise.all([settle(resolver.resolve4(host)), settle(resolver.resolve6(host))]);
-      if (!v4.length && !v6.length) throw new EgressError('dns_failure', `host ${host} has no address`);
-      return [...v4, ...v6];
+      const [v4, v6] = await Promise.all([orNone(resolver.resolve4(host)), orNone(resolver.resolve6(host))]);
+      found = [...v4, ...v6];
     } catch (e) {
-      throw e instanceof EgressError ? e : new EgressError('dns_failure', `host ${host} could not be resolved (${(e as { code?: string }).code ?? (e as Error).message})`);
+      throw new EgressError('dns_failure', `host ${host} could not be resolved (${(e as { code?: string }).code ?? (e as Error).message})`);
     }
+    if (!found.length) throw new EgressError('dns_failure', `host ${host} has no address`);
+    return found;
   };
+}
+
+export interface EgressRequest {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** a larger answer is cut off with an error; default 64 KiB (a webhook's answer) */
+  maxBodyBytes?: number;
+  /** abort from outside (shutdown) */
+  signal?: AbortSignal;
 }
 
 export interface EgressResponse {
@@ -91,72 +127,112 @@ export interface EgressResponse {
   address: string;
 }
 
-export interface EgressRequest {
-  method: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  /** larger answers are cut off with an error; default 64 KiB */
-  maxBodyBytes?: number;
-}
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
+/** checkUrl, then the request to the checked address. Rejects with EgressError or EgressRequestError. */
 export async function guardedRequest(raw: string, init: EgressRequest, opts: EgressOptions): Promise<EgressResponse> {
   return requestChecked(await checkUrl(raw, opts), init, opts);
 }
 
-const agents = new Map<string, Agent>();
-const MAX_AGENTS = 200;
-
-/** One keep-alive agent per (host name, checked address, CA): its lookup can only ever answer that address. */
-function agentFor(checked: CheckedUrl, ca: string | Buffer | null | undefined): Agent {
-  const key = `${checked.url.hostname}|${checked.address}|${ca ? 'ca' : ''}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    const lookup: LookupFunction = (_host, options, callback) => {
-      const cb = callback as (err: Error | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
-      if ((options as { all?: boolean }).all) cb(null, [{ address: checked.address, family: checked.family }]);
-      else cb(null, checked.address, checked.family);
-    };
-    agent = new Agent({ connect: { lookup, ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}) }, keepAliveTimeout: 10_000, connections: 8 });
-    if (agents.size >= MAX_AGENTS) {
-      const [oldKey, old] = agents.entries().next().value as [string, Agent];
-      agents.delete(oldKey);
-      void old.close().catch(() => undefined);
-    }
-    agents.set(key, agent);
-  }
-  return agent;
-}
-
-/** The request itself, to the address of a check; redirects are answers, never followed. */
+/**
+ * The request itself, to the address of an earlier check. A redirect is an
+ * answer like any other and is never followed (interface §6: it counts as a
+ * failed delivery); undici's Agent neither follows redirects nor retries.
+ */
 export async function requestChecked(checked: CheckedUrl, init: EgressRequest, opts: EgressOptions): Promise<EgressResponse> {
   const started = performance.now();
-  const limit = init.maxBodyBytes ?? 64 * 1024;
-  const signal = AbortSignal.timeout(opts.timeoutMs);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, opts.timeoutMs);
+  const cutShort = () => controller.abort();
+  init.signal?.addEventListener('abort', cutShort, { once: true });
   try {
+    if (init.signal?.aborted) throw new EgressRequestError('aborted', 'the request was cut short');
     const res = await request(checked.url, {
       method: init.method,
       headers: { ...(opts.userAgent ? { 'user-agent': opts.userAgent } : {}), ...init.headers },
       body: init.body ?? null,
       dispatcher: agentFor(checked, opts.ca),
-      signal,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      signal: controller.signal,
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
-        res.body.destroy();
-        throw new Error(`the answer is larger than ${limit} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const headers = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
-    return { status: res.statusCode, headers, body: Buffer.concat(chunks), durationMs: Math.round(performance.now() - started), address: checked.address };
+    const body = await readCapped(res, init.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+    return { status: res.statusCode, headers: flatHeaders(res.headers), body, durationMs: Math.round(performance.now() - started), address: checked.address };
   } catch (e) {
-    if (signal.aborted) throw new Error(`no complete answer within ${opts.timeoutMs} ms (timeout)`);
-    const err = e as Error & { code?: string; cause?: Error & { code?: string } };
-    throw new Error(err.cause?.message ? `${err.message}: ${err.cause.message}` : err.message);
+    if (e instanceof EgressRequestError) throw e;
+    if (timedOut) throw new EgressRequestError('timeout', `no complete answer within ${opts.timeoutMs} ms (timeout)`);
+    if (init.signal?.aborted) throw new EgressRequestError('aborted', 'the request was cut short');
+    const err = e as Error & { cause?: Error };
+    throw new EgressRequestError('network', err.cause?.message ? `${err.message}: ${err.cause.message}` : err.message);
+  } finally {
+    clearTimeout(timer);
+    init.signal?.removeEventListener('abort', cutShort);
   }
+}
+
+async function readCapped(res: Dispatcher.ResponseData, limit: number): Promise<Buffer> {
+  const tooLarge = () => {
+    res.body.destroy();
+    return new EgressRequestError('too_large', `the answer is larger than ${limit} bytes`);
+  };
+  if (Number(res.headers['content-length']) > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function flatHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+}
+
+// One keep-alive Agent per (checked address, CA), least recently used
+// dropped first. Its lookup can only ever answer that address, so a pooled
+// connection cannot reach anything else, while the many events of one
+// endpoint share connections instead of paying a TLS handshake each.
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 64;
+
+function agentFor(checked: CheckedUrl, ca: string | Buffer | null | undefined): Agent {
+  const key = `${checked.address}|${ca ? createHash('sha256').update(ca).digest('hex') : ''}`;
+  const cached = agents.get(key);
+  agents.delete(key);
+  const agent =
+    cached ??
+    new Agent({
+      // the URL's host name still goes to TLS as SNI and for the certificate check
+      connect: { lookup: pinnedLookup(checked.address, checked.family), ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}) },
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      connections: 16,
+    });
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldest, old] = agents.entries().next().value as [string, Agent];
+    agents.delete(oldest);
+    // close() lets requests already on it finish
+    old.close().catch(() => undefined);
+  }
+  return agent;
+}
+
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return (_host, options, callback) => {
+    // net.connect asks for the whole list when autoSelectFamily is on (the default since Node 20)
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+/** Close the pooled connections (at shutdown); later requests open new ones. */
+export async function closeEgressAgents(): Promise<void> {
+  const all = [...agents.values()];
+  agents.clear();
+  await Promise.allSettled(all.map((a) => a.close()));
 }

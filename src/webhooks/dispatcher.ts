@@ -10,7 +10,7 @@ import { signingSecrets } from '../modules/webhooks/webhooks.service.js';
 import { signatureHeader } from './sign.js';
 
 /** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
-export type WebhookPost = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; durationMs: number }>;
+export type WebhookPost = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<{ status: number; durationMs: number }>;
 
 export interface DispatcherOptions {
   store: Store;
@@ -52,10 +52,16 @@ export class WebhookDispatcher {
   private wakeUp: (() => void) | null = null;
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
 
   constructor(private readonly o: DispatcherOptions) {}
 
-  start(): void {
+  async start(): Promise<void> {
+    // On SQLite this process is the only dispatcher: any claim left in the store is from a
+    // process that died mid-request, so its attempt is made again now (at least once).
+    if (this.o.store.client === 'sqlite') {
+      await this.o.writer.run((trx) => trx('webhook_deliveries').where('state', 'pending').whereNotNull('lease_owner').update({ lease_owner: null, lease_until: null }));
+    }
     this.stopped = false;
     this.loop = this.run();
   }
@@ -64,8 +70,10 @@ export class WebhookDispatcher {
     this.wakeUp?.();
   }
 
+  /** Requests in flight are cut short and not recorded: their claim makes them go out again (at least once). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.shutdown.abort();
     this.wake();
     await this.loop;
     await Promise.all(this.running);
@@ -143,7 +151,7 @@ export class WebhookDispatcher {
     const cap = this.o.perEndpoint ?? 4;
     const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
     const claimed = await this.o.writer.run((trx) =>
-      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 5 * 60_000, skipEndpoints: full }),
+      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 2 * 60_000, skipEndpoints: full }),
     );
     // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
     const taken: repo.WebhookDelivery[] = [];
@@ -195,11 +203,12 @@ export class WebhookDispatcher {
     let durationMs = 0;
     const started = this.o.clock.now();
     try {
-      const res = await this.o.post(endpoint.url, headers, body);
+      const res = await this.o.post(endpoint.url, headers, body, this.shutdown.signal);
       status = res.status;
       durationMs = res.durationMs;
       if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
     } catch (e) {
+      if (this.shutdown.signal.aborted) return;
       durationMs = this.o.clock.now() - started;
       error = (e as Error).message;
     }

@@ -75,10 +75,11 @@ export function eachDatabase(title: string, suite: (db: () => TestDatabase, kind
         current = await freshDatabase(kind);
         await current.store.migrateLatest();
       });
+      suite(() => current!, kind);
+      // registered after the suite's own hooks, so that it runs after them: the suite stops what uses the database first
       after(async function () {
         await current?.drop();
       });
-      suite(() => current!, kind);
     });
   }
 }

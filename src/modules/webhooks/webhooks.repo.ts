@@ -190,8 +190,9 @@ export async function claimDueDeliveries(trx: Knex.Transaction, client: 'sqlite'
   return rows;
 }
 
-export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord): Promise<void> {
-  await db('webhook_deliveries').where({ id: d.id }).update({
+/** Record an attempt; false when the delivery is gone (its endpoint was deleted meanwhile). */
+export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord): Promise<boolean> {
+  const updated = await db('webhook_deliveries').where({ id: d.id }).update({
     state: d.state,
     attempts: d.attempts,
     next_attempt_at: d.nextAttemptAt,
@@ -201,7 +202,9 @@ export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord
     last_error: d.lastError,
     updated_at: d.updatedAt,
   });
+  if (!updated) return false;
   await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
+  return true;
 }
 
 export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {

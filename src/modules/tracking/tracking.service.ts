@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { findEmailById } from '../emails/emails.repo.js';
+import { emailEvent } from '../events/emit.js';
+import { insertEvents } from '../events/events.repo.js';
+import { addTracking } from './rewrite.js';
+import { signTrackingToken, type TrackingClaim } from './token.js';
+
+const KEY_NAME = 'tracking_key';
+
+/**
+ * The HMAC key of tracking links, made once per installation and kept in
+ * the database, so that every process of a PostgreSQL cluster signs and
+ * checks with the same key.
+ */
+export function trackingKey(store: Store): () => Promise<Buffer> {
+  let cached: Promise<Buffer> | null = null;
+  const load = async (): Promise<Buffer> => {
+    await store.tx((trx) => trx('meta').insert({ key: KEY_NAME, value: randomBytes(32).toString('hex') }).onConflict('key').ignore());
+    const row = (await store.knex('meta').select('value').where({ key: KEY_NAME }).first()) as { value: string };
+    return Buffer.from(row.value, 'hex');
+  };
+  return () => {
+    cached ??= load().catch((e: unknown) => {
+      cached = null;
+      throw e;
+    });
+    return cached;
+  };
+}
+
+export interface TrackingDeps {
+  store: Store;
+  clock: Clock;
+  /** http.public_url; null turns tracking off */
+  publicUrl: string | null;
+  key(): Promise<Buffer>;
+}
+
+/** One recipient's HTML with its open pixel and/or rewritten links. */
+export async function trackedHtml(deps: TrackingDeps, html: string, ids: { emailId: string; recipientId: string }, want: { opens: boolean; clicks: boolean }): Promise<string> {
+  if (!deps.publicUrl || (!want.opens && !want.clicks)) return html;
+  const key = await deps.key();
+  const base = deps.publicUrl;
+  return addTracking(html, {
+    ...(want.opens ? { open: `${base}/t/o/${signTrackingToken(key, { kind: 'open', ...ids })}` } : {}),
+    ...(want.clicks ? { click: (url: string) => `${base}/t/c/${signTrackingToken(key, { kind: 'click', ...ids, url })}` } : {}),
+  });
+}
+
+/** email.opened / email.clicked for a verified token (interface §6); the email's status does not change. */
+export async function recordTracking(deps: TrackingDeps, claim: TrackingClaim, userAgent: string | null): Promise<void> {
+  const email = await findEmailById(deps.store.reader, claim.emailId);
+  const recipient = email?.recipients.find((r) => r.id === claim.recipientId);
+  if (!email || !recipient) return;
+  const now = deps.clock.now();
+  const details = claim.kind === 'click' ? { url: claim.url, user_agent: userAgent } : { user_agent: userAgent };
+  await deps.store.tx((trx) => insertEvents(trx, [emailEvent(email, claim.kind === 'click' ? 'email.clicked' : 'email.opened', now, recipient.address, details)]));
+}

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { eachDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { waitEmail } from '../helpers/live.js';
+import { startMta, type MtaRole } from '../../src/roles/mta.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { systemClock } from '../../src/lib/time.js';
+import { GroupCommit } from '../../src/store/group-commit.js';
+
+const SIM = 'simulator.posthorn.test';
+
+eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous unless DATA never began)', (db) => {
+  let api: TestApi;
+  let t: Tenant;
+  let mta: MtaRole | null = null;
+  before(async function () {
+    // the API alone: nothing takes the queue until the test starts a worker
+    api = await startTestApi(db().store);
+    t = await api.tenant();
+  });
+  after(async function () {
+    await mta?.stop();
+    await api.stop();
+  });
+
+  async function leftSubmitting(dataStarted: boolean): Promise<string> {
+    const res = await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' });
+    // what a process killed in the middle of an attempt leaves behind
+    await db().store.knex('deliveries').where({ email_id: res.body.id }).update({ state: 'submitting', lease_owner: 'dead-process', lease_until: 0, data_started: dataStarted, attempts: 1 });
+    await db().store.knex('emails').where({ id: res.body.id }).update({ status: 'submitting', attempts: 1 });
+    return res.body.id as string;
+  }
+
+  it('sends again what provably never reached DATA, and marks ambiguous what may have', async function () {
+    const safe = await leftSubmitting(false);
+    const unsure = await leftSubmitting(true);
+    mta = await startMta({
+      store: db().store,
+      writer: new GroupCommit(db().store),
+      clock: systemClock,
+      logger: silentLogger(),
+      testDomain: SIM,
+      retryScheduleMs: [1000],
+      attemptLive: async () => {
+        throw new Error('no live mail in this test');
+      },
+    });
+    const delivered = await waitEmail(t.api, safe, (e) => e.status === 'accepted');
+    expect(delivered.recipients[0].status).to.equal('delivered');
+    expect(delivered.attempts).to.equal(2);
+    const ambiguous = await waitEmail(t.api, unsure, (e) => e.status === 'ambiguous');
+    expect(ambiguous.recipients[0].status).to.equal('ambiguous');
+    expect(ambiguous.attempts).to.equal(1);
+  });
+});

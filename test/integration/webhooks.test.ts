@@ -1,0 +1,233 @@
+import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
+import Stripe from 'stripe';
+import { eachDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { startReceiver, type HttpsReceiver, type Received } from '../helpers/https-receiver.js';
+import { expectError } from '../helpers/assert.js';
+import { waitFor } from '../helpers/wait.js';
+import { EVENT_TYPES } from '../../src/modules/events/event-types.js';
+
+const SIM = 'simulator.posthorn.test';
+const stripe = new Stripe('sk_test_unused', { telemetry: false });
+
+/** interface §6 by hand: t= and one or more v1= over "<t>.<raw body>". */
+function signatureOk(r: Received, secret: string): boolean {
+  const parts = r.headers['service-signature']!.split(',');
+  const t = parts.find((p) => p.startsWith('t='))!.slice(2);
+  const expected = createHmac('sha256', secret).update(`${t}.${r.rawBody}`).digest('hex');
+  return Math.abs(Date.now() / 1000 - Number(t)) < 300 && parts.filter((p) => p.startsWith('v1=')).some((p) => p.slice(3) === expected);
+}
+
+let n = 0;
+const path = (kind: string) => `/${kind}/${Date.now().toString(36)}-${++n}`;
+
+eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
+  let world: DnsWorld;
+  let hooks: HttpsReceiver;
+  let api: TestApi;
+  let t: Tenant;
+
+  before(async function () {
+    world = await startDnsWorld();
+    hooks = await startReceiver();
+    world.add('hooks.test', 'A', '127.0.0.1');
+    api = await startTestApi(
+      db().store,
+      {
+        dns: { resolvers: [world.address] },
+        network: { allow_private: true },
+        webhooks: { ca_file: hooks.caFile, retry_schedule: ['0s', '1s', '1s', '1s'] },
+      },
+      { roles: { mta: true, webhooks: true } },
+    );
+    t = await api.tenant();
+  });
+  after(async function () {
+    await api.stop();
+    await hooks.stop();
+    await world.stop();
+  });
+
+  async function endpoint(kind: string, extra: Record<string, unknown> = {}, tenant = t) {
+    const p = path(kind);
+    const res = await tenant.api.post('/v1/webhooks', { url: hooks.url(p), ...extra });
+    expect(res.status, res.text).to.equal(201);
+    return { ...res.body, path: p } as { id: string; secret: string; path: string; events: string[] };
+  }
+
+  const send = async (to = `delivered@${SIM}`, tenant = t) => (await tenant.api.post('/v1/emails', { from: 'a@example.test', to: [to], subject: 'Hook', text: 'secret body', tags: { order: '42' } })).body.id as string;
+
+  describe('endpoints', function () {
+    it('creates an endpoint with a whsec_ secret shown once, subscribed to everything but email.received', async function () {
+      const e = await endpoint('ok', { description: 'orders' });
+      expect(e.id).to.match(/^whe_/);
+      expect(e.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(e).to.include({ object: 'webhook_endpoint', active: true, description: 'orders' });
+      expect(e.events).to.deep.equal(EVENT_TYPES.filter((x) => x !== 'email.received'));
+      const again = await t.api.get(`/v1/webhooks/${e.id}`);
+      expect(again.status).to.equal(200);
+      expect(again.text).to.not.include('whsec_');
+      expect((await t.api.get('/v1/webhooks')).text).to.not.include('whsec_');
+    });
+
+    it('changes url, events, description and active', async function () {
+      const e = await endpoint('ok');
+      const res = await t.api.patch(`/v1/webhooks/${e.id}`, { events: ['email.bounced'], active: false, description: null, url: hooks.url('/ok/other') });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ active: false, description: null, url: hooks.url('/ok/other') });
+      expect(res.body.events).to.deep.equal(['email.bounced']);
+    });
+
+    for (const [body, field] of [
+      [{ url: 'https://hooks.test/x', colour: 'blue' }, 'colour'],
+      [{}, 'url'],
+      [{ url: 'https://hooks.test/x', events: ['email.exploded'] }, 'events[0]'],
+      [{ url: 'https://hooks.test/x', events: [] }, 'events'],
+      [{ url: 'http://hooks.test/x' }, 'url'],
+      [{ url: 'not a url' }, 'url'],
+      [{ url: 'https://nxdomain.invalid/x' }, 'url'],
+    ] as const) {
+      it(`answers 400 naming ${field} for ${JSON.stringify(body)}`, async function () {
+        expectError(await t.api.post('/v1/webhooks', body), 400, 'validation_error', field);
+      });
+    }
+
+    it('answers 404 for another project\'s endpoint on every route', async function () {
+      const e = await endpoint('ok');
+      const other = await api.tenant();
+      for (const res of [
+        await other.api.get(`/v1/webhooks/${e.id}`),
+        await other.api.patch(`/v1/webhooks/${e.id}`, { active: false }),
+        await other.api.post(`/v1/webhooks/${e.id}/rotate-secret`),
+        await other.api.get(`/v1/webhooks/${e.id}/deliveries`),
+        await other.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: 'evt_00000000000000000000000000' }),
+        await other.api.delete(`/v1/webhooks/${e.id}`),
+      ]) expectError(res, 404, 'not_found');
+      expect((await other.api.get('/v1/webhooks')).body.data).to.deep.equal([]);
+    });
+  });
+
+  describe('delivery', function () {
+    it('POSTs the §6 payload, signed, with the Service-* headers; the signature verifies by hand and with stripe', async function () {
+      const e = await endpoint('ok');
+      const id = await send();
+      const r = await hooks.waitFor((x) => x.path === e.path && x.json?.type === 'email.delivered' && x.json.data.email_id === id);
+      expect(signatureOk(r, e.secret)).to.equal(true);
+      expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature']!, e.secret).id).to.equal(r.json.id);
+      expect(r.headers['service-event-id']).to.equal(r.json.id);
+      expect(r.headers['service-delivery-attempt']).to.equal('1');
+      expect(r.headers['content-type']).to.equal('application/json');
+      expect(r.headers['user-agent']).to.match(/^Posthorn\//);
+      expect(r.json).to.include({ object: 'event', type: 'email.delivered', simulated: true });
+      expect(r.json.id).to.match(/^evt_/);
+      expect(r.json.created_at).to.match(/\.\d{3}Z$/);
+      expect(r.json.data).to.deep.include({ email_id: id, environment: 'test', from: 'a@example.test', subject: 'Hook', tags: { order: '42' }, recipient: `delivered@${SIM}` });
+      expect(r.json.data.request_id).to.match(/^req_/);
+      expect(r.rawBody).to.not.include('secret body');
+    });
+
+    it('sends only the subscribed types', async function () {
+      const e = await endpoint('ok', { events: ['email.bounced'] });
+      const ok = await send();
+      const bounced = await send(`bounced@${SIM}`);
+      await hooks.waitFor((x) => x.path === e.path && x.json.data.email_id === bounced);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hooks.to(e.path).map((x) => x.json.type)).to.deep.equal(['email.bounced']);
+      expect(hooks.to(e.path).some((x) => x.json.data.email_id === ok)).to.equal(false);
+      expect(hooks.to(e.path)[0]!.json.data.details.bounce_type).to.equal('Permanent');
+    });
+
+    it('retries after a 500 with the same event id and a higher attempt number, and logs both attempts', async function () {
+      const e = await endpoint('fail-once', { events: ['email.delivered'] });
+      await send();
+      const second = await hooks.waitFor((x) => x.path === e.path && x.headers['service-delivery-attempt'] === '2');
+      const first = hooks.to(e.path).find((x) => x.headers['service-delivery-attempt'] === '1')!;
+      expect(second.json.id).to.equal(first.json.id);
+      expect(second.headers['service-signature']).to.not.equal(first.headers['service-signature']);
+      expect(signatureOk(second, e.secret)).to.equal(true);
+      const log = await waitFor(async () => {
+        const l = (await t.api.get(`/v1/webhooks/${e.id}/deliveries`)).body.data[0];
+        return l?.status === 'succeeded' ? l : null;
+      }, 5000, 'a succeeded delivery');
+      expect(log.attempts).to.equal(2);
+      expect(log.attempt_log.map((a: { status_code: number }) => a.status_code)).to.deep.equal([500, 200]);
+      expect(log.attempt_log[0].response_ms).to.be.a('number');
+    });
+
+    it('counts a redirect as a failure and never follows it', async function () {
+      const e = await endpoint('redirect', { events: ['email.delivered'] });
+      await send();
+      await hooks.waitFor((x) => x.path === e.path && x.headers['service-delivery-attempt'] === '2');
+      expect(hooks.requests.some((x) => x.path.startsWith(e.path.replace('/redirect/', '/redirected/')))).to.equal(false);
+      const log = (await t.api.get(`/v1/webhooks/${e.id}/deliveries`)).body.data[0];
+      expect(log.attempt_log[0]).to.include({ status_code: 302 });
+      expect(log.attempt_log[0].error).to.match(/redirect/);
+    });
+
+    it('gives up after the last attempt of the schedule', async function () {
+      const e = await endpoint('status', { events: ['email.delivered'] });
+      const p = `/status/503${e.path.slice('/status'.length)}`;
+      await t.api.patch(`/v1/webhooks/${e.id}`, { url: hooks.url(p) });
+      await send();
+      const log = await waitFor(async () => {
+        const l = (await t.api.get(`/v1/webhooks/${e.id}/deliveries`)).body.data[0];
+        return l?.status === 'failed' ? l : null;
+      }, 10_000, 'a failed delivery');
+      expect(log.attempts).to.equal(4);
+      expect(hooks.to(p)).to.have.length(4);
+    });
+
+    it('signs with both secrets for a while after a rotation', async function () {
+      const e = await endpoint('ok', { events: ['email.delivered'] });
+      const rotated = await t.api.post(`/v1/webhooks/${e.id}/rotate-secret`);
+      expect(rotated.status).to.equal(200);
+      expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(e.secret);
+      expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).to.be.closeTo(24 * 3_600_000, 60_000);
+      await send();
+      const r = await hooks.waitFor((x) => x.path === e.path);
+      expect(r.headers['service-signature']!.split(',').filter((x) => x.startsWith('v1='))).to.have.length(2);
+      for (const secret of [e.secret, rotated.body.secret]) {
+        expect(signatureOk(r, secret)).to.equal(true);
+        expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature']!, secret).id).to.equal(r.json.id);
+      }
+    });
+
+    it('replays an event to an endpoint with the same event id', async function () {
+      const e = await endpoint('ok', { events: ['email.delivered'] });
+      await send();
+      const first = await hooks.waitFor((x) => x.path === e.path);
+      const res = await t.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: first.json.id });
+      expect(res.status, res.text).to.equal(202);
+      await waitFor(async () => hooks.to(e.path).length === 2, 5000, 'the replay');
+      const [a, b] = hooks.to(e.path);
+      expect(b!.json.id).to.equal(a!.json.id);
+      expect(b!.rawBody).to.equal(a!.rawBody);
+      expectError(await t.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: 'evt_00000000000000000000000000' }), 404, 'not_found');
+    });
+
+    it('sends nothing more to a deleted endpoint, pending retries included', async function () {
+      const e = await endpoint('status', { events: ['email.delivered'] });
+      const p = `/status/500${e.path.slice('/status'.length)}`;
+      await t.api.patch(`/v1/webhooks/${e.id}`, { url: hooks.url(p) });
+      await send();
+      await hooks.waitFor((x) => x.path === p);
+      expect((await t.api.delete(`/v1/webhooks/${e.id}`)).status).to.equal(200);
+      const count = hooks.to(p).length;
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(hooks.to(p).length).to.equal(count);
+      expectError(await t.api.get(`/v1/webhooks/${e.id}`), 404, 'not_found');
+    });
+
+    it('keeps a slow endpoint from holding up the others', async function () {
+      hooks.slowMs = 4000;
+      const slow = await endpoint('slow', { events: ['email.delivered'] });
+      const fast = await endpoint('ok', { events: ['email.delivered'] });
+      const ids = await Promise.all(Array.from({ length: 8 }, () => send()));
+      await waitFor(async () => ids.every((id) => hooks.to(fast.path).some((x) => x.json.data.email_id === id)), 3000, 'the fast endpoint to get every event');
+      expect(hooks.to(slow.path).length).to.be.at.most(4);
+      hooks.slowMs = 12_000;
+    });
+  });
+});
