@@ -51,7 +51,7 @@ export interface SenderOptions {
   ca?: string | Buffer;
 }
 
-type Conn = SMTPConnection & { posthornDead?: boolean };
+type Conn = SMTPConnection & { posthornDead?: boolean; posthornIdleTimer?: NodeJS.Timeout };
 
 interface Pool {
   idle: Conn[];
@@ -120,6 +120,7 @@ export class SmtpSender {
       if (this.closed) throw new Error('the sender is closed');
       if (!fresh) {
         const idle = p.idle.pop();
+        if (idle) clearTimeout(idle.posthornIdleTimer);
         if (idle && !idle.posthornDead) return idle;
         if (idle) continue;
       }
@@ -164,6 +165,7 @@ export class SmtpSender {
     });
     conn.on('end', () => {
       conn.posthornDead = true;
+      clearTimeout(conn.posthornIdleTimer);
     });
     return new Promise<Conn>((resolve, reject) => {
       let settled = false;
@@ -194,15 +196,15 @@ export class SmtpSender {
     const p = this.pool(d);
     if (conn && reusable && !conn.posthornDead && !this.closed) {
       p.idle.push(conn);
-      const timer = setTimeout(() => {
+      clearTimeout(conn.posthornIdleTimer);
+      conn.posthornIdleTimer = setTimeout(() => {
         const i = p.idle.indexOf(conn);
         if (i >= 0) {
           p.idle.splice(i, 1);
           this.discard(d, conn);
         }
       }, this.o.idleMs ?? 30_000);
-      timer.unref();
-      conn.once('end', () => clearTimeout(timer));
+      conn.posthornIdleTimer.unref();
     } else {
       if (conn) conn.close();
       p.open--;

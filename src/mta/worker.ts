@@ -2,10 +2,11 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { claimDue, deliveriesOfEmail, markDataStarted, nextDueAt, orphanedSubmitting, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
-import { findEmailById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
+import { claimDue, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
+import { findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
 import { applyOutcomes, type RecipientOutcome } from '../modules/emails/lifecycle.js';
-import { insertEvents } from '../modules/events/events.repo.js';
+import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
+import { Batcher } from '../store/batcher.js';
 import { addSuppression, suppressedAmong, suppressionKey } from '../modules/suppressions/suppressions.repo.js';
 import type { Knex } from 'knex';
 
@@ -13,6 +14,12 @@ export interface AttemptResult {
   outcomes: Map<string, RecipientOutcome>;
   providerMessageId?: string | null;
   failureReason?: string;
+}
+
+interface Completed {
+  delivery: Delivery;
+  outcomes: Map<string, RecipientOutcome>;
+  result: AttemptResult;
 }
 
 export interface AttemptHooks {
@@ -90,7 +97,6 @@ export class QueueWorker {
       } catch (e) {
         this.o.logger.error({ err: e }, 'queue claim failed');
       }
-      for (const d of claimed) this.track(this.process(d));
       if (claimed.length === Math.min(batch, room) && room > 0) continue;
       await this.sleep(room > 0 ? await this.untilDue() : 50);
     }
@@ -106,12 +112,21 @@ export class QueueWorker {
 
   private async claim(limit: number): Promise<Delivery[]> {
     const now = this.o.clock.now();
-    return this.o.writer.run(async (trx) => {
-      const rows = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 15 * 60_000 });
-      const emailIds = [...new Set(rows.map((r) => r.emailId))];
+    const rows = await this.o.writer.run(async (trx) => {
+      const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 15 * 60_000 });
+      const emailIds = [...new Set(claimed.map((r) => r.emailId))];
       if (emailIds.length) await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
-      return rows;
+      return claimed;
     });
+    if (!rows.length) return rows;
+    // What every attempt of the batch needs, read at once: the emails and the suppression list.
+    const emails = new Map((await findEmailsById(this.o.store.reader, [...new Set(rows.map((r) => r.emailId))])).map((e) => [e.id, e]));
+    const suppressed = await suppressedAmong(
+      this.o.store.reader,
+      [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+    );
+    for (const d of rows) this.track(this.process(d, emails.get(d.emailId), suppressed));
+    return rows;
   }
 
   private async untilDue(): Promise<number> {
@@ -134,14 +149,12 @@ export class QueueWorker {
     });
   }
 
-  private async process(d: Delivery): Promise<void> {
+  private async process(d: Delivery, email: Email | undefined, suppressed: Set<string>): Promise<void> {
     try {
-      const email = await findEmailById(this.o.store.reader, d.emailId);
       if (!email) return;
       const pending = email.recipients.filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'));
       const outcomes = new Map<string, RecipientOutcome>();
       // The suppression list is read again when the email leaves: it may have grown since the 202.
-      const suppressed = await suppressedAmong(this.o.store.reader, pending.map((r) => ({ projectId: email.projectId, address: r.address })));
       const sendable = pending.filter((r) => {
         if (!suppressed.has(suppressionKey(email.projectId, r.address))) return true;
         outcomes.set(r.id, { kind: 'suppressed' });
@@ -152,29 +165,45 @@ export class QueueWorker {
         result = await this.o.attempt(email, d, sendable, { beforeData: () => this.o.writer.run((trx) => markDataStarted(trx, [d.id])) });
       }
       for (const [id, o] of result.outcomes) outcomes.set(id, o);
-      await this.o.writer.run((trx) => this.record(trx, d, outcomes, result));
+      await this.recorder.add({ delivery: d, outcomes, result });
     } catch (e) {
       this.o.logger.error({ err: e, delivery: d.id, email: d.emailId }, 'delivery attempt failed unexpectedly; it stays submitting until recovered');
     }
   }
 
-  /** Apply an attempt's outcomes, reading the email again inside the transaction that writes them. */
-  private async record(trx: Knex.Transaction, d: Delivery, outcomes: Map<string, RecipientOutcome>, result: Pick<AttemptResult, 'providerMessageId' | 'failureReason'>): Promise<void> {
-    const email = await findEmailById(trx, d.emailId);
-    if (!email) return;
-    const others = (await deliveriesOfEmail(trx, email.id)).filter((x) => x.id !== d.id);
-    const change = applyOutcomes(email, d, outcomes, {
-      now: this.o.clock.now(),
-      retryScheduleMs: this.o.retryScheduleMs(email),
-      otherDeliveries: others,
-      providerMessageId: result.providerMessageId ?? null,
-      ...(result.failureReason ? { failureReason: result.failureReason } : {}),
-    });
-    await saveEmailState(trx, change.email);
-    for (const r of change.recipients) if (outcomes.has(r.id)) await saveRecipient(trx, r);
-    await saveDelivery(trx, change.delivery);
-    await insertEvents(trx, change.events);
-    for (const s of change.suppress) await addSuppression(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: this.o.clock.now() });
+  private readonly recorder = new Batcher<Completed>((items) => this.o.writer.run((trx) => this.recordAll(trx, items)));
+
+  /**
+   * Apply attempts' outcomes, reading the emails again inside the transaction
+   * that writes them. Several queue rows of one email may finish together:
+   * each sees the state the previous one left.
+   */
+  private async recordAll(trx: Knex.Transaction, items: Completed[]): Promise<void> {
+    const now = this.o.clock.now();
+    const ids = [...new Set(items.map((i) => i.delivery.emailId))];
+    const emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, e]));
+    const rows = new Map((await deliveriesOfEmails(trx, ids)).map((d) => [d.id, d]));
+    const events: OutboxEvent[] = [];
+    for (const { delivery: d, outcomes, result } of items) {
+      const email = emails.get(d.emailId);
+      if (!email) continue;
+      const others = [...rows.values()].filter((x) => x.emailId === email.id && x.id !== d.id);
+      const change = applyOutcomes(email, d, outcomes, {
+        now,
+        retryScheduleMs: this.o.retryScheduleMs(email),
+        otherDeliveries: others,
+        providerMessageId: result.providerMessageId ?? null,
+        ...(result.failureReason ? { failureReason: result.failureReason } : {}),
+      });
+      emails.set(email.id, change.email);
+      rows.set(d.id, change.delivery);
+      await saveEmailState(trx, change.email);
+      for (const r of change.recipients) if (outcomes.has(r.id)) await saveRecipient(trx, r);
+      await saveDelivery(trx, change.delivery);
+      events.push(...change.events);
+      for (const s of change.suppress) await addSuppression(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
+    }
+    await insertEvents(trx, events);
   }
 
   /**
@@ -202,7 +231,7 @@ export class QueueWorker {
             .filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'))
             .map((r) => [r.id, { kind: 'ambiguous', reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]),
         );
-        await this.record(trx, d, outcomes, {});
+        await this.recordAll(trx, [{ delivery: d, outcomes, result: { outcomes } }]);
       }
       if (orphans.length) this.o.logger.warn({ count: orphans.length }, 'recovered deliveries left submitting');
       return orphans.length;

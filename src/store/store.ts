@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knexModule, { type Knex } from 'knex';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
 
@@ -33,6 +34,12 @@ export interface Store {
    * (and their fsync). On PostgreSQL the same pool as the writer.
    */
   readonly reader: Knex;
+  /**
+   * Raw SQL for the reads that every request makes (the API key lookup). On
+   * SQLite a direct read-only handle with cached statements: going through
+   * knex's pool costs far more than the query. On PostgreSQL, knex.raw.
+   */
+  readonly fast: SqlRunner;
   /** Run fn in one transaction; retried when the database reports a transient lock conflict. */
   tx<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   migrateLatest(): Promise<string[]>;
@@ -44,14 +51,22 @@ export interface Store {
 
 export const SQLITE_FILE = 'posthorn.sqlite';
 
+export interface SqlRunner {
+  /** for compiling queries in this database's dialect */
+  readonly knex: Knex;
+  all<T>(sql: string, params: unknown[]): Promise<T[]>;
+}
+
 export function openStore(opts: StoreOptions): Store {
   const knex = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!) : pgKnex(opts.url!, opts.poolMax ?? 10);
   const reader = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const migrations = { migrationSource, tableName: 'knex_migrations' };
+  const fast = opts.client === 'sqlite' ? sqliteRunner(knex, join(opts.dataDir!, SQLITE_FILE)) : knexRunner(knex);
   return {
     client: opts.client,
     knex,
     reader,
+    fast,
     tx: (fn) => withRetry(() => knex.transaction(fn)),
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
@@ -65,6 +80,7 @@ export function openStore(opts: StoreOptions): Store {
       await knex.migrate.rollback(migrations, true);
     },
     async close() {
+      fast.close?.();
       if (reader !== knex) await reader.destroy();
       await knex.destroy();
     },
@@ -75,29 +91,90 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean } = {}): Knex {
   mkdirSync(dataDir, { recursive: true });
   // WAL + synchronous=FULL: a commit is on disk before it returns, so a 202 survives power loss.
   const pragmas = opts.readOnly
-    ? 'PRAGMA busy_timeout = 10000; PRAGMA query_only = ON;'
-    : 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;';
+    ? 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;'
+    : 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;';
+  // better-sqlite3 runs each statement synchronously in a few microseconds; the async
+  // sqlite3 driver's hop through the thread pool per statement cost more than the
+  // statements themselves and capped the group commit far below the disk's fsync rate.
   return knexFactory({
-    client: 'sqlite3',
-    connection: { filename: join(dataDir, SQLITE_FILE) },
+    client: 'better-sqlite3',
+    connection: { filename: join(dataDir, SQLITE_FILE), options: { readonly: false } },
     useNullAsDefault: true,
-    // The writer has one connection: SQLite has one writer anyway, and one
-    // connection makes every transaction of this process strictly serial.
+    // One connection per pool: SQLite has one writer anyway, and one connection makes
+    // every transaction of this process strictly serial. Reads have their own.
     pool: {
-      min: opts.readOnly ? 0 : 1,
-      max: opts.readOnly ? 3 : 1,
-      afterCreate(conn: { exec(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-        conn.exec(pragmas, (err) => done(err, conn));
+      min: 1,
+      max: 1,
+      afterCreate(conn: { exec(sql: string): void; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        try {
+          conn.exec(pragmas);
+          cachePreparedStatements(conn);
+          done(null, conn);
+        } catch (e) {
+          done(e as Error, conn);
+        }
       },
     },
   });
+}
+
+/**
+ * knex prepares every statement anew; parsing the SQL costs more than running
+ * most of ours. The appliance issues a small, fixed set of statement shapes,
+ * so each connection keeps the prepared ones, keyed by SQL text.
+ */
+function cachePreparedStatements(conn: { prepare(sql: string): unknown }): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let stmt = cache.get(sql);
+    if (stmt === undefined) {
+      stmt = prepare(sql);
+      if (cache.size >= 1000) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+}
+
+function sqliteRunner(knex: Knex, file: string): SqlRunner & { close(): void } {
+  let db: Database.Database | null = null;
+  const statements = new Map<string, Database.Statement>();
+  return {
+    knex,
+    async all<T>(sql: string, params: unknown[]): Promise<T[]> {
+      // opened on first use: by then the migrations have created the file
+      db ??= new Database(file, { readonly: true, timeout: 5000 });
+      let st = statements.get(sql);
+      if (!st) {
+        st = db.prepare(sql);
+        statements.set(sql, st);
+      }
+      return st.all(...params.map((p) => (typeof p === 'boolean' ? Number(p) : p))) as T[];
+    },
+    close() {
+      db?.close();
+      db = null;
+      statements.clear();
+    },
+  };
+}
+
+function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
+  return {
+    knex,
+    async all<T>(sql: string, params: unknown[]): Promise<T[]> {
+      return ((await knex.raw(sql, params as Knex.RawBinding[])) as { rows: T[] }).rows;
+    },
+  };
 }
 
 function pgKnex(url: string, poolMax: number): Knex {
   return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
 }
 
-const TRANSIENT = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', '40001', '40P01']);
+const TRANSIENT = new Set(['40001', '40P01']);
+const isTransient = (code: string) => TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 
 /**
  * SQLite answers SQLITE_BUSY at once (without waiting on busy_timeout) when a
@@ -111,7 +188,7 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
       return await run();
     } catch (e) {
       const code = (e as { code?: string }).code;
-      if (!code || !TRANSIENT.has(code) || attempt >= 8) throw e;
+      if (!code || !isTransient(code) || attempt >= 8) throw e;
       await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
     }
   }

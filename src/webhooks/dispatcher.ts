@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Knex } from 'knex';
 import { newId } from '../lib/ids.js';
 import { iso, type Clock } from '../lib/time.js';
@@ -54,7 +55,10 @@ export class WebhookDispatcher {
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    // every request in flight listens for the shutdown
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   async start(): Promise<void> {
     // On SQLite this process is the only dispatcher: any claim left in the store is from a

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../store/store.js';
+import { prepared } from '../../store/prepared.js';
 import { insertRows } from './emails.repo.js';
 
 export type DeliveryState = 'queued' | 'submitting' | 'done';
@@ -76,13 +77,25 @@ export async function insertDeliveries(db: Db, list: Delivery[]): Promise<void> 
   await insertRows(db, 'deliveries', list.map(toRow), COLUMNS.length);
 }
 
+const updateDelivery = prepared(
+  (db, state, attempts, nextAttemptAt, leaseOwner, leaseUntil, dataStarted, updatedAt, id) =>
+    db('deliveries')
+      .update({ state, attempts, next_attempt_at: nextAttemptAt, lease_owner: leaseOwner, lease_until: leaseUntil, data_started: dataStarted, updated_at: updatedAt } as Record<string, string>)
+      .where('id', id as string),
+  8,
+);
+
 export async function saveDelivery(db: Db, d: Delivery): Promise<void> {
-  const { id, ...rest } = toRow(d);
-  await db('deliveries').where({ id }).update(rest);
+  await updateDelivery(db, d.state, d.attempts, d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.dataStarted, d.updatedAt, d.id);
 }
 
 export async function deliveriesOfEmail(db: Db, emailId: string): Promise<Delivery[]> {
   return ((await db('deliveries').select(COLUMNS).where({ email_id: emailId }).orderBy('id')) as DeliveryRow[]).map(fromRow);
+}
+
+export async function deliveriesOfEmails(db: Db, emailIds: string[]): Promise<Delivery[]> {
+  if (!emailIds.length) return [];
+  return ((await db('deliveries').select(COLUMNS).whereIn('email_id', emailIds).orderBy('id')) as DeliveryRow[]).map(fromRow);
 }
 
 export async function findDelivery(db: Db, id: string): Promise<Delivery | null> {

@@ -1,4 +1,5 @@
 import type { Db } from '../../store/store.js';
+import { prepared } from '../../store/prepared.js';
 
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -288,21 +289,25 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   return { emails: page.map((r) => emailFromRow(r, recipients.get(r.id)!)), more: rows.length > f.limit };
 }
 
-/** Persist the mutable parts of an email after a state change. */
+const updateEmailState = prepared(
+  (db, status, reason, scheduledAt, attempts, providerId, acceptedAt, updatedAt, id) =>
+    db('emails')
+      .update({ status, status_reason: reason, scheduled_at: scheduledAt, attempts, provider_message_id: providerId, accepted_at: acceptedAt, updated_at: updatedAt } as Record<string, string>)
+      .where('id', id as string),
+  8,
+);
+
+/** Persist the mutable parts of an email after a state change (the queue's hot path: a prepared statement). */
 export async function saveEmailState(db: Db, e: Email): Promise<void> {
-  await db('emails').where({ id: e.id }).update({
-    status: e.status,
-    status_reason: e.statusReason,
-    scheduled_at: e.scheduledAt,
-    attempts: e.attempts,
-    provider_message_id: e.providerMessageId,
-    accepted_at: e.acceptedAt,
-    updated_at: e.updatedAt,
-  });
+  await updateEmailState(db, e.status, e.statusReason, e.scheduledAt, e.attempts, e.providerMessageId, e.acceptedAt, e.updatedAt, e.id);
 }
 
+const updateRecipient = prepared(
+  (db, status, details, deliveryId, delayNotified, updatedAt, id) =>
+    db('email_recipients').update({ status, details, delivery_id: deliveryId, delay_notified: delayNotified, updated_at: updatedAt } as Record<string, string>).where('id', id as string),
+  6,
+);
+
 export async function saveRecipient(db: Db, r: Recipient): Promise<void> {
-  await db('email_recipients')
-    .where({ id: r.id })
-    .update({ status: r.status, details: r.details ? JSON.stringify(r.details) : null, delivery_id: r.deliveryId, delay_notified: r.delayNotified, updated_at: r.updatedAt });
+  await updateRecipient(db, r.status, r.details ? JSON.stringify(r.details) : null, r.deliveryId, r.delayNotified, r.updatedAt, r.id);
 }

@@ -44,7 +44,7 @@ export async function beginIdempotent(store: Store, projectId: string, key: stri
 
 function isUniqueViolation(e: unknown): boolean {
   const code = (e as { code?: string }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT';
+  return code === '23505' || (code?.startsWith('SQLITE_CONSTRAINT') ?? false);
 }
 
 function claim(store: Store, projectId: string, key: string, hash: string, now: number, ttlMs: number): Promise<IdempotencyStart> {

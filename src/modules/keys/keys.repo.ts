@@ -1,4 +1,5 @@
-import type { Db } from '../../store/store.js';
+import type { Db, SqlRunner } from '../../store/store.js';
+import { prepared } from '../../store/prepared.js';
 import { PROJECT_COLUMNS, projectFromRow, type Project, type ProjectRow } from '../projects/projects.repo.js';
 import type { KeyMode, Scope } from './scopes.js';
 
@@ -71,16 +72,20 @@ export async function revokeKey(db: Db, id: string, at: number): Promise<void> {
   await db('api_keys').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
 }
 
-/** The key and its project in one read: the whole of what authentication needs. */
-export async function findKeyWithProjectByHash(db: Db, secretHash: string): Promise<{ key: ApiKey; project: Project } | null> {
-  const row = await db('api_keys as k')
-    .join('projects as p', 'p.id', 'k.project_id')
-    .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
-    .where('k.secret_hash', secretHash)
-    .first();
+const keyWithProjectByHash = prepared<Record<string, unknown>>(
+  (db, hash) =>
+    db('api_keys as k')
+      .join('projects as p', 'p.id', 'k.project_id')
+      .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
+      .where('k.secret_hash', hash as string),
+  1,
+);
+
+/** The key and its project in one read: the whole of what authentication needs, on every request. */
+export async function findKeyWithProjectByHash(db: Db | SqlRunner, secretHash: string): Promise<{ key: ApiKey; project: Project } | null> {
+  const row = (await keyWithProjectByHash(db, secretHash))[0];
   if (!row) return null;
-  const pick = (prefix: string) =>
-    Object.fromEntries(Object.entries(row as Record<string, unknown>).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
   return { key: keyFromRow(pick('k_') as unknown as KeyRow), project: projectFromRow(pick('p_') as unknown as ProjectRow) };
 }
 

@@ -95,7 +95,7 @@ export class KeyAuthenticator {
   /** null for a missing, malformed, unknown or revoked key */
   async authenticate(bearer: string | undefined): Promise<Principal | null> {
     if (!bearer || !looksLikeKey(bearer)) return null;
-    const found = await findKeyWithProjectByHash(this.deps.store.reader, hashKey(bearer));
+    const found = await findKeyWithProjectByHash(this.deps.store.fast, hashKey(bearer));
     if (!found || found.key.revokedAt !== null) return null;
     this.pendingTouches.set(found.key.id, this.deps.clock.now());
     return found;

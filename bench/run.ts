@@ -1,0 +1,202 @@
+// npm run bench — the throughput figures the issues ask for, measured in one run:
+//   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
+//   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains
+//   3. events delivered/s to a local HTTPS webhook receiver
+//   4. the data disk's fsync rate (write + fsync loop), to read figure 1 against
+// The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, fsyncSync, mkdtempSync, openSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { Pool } from 'undici';
+import YAML from 'yaml';
+import { startDnsWorld } from '../test/helpers/dns-world.js';
+import { startSink } from '../test/helpers/smtp-sink.js';
+import { startReceiver } from '../test/helpers/https-receiver.js';
+import { PACKAGE_ROOT } from '../src/lib/package-root.js';
+
+const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const CLIENTS = 64;
+
+function fsyncRate(dir: string, ms = 3000): number {
+  const file = join(dir, 'fsync.bin');
+  const fd = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 1);
+  let n = 0;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    writeSync(fd, block, 0, block.length, (n % 256) * 4096);
+    fsyncSync(fd);
+    n++;
+  }
+  closeSync(fd);
+  rmSync(file);
+  return n / (ms / 1000);
+}
+
+async function cli(config: string, args: string[]): Promise<any> {
+  const child = spawn(process.execPath, [BIN, ...args, '--config', config, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  await once(child, 'exit');
+  return JSON.parse(out);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function serve(config: string, port: number): Promise<{ child: ChildProcess; key: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  for (;;) {
+    const key = /ph_test_[A-Za-z0-9]{40}/.exec(out)?.[0];
+    if (key && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) return { child, key };
+    if (child.exitCode !== null) throw new Error(`serve exited:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** CLIENTS concurrent clients, each sending one request after the other for `seconds`. */
+async function acceptLoad(base: string, key: string, body: (i: number) => unknown): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
+  const pool = new Pool(base, { connections: CLIENTS, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let i = 0;
+  const end = Date.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < end) {
+        const t0 = performance.now();
+        const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) });
+        await res.body.dump();
+        if (res.statusCode === 202) latencies.push(performance.now() - t0);
+        else errors++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { rate: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), n: latencies.length, errors };
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'posthorn-bench-'));
+  const fsync = fsyncRate(dir);
+  const world = await startDnsWorld();
+  const sink = await startSink();
+  const hooks = await startReceiver();
+  world.add('mx.sink.test', 'A', '127.0.0.1');
+  world.add('hooks.test', 'A', '127.0.0.1');
+  const domains = Array.from({ length: 10 }, (_, i) => `d${i}.bench.test`);
+  for (const d of domains) world.add(d, 'MX', { exchange: 'mx.sink.test', priority: 10 });
+  const config = join(dir, 'posthorn.yaml');
+  const [httpPort, dnsPort] = [await freePort(), await freePort()];
+  writeFileSync(
+    config,
+    YAML.stringify({
+      data_dir: './data',
+      http: { host: '127.0.0.1', port: httpPort },
+      smtp: { inbound: { enabled: false }, submission: { enabled: false } },
+      outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: 10 },
+      dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
+      webhooks: { ca_file: hooks.caFile },
+      network: { allow_private: true },
+      limits: { requests_per_second: 1_000_000 },
+      log: { level: 'warn' },
+    }),
+  );
+  const app = await serve(config, httpPort);
+  const base = `http://127.0.0.1:${httpPort}`;
+  world.delegate('dkim.bench.test', '127.0.0.1', dnsPort);
+  const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
+  step(`fsync ${Math.round(fsync)}/s; appliance up`);
+  const project = await cli(config, ['project', 'create', '--name', 'bench', '--approved']);
+  const live = (await cli(config, ['key', 'create', '--project', project.id, '--mode', 'live'])).key as string;
+  const api = async (key: string, method: string, path: string, body?: unknown) => {
+    const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return r.json() as Promise<any>;
+  };
+  const domain = await api(live, 'POST', '/v1/domains', { domain: 'shop.bench.test' });
+  for (const r of domain.records) world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
+  const verified = await api(live, 'POST', `/v1/domains/${domain.id}/verify`);
+  if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
+  const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
+
+  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync) };
+  step('accepts, test key');
+  const testAccept = await acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text }));
+  report.accept_test_key = testAccept;
+  step('accepts, live key');
+  const liveAccept = await acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` }));
+  report.accept_live_key = liveAccept;
+  // let the live accept run's deliveries finish before measuring delivery alone
+  const accepted = liveAccept.n;
+  while (sink.messages.length < accepted) await new Promise((r) => setTimeout(r, 200));
+
+  for (const spread of [1, 10]) {
+    step(`deliveries, ${spread} domain(s)`);
+    const n = 3000;
+    const before = sink.messages.length;
+    const pool = new Pool(base, { connections: 16 });
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async (_, w) => {
+        for (let i = w; i < n; i += 16) {
+          const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'orders@shop.bench.test', to: [`r${i}@${domains[i % spread]}`], subject: `Delivery ${i}`, text, html: `<p>${text}</p>` }) });
+          await res.body.dump();
+        }
+      }),
+    );
+    while (sink.messages.length - before < n) await new Promise((r) => setTimeout(r, 50));
+    const elapsed = (performance.now() - t0) / 1000;
+    await pool.close();
+    report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
+  }
+
+  step('webhook events');
+  const hook = await api(app.key, 'POST', '/v1/webhooks', { url: hooks.url('/ok/bench'), events: ['email.sent', 'email.delivered'] });
+  if (!hook.id) throw new Error(`no webhook endpoint: ${JSON.stringify(hook)}`);
+  const events = 4000;
+  const h0 = hooks.requests.length;
+  const t1 = performance.now();
+  const pool = new Pool(base, { connections: 16 });
+  await Promise.all(
+    Array.from({ length: 16 }, async (_, w) => {
+      for (let i = w; i < events / 2; i += 16) {
+        const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'a@shop.bench.test', to: [`hook${i}@simulator.posthorn.test`], subject: 'x', text: 'y' }) });
+        await res.body.dump();
+      }
+    }),
+  );
+  await pool.close();
+  while (hooks.requests.length - h0 < events) await new Promise((r) => setTimeout(r, 50));
+  report.webhook_events_per_s = Math.round(events / ((performance.now() - t1) / 1000));
+
+  app.child.kill('SIGTERM');
+  await once(app.child, 'exit');
+  await Promise.all([sink.stop(), hooks.stop(), world.stop()]);
+  rmSync(dir, { recursive: true, force: true });
+  const round = (x: unknown) => (typeof x === 'object' && x ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v])) : x);
+  console.log(JSON.stringify(Object.fromEntries(Object.entries(report).map(([k, v]) => [k, round(v)])), null, 2));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

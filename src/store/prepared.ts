@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import type { Db, SqlRunner } from './store.js';
+
+/**
+ * A query built once with knex and then run as raw SQL: knex's builder
+ * costs tens of microseconds per call, more than SQLite takes to answer, on
+ * paths that run for every request. `build` is called with placeholder
+ * values; the real ones are passed in the same order at every call.
+ */
+export function prepared<Row>(build: (db: Db, ...params: unknown[]) => Knex.QueryBuilder, arity: number): (db: Db | SqlRunner, ...params: unknown[]) => Promise<Row[]> {
+  const sqlByDialect = new Map<string, string>();
+  return async (target, ...params) => {
+    const runner = 'all' in target ? target : null;
+    const db = runner ? runner.knex : (target as Db);
+    const dialect = (db.client as { config?: { client?: string } }).config?.client ?? 'unknown';
+    let sql = sqlByDialect.get(dialect);
+    if (!sql) {
+      const placeholders = Array.from({ length: arity }, (_, i) => `__p${i}__`);
+      const compiled = build(db, ...placeholders).toSQL();
+      // the placeholders must come back as the bindings, in order: then the SQL is reusable
+      if (compiled.bindings.length !== arity || compiled.bindings.some((b, i) => b !== placeholders[i])) throw new Error('prepared(): the query does not bind its parameters in order');
+      sql = compiled.sql;
+      sqlByDialect.set(dialect, sql);
+    }
+    if (runner) return runner.all<Row>(sql, params);
+    const res = (await db.raw(sql, params as Knex.RawBinding[])) as Row[] | { rows: Row[] };
+    return Array.isArray(res) ? res : res.rows;
+  };
+}
