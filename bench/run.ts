@@ -20,6 +20,8 @@ import { PACKAGE_ROOT } from '../src/lib/package-root.js';
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = 64;
+// BENCH_PHASES=accept,delivery,webhooks picks phases; BENCH_PROFILE=DIR writes a CPU profile of the appliance there
+const phases = new Set((process.env.BENCH_PHASES ?? 'accept,delivery,webhooks').split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -55,7 +57,8 @@ function freePort(): Promise<number> {
 }
 
 async function serve(config: string, port: number): Promise<{ child: ChildProcess; key: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...prof, BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   for (;;) {
@@ -139,17 +142,18 @@ async function main() {
   const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
 
   const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync) };
-  step('accepts, test key');
-  const testAccept = await acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text }));
-  report.accept_test_key = testAccept;
-  step('accepts, live key');
-  const liveAccept = await acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` }));
-  report.accept_live_key = liveAccept;
-  // let the live accept run's deliveries finish before measuring delivery alone
-  const accepted = liveAccept.n;
-  while (sink.messages.length < accepted) await new Promise((r) => setTimeout(r, 200));
+  if (phases.has('accept')) {
+    step('accepts, test key');
+    const testAccept = await acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text }));
+    report.accept_test_key = testAccept;
+    step('accepts, live key');
+    const liveAccept = await acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` }));
+    report.accept_live_key = liveAccept;
+    // let the live accept run's deliveries finish before measuring delivery alone
+    while (sink.messages.length < liveAccept.n) await new Promise((r) => setTimeout(r, 200));
+  }
 
-  for (const spread of [1, 10]) {
+  for (const spread of phases.has('delivery') ? [1, 10] : []) {
     step(`deliveries, ${spread} domain(s)`);
     const n = 3000;
     const before = sink.messages.length;
@@ -169,6 +173,8 @@ async function main() {
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
   }
 
+  if (phases.has('webhooks')) await webhookPhase();
+  async function webhookPhase() {
   step('webhook events');
   const hook = await api(app.key, 'POST', '/v1/webhooks', { url: hooks.url('/ok/bench'), events: ['email.sent', 'email.delivered'] });
   if (!hook.id) throw new Error(`no webhook endpoint: ${JSON.stringify(hook)}`);
@@ -187,6 +193,7 @@ async function main() {
   await pool.close();
   while (hooks.requests.length - h0 < events) await new Promise((r) => setTimeout(r, 50));
   report.webhook_events_per_s = Math.round(events / ((performance.now() - t1) / 1000));
+  }
 
   app.child.kill('SIGTERM');
   await once(app.child, 'exit');

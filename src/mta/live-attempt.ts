@@ -10,7 +10,7 @@ import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { Delivery } from '../modules/emails/deliveries.repo.js';
 import { buildMime } from './build-mime.js';
 import { createDkimSigner } from './dkim.js';
-import { resolveDestinations } from './mx.js';
+import { resolveDestinations, type Destinations } from './mx.js';
 import { providerQueueId, type Destination, type SmtpSender } from './smtp-sender.js';
 import type { Attempt, AttemptResult } from './worker.js';
 import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
@@ -84,6 +84,20 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     return raw;
   }
 
+  // MX answers are kept a minute: a burst to one domain asks DNS once. Failures are not kept.
+  const mxCache = new Map<string, { at: number; value: Promise<Destinations> }>();
+  function destinationsOf(domain: string): Promise<Destinations> {
+    const hit = mxCache.get(domain);
+    if (hit && Date.now() - hit.at < 60_000) return hit.value;
+    const value = resolveDestinations(domain, o.resolver);
+    mxCache.set(domain, { at: Date.now(), value });
+    void value.then((v) => {
+      if (v.kind === 'dns_error') mxCache.delete(domain);
+    });
+    if (mxCache.size > 10_000) mxCache.delete(mxCache.keys().next().value as string);
+    return value;
+  }
+
   async function destinations(d: Delivery, domain: Domain): Promise<Destination[] | RecipientOutcome> {
     const out = o.outbound;
     if (out.mode === 'relay') {
@@ -91,7 +105,7 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
       // The relay gets credentials: its certificate is checked.
       return [{ host: r.host!, port: r.port, secure: r.secure, tls: 'opportunistic', verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
     }
-    const found = await resolveDestinations(d.route, o.resolver);
+    const found = await destinationsOf(d.route);
     switch (found.kind) {
       case 'hosts':
         return found.hosts.flatMap((h) => h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls: domain.tls })));

@@ -5,6 +5,7 @@ import { expectError } from '../helpers/assert.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('posthorn CLI (CONTRACT §3)', function () {
   this.timeout(60_000);
@@ -176,5 +177,63 @@ describe('posthorn domain (CONTRACT §3)', function () {
     expect(JSON.parse(r.stderr).error.code).to.equal('not_found');
     const l = await runCli(['domain', 'list', '--project', 'prj_nope', '--json', '--config', config]);
     expect(JSON.parse(l.stderr).error.code).to.equal('not_found');
+  });
+});
+
+describe('posthorn queue and suppression (CONTRACT §3)', function () {
+  this.timeout(60_000);
+  let config: string;
+  let server: ServeProcess;
+  let api: ReturnType<typeof client>;
+  let projectId: string;
+  before(async function () {
+    config = writeConfig({ limits: { requests_per_second: 10_000 } }).path;
+    server = await startServe(config);
+    api = client(server.baseUrl, server.output().match(/ph_test_[A-Za-z0-9]{40}/)![0]);
+    projectId = (await runCli(['project', 'list', '--json', '--config', config])).json[0].id;
+  });
+  after(async function () {
+    await server.stop();
+  });
+  const cli = (args: string[]) => runCli([...args, '--config', config, '--json']);
+  const SIM = 'simulator.posthorn.test';
+
+  it('queue show and retry: an ambiguous email goes out again only when the operator says so', async function () {
+    const id = (await api.post('/v1/emails', { from: 'a@example.test', to: [`ambiguous@${SIM}`], subject: 's', text: 't' })).body.id;
+    await waitFor(async () => (await api.get(`/v1/emails/${id}`)).body.status === 'ambiguous', 10_000, 'ambiguous');
+    const show = await cli(['queue', 'show', id]);
+    expect(show.code, show.stderr).to.equal(0);
+    expect(show.json).to.include({ id, status: 'ambiguous', project_id: projectId });
+    expect(show.json.queue[0]).to.include({ state: 'done', attempts: 1, data_started: false });
+    expect(show.json.recipients[0]).to.include({ status: 'ambiguous' });
+    const retry = await cli(['queue', 'retry', id]);
+    expect(retry.code, retry.stderr).to.equal(0);
+    expect(retry.json.status).to.equal('queued');
+    // the running appliance sees the row due and walks it again
+    await waitFor(async () => (await api.get(`/v1/emails/${id}`)).body.attempts === 2, 10_000, 'a second attempt');
+    const notAmbiguous = (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })).body.id;
+    await waitFor(async () => (await api.get(`/v1/emails/${notAmbiguous}`)).body.status === 'accepted', 10_000, 'accepted');
+    const refused = await cli(['queue', 'retry', notAmbiguous]);
+    expect(refused.code).to.not.equal(0);
+    expect(JSON.parse(refused.stderr).error.code).to.equal('conflict');
+  });
+
+  it('queue stats counts rows and emails', async function () {
+    const r = await cli(['queue', 'stats']);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.json.deliveries.done).to.be.a('number');
+    expect(r.json.emails.accepted).to.be.at.least(1);
+  });
+
+  it('suppression add, list and remove, and the API honours them', async function () {
+    const add = await cli(['suppression', 'add', '--project', projectId, 'Blocked@Example.test']);
+    expect(add.code, add.stderr).to.equal(0);
+    expect(add.json).to.include({ email: 'blocked@example.test', reason: 'manual' });
+    expect((await cli(['suppression', 'list', '--project', projectId])).json.map((s: { email: string }) => s.email)).to.include('blocked@example.test');
+    const refused = await api.post('/v1/emails', { from: 'a@example.test', to: ['blocked@example.test'], subject: 's', text: 't' });
+    expect(refused.status).to.equal(422);
+    expect((await cli(['suppression', 'remove', '--project', projectId, 'blocked@example.test'])).code).to.equal(0);
+    expect((await api.post('/v1/emails', { from: 'a@example.test', to: ['blocked@example.test'], subject: 's', text: 't' })).status).to.equal(202);
+    expect((await cli(['suppression', 'remove', '--project', projectId, 'blocked@example.test'])).code).to.not.equal(0);
   });
 });

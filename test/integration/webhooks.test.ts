@@ -109,6 +109,22 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
     });
   });
 
+  describe('attachment paths (the same guard, webhooks.ca_file)', function () {
+    it('downloads an https attachment and stores it with the email', async function () {
+      hooks.setBehaviour('/files/', (_req, answer) => answer(200, 'quarterly numbers', { 'content-type': 'text/csv' }));
+      const res = await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/files/report.csv') }] });
+      expect(res.status, res.text).to.equal(202);
+      const stored = await api.deps.store.knex('email_attachments').where({ email_id: res.body.id });
+      expect(stored.map((a: { filename: string; content_type: string; content: Buffer }) => [a.filename, a.content_type, Buffer.from(a.content).toString()])).to.deep.equal([['report.csv', 'text/csv', 'quarterly numbers']]);
+    });
+
+    it('refuses a download that fails or is an executable', async function () {
+      hooks.setBehaviour('/exe/', (_req, answer) => answer(200, 'MZ\u0090\u0000 program'));
+      expectError(await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/status/404/x.pdf') }] }), 400, 'validation_error', 'attachments[0].path');
+      expectError(await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/exe/setup.pdf') }] }), 400, 'validation_error', 'attachments[0].content');
+    });
+  });
+
   describe('delivery', function () {
     it('POSTs the §6 payload, signed, with the Service-* headers; the signature verifies by hand and with stripe', async function () {
       const e = await endpoint('ok');
@@ -218,6 +234,21 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       await new Promise((r) => setTimeout(r, 2500));
       expect(hooks.to(p).length).to.equal(count);
       expectError(await t.api.get(`/v1/webhooks/${e.id}`), 404, 'not_found');
+    });
+
+    it('counts an answer after 12 seconds as a timeout (webhooks.timeout_ms 10 s)', async function () {
+      this.timeout(30_000);
+      hooks.slowMs = 12_000;
+      const e = await endpoint('slow', { events: ['email.delivered'] });
+      await send();
+      const log = await waitFor(async () => {
+        const l = (await t.api.get(`/v1/webhooks/${e.id}/deliveries`)).body.data[0];
+        return l?.attempt_log?.length ? l : null;
+      }, 20_000, 'the first attempt to end');
+      expect(log.attempt_log[0].status_code).to.equal(null);
+      expect(log.attempt_log[0].error).to.match(/timeout/i);
+      expect(log.attempt_log[0].response_ms).to.be.within(9_000, 11_500);
+      await t.api.delete(`/v1/webhooks/${e.id}`);
     });
 
     it('keeps a slow endpoint from holding up the others', async function () {
