@@ -16,16 +16,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     req.resume();
     throw validationError('body', `is larger than the limit of ${limit} bytes`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw validationError('body', `is larger than the limit of ${limit} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
+  const { chunks, size } = await readAll(req, limit);
   if (size === 0) return { raw: null, value: undefined };
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
   if (!/^application\/([a-z0-9.+-]*\+)?json\b/.test(type)) throw validationError('body', 'Content-Type must be application/json');
@@ -35,4 +26,25 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   } catch (e) {
     throw validationError('body', `is not valid JSON (${(e as Error).message})`);
   }
+}
+
+/** Plain listeners rather than an async iterator: this runs for every request. */
+function readAll(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        reject(validationError('body', `is larger than the limit of ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve({ chunks, size }));
+    req.once('error', reject);
+  });
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
-import { insertRows } from './emails.repo.js';
+import { insertRows } from '../../store/insert-rows.js';
 
 export type DeliveryState = 'queued' | 'submitting' | 'done';
 
@@ -74,7 +74,7 @@ function toRow(d: Delivery): DeliveryRow {
 }
 
 export async function insertDeliveries(db: Db, list: Delivery[]): Promise<void> {
-  await insertRows(db, 'deliveries', list.map(toRow), COLUMNS.length);
+  await insertRows(db, 'deliveries', list.map(toRow) as unknown as Array<Record<string, unknown>>);
 }
 
 const updateDelivery = prepared(

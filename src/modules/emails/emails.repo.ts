@@ -1,5 +1,6 @@
 import type { Db } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
+import { insertRows } from '../../store/insert-rows.js';
 
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -207,17 +208,11 @@ export function recipientRow(emailId: string, projectId: string, r: Recipient) {
   };
 }
 
-/** Multi-row insert in chunks that stay under SQLite's bound-variable limit. */
-export async function insertRows(db: Db, table: string, rows: object[], columnsPerRow: number): Promise<void> {
-  const per = Math.max(1, Math.floor(30_000 / columnsPerRow));
-  for (let i = 0; i < rows.length; i += per) await db(table).insert(rows.slice(i, i + per));
-}
-
 export async function insertEmails(db: Db, emails: Email[], attachments: Map<string, StoredAttachment[]> = new Map()): Promise<void> {
   if (!emails.length) return;
-  await insertRows(db, 'emails', emails.map(emailRow), EMAIL_COLUMNS.length);
+  await insertRows(db, 'emails', emails.map(emailRow) as unknown as Array<Record<string, unknown>>);
   const recipients = emails.flatMap((e) => e.recipients.map((r) => recipientRow(e.id, e.projectId, r)));
-  await insertRows(db, 'email_recipients', recipients, 10);
+  await insertRows(db, 'email_recipients', recipients);
   for (const [emailId, list] of attachments) {
     if (list.length) {
       await db('email_attachments').insert(

@@ -1,4 +1,5 @@
 import type { Db } from '../../store/store.js';
+import { insertRows } from '../../store/insert-rows.js';
 import type { EventType } from './event-types.js';
 
 /** One row of the outbox: written in the transaction of the change it reports. */
@@ -14,12 +15,11 @@ export interface OutboxEvent {
   createdAt: number;
 }
 
-const CHUNK = 500;
-
 export async function insertEvents(db: Db, events: OutboxEvent[]): Promise<void> {
-  for (let i = 0; i < events.length; i += CHUNK) {
-    await db('events').insert(
-      events.slice(i, i + CHUNK).map((e) => ({
+  await insertRows(
+    db,
+    'events',
+    events.map((e) => ({
         id: e.id,
         project_id: e.projectId,
         type: e.type,
@@ -27,11 +27,10 @@ export async function insertEvents(db: Db, events: OutboxEvent[]): Promise<void>
         recipient: e.recipient,
         simulated: e.simulated,
         data: JSON.stringify(e.data),
-        fanned_out: false,
-        created_at: e.createdAt,
-      })),
-    );
-  }
+      fanned_out: false,
+      created_at: e.createdAt,
+    })),
+  );
 }
 
 export async function eventsOfEmail(db: Db, emailId: string): Promise<OutboxEvent[]> {

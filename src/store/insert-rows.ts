@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+import type { Db } from './store.js';
+
+const sqlCache = new Map<string, string>();
+const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
+
+/**
+ * Multi-row INSERT without knex's builder, whose cost grows with every
+ * value. Rows go in chunks of 64, 32, …, 1, so a table only ever sees seven
+ * statement shapes: SQLite keeps them prepared instead of parsing a new,
+ * long statement for every batch size. Every row must have the same keys.
+ */
+export async function insertRows(db: Db, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+  if (!rows.length) return;
+  const columns = Object.keys(rows[0]!);
+  let i = 0;
+  while (i < rows.length) {
+    const left = rows.length - i;
+    const n = CHUNKS.find((c) => c <= left && c * columns.length <= 30_000) ?? 1;
+    const chunk = rows.slice(i, i + n);
+    const bindings: unknown[] = [];
+    for (const row of chunk) for (const c of columns) bindings.push(row[c] ?? null);
+    await db.raw(statement(table, columns, n), bindings as Knex.RawBinding[]);
+    i += n;
+  }
+}
+
+function statement(table: string, columns: string[], n: number): string {
+  const key = `${table}|${columns.join(',')}|${n}`;
+  let sql = sqlCache.get(key);
+  if (!sql) {
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    sql = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: n }, () => row).join(', ')}`;
+    sqlCache.set(key, sql);
+  }
+  return sql;
+}
