@@ -5,6 +5,7 @@ import * as m0003 from './0003_domains.js';
 import * as m0004 from './0004_events.js';
 import * as m0005 from './0005_sending.js';
 import * as m0006 from './0006_webhooks.js';
+import * as m0007 from './0007_key_prefix.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0004_events', m0004],
   ['0005_sending', m0005],
   ['0006_webhooks', m0006],
+  ['0007_key_prefix', m0007],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

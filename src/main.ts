@@ -6,6 +6,7 @@ import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
 import { openStore, type Store } from './store/store.js';
 import { GroupCommit } from './store/group-commit.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
 import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
@@ -270,6 +271,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
  */
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
+  const unlock = config.database.client === 'sqlite' ? lockDataDir(config.dataDir) : () => undefined;
   const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url });
   try {
     const applied = await store.migrateLatest();
@@ -285,11 +287,13 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
       async stop() {
         await running.stop();
         await store.close();
+        unlock();
         logger.info('stopped');
       },
     };
   } catch (e) {
     await store.close().catch(() => undefined);
+    unlock();
     throw e;
   }
 }

@@ -1,6 +1,6 @@
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import { apiError } from '../lib/errors.js';
+import { apiError, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Principal } from '../modules/keys/keys.service.js';
 import { readJsonBody } from './middleware/body.js';
@@ -115,6 +115,8 @@ function handle(deps: ApiDeps, r: RouteDef) {
       const parsed = await readJsonBody(ctx.req);
       rawBody = parsed.raw;
       body = validateBody(r.body, parsed.value === undefined ? {} : parsed.value);
+    } else if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      refuseBody((await readJsonBody(ctx.req)).value);
     }
     const result = await r.handler({
       deps,
@@ -130,4 +132,12 @@ function handle(deps: ApiDeps, r: RouteDef) {
     if (result.headers) ctx.set(result.headers);
     ctx.body = result.body;
   };
+}
+
+/** interface §7: unknown fields are refused, also by a request that takes no body (an empty `{}` is fine). */
+function refuseBody(value: unknown): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError('body', 'this request takes no body');
+  const first = Object.keys(value)[0];
+  if (first !== undefined) throw validationError(first, 'is not a known field (this request takes no body)');
 }

@@ -10,12 +10,17 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 // client did not send); query strings are text, so they are coerced.
 const bodyAjv = new Ajv({ allErrors: false, strict: true, coerceTypes: false, useDefaults: false });
 const queryAjv = new Ajv({ allErrors: false, strict: true, coerceTypes: true, useDefaults: true });
+// Only on the error path: every error of a refused body, so that an unknown field (often a
+// misspelled one) is named before the "required" error it causes.
+const bodyAjvAll = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false });
 addFormats(bodyAjv);
 addFormats(queryAjv);
+addFormats(bodyAjvAll);
 
 const compiled = new Map<Ajv, WeakMap<TSchema, ValidateFunction>>([
   [bodyAjv, new WeakMap()],
   [queryAjv, new WeakMap()],
+  [bodyAjvAll, new WeakMap()],
 ]);
 
 function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
@@ -34,7 +39,13 @@ export function precompile(kind: 'body' | 'query', schema: TSchema): void {
 }
 
 export function validateBody<T>(schema: TSchema, value: unknown): T {
-  return check(compile(bodyAjv, schema), value, 'body');
+  if (compile(bodyAjv, schema)(value)) return value as T;
+  const all = compile(bodyAjvAll, schema);
+  all(value);
+  const errors = all.errors ?? [];
+  const first = errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
+  const { field, message } = describeAjvError(first, 'body');
+  throw validationError(field, message);
 }
 
 export function validateQuery<T>(schema: TSchema, value: Record<string, unknown>): T {

@@ -23,13 +23,13 @@ export function classifyReply(code: number, text: string): Classified {
 }
 
 /**
- * A failure without a reply. Before the message body started nothing was
- * delivered, so it is tried again later; once the body may have reached
- * the server, only the server knows whether it took the message: ambiguous,
- * never sent again by itself (interface §1.9).
+ * A failure without a reply. Until the whole body was handed over, the
+ * server cannot have taken the message (it never saw the final "."), so it
+ * is tried again later; after that only the server knows whether it took
+ * it: ambiguous, never sent again by itself (interface §1.9).
  */
-export function classifyNoReply(description: string, bodyStarted: boolean): Classified {
-  return bodyStarted
+export function classifyNoReply(description: string, bodyEnded: boolean): Classified {
+  return bodyEnded
     ? { kind: 'ambiguous', reply: `no answer after the message was transmitted (${description}); not sent again unless an operator retries it` }
     : { kind: 'deferred', reply: `421 4.4.2 ${description}` };
 }

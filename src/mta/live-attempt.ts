@@ -24,10 +24,15 @@ export interface LiveAttemptOptions {
   logger: Logger;
 }
 
-/** VERP (CONTRACT §5): bounce+<email>-<recipient>@<return path>, so a bounce names what it is about without parsing guesswork. */
-export function envelopeSender(email: Email, recipient: Recipient, domain: Domain, hostname: string): string {
+/**
+ * VERP (CONTRACT §5): bounce+<email>-<recipient>@<return path>, so a bounce
+ * names what it is about without parsing guesswork. A transaction for
+ * several recipients (relay mode) names the email only; the DSN's
+ * Final-Recipient then says who bounced.
+ */
+export function envelopeSender(email: Email, recipient: Recipient | null, domain: Domain, hostname: string): string {
   const host = domain.checks['return_path:mx']?.dns === 'found' ? `${domain.returnPath}.${domain.name}` : hostname;
-  return `bounce+${email.id.slice(4)}-${recipient.id.slice(4)}@${host}`;
+  return recipient ? `bounce+${email.id.slice(4)}-${recipient.id.slice(4)}@${host}` : `bounce+${email.id.slice(4)}@${host}`;
 }
 
 /**
@@ -54,9 +59,11 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     return key;
   }
 
+  const isTracked = (email: Email, domain: Domain) => email.html !== null && o.tracking.publicUrl !== null && (domain.openTracking || domain.clickTracking);
+
   /** With tracking on, each recipient gets its own links and pixel, so its own signed copy. */
   async function message(email: Email, domain: Domain, key: KeyObject, recipient: Recipient): Promise<Buffer> {
-    const tracked = email.html !== null && o.tracking.publicUrl !== null && (domain.openTracking || domain.clickTracking);
+    const tracked = isTracked(email, domain);
     const cacheKey = tracked ? `${email.id}:${recipient.id}` : email.id;
     let raw = signed.get(cacheKey);
     if (!raw) {
@@ -102,8 +109,9 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     const out = o.outbound;
     if (out.mode === 'relay') {
       const r = out.relay!;
-      // The relay gets credentials: its certificate is checked.
-      return [{ host: r.host!, port: r.port, secure: r.secure, tls: 'opportunistic', verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
+      // The relay gets credentials: its certificate is checked. A domain with tls: enforced
+      // never leaves over plain text, the first hop included.
+      return [{ host: r.host!, port: r.port, secure: r.secure, tls: domain.tls, verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
     }
     const found = await destinationsOf(d.route);
     switch (found.kind) {
@@ -118,38 +126,56 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     }
   }
 
+  /** The From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends at once). */
+  async function sendingDomain(email: Email): Promise<Domain | null> {
+    const domain = await findDomainByName(o.store.reader, email.fromDomain);
+    return domain && domain.projectId === email.projectId && canSendLive(domain.status) ? domain : null;
+  }
+
+  const notVerified: RecipientOutcome = { kind: 'failed', reason: 'domain_not_verified' };
+
   return async (email, d, recipients, hooks): Promise<AttemptResult> => {
     const all = (outcome: RecipientOutcome) => new Map(recipients.map((r) => [r.id, outcome]));
-    const domain = await findDomainByName(o.store.reader, email.fromDomain);
-    // LIFECYCLE: a queued email whose From domain was deleted or lost its records fails.
-    if (!domain || domain.projectId !== email.projectId || !canSendLive(domain.status)) {
-      return { outcomes: all({ kind: 'failed', reason: 'domain_not_verified' }), failureReason: 'domain_not_verified' };
-    }
+    let domain = await sendingDomain(email);
+    if (!domain) return { outcomes: all(notVerified), failureReason: 'domain_not_verified' };
     const key = await signingKey(domain);
     if (!key) return { outcomes: all({ kind: 'failed', reason: 'the domain has no DKIM key' }) };
     const dest = await destinations(d, domain);
     if (!Array.isArray(dest)) return { outcomes: all(dest) };
 
+    let dataMarked = false;
+    const beforeData = async () => {
+      if (!dataMarked) {
+        await hooks.beforeData();
+        dataMarked = true;
+      }
+    };
+    const providerId = (response: string | undefined) => (o.outbound.mode === 'relay' ? (providerQueueId(response ?? '') ?? email.messageId) : email.messageId);
+
+    // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
+    if (o.outbound.mode === 'relay' && !isTracked(email, domain)) {
+      const res = await o.sender.send(dest, { envelope: { from: envelopeSender(email, null, domain, o.outbound.hostname), to: recipients.map((r) => r.address) }, raw: await message(email, domain, key, recipients[0]!), beforeData });
+      const byAddress = new Map(res.recipients.map((x) => [x.address, x]));
+      const outcomes = new Map(recipients.map((r) => {
+        const got = byAddress.get(r.address);
+        return [r.id, toOutcome(got?.kind ?? 'deferred', got?.reply ?? 'no answer', got?.bounceType, res.host)] as const;
+      }));
+      return { outcomes, providerMessageId: res.recipients.some((x) => x.kind === 'delivered') ? providerId(res.response) : null };
+    }
+
+    // Direct: one transaction per recipient, since each has its own VERP sender.
     const outcomes = new Map<string, RecipientOutcome>();
     let providerMessageId: string | null = null;
-    let dataMarked = false;
-    for (const r of recipients) {
-      const raw = await message(email, domain, key, r);
-      const res = await o.sender.send(dest, {
-        envelope: { from: envelopeSender(email, r, domain, o.outbound.hostname), to: [r.address] },
-        raw,
-        beforeData: async () => {
-          if (!dataMarked) {
-            await hooks.beforeData();
-            dataMarked = true;
-          }
-        },
-      });
+    for (const [i, r] of recipients.entries()) {
+      // a DELETE or a lost record during a long attempt stops the recipients not yet sent
+      if (i > 0 && !(domain = await sendingDomain(email))) {
+        for (const rest of recipients.slice(i)) outcomes.set(rest.id, notVerified);
+        return { outcomes, providerMessageId, failureReason: 'domain_not_verified' };
+      }
+      const res = await o.sender.send(dest, { envelope: { from: envelopeSender(email, r, domain, o.outbound.hostname), to: [r.address] }, raw: await message(email, domain, key, r), beforeData });
       const got = res.recipients[0];
       outcomes.set(r.id, toOutcome(got?.kind ?? 'deferred', got?.reply ?? 'no answer', got?.bounceType, res.host));
-      if (got?.kind === 'delivered' && !providerMessageId) {
-        providerMessageId = o.outbound.mode === 'relay' ? (providerQueueId(res.response ?? '') ?? email.messageId) : email.messageId;
-      }
+      if (got?.kind === 'delivered' && !providerMessageId) providerMessageId = providerId(res.response);
     }
     return { outcomes, providerMessageId };
   };

@@ -51,6 +51,8 @@ export interface SenderOptions {
   ca?: string | Buffer;
 }
 
+const BODY_SLICE = 64 * 1024;
+
 type Conn = SMTPConnection & { posthornDead?: boolean; posthornIdleTimer?: NodeJS.Timeout };
 
 interface Pool {
@@ -228,19 +230,34 @@ export class SmtpSender {
   private transact(conn: Conn, d: Destination, req: SendRequest): Promise<SendResult | 'stale'> {
     const host = d.servername ?? d.host;
     let dataStarted = false;
+    // Whether the whole body was handed to the connection, after which only the final "." is
+    // missing. A connection lost before that cannot have delivered the message (the server never
+    // saw its end), so it is retried; after it, the outcome is unknown (ambiguous).
+    let bodyEnded = false;
+    // Handed over in slices as the connection drains, so that 'end' means the socket took the body.
+    let offset = 0;
+    const pushSlice = (stream: Readable) => {
+      const next = Math.min(req.raw.length, offset + BODY_SLICE);
+      stream.push(req.raw.subarray(offset, next));
+      offset = next;
+      if (offset >= req.raw.length) stream.push(null);
+    };
     const body = new Readable({
       read() {
-        if (dataStarted) return;
+        if (dataStarted) {
+          if (offset > 0 && offset < req.raw.length) pushSlice(this);
+          return;
+        }
         dataStarted = true;
         // The message waits here until the store has recorded that it is going out.
         Promise.resolve(req.beforeData?.()).then(
-          () => {
-            this.push(req.raw);
-            this.push(null);
-          },
+          () => (req.raw.length ? pushSlice(this) : this.push(null)),
           (e: unknown) => this.destroy(e as Error),
         );
       },
+    });
+    body.once('end', () => {
+      bodyEnded = true;
     });
     return new Promise((resolve) => {
       conn.send({ from: req.envelope.from, to: req.envelope.to }, body, (err: SmtpError | null, info?: { accepted?: string[]; rejected?: string[]; rejectedErrors?: SmtpError[]; response?: string }) => {
@@ -257,7 +274,7 @@ export class SmtpSender {
         const wasReused = conn.posthornDead !== true && !dataStarted && !err.responseCode && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL') && err.command !== 'DATA';
         this.release(d, conn, false);
         if (wasReused && isStale(err)) return resolve('stale');
-        resolve({ recipients: outcomesOfError(err, req.envelope.to, dataStarted), host, secure, dataStarted });
+        resolve({ recipients: outcomesOfError(err, req.envelope.to, bodyEnded), host, secure, dataStarted });
       });
     });
   }
@@ -276,16 +293,16 @@ function isStale(err: SmtpError): boolean {
   return err.code === 'ECONNECTION' && (err.command === 'API' || err.command === 'CONN' || err.command === 'MAIL FROM');
 }
 
-function outcomesOfError(err: SmtpError, to: string[], dataStarted: boolean): RecipientResult[] {
+function outcomesOfError(err: SmtpError, to: string[], bodyEnded: boolean): RecipientResult[] {
   // RCPT rejections: each recipient has its own reply (nodemailer gives them when none was accepted).
   if (err.rejectedErrors?.length) {
     const byRcpt = new Map(err.rejectedErrors.map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]));
     return to.map((address) => {
       const e = byRcpt.get(address) ?? err;
-      return { address, ...(e.responseCode ? classifyReply(e.responseCode, e.response ?? e.message) : classifyNoReply(describe(e), dataStarted)) };
+      return { address, ...(e.responseCode ? classifyReply(e.responseCode, e.response ?? e.message) : classifyNoReply(describe(e), bodyEnded)) };
     });
   }
-  const c = err.responseCode ? classifyReply(err.responseCode, err.response ?? err.message) : classifyNoReply(describe(err), dataStarted);
+  const c = err.responseCode ? classifyReply(err.responseCode, err.response ?? err.message) : classifyNoReply(describe(err), bodyEnded);
   return to.map((address) => ({ address, ...c }));
 }
 

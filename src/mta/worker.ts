@@ -1,13 +1,13 @@
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/time.js';
-import type { Store } from '../store/store.js';
+import { lockRows, type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { claimDue, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
+import { claimDue, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, renewLeases, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
 import { findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
 import { applyOutcomes, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { Batcher } from '../store/batcher.js';
-import { addSuppression, suppressedAmong, suppressionKey } from '../modules/suppressions/suppressions.repo.js';
+import { addSuppression, suppressedAmong, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppressions.repo.js';
 import type { Knex } from 'knex';
 
 export interface AttemptResult {
@@ -60,13 +60,32 @@ export class QueueWorker {
   private inFlight = new Set<Promise<void>>();
   private wakeUp: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** queue rows whose attempt is running here, so that their leases can be renewed */
+  private readonly leased = new Set<string>();
+  private renewTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: WorkerOptions) {}
+
+  private get leaseMs(): number {
+    return this.o.leaseMs ?? 15 * 60_000;
+  }
 
   async start(): Promise<void> {
     await this.recover(this.o.store.client === 'sqlite');
     this.stopped = false;
     this.loop = this.run();
+    // An attempt may outlast a lease (50 recipients behind slow servers): while it runs, its lease
+    // is extended, so that another process never takes over a row that is still being sent.
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(1000, this.leaseMs / 3));
+    this.renewTimer.unref();
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (!this.leased.size) return;
+    const now = this.o.clock.now();
+    await this.o.writer
+      .run((trx) => renewLeases(trx, this.o.owner, [...this.leased], now + this.leaseMs))
+      .catch((e: unknown) => this.o.logger.warn({ err: e }, 'could not renew queue leases'));
   }
 
   /** Look at the queue now (something was just stored). */
@@ -76,6 +95,7 @@ export class QueueWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.renewTimer) clearInterval(this.renewTimer);
     this.wake();
     await this.loop;
     await Promise.all(this.inFlight);
@@ -113,7 +133,7 @@ export class QueueWorker {
   private async claim(limit: number): Promise<Delivery[]> {
     const now = this.o.clock.now();
     const rows = await this.o.writer.run(async (trx) => {
-      const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 15 * 60_000 });
+      const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.leaseMs });
       const emailIds = [...new Set(claimed.map((r) => r.emailId))];
       if (emailIds.length) await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
       return claimed;
@@ -149,44 +169,76 @@ export class QueueWorker {
     });
   }
 
-  private async process(d: Delivery, email: Email | undefined, suppressed: Set<string>): Promise<void> {
+  private async process(d: Delivery, email: Email | undefined, suppressed: Map<string, SuppressionReason>): Promise<void> {
+    if (!email) return;
+    this.leased.add(d.id);
     try {
-      if (!email) return;
-      const pending = email.recipients.filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'));
+      await this.attemptAndRecord(d, email, suppressed);
+    } finally {
+      this.leased.delete(d.id);
+    }
+  }
+
+  private async attemptAndRecord(d: Delivery, email: Email, suppressed: Map<string, SuppressionReason>): Promise<void> {
+    const pending = email.recipients.filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'));
+    let bodyMayHaveGone = false;
+    try {
       const outcomes = new Map<string, RecipientOutcome>();
       // The suppression list is read again when the email leaves: it may have grown since the 202.
       const sendable = pending.filter((r) => {
-        if (!suppressed.has(suppressionKey(email.projectId, r.address))) return true;
-        outcomes.set(r.id, { kind: 'suppressed' });
+        const reason = suppressed.get(suppressionKey(email.projectId, r.address));
+        if (!reason) return true;
+        outcomes.set(r.id, { kind: 'suppressed', reason });
         return false;
       });
       let result: AttemptResult = { outcomes: new Map() };
       if (sendable.length) {
-        result = await this.o.attempt(email, d, sendable, { beforeData: () => this.o.writer.run((trx) => markDataStarted(trx, [d.id])) });
+        result = await this.o.attempt(email, d, sendable, {
+          beforeData: async () => {
+            await this.o.writer.run((trx) => markDataStarted(trx, [d.id]));
+            bodyMayHaveGone = true;
+          },
+        });
       }
       for (const [id, o] of result.outcomes) outcomes.set(id, o);
       await this.recorder.add({ delivery: d, outcomes, result });
     } catch (e) {
-      this.o.logger.error({ err: e, delivery: d.id, email: d.emailId }, 'delivery attempt failed unexpectedly; it stays submitting until recovered');
+      // A fault of ours (a failed read, a MIME error): the row must not stay submitting until the
+      // next start. Retried later if no body went out; ambiguous if one may have.
+      this.o.logger.error({ err: e, delivery: d.id, email: d.emailId }, 'delivery attempt failed unexpectedly');
+      const reply = `internal error during the attempt: ${(e as Error).message}`;
+      const outcome: RecipientOutcome = bodyMayHaveGone ? { kind: 'ambiguous', reply } : { kind: 'deferred', reply: `451 4.3.0 ${reply}` };
+      const outcomes = new Map(pending.map((r) => [r.id, outcome]));
+      await this.recorder.add({ delivery: d, outcomes, result: { outcomes } }).catch((err: unknown) => {
+        this.o.logger.error({ err, delivery: d.id }, 'could not record the failed attempt; the row is recovered at the next start or when its lease ends');
+      });
     }
   }
 
-  private readonly recorder = new Batcher<Completed>((items) => this.o.writer.run((trx) => this.recordAll(trx, items)));
+  private readonly recorder = new Batcher<Completed>((items) => this.o.writer.run((trx) => this.recordAll(trx, items, true)));
 
   /**
    * Apply attempts' outcomes, reading the emails again inside the transaction
    * that writes them. Several queue rows of one email may finish together:
    * each sees the state the previous one left.
    */
-  private async recordAll(trx: Knex.Transaction, items: Completed[]): Promise<void> {
+  private async recordAll(trx: Knex.Transaction, items: Completed[], leased: boolean): Promise<void> {
     const now = this.o.clock.now();
     const ids = [...new Set(items.map((i) => i.delivery.emailId))];
+    // Other processes may be recording other queue rows of the same emails (PostgreSQL).
+    await lockRows(trx, 'emails', ids);
     const emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, e]));
     const rows = new Map((await deliveriesOfEmails(trx, ids)).map((d) => [d.id, d]));
     const events: OutboxEvent[] = [];
     for (const { delivery: d, outcomes, result } of items) {
       const email = emails.get(d.emailId);
       if (!email) continue;
+      const stored = rows.get(d.id);
+      // Only the holder of the lease records: a row taken over after its lease ran out belongs to the taker.
+      if (leased && (stored?.state !== 'submitting' || stored.leaseOwner !== this.o.owner)) {
+        this.o.logger.warn({ delivery: d.id, email: email.id }, 'an attempt finished after its lease was taken over; its outcome is not recorded');
+        continue;
+      }
       const others = [...rows.values()].filter((x) => x.emailId === email.id && x.id !== d.id);
       const change = applyOutcomes(email, d, outcomes, {
         now,
@@ -231,7 +283,7 @@ export class QueueWorker {
             .filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'))
             .map((r) => [r.id, { kind: 'ambiguous', reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]),
         );
-        await this.recordAll(trx, [{ delivery: d, outcomes, result: { outcomes } }]);
+        await this.recordAll(trx, [{ delivery: d, outcomes, result: { outcomes } }], false);
       }
       if (orphans.length) this.o.logger.warn({ count: orphans.length }, 'recovered deliveries left submitting');
       return orphans.length;

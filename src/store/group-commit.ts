@@ -39,9 +39,14 @@ export class GroupCommit {
       try {
         await this.store.tx(async (trx) => {
           results.length = 0;
+          // A job alone needs no savepoint: its failure rolls the whole transaction back.
+          if (batch.length === 1) {
+            results.push({ ok: true, value: await batch[0]!.fn(trx) });
+            return;
+          }
           for (const job of batch) {
             try {
-              results.push({ ok: true, value: batch.length === 1 ? await job.fn(trx) : await trx.transaction((sp) => job.fn(sp)) });
+              results.push({ ok: true, value: await trx.transaction((sp) => job.fn(sp)) });
             } catch (error) {
               results.push({ ok: false, error });
             }

@@ -170,7 +170,8 @@ function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
 }
 
 function pgKnex(url: string, poolMax: number): Knex {
-  return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+  // A server that stops answering fails queries after 10 s instead of queueing them for a minute.
+  return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, acquireConnectionTimeout: 10_000 });
 }
 
 const TRANSIENT = new Set(['40001', '40P01']);
@@ -201,4 +202,26 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
   return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx) };
+}
+
+/** The dialect behind a knex handle or transaction. */
+export function dialectOf(db: Db): DatabaseClient {
+  return (db.client as { config?: { client?: string } }).config?.client === 'pg' ? 'pg' : 'sqlite';
+}
+
+/**
+ * Lock rows for the rest of the transaction before reading and rewriting
+ * them (read-modify-write). PostgreSQL needs it when several processes share
+ * the store; SQLite has one writer, whose transaction already excludes every
+ * other. Ids are locked in order so that two transactions cannot deadlock.
+ */
+export async function lockRows(trx: Knex.Transaction, table: string, ids: string[]): Promise<void> {
+  if (!ids.length || dialectOf(trx) !== 'pg') return;
+  await trx(table).select('id').whereIn('id', [...ids].sort()).orderBy('id').forUpdate();
+}
+
+/** A unique index refused the row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */
+export function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -54,6 +54,19 @@ describe('route table guardrails', function () {
         expectError(res, 403, 'forbidden');
         expect(res.body.error.message).to.include(r.scope);
       });
+
+      it(`${r.method} ${r.path}: 403 account_suspended for a suspended project`, async function () {
+        const t = await api.tenant();
+        await t.suspend();
+        expectError(await t.api.raw(r.method, concrete(r.path), r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}), 403, 'account_suspended');
+      });
+
+      if (r.method !== 'GET') {
+        it(`${r.method} ${r.path}: 400 naming an unknown body field`, async function () {
+          const t = await api.tenant();
+          expectError(await t.api.raw(r.method, concrete(r.path), { body: '{"colour": "blue"}', headers: { 'content-type': 'application/json' } }), 400, 'validation_error', 'colour');
+        });
+      }
     }
   });
 });

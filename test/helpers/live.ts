@@ -6,7 +6,7 @@ import type { DnsWorld } from './dns-world.js';
 import type { Client } from './http.js';
 import { waitFor } from './wait.js';
 
-export const SINK_DOMAINS = ['ok.test', 'reject.test', 'tempfail.test', 'drop.test', 'slow.test', 'enforced.test'];
+export const SINK_DOMAINS = ['ok.test', 'ok2.test', 'reject.test', 'tempfail.test', 'drop.test', 'cut.test', 'slow.test', 'enforced.test'];
 
 /** Point the sink domains' MX at the sink (mx.sink.test → 127.0.0.1). */
 export function routeSinkDomains(world: DnsWorld): void {
@@ -16,11 +16,15 @@ export function routeSinkDomains(world: DnsWorld): void {
 
 let seq = 0;
 
-/** A sending domain of the tenant, its records published in the world DNS and verified. */
-export async function verifiedDomain(t: Tenant, world: DnsWorld, opts: Record<string, unknown> = {}): Promise<{ id: string; domain: string; records: Array<{ name: string; type: string; value: string; required: boolean }> }> {
+/**
+ * A sending domain of the tenant, its records published in the world DNS and
+ * verified; `requiredOnly` publishes the three DKIM CNAMEs and nothing else.
+ */
+export async function verifiedDomain(t: Tenant, world: DnsWorld, opts: Record<string, unknown> = {}, requiredOnly = false): Promise<{ id: string; domain: string; records: Array<{ name: string; type: string; value: string; required: boolean }> }> {
   const res = await t.api.post('/v1/domains', { domain: `s${Date.now().toString(36)}${++seq}.send.test`, ...opts });
   expect(res.status, res.text).to.equal(201);
-  for (const r of res.body.records as Array<{ name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string }>) {
+  for (const r of res.body.records as Array<{ name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string; required: boolean }>) {
+    if (requiredOnly && !r.required) continue;
     world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
   }
   const v = await t.api.post(`/v1/domains/${res.body.id}/verify`);

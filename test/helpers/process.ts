@@ -25,7 +25,9 @@ export function writeConfig(overrides: Record<string, unknown> = {}): { dir: str
 
 export interface ServeProcess {
   child: ChildProcess;
+  /** stdout and stderr as they came */
   output(): string;
+  stdout(): string;
   baseUrl: string;
   /** resolves with the exit code */
   exited: Promise<number | null>;
@@ -33,10 +35,14 @@ export interface ServeProcess {
 }
 
 /** `posthorn serve --config FILE`, resolved once the API answers /healthz. */
-export async function startServe(configPath: string, env: Record<string, string> = {}, timeoutMs = 15_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(configPath: string, env: Record<string, string> = {}, timeoutMs = 15_000, extraArgs: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
+  let stdout = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+    stdout += d;
+  });
   child.stderr!.on('data', (d) => (out += d));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const deadline = Date.now() + timeoutMs;
@@ -54,6 +60,7 @@ export async function startServe(configPath: string, env: Record<string, string>
   return {
     child,
     output: () => out,
+    stdout: () => stdout,
     baseUrl,
     exited,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {

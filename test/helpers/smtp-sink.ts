@@ -18,6 +18,9 @@ export interface SinkOptions {
   tempfailTimes?: number;
   /** how long slow.test holds the reply to DATA */
   holdMs?: number;
+  /** where to listen: 127.0.0.1 (default) or ::1, on port 0 unless given */
+  host?: '127.0.0.1' | '::1';
+  port?: number;
 }
 
 /**
@@ -25,8 +28,9 @@ export interface SinkOptions {
  * domain (KumoMTA's sink style, like the conformance harness):
  * ok.test and anything else accept; reject.test 550 at RCPT; tempfail.test
  * 451 at RCPT the first N times per address (local part tf<N>-…); drop.test
- * takes the whole message and closes without answering; slow.test holds the
- * answer to DATA (local part hold<ms>-…).
+ * takes the whole message and closes without answering; cut.test closes
+ * while the body is still arriving; slow.test holds the answer to DATA
+ * (local part hold<ms>-…).
  */
 export class SmtpSink {
   readonly messages: SinkMessage[] = [];
@@ -66,7 +70,7 @@ export class SmtpSink {
       onData: (stream, session, cb) => this.onData(stream, session, cb),
     });
     this.server.on('error', () => undefined);
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve) => this.server.listen(this.o.port ?? 0, this.o.host ?? '127.0.0.1', () => resolve()));
     this.port = ((this.server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
     return this;
   }
@@ -84,6 +88,12 @@ export class SmtpSink {
   }
 
   private onData(stream: NodeJS.ReadableStream, session: SMTPServerSession, cb: (err?: Error | null, message?: string) => void): void {
+    if (session.envelope.rcptTo.some((r) => r.address.toLowerCase().endsWith('@cut.test'))) {
+      // the connection dies while the body is still coming in
+      stream.once('data', () => this.dropConnection(session.id));
+      stream.resume();
+      return;
+    }
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
@@ -97,8 +107,7 @@ export class SmtpSink {
       const domains = to.map((a) => a.split('@')[1]);
       if (domains.includes('drop.test')) {
         // the whole message arrived; the answer never does
-        const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections;
-        for (const c of connections) if (c.id === session.id) c._socket.destroy();
+        this.dropConnection(session.id);
         return;
       }
       const reply = () => cb(null, `Ok: queued as SINK${++this.seq}`);
@@ -109,6 +118,11 @@ export class SmtpSink {
       }
       reply();
     });
+  }
+
+  private dropConnection(sessionId: string): void {
+    const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections;
+    for (const c of connections) if (c.id === sessionId) c._socket.destroy();
   }
 
   messagesTo(address: string): SinkMessage[] {

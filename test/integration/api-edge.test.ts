@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { openStore } from '../../src/store/store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
@@ -127,6 +128,22 @@ eachDatabase('API edge', (db) => {
       const res = await api.anonymous.get('/readyz');
       expect(res.status).to.equal(200);
     });
+  });
+});
+
+eachDatabase('API readiness without a database', (db) => {
+  it('answers /readyz 503 when the database does not answer', async function () {
+    const other = openStore(db().options);
+    const api = await startTestApi(other);
+    try {
+      expect((await api.anonymous.get('/readyz')).status).to.equal(200);
+      await other.close();
+      expectError(await api.anonymous.get('/readyz'), 503, 'service_unavailable');
+      // /healthz still answers: the process is alive, only not ready
+      expect((await api.anonymous.get('/healthz')).status).to.equal(200);
+    } finally {
+      await api.stop().catch(() => undefined);
+    }
   });
 });
 

@@ -146,7 +146,56 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(e.recipients[0].status).to.equal('bounced');
   });
 
-  it('delivers to several recipient domains and reuses connections', async function () {
+  it('a connection lost while the body is still going out is retried, not ambiguous', async function () {
+    const to = `big-${Date.now()}@cut.test`;
+    const big = Buffer.alloc(3_000_000, 7).toString('base64');
+    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'Large', text: 'y', attachments: [{ filename: 'data.bin', content: big }] });
+    expect(res.status, res.text).to.equal(202);
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    expect(e.recipients[0].status).to.equal('failed');
+    expect(await types(res.body.id)).to.deep.equal(['email.delivery_delayed', 'email.failed']);
+  });
+
+  it('uses the return path subdomain for the envelope only when its MX was found, else outbound.hostname', async function () {
+    const bare = await verifiedDomain(t, world, {}, true);
+    const to = `verp-${Date.now()}@ok.test`;
+    await t.api.post('/v1/emails', { from: `a@${bare.domain}`, to: [to], subject: 'x', text: 'y' });
+    expect((await sink.waitForMessage(to)).envelope.from).to.match(/^bounce\+[0-9a-z]+-[0-9a-z]+@mta\.appliance\.test$/);
+    const full = await verifiedDomain(t, world);
+    const to2 = `verp2-${Date.now()}@ok.test`;
+    await t.api.post('/v1/emails', { from: `a@${full.domain}`, to: [to2], subject: 'x', text: 'y' });
+    expect((await sink.waitForMessage(to2)).envelope.from).to.match(new RegExp(`^bounce\\+[0-9a-z]+-[0-9a-z]+@send\\.${full.domain.replace(/\./g, '\\.')}$`));
+  });
+
+  it('stops live sends from a domain that lost a record (temporary_failure): 422 at once, queued mail fails', async function () {
+    const d = await verifiedDomain(t, world);
+    const later = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [`tf-${Date.now()}@ok.test`], subject: 'x', text: 'y', scheduled_at: new Date(Date.now() + 2000).toISOString() });
+    expect(later.status).to.equal(202);
+    const dkim = d.records.find((r) => r.required)!;
+    world.remove(dkim.name);
+    const checked = await t.api.post(`/v1/domains/${d.id}/verify`);
+    expect(checked.body.status).to.equal('temporary_failure');
+    expectError(await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: ['x@ok.test'], subject: 'x', text: 'y' }), 422, 'domain_not_verified');
+    const e = await waitEmail(t.api, later.body.id, (x) => x.status === 'failed');
+    expect(e.status_reason).to.equal('domain_not_verified');
+    expect(sink.messagesTo(later.body.to[0])).to.have.length(0);
+  });
+
+  it('delivers to several recipient domains in separate queue rows, email.sent once', async function () {
+    const stamp = Date.now();
+    const to = [`a-${stamp}@ok.test`, `b-${stamp}@ok2.test`, `c-${stamp}@ok2.test`];
+    const res = await t.api.post('/v1/emails', { from: from(), to, subject: 'x', text: 'y' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'));
+    expect(e.attempts).to.be.at.least(1);
+    for (const a of to) expect(sink.messagesTo(a)).to.have.length(1);
+    const seen = await types(res.body.id);
+    expect(seen.filter((x) => x === 'email.sent')).to.have.length(1);
+    expect(seen.filter((x) => x === 'email.delivered')).to.have.length(3);
+    const rows = (await api.deps.store.knex('deliveries').where({ email_id: res.body.id }).select('route')) as Array<{ route: string }>;
+    expect(rows.map((r) => r.route).sort()).to.deep.equal(['ok.test', 'ok2.test']);
+  });
+
+  it('delivers to several recipients of one domain and reuses connections', async function () {
     const before = sink.connections;
     const to = Array.from({ length: 6 }, (_, i) => `many${i}-${Date.now()}@ok.test`);
     const res = await t.api.post('/v1/emails', { from: from(), to: to.slice(0, 3), cc: [to[3]], bcc: to.slice(4), subject: 'x', text: 'y' });
@@ -156,5 +205,73 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     // Bcc stays out of the headers every recipient sees
     expect(sink.messagesTo(to[0]!)[0]!.raw.toString()).to.not.match(/^bcc:/im);
     expect(sink.connections - before).to.be.at.most(5);
+  });
+});
+
+describe('MX selection and STARTTLS (direct mode)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let world: DnsWorld;
+  let v4: SmtpSink;
+  let v6: SmtpSink | null = null;
+  let api: TestApi;
+  let t: Tenant;
+  let from: string;
+
+  before(async function () {
+    db = freshSqlite();
+    await db.store.migrateLatest();
+    world = await startDnsWorld();
+    v4 = await startSink();
+    // the second server listens on ::1 at the same port: MX hosts differ by address only
+    v6 = await startSink({ host: '::1', port: v4.port, starttls: true });
+    world.add('mx4.sink.test', 'A', '127.0.0.1');
+    world.add('mx6.sink.test', 'AAAA', '::1');
+    api = await startTestApi(
+      db.store,
+      {
+        outbound: { hostname: 'mta.appliance.test', mx_port: v4.port, retry_schedule: ['1s'] },
+        dns: { resolvers: [world.address], zone: 'dkim.mx.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+      },
+      { roles: { mta: true, dns: true } },
+    );
+    world.delegate('dkim.mx.test', '127.0.0.1', api.running.dnsPort!);
+    t = await api.tenant({ mode: 'live' });
+    from = `a@${(await verifiedDomain(t, world)).domain}`;
+  });
+  after(async function () {
+    await api.stop();
+    await v4.stop();
+    await v6?.stop();
+    await world.stop();
+    await db.drop();
+  });
+
+  it('tries MX hosts in preference order and uses STARTTLS when offered', async function () {
+    world.add('pref.test', 'MX', { exchange: 'mx4.sink.test', priority: 20 });
+    world.add('pref.test', 'MX', { exchange: 'mx6.sink.test', priority: 10 });
+    const to = `p-${Date.now()}@pref.test`;
+    await t.api.post('/v1/emails', { from, to: [to], subject: 'x', text: 'y' });
+    const got = await v6!.waitForMessage(to);
+    expect(got.secure, 'STARTTLS was offered, so the message went over TLS').to.equal(true);
+    expect(v4.messagesTo(to)).to.have.length(0);
+  });
+
+  it('falls back to the next MX when the preferred one does not answer', async function () {
+    await v6!.stop();
+    v6 = null;
+    world.add('fallback.test', 'MX', { exchange: 'mx6.sink.test', priority: 10 });
+    world.add('fallback.test', 'MX', { exchange: 'mx4.sink.test', priority: 20 });
+    const to = `f-${Date.now()}@fallback.test`;
+    await t.api.post('/v1/emails', { from, to: [to], subject: 'x', text: 'y' });
+    expect((await v4.waitForMessage(to)).secure).to.equal(false);
+  });
+
+  it('delivers to the address records of a domain without MX (RFC 5321 §5.1)', async function () {
+    world.add('nomx.test', 'A', '127.0.0.1');
+    const to = `n-${Date.now()}@nomx.test`;
+    const res = await t.api.post('/v1/emails', { from, to: [to], subject: 'x', text: 'y' });
+    await v4.waitForMessage(to);
+    await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
   });
 });

@@ -84,6 +84,14 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       ['a header value with CR/LF', { ...base, headers: { 'X-Test': 'a\r\nBcc: victim@example.test' } }, 'headers.X-Test'],
       ['a header name of the wrong form', { ...base, headers: { '1bad': 'x' } }, 'headers.1bad'],
       ['a header value over 998 characters', { ...base, headers: { 'X-Long': long(999) } }, 'headers.X-Long'],
+      ['a header name with CR/LF', { ...base, headers: { 'X-A\r\nBcc': 'x' } }, 'headers.X-A\r\nBcc'],
+      ['a subject with a line break', { ...base, subject: 'Hi\r\nBcc: victim@example.test' }, 'subject'],
+      ['a reply_to over 254 characters', { ...base, reply_to: [`${long(250)}@ex.test`] }, 'reply_to[0]'],
+      ['an attachment path over 2000 characters', { ...base, attachments: [{ filename: 'a.txt', path: `https://files.test/${long(2000)}` }] }, 'attachments[0].path'],
+      ['an attachment path that is not a URL', { ...base, attachments: [{ filename: 'a.txt', path: 'https://' }] }, 'attachments[0].path'],
+      ['a filename taken from a path over 255 characters', { ...base, attachments: [{ path: `https://files.test/${long(300)}.txt` }] }, 'attachments[0].filename'],
+      ['a Python script by name', { ...base, attachments: [{ filename: 'tool.py', content: b64('print(1)') }] }, 'attachments[0].filename'],
+      ['attachments over 10,000,000 bytes in total', { ...base, attachments: [{ filename: 'a.bin', content: b64(Buffer.alloc(5_000_000, 1)) }, { filename: 'b.bin', content: b64(Buffer.alloc(5_000_001, 1)) }] }, 'attachments'],
     ];
     for (const [what, body, field] of cases) {
       it(`refuses ${what}`, async function () {
@@ -93,6 +101,23 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('refuses an Idempotency-Key over 255 characters', async function () {
       expectError(await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'k'.repeat(256) }), 400, 'validation_error', 'Idempotency-Key');
+    });
+
+    it('refuses an Idempotency-Key with a character that is not printable ASCII', async function () {
+      expectError(await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'order-\t-1' }), 400, 'validation_error', 'Idempotency-Key');
+    });
+
+    it('accepts base64 content without its padding', async function () {
+      const res = await t.api.post('/v1/emails', { ...base, attachments: [{ filename: 'hi.txt', content: 'aGk' }] });
+      expect(res.status, res.text).to.equal(202);
+    });
+
+    it('accepts an IDN From and stores the recipient domain as its A-label', async function () {
+      const res = await t.api.post('/v1/emails', { ...base, from: 'Shop <hello@bücher.example>', to: ['kunde@bücher.example'] });
+      expect(res.status, res.text).to.equal(202);
+      expect(res.body.recipients[0].address).to.equal('kunde@xn--bcher-kva.example');
+      const listed = await t.api.get(`/v1/emails?to=${encodeURIComponent('Kunde <KUNDE@bücher.example>')}`);
+      expect(listed.body.data.map((e: { id: string }) => e.id)).to.deep.equal([res.body.id]);
     });
 
     it('stores nothing for a refused request', async function () {
@@ -256,6 +281,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(done.recipients.map((r: { status: string }) => r.status)).to.deep.equal(['suppressed', 'delivered']);
       const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
       expect(events.filter((e) => e.type === 'email.suppressed').map((e) => e.recipient)).to.deep.equal(['blocked@example.test']);
+      // details.reason says why the address is on the list
+      expect(events.find((e) => e.type === 'email.suppressed')!.data.details).to.deep.equal({ reason: 'bounce' });
     });
 
     it('marks an email suppressed when every recipient was suppressed by the time it left', async function () {
@@ -265,6 +292,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'later@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
       const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'suppressed');
       expect(done.recipients[0].status).to.equal('suppressed');
+      const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
+      expect(events.find((e) => e.type === 'email.suppressed')!.data.details).to.deep.equal({ reason: 'manual' });
     });
   });
 
@@ -336,7 +365,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const offset = later.toISOString().replace('Z', '').slice(0, 19);
       const patched = await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: `${offset}+02:00` });
       expect(patched.status, patched.text).to.equal(200);
-      expect(patched.body).to.deep.equal({ id: res.body.id, object: 'email', status: 'scheduled', scheduled_at: new Date(Date.parse(`${offset}+02:00`)).toISOString() });
+      expect(patched.body).to.deep.equal({ id: res.body.id, status: 'scheduled', scheduled_at: new Date(Date.parse(`${offset}+02:00`)).toISOString() });
       expect((await t.api.get(`/v1/emails/${res.body.id}`)).body.scheduled_at).to.equal(patched.body.scheduled_at);
       expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() }), 400, 'validation_error', 'scheduled_at');
       expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: '2020-01-01T00:00:00Z' }), 400, 'validation_error', 'scheduled_at');

@@ -25,7 +25,8 @@ eachDatabase('API keys routes (CONTRACT §5)', (db) => {
     expectError(await made.get('/v1/api-keys'), 403, 'forbidden');
     const list = await t.api.get('/v1/api-keys');
     expect(list.text).to.not.include(res.body.key);
-    expect(list.body.data.find((k: { id: string }) => k.id === res.body.id)).to.include({ prefix: res.body.key.slice(0, 12), revoked_at: null });
+    expect(list.text).to.not.include(res.body.key.slice(8, 14));
+    expect(list.body.data.find((k: { id: string }) => k.id === res.body.id)).to.include({ prefix: 'ph_test_', revoked_at: null });
   });
 
   it('refuses to grant a scope the creating key lacks', async function () {

@@ -46,6 +46,20 @@ describe('relay mode (outbound.mode: relay)', function () {
     const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
     expect(e.provider_message_id).to.match(/^SINK\d+$/);
   });
+
+  it('hands every recipient over in one transaction with one envelope sender naming the email', async function () {
+    const t = await api.tenant({ mode: 'live' });
+    const d = await verifiedDomain(t, world);
+    const stamp = Date.now();
+    const to = [`one-${stamp}@a.invalid`, `two-${stamp}@b.invalid`];
+    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to, cc: [`three-${stamp}@a.invalid`], subject: 'together', text: 'x' });
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'));
+    const copies = relay.messages.filter((m) => m.envelope.to.some((a) => a.endsWith(`-${stamp}@a.invalid`) || a.endsWith(`-${stamp}@b.invalid`)));
+    expect(copies).to.have.length(1);
+    expect(copies[0]!.envelope.to).to.have.members([...to, `three-${stamp}@a.invalid`]);
+    expect(copies[0]!.envelope.from).to.equal(`bounce+${res.body.id.slice(4)}@send.${d.domain}`);
+    expect(e.provider_message_id).to.match(/^SINK\d+$/);
+  });
 });
 
 describe('providerQueueId', function () {

@@ -65,6 +65,44 @@ describe('posthorn serve (CONTRACT §1)', function () {
     expect(await app.exited).to.equal(0);
   });
 
+  it('with --json prints the first start as one JSON document on stdout and logs on stderr', async function () {
+    const { path } = writeConfig();
+    const app = await startServe(path, {}, 15_000, ['--json']);
+    try {
+      const doc = JSON.parse(app.stdout());
+      expect(doc.first_start.key).to.match(/^ph_test_[A-Za-z0-9]{40}$/);
+      expect(doc.first_start.project_id).to.match(/^prj_/);
+      expect((await client(app.baseUrl, doc.first_start.key).get('/v1/emails')).status).to.equal(200);
+    } finally {
+      await app.stop();
+    }
+    expect(app.stdout().trim().split('\n')).to.have.length(1);
+  });
+
+  it('stops on SIGINT too, closing cleanly', async function () {
+    const { path } = writeConfig();
+    const app = await startServe(path);
+    expect(await app.stop('SIGINT')).to.equal(0);
+    expect(app.output()).to.include('"msg":"stopped"');
+  });
+
+  it('refuses a second serve on the same SQLite data directory, and the first keeps serving', async function () {
+    const { path } = writeConfig();
+    const first = await startServe(path);
+    try {
+      const key = first.output().match(KEY)![0];
+      const second = await runCli(['serve', '--config', path]);
+      expect(second.code).to.not.equal(0);
+      expect(second.stderr).to.include('another posthorn serve is running');
+      expect((await client(first.baseUrl, key).get('/v1/emails')).status).to.equal(200);
+    } finally {
+      await first.stop();
+    }
+    // the lock goes with the process: a new start works
+    const again = await startServe(path);
+    expect(await again.stop()).to.equal(0);
+  });
+
   it('stops with a message naming an unknown config key, before listening', async function () {
     const { path } = writeConfig({ http: { host: '127.0.0.1', port: 0, prot: 1 } });
     const r = await runCli(['serve', '--config', path]);

@@ -67,6 +67,8 @@ eachDatabase('store', (db, kind) => {
     expect(key.scopes).to.deep.equal([...SCOPES]);
     const rows = await db().store.knex('api_keys').where({ id: key.id });
     expect(JSON.stringify(rows)).to.not.include(secret.slice(8));
+    // not even a few characters of the secret, as a display prefix
+    expect(JSON.stringify(rows)).to.not.include(secret.slice(8, 14));
     const auth = new KeyAuthenticator(deps());
     expect((await auth.authenticate(secret))?.project.id).to.equal(p.id);
     await auth.flushLastUsed();
@@ -86,15 +88,31 @@ eachDatabase('store', (db, kind) => {
     expect(principal?.key.mode).to.equal('test');
   });
 
+  it('gives the first-start key to exactly one of several processes starting together', async function () {
+    const fresh = await freshDatabase(kind);
+    await fresh.store.migrateLatest();
+    const others = [openStore(fresh.options), openStore(fresh.options)];
+    try {
+      const results = await Promise.all([fresh.store, ...others].map((s) => firstStart(s, systemClock)));
+      expect(results.filter((r) => r !== null)).to.have.length(1);
+      expect(await fresh.store.knex('projects').where({ name: 'default' })).to.have.length(1);
+    } finally {
+      for (const o of others) await o.close();
+      await fresh.drop();
+    }
+  });
+
   if (kind === 'sqlite') {
-    it('opens SQLite in WAL mode with synchronous=FULL and foreign keys on', async function () {
+    it('opens SQLite in WAL mode with synchronous=FULL, foreign keys on and a busy timeout', async function () {
       const k = db().store.knex;
       const mode = (await k.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
       const sync = (await k.raw('PRAGMA synchronous')) as Array<{ synchronous: number }>;
       const fk = (await k.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
+      const busy = (await k.raw('PRAGMA busy_timeout')) as Array<{ timeout: number }>;
       expect(mode[0]!.journal_mode).to.equal('wal');
       expect(sync[0]!.synchronous).to.equal(2);
       expect(fk[0]!.foreign_keys).to.equal(1);
+      expect(busy[0]!.timeout).to.be.at.least(1000);
     });
 
     it('lets a second process-like connection write while the first holds the file', async function () {

@@ -11,9 +11,17 @@ describe('attachment rules', function () {
   }
   it('refuses path separators in a name', () => expect(checkAttachmentName('../etc/passwd')).to.match(/path/));
 
-  it('decodes strict base64 only', function () {
+  for (const name of ['tool.py', 'x.pl', 'x.rb', 'x.php', 'x.bash', 'x.scpt', 'x.applescript', 'x.gadget', 'setup.inf']) {
+    it(`refuses the script name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.match(/refused/));
+  }
+
+  it('decodes base64 with or without padding, and nothing that is not base64', function () {
     expect(decodeBase64Strict(Buffer.from('hello').toString('base64'))!.toString()).to.equal('hello');
-    expect(decodeBase64Strict('aGVsbG8')).to.equal(null);
+    expect(decodeBase64Strict('aGVsbG8')!.toString()).to.equal('hello');
+    expect(decodeBase64Strict('aGk')!.toString()).to.equal('hi');
+    expect(decodeBase64Strict('aGVsbG8==')).to.equal(null);
+    expect(decodeBase64Strict('aGVsb')).to.equal(null);
+    expect(decodeBase64Strict('aGVsbG9=')).to.equal(null);
     expect(decodeBase64Strict('====')).to.equal(null);
     expect(decodeBase64Strict('aGV$bG8=')).to.equal(null);
     expect(decodeBase64Strict('')).to.equal(null);

@@ -1,4 +1,5 @@
 import { BaseCommand } from '../base.js';
+import { pino } from 'pino';
 import { createLogger } from '../../log/logger.js';
 import { startAppliance } from '../../main.js';
 
@@ -9,13 +10,18 @@ export default class Serve extends BaseCommand {
   protected async execute() {
     const { flags } = await this.parse(Serve);
     const config = this.loadConfig(flags.config);
-    const logger = createLogger(config.log.level);
+    // With --json, stdout carries one JSON document (the first start's key, if any) and the
+    // logs go to stderr; without it, logs are JSON lines on stdout as usual for a service.
+    const json = this.jsonWanted();
+    const logger = createLogger(config.log.level, json ? pino.destination(2) : undefined);
     const app = await startAppliance(config, logger, {
       announceFirstStart(first) {
         // Printed, not logged: the one time this key is ever shown (CONTRACT §1).
         process.stdout.write(
-          `\nPosthorn first start: created project "default" (${first.projectId}) and a test API key with every scope:\n\n` +
-            `    ${first.key}\n\nIt is shown only this once.\n\n`,
+          json
+            ? JSON.stringify({ first_start: { project_id: first.projectId, project_name: 'default', key: first.key } }) + '\n'
+            : `\nPosthorn first start: created project "default" (${first.projectId}) and a test API key with every scope:\n\n` +
+                `    ${first.key}\n\nIt is shown only this once.\n\n`,
         );
       },
     });

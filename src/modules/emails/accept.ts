@@ -78,22 +78,36 @@ export class AcceptQueue {
   private async runBatches(): Promise<void> {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
-      let outcomes: Array<Email | ApiError>;
       try {
-        outcomes = await this.store.tx((trx) => this.storeBatch(trx, batch));
+        this.settle(batch, await this.store.tx((trx) => this.storeBatch(trx, batch)));
       } catch (e) {
-        this.logger.error({ err: e, size: batch.length }, 'could not store a batch of emails');
-        for (const p of batch) p.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
-        continue;
+        if (batch.length === 1) {
+          this.logger.error({ err: e }, 'could not store an email');
+          batch[0]!.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+          continue;
+        }
+        // One request must not fail the others that shared its transaction: each goes again alone.
+        this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
+        for (const one of batch) {
+          try {
+            this.settle([one], await this.store.tx((trx) => this.storeBatch(trx, [one])));
+          } catch (err) {
+            this.logger.error({ err }, 'could not store an email');
+            one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+          }
+        }
       }
-      batch.forEach((p, i) => {
-        const o = outcomes[i]!;
-        if (o instanceof ApiError) p.reject(o);
-        else p.resolve(o);
-      });
-      if (outcomes.some((o) => !(o instanceof ApiError))) this.opts.onStored?.();
     }
     this.running = false;
+  }
+
+  private settle(batch: Pending[], outcomes: Array<Email | ApiError>): void {
+    batch.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o instanceof ApiError) p.reject(o);
+      else p.resolve(o);
+    });
+    if (outcomes.some((o) => !(o instanceof ApiError))) this.opts.onStored?.();
   }
 
   private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Array<Email | ApiError>> {
@@ -124,7 +138,9 @@ export class AcceptQueue {
       const email = this.buildEmail(p, now, isSuppressed, deliveries);
       emails.push(email);
       if (p.attachments.length) attachments.set(email.id, p.attachments);
-      for (const r of email.recipients) if (r.status === 'suppressed') events.push(emailEvent(email, 'email.suppressed', now, r.address, { reason: 'suppressed' }));
+      for (const r of email.recipients) {
+        if (r.status === 'suppressed') events.push(emailEvent(email, 'email.suppressed', now, r.address, { reason: suppressed.get(suppressionKey(project.id, r.address)) ?? 'manual' }));
+      }
       if (email.status === 'scheduled') events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt!).toISOString() }));
       return email;
     });

@@ -9,6 +9,9 @@ const BLOCKED_EXTENSIONS = new Set([
   'ade', 'adp', 'apk', 'appx', 'appxbundle', 'bat', 'cab', 'chm', 'cmd', 'com', 'cpl', 'diagcab', 'diagcfg', 'diagpack', 'dll', 'dmg', 'ex', 'ex_', 'exe',
   'hta', 'img', 'ins', 'iso', 'isp', 'jar', 'jnlp', 'js', 'jse', 'lib', 'lnk', 'mde', 'mjs', 'msc', 'msi', 'msix', 'msixbundle', 'msp', 'mst', 'nsh', 'pif', 'ps1',
   'psm1', 'ps1xml', 'psc1', 'reg', 'scr', 'sct', 'shb', 'sh', 'sys', 'vb', 'vbe', 'vbs', 'vhd', 'vxd', 'wsc', 'wsf', 'wsh', 'xll', 'app', 'command', 'deb', 'rpm',
+  // scripts that an interpreter on the recipient's machine runs when opened, beyond Gmail's list
+  'py', 'pyw', 'pyc', 'pl', 'rb', 'php', 'bash', 'ksh', 'csh', 'zsh', 'scpt', 'applescript', 'gadget', 'inf', 'ps2', 'ps2xml', 'psc2', 'psd1', 'msh', 'msh1',
+  'msh2', 'mshxml', 'application', 'appref-ms', 'workflow', 'action', 'run',
 ]);
 
 /** Why a file name is refused, or null. Every extension counts (invoice.pdf.exe), and trailing dots and spaces do not hide one. */
@@ -20,11 +23,17 @@ export function checkAttachmentName(filename: string): string | null {
   return blocked ? `has the extension .${blocked}: executables and scripts are refused` : null;
 }
 
-/** Strict base64 (RFC 4648 §4, padded): anything that does not decode and re-encode to itself is refused. */
+/**
+ * Base64 as interface §4.1 patterns it (RFC 4648 §4 alphabet, padding
+ * optional): anything that does not decode and re-encode to itself, up to
+ * the padding, is refused rather than silently truncated.
+ */
 export function decodeBase64Strict(content: string): Buffer | null {
-  if (content.length === 0 || content.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(content)) return null;
-  const buf = Buffer.from(content, 'base64');
-  return buf.toString('base64') === content ? buf : null;
+  if (content.length === 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(content)) return null;
+  const bare = content.replace(/=+$/, '');
+  if (bare.length % 4 === 1 || (content.length !== bare.length && content.length % 4 !== 0)) return null;
+  const buf = Buffer.from(bare, 'base64');
+  return buf.toString('base64').replace(/=+$/, '') === bare ? buf : null;
 }
 
 /** What the first bytes say the file is, when it is something that runs; null otherwise. */

@@ -134,6 +134,10 @@ export async function orphanedSubmitting(trx: Knex.Transaction, client: 'sqlite'
   return ((await q) as DeliveryRow[]).map(fromRow);
 }
 
+export async function renewLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
+  if (ids.length) await db('deliveries').whereIn('id', ids).andWhere({ state: 'submitting', lease_owner: owner }).update({ lease_until: until });
+}
+
 /** Written, and committed, before the message body goes out. */
 export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
   if (ids.length) await db('deliveries').whereIn('id', ids).update({ data_started: true });

@@ -1,5 +1,7 @@
 import { route, type RouteDef } from '../../api/route.js';
 import { iso } from '../../lib/time.js';
+import { parseAddress } from '../../lib/address.js';
+import { validationError } from '../../lib/errors.js';
 import { presentEmail } from './emails.presenter.js';
 import { listEmails } from './emails.repo.js';
 import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
@@ -28,7 +30,7 @@ export const emailRoutes: RouteDef[] = [
         limit: query.limit,
         before: query.cursor,
         status: query.status,
-        to: query.to?.trim().toLowerCase(),
+        to: query.to === undefined ? undefined : recipientFilter(query.to),
       });
       return {
         status: 200,
@@ -53,7 +55,14 @@ export const emailRoutes: RouteDef[] = [
     body: RescheduleBody,
     async handler({ deps, principal, params, body }) {
       const e = await rescheduleEmail(deps, principal.project.id, params.id!, body.scheduled_at);
-      return { status: 200, body: { id: e.id, object: 'email', status: e.status, scheduled_at: iso(e.scheduledAt) } };
+      return { status: 200, body: { id: e.id, status: e.status, scheduled_at: iso(e.scheduledAt) } };
     },
   }),
 ];
+
+/** `to` is matched as recipients are stored: the bare address, lower-cased, its domain as an A-label. */
+function recipientFilter(value: string): string {
+  const r = parseAddress(value);
+  if (!r.ok) throw validationError('to', r.reason);
+  return r.value.address.toLowerCase();
+}

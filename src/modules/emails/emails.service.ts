@@ -1,6 +1,6 @@
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
-import type { Store } from '../../store/store.js';
+import { lockRows, type Store } from '../../store/store.js';
 import type { Principal } from '../keys/keys.service.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents } from '../events/events.repo.js';
@@ -62,7 +62,8 @@ async function resolveAttachments(deps: EmailDeps, list: PendingAttachment[]): P
       const fetched = await deps.fetchAttachment(a.path!, `${a.field}.path`, MAX_ATTACHMENT_BYTES - total);
       checkAttachmentBytes(fetched.content, a.field);
       content = fetched.content;
-      contentType ??= fetched.contentType;
+      // the server's Content-Type is a hint only: one that is not a plain type/subtype is not kept
+      if (fetched.contentType && fetched.contentType.length <= 100 && /^[\w.+-]+\/[\w.+-]+$/.test(fetched.contentType)) contentType ??= fetched.contentType;
       total += content.length;
       if (total > MAX_ATTACHMENT_BYTES) throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
     }
@@ -88,6 +89,8 @@ export async function rescheduleEmail(deps: Pick<EmailDeps, 'store' | 'clock'>, 
   if (Date.parse(when) < now - 60_000) throw validationError('scheduled_at', 'must not be in the past');
   const at = scheduleTime(when, now, 'scheduled_at') ?? now;
   return deps.store.tx(async (trx) => {
+    // the queue worker may be claiming this email in another process right now
+    await lockRows(trx, 'emails', [id]);
     const email = await findEmail(trx, projectId, id);
     if (!email) throw notFound(`email ${id}`);
     const waiting = email.status === 'scheduled' || (email.status === 'queued' && email.scheduledAt !== null && email.scheduledAt > now && email.attempts === 0);

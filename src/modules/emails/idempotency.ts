@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { apiError, validationError } from '../../lib/errors.js';
-import type { Db, Store } from '../../store/store.js';
+import { isUniqueViolation, type Db, type Store } from '../../store/store.js';
+
+/**
+ * A claim still `running` after this long belongs to a request that can no
+ * longer be running: its process died between the claim and the commit (the
+ * slowest request downloads 10 attachments of 30 s each). Nothing was stored
+ * for it, so a retry may take the key over instead of waiting out the TTL.
+ */
+export const ABANDONED_AFTER_MS = 6 * 60_000;
 
 export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; status: number; body: unknown };
 
@@ -42,17 +50,13 @@ export async function beginIdempotent(store: Store, projectId: string, key: stri
   }
 }
 
-function isUniqueViolation(e: unknown): boolean {
-  const code = (e as { code?: string }).code;
-  return code === '23505' || (code?.startsWith('SQLITE_CONSTRAINT') ?? false);
-}
-
 function claim(store: Store, projectId: string, key: string, hash: string, now: number, ttlMs: number): Promise<IdempotencyStart> {
   return store.tx(async (trx) => {
     const row = (await trx('idempotency_keys').select('request_hash', 'state', 'response_status', 'response_body', 'created_at').where({ project_id: projectId, key }).first()) as
       | { request_hash: string; state: string; response_status: number | null; response_body: string | null; created_at: number }
       | undefined;
-    if (row && Number(row.created_at) > now - ttlMs) {
+    const abandoned = row?.state === 'running' && Number(row.created_at) <= now - ABANDONED_AFTER_MS;
+    if (row && Number(row.created_at) > now - ttlMs && !abandoned) {
       if (row.request_hash !== hash) throw apiError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
       if (row.state !== 'done') throw apiError('idempotency_conflict', 'a request with this Idempotency-Key is still being processed');
       return { kind: 'replay', status: Number(row.response_status), body: JSON.parse(row.response_body!) as unknown };

@@ -11,7 +11,7 @@ export type RecipientOutcome =
   | { kind: 'ambiguous'; reply: string; mx?: string }
   | { kind: 'complained'; reply: string }
   | { kind: 'failed'; reason: string }
-  | { kind: 'suppressed' };
+  | { kind: 'suppressed'; reason: string };
 
 export interface Change {
   email: Email;
@@ -90,7 +90,7 @@ export function applyOutcomes(email: Email, delivery: Delivery, outcomes: Map<st
         events.push(emailEvent(next, 'email.failed', now, r.address, { reason: o.reason }));
         return set('failed', { reason: o.reason });
       case 'suppressed':
-        events.push(emailEvent(next, 'email.suppressed', now, r.address, { reason: 'suppressed' }));
+        events.push(emailEvent(next, 'email.suppressed', now, r.address, { reason: o.reason }));
         return set('suppressed', null, { deliveryId: null });
     }
   });

@@ -6,7 +6,8 @@ import type { RecipientKind } from './emails.repo.js';
 import type { SendEmailBody } from './emails.schema.js';
 
 export const MAX_RECIPIENTS = 50;
-export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+/** interface §8 "10 MB in total", read as SI megabytes: 10,000,000 decoded bytes. */
+export const MAX_ATTACHMENT_BYTES = 10_000_000;
 export const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
 
 export interface PendingAttachment {
@@ -63,6 +64,8 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
     });
   }
   (body.reply_to ?? []).forEach((item, i) => parse(item, `reply_to[${i}]`));
+  // CONTRACT §4: a line break in a header value would let the client add headers of its own.
+  if (body.subject !== undefined && /[\r\n]/.test(body.subject)) throw validationError('subject', 'must not contain line breaks (CR or LF)');
   const headerProblem = checkCustomHeaders(body.headers ?? {});
   if (headerProblem) throw validationError(headerProblem.field, headerProblem.message);
   return {
@@ -109,6 +112,7 @@ function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
     if (a.path !== undefined && !a.path.toLowerCase().startsWith('https://')) throw validationError(`${field}.path`, 'must be an https URL');
     const filename = a.filename ?? (a.path ? filenameFromUrl(a.path) : null);
     if (!filename) throw validationError(`${field}.filename`, 'is required');
+    if (filename.length > 255) throw validationError(`${field}.filename`, 'must be at most 255 characters (it was taken from the path: send a filename)');
     const nameProblem = checkAttachmentName(filename);
     if (nameProblem) throw validationError(`${field}.filename`, nameProblem);
     let content: Buffer | null = null;

@@ -10,8 +10,13 @@ export function healthRoutes(router: Router, deps: ApiDeps): void {
   router.get('/readyz', async (ctx) => {
     let pending: string[];
     try {
-      await deps.store.knex.raw('select 1');
-      pending = await deps.store.pendingMigrations();
+      pending = await withTimeout(
+        (async () => {
+          await deps.store.reader.raw('select 1');
+          return deps.store.pendingMigrations();
+        })(),
+        READY_TIMEOUT_MS,
+      );
     } catch (e) {
       deps.logger.warn({ err: e }, 'readiness check: database unavailable');
       throw apiError('service_unavailable', 'the database does not answer');
@@ -19,4 +24,15 @@ export function healthRoutes(router: Router, deps: ApiDeps): void {
     if (pending.length) throw apiError('service_unavailable', `migrations not applied: ${pending.join(', ')}`);
     ctx.body = { status: 'ready' };
   });
+}
+
+/** A load balancer asks often and must hear "no" rather than wait on a database that hangs. */
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

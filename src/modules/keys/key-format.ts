@@ -8,12 +8,13 @@ const KEY_PATTERN = /^ph_(live|test)_[A-Za-z0-9]{40}$/;
 export interface NewKeySecret {
   key: string;
   hash: string;
+  /** what lists show of the key: its mode part only, since no character of the secret is stored */
   prefix: string;
 }
 
 export function generateKeySecret(mode: KeyMode): NewKeySecret {
   const key = `ph_${mode}_${randomBase62(40)}`;
-  return { key, hash: hashKey(key), prefix: key.slice(0, 12) };
+  return { key, hash: hashKey(key), prefix: `ph_${mode}_` };
 }
 
 /** The key is random and long, so a plain SHA-256 is enough: nothing to brute-force. */

@@ -18,11 +18,14 @@ const MARK = 'first_start_done';
  */
 export async function firstStart(store: Store, clock: Clock): Promise<FirstStart | null> {
   return store.tx(async (trx) => {
-    if (await trx('meta').where({ key: MARK }).first()) return null;
+    // The marker is claimed first: of several processes starting together on one PostgreSQL
+    // database, the one whose insert wins creates the project; the others wait on its row
+    // lock, then find it taken and print nothing.
+    const claimed = await trx('meta').insert({ key: MARK, value: new Date(clock.now()).toISOString() }).onConflict('key').ignore().returning('key');
+    if (!(claimed as unknown[]).length) return null;
     const scoped = { store: withinTransaction(store, trx), clock };
     const project = (await findProjectByName(trx, 'default')) ?? (await createProject(scoped, { name: 'default' }));
     const { secret } = await createKey(scoped, { projectId: project.id, mode: 'test', name: 'first start' });
-    await trx('meta').insert({ key: MARK, value: new Date(clock.now()).toISOString() });
     return { projectId: project.id, key: secret };
   });
 }

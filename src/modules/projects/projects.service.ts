@@ -1,7 +1,7 @@
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
-import type { Store } from '../../store/store.js';
+import { isUniqueViolation, type Store } from '../../store/store.js';
 import { findProject, findProjectByName, insertProject, listProjects as listAll, updateProject, type Project, type ProjectLimits } from './projects.repo.js';
 
 export interface ProjectDeps {
@@ -29,11 +29,18 @@ export async function createProject(deps: ProjectDeps, input: { name: string } &
     createdAt: now,
     updatedAt: now,
   };
-  return deps.store.tx(async (trx) => {
-    if (await findProjectByName(trx, name)) throw apiError('conflict', `a project named "${name}" already exists`);
-    await insertProject(trx, project);
-    return project;
-  });
+  const taken = () => apiError('conflict', `a project named "${name}" already exists`);
+  try {
+    return await deps.store.tx(async (trx) => {
+      if (await findProjectByName(trx, name)) throw taken();
+      await insertProject(trx, project);
+      return project;
+    });
+  } catch (e) {
+    // another process created it between the look and the insert
+    if (isUniqueViolation(e)) throw taken();
+    throw e;
+  }
 }
 
 export function listProjects(deps: ProjectDeps): Promise<Project[]> {

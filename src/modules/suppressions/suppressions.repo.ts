@@ -10,18 +10,18 @@ export interface Suppression {
   createdAt: number;
 }
 
-/** project id → suppressed addresses among those asked, in one query for a whole batch. */
-export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; address: string }>): Promise<Set<string>> {
-  const out = new Set<string>();
+/** The suppressed ones among (project, address) pairs, keyed by suppressionKey, with their reasons: one query for a whole batch. */
+export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; address: string }>): Promise<Map<string, SuppressionReason>> {
+  const out = new Map<string, SuppressionReason>();
   if (!pairs.length) return out;
   const projects = [...new Set(pairs.map((p) => p.projectId))];
   const addresses = [...new Set(pairs.map((p) => p.address))];
   for (let i = 0; i < addresses.length; i += 5000) {
     const rows = (await db('suppressions')
-      .select('project_id', 'address')
+      .select('project_id', 'address', 'reason')
       .whereIn('project_id', projects)
-      .whereIn('address', addresses.slice(i, i + 5000))) as Array<{ project_id: string; address: string }>;
-    for (const r of rows) out.add(suppressionKey(r.project_id, r.address));
+      .whereIn('address', addresses.slice(i, i + 5000))) as Array<{ project_id: string; address: string; reason: SuppressionReason }>;
+    for (const r of rows) out.set(suppressionKey(r.project_id, r.address), r.reason);
   }
   return out;
 }

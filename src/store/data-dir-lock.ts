@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { apiError } from '../lib/errors.js';
+
+export const LOCK_FILE = 'posthorn.lock';
+
+/**
+ * On SQLite one `posthorn serve` owns the queue: at start it takes over every
+ * row left `submitting`, which would resend what a second process is sending
+ * right now. This takes an exclusive SQLite lock on a file beside the
+ * database (held until the process ends; the OS drops it on kill -9) and
+ * refuses to start when another process holds it. CLI commands do not take it.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
+  try {
+    // In exclusive locking mode the lock taken by the first write is kept until the connection closes.
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec(`BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS owner (pid INTEGER); DELETE FROM owner; INSERT INTO owner VALUES (${process.pid}); COMMIT;`);
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+      throw apiError('conflict', `another posthorn serve is running on ${dataDir}: with SQLite one process owns the data directory (use PostgreSQL to run several)`);
+    }
+    throw e;
+  }
+  return () => db.close();
+}
