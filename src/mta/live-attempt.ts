@@ -24,6 +24,9 @@ export interface LiveAttemptOptions {
   logger: Logger;
 }
 
+const SIGNED_TTL_MS = 10_000;
+const SIGNED_BUDGET_BYTES = 64 * 1024 * 1024;
+
 /**
  * VERP (CONTRACT §5): bounce+<email>-<recipient>@<return path>, so a bounce
  * names what it is about without parsing guesswork. A transaction for
@@ -44,7 +47,9 @@ export function envelopeSender(email: Email, recipient: Recipient | null, domain
  */
 export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
   const keys = new Map<string, KeyObject>();
-  const signed = new Map<string, Buffer>();
+  const signed = new Map<string, Promise<Buffer>>();
+  const sizes = new Map<string, number>();
+  let signedBytes = 0;
 
   async function signingKey(domain: Domain): Promise<KeyObject | null> {
     const id = `${domain.id}:${domain.activeSelector}`;
@@ -61,34 +66,59 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
 
   const isTracked = (email: Email, domain: Domain) => email.html !== null && o.tracking.publicUrl !== null && (domain.openTracking || domain.clickTracking);
 
-  /** With tracking on, each recipient gets its own links and pixel, so its own signed copy. */
-  async function message(email: Email, domain: Domain, key: KeyObject, recipient: Recipient): Promise<Buffer> {
+  /**
+   * The signed message, built once per email (with tracking on, once per recipient, who gets
+   * links of their own). The queue rows of one email's recipient domains go out close together,
+   * so a signed copy is kept briefly, within a memory budget.
+   */
+  function message(email: Email, domain: Domain, key: KeyObject, recipient: Recipient): Promise<Buffer> {
     const tracked = isTracked(email, domain);
     const cacheKey = tracked ? `${email.id}:${recipient.id}` : email.id;
-    let raw = signed.get(cacheKey);
-    if (!raw) {
-      const html = tracked
-        ? await trackedHtml(o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking })
-        : email.html;
-      const mime = await buildMime({
-        from: email.from,
-        to: email.to,
-        cc: email.cc,
-        replyTo: email.replyTo,
-        subject: email.subject,
-        html,
-        text: email.text,
-        headers: email.headers,
-        attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
-        messageId: email.messageId,
-        date: new Date(email.createdAt),
-      });
-      raw = createDkimSigner({ domainName: domain.name, selector: domain.activeSelector, privateKey: key })(mime);
-      // Several recipient domains of one email go out close together: keep the signed copy briefly.
-      signed.set(cacheKey, raw);
-      setTimeout(() => signed.delete(cacheKey), tracked ? 5_000 : 60_000).unref();
-    }
-    return raw;
+    const hit = signed.get(cacheKey);
+    if (hit) return hit;
+    const made = build(email, domain, key, recipient, tracked);
+    signed.set(cacheKey, made);
+    made.then(
+      (raw) => {
+        if (signed.get(cacheKey) !== made) return;
+        sizes.set(cacheKey, raw.length);
+        signedBytes += raw.length;
+        setTimeout(() => forget(cacheKey), SIGNED_TTL_MS).unref();
+        // oldest first, until the copies kept fit the budget again
+        for (const k of sizes.keys()) {
+          if (signedBytes <= SIGNED_BUDGET_BYTES) break;
+          forget(k);
+        }
+      },
+      () => signed.delete(cacheKey),
+    );
+    return made;
+  }
+
+  function forget(cacheKey: string): void {
+    signed.delete(cacheKey);
+    signedBytes -= sizes.get(cacheKey) ?? 0;
+    sizes.delete(cacheKey);
+  }
+
+  async function build(email: Email, domain: Domain, key: KeyObject, recipient: Recipient, tracked: boolean): Promise<Buffer> {
+    const html = tracked
+      ? await trackedHtml(o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking })
+      : email.html;
+    const mime = await buildMime({
+      from: email.from,
+      to: email.to,
+      cc: email.cc,
+      replyTo: email.replyTo,
+      subject: email.subject,
+      html,
+      text: email.text,
+      headers: email.headers,
+      attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
+      messageId: email.messageId,
+      date: new Date(email.createdAt),
+    });
+    return createDkimSigner({ domainName: domain.name, selector: domain.activeSelector, privateKey: key })(mime);
   }
 
   // MX answers are kept a minute: a burst to one domain asks DNS once. Failures are not kept.

@@ -36,8 +36,9 @@ export class GroupCommit {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.maxBatch);
       const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+      let durable: Promise<void>;
       try {
-        await this.store.tx(async (trx) => {
+        ({ durable } = await this.store.commit(async (trx) => {
           results.length = 0;
           // A job alone needs no savepoint: its failure rolls the whole transaction back.
           if (batch.length === 1) {
@@ -51,16 +52,21 @@ export class GroupCommit {
               results.push({ ok: false, error });
             }
           }
-        });
+        }));
       } catch (e) {
         for (const job of batch) job.reject(e);
         continue;
       }
-      batch.forEach((job, i) => {
-        const r = results[i]!;
-        if (r.ok) job.resolve(r.value);
-        else job.reject(r.error);
-      });
+      // The next batch starts now; these callers hear back once their commit is on disk.
+      durable.then(
+        () =>
+          batch.forEach((job, i) => {
+            const r = results[i]!;
+            if (r.ok) job.resolve(r.value);
+            else job.reject(r.error);
+          }),
+        (e: unknown) => batch.forEach((job) => job.reject(e)),
+      );
     }
     this.running = false;
   }

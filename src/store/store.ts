@@ -4,6 +4,7 @@ import knexModule, { type Knex } from 'knex';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
+import { BackgroundCheckpointer, WalSyncer } from './wal-sync.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -22,6 +23,8 @@ export interface StoreOptions {
   url?: string | null;
   /** pg pool size */
   poolMax?: number;
+  /** sqlite: checkpoint the WAL on a thread of its own (the long-running server) */
+  backgroundCheckpoints?: boolean;
 }
 
 export interface Store {
@@ -40,8 +43,15 @@ export interface Store {
    * knex's pool costs far more than the query. On PostgreSQL, knex.raw.
    */
   readonly fast: SqlRunner;
-  /** Run fn in one transaction; retried when the database reports a transient lock conflict. */
+  /** Run fn in one transaction; retried when the database reports a transient lock conflict. Resolves once durable. */
   tx<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Like tx, but resolves at COMMIT with `durable`, which resolves once the
+   * commit is on disk: a group-commit loop starts its next transaction at
+   * once and answers its callers when `durable` does (on PostgreSQL the two
+   * are the same moment).
+   */
+  commit<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
   migrateLatest(): Promise<string[]>;
   /** names of migrations not applied yet */
   pendingMigrations(): Promise<string[]>;
@@ -58,18 +68,37 @@ export interface SqlRunner {
 }
 
 export function openStore(opts: StoreOptions): Store {
-  const knex = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!) : pgKnex(opts.url!, opts.poolMax ?? 10);
-  const reader = opts.client === 'sqlite' ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
+  const sqlite = opts.client === 'sqlite';
+  const file = sqlite ? join(opts.dataDir!, SQLITE_FILE) : '';
+  const checkpointer = sqlite && opts.backgroundCheckpoints ? new BackgroundCheckpointer(file) : null;
+  const knex = sqlite ? sqliteKnex(opts.dataDir!, { autoCheckpoint: !checkpointer }) : pgKnex(opts.url!, opts.poolMax ?? 10);
+  const reader = sqlite ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const migrations = { migrationSource, tableName: 'knex_migrations' };
-  const fast = opts.client === 'sqlite' ? sqliteRunner(knex, join(opts.dataDir!, SQLITE_FILE)) : knexRunner(knex);
+  const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
+  // SQLite commits write the WAL; they count as committed once it is fsynced (wal-sync.ts).
+  const wal = sqlite ? new WalSyncer(`${file}-wal`) : null;
+  const durable = async () => {
+    if (!wal) return;
+    await wal.sync();
+    checkpointer?.committed();
+  };
   return {
     client: opts.client,
     knex,
     reader,
     fast,
-    tx: (fn) => withRetry(() => knex.transaction(fn)),
+    async tx(fn) {
+      const result = await withRetry(() => knex.transaction(fn));
+      await durable();
+      return result;
+    },
+    async commit(fn) {
+      const value = await withRetry(() => knex.transaction(fn));
+      return { value, durable: durable() };
+    },
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
+      await durable();
       return names;
     },
     async pendingMigrations() {
@@ -78,8 +107,10 @@ export function openStore(opts: StoreOptions): Store {
     },
     async migrateDown() {
       await knex.migrate.rollback(migrations, true);
+      await durable();
     },
     async close() {
+      await checkpointer?.stop();
       fast.close?.();
       if (reader !== knex) await reader.destroy();
       await knex.destroy();
@@ -87,12 +118,14 @@ export function openStore(opts: StoreOptions): Store {
   };
 }
 
-function sqliteKnex(dataDir: string, opts: { readOnly?: boolean } = {}): Knex {
+function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpoint?: boolean } = {}): Knex {
   mkdirSync(dataDir, { recursive: true });
-  // WAL + synchronous=FULL: a commit is on disk before it returns, so a 202 survives power loss.
+  // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
+  // counts as committed (synchronous=NORMAL plus WalSyncer: FULL's guarantee without blocking
+  // the event loop), so a 202 survives power loss.
   const pragmas = opts.readOnly
     ? 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;'
-    : 'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;';
+    : `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;${opts.autoCheckpoint === false ? ' PRAGMA wal_autocheckpoint = 0;' : ''}`;
   // better-sqlite3 runs each statement synchronously in a few microseconds; the async
   // sqlite3 driver's hop through the thread pool per statement cost more than the
   // statements themselves and capped the group commit far below the disk's fsync rate.
@@ -201,7 +234,7 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * compose several of them into one commit.
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
-  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx) };
+  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve() }) };
 }
 
 /** The dialect behind a knex handle or transaction. */

@@ -75,25 +75,25 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   const signer = createDkimSigner({ domainName: 'example.test', selector: 'sel1', privateKey });
 
   it('produces a signature an independent verifier (mailauth) accepts', async function () {
-    const signed = signer(await buildMime(base));
+    const signed = await signer(await buildMime(base));
     expect(signed.toString('binary').replace(/\r\n\t/g, ' ')).to.match(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example\.test; s=sel1;/);
     expect(await verify(signed)).to.deep.equal(['example.test:pass']);
   });
 
   it('fails when the body or the Subject changes after signing', async function () {
-    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
     // a changed body fails the body hash (mailauth reports it as neutral, RFC 6376 §6.1.3), never pass
     expect((await verify(Buffer.from(signed.replace('Hello', 'Hullo'), 'binary')))[0]).to.be.oneOf(['example.test:neutral', 'example.test:fail']);
     expect(await verify(Buffer.from(signed.replace(/^Subject: .*$/m, 'Subject: changed'), 'binary'))).to.deep.equal(['example.test:fail']);
   });
 
   it('fails when a second From is added (oversigned)', async function () {
-    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
     expect(await verify(Buffer.from(`From: mallory@evil.test\r\n${signed}`, 'binary'))).to.deep.equal(['example.test:fail']);
   });
 
   it('survives whitespace changes relaxed canonicalization allows', async function () {
-    const signed = signer(await buildMime({ ...base, attachments: [] })).toString('binary');
+    const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
     const reflowed = signed.replace(/^Subject: /m, 'Subject:   ').replace(/\r\n$/, '\r\n\r\n\r\n');
     expect(await verify(Buffer.from(reflowed, 'binary'))).to.deep.equal(['example.test:pass']);
   });

@@ -79,7 +79,12 @@ export class AcceptQueue {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
       try {
-        this.settle(batch, await this.store.tx((trx) => this.storeBatch(trx, batch)));
+        const { value, durable } = await this.store.commit((trx) => this.storeBatch(trx, batch));
+        // the next batch goes in while this one's commit reaches the disk; no 202 before it has
+        durable.then(
+          () => this.settle(batch, value),
+          (e: unknown) => this.failAll(batch, e),
+        );
       } catch (e) {
         if (batch.length === 1) {
           this.logger.error({ err: e }, 'could not store an email');
@@ -99,6 +104,11 @@ export class AcceptQueue {
       }
     }
     this.running = false;
+  }
+
+  private failAll(batch: Pending[], e: unknown): void {
+    this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable');
+    for (const p of batch) p.reject(apiError('internal_error', 'the email could not be stored durably; retry it'));
   }
 
   private settle(batch: Pending[], outcomes: Array<Email | ApiError>): void {

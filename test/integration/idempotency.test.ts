@@ -1,0 +1,67 @@
+import { expect } from 'chai';
+import { eachDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { expectError } from '../helpers/assert.js';
+import { ABANDONED_AFTER_MS, purgeIdempotencyKeys } from '../../src/modules/emails/idempotency.js';
+
+const SIM = 'simulator.posthorn.test';
+const base = { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'Hello', text: 'hi' };
+
+eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
+  let world: DnsWorld;
+  let files: HttpsReceiver;
+  let api: TestApi;
+  let t: Tenant;
+
+  before(async function () {
+    world = await startDnsWorld();
+    files = await startReceiver();
+    world.add('hooks.test', 'A', '127.0.0.1');
+    // an attachment server that takes its time: the first request is still running when the second arrives
+    files.setBehaviour('/held/', (_req, answer) => setTimeout(() => answer(200, 'a,b\n1,2\n', { 'content-type': 'text/csv' }), 1500));
+    api = await startTestApi(db().store, { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: files.caFile } });
+    t = await api.tenant();
+  });
+  after(async function () {
+    await api.stop();
+    await files.stop();
+    await world.stop();
+  });
+
+  it('answers 409 to a retry that arrives while the first request is still running, then replays the original', async function () {
+    const key = `overlap-${Date.now()}`;
+    const body = { ...base, attachments: [{ path: files.url('/held/report.csv') }] };
+    const first = t.api.post('/v1/emails', body, { 'Idempotency-Key': key });
+    await new Promise((r) => setTimeout(r, 400));
+    const during = await t.api.post('/v1/emails', body, { 'Idempotency-Key': key });
+    expectError(during, 409, 'idempotency_conflict');
+    expect(during.body.error.message).to.match(/still being processed/);
+    const original = await first;
+    expect(original.status, original.text).to.equal(202);
+    const after = await t.api.post('/v1/emails', body, { 'Idempotency-Key': key });
+    expect(after.status).to.equal(202);
+    expect(after.body).to.deep.equal(original.body);
+    expect(await api.deps.store.knex('emails').where({ id: original.body.id })).to.have.length(1);
+  });
+
+  it('lets a retry take over a claim left running by a request that died', async function () {
+    const key = `crashed-${Date.now()}`;
+    // what a process killed between the claim and the commit leaves behind
+    await api.deps.store.knex('idempotency_keys').insert({ project_id: t.project.id, key, request_hash: 'x'.repeat(64), state: 'running', response_status: null, response_body: null, created_at: Date.now() - ABANDONED_AFTER_MS - 1000 });
+    const res = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
+    expect(res.status, res.text).to.equal(202);
+    expect((await t.api.post('/v1/emails', base, { 'Idempotency-Key': key })).body.id).to.equal(res.body.id);
+  });
+
+  it('forgets keys older than limits.idempotency_ttl: the same key then sends anew', async function () {
+    const key = `old-${Date.now()}`;
+    const first = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
+    expect(first.status).to.equal(202);
+    expect(await purgeIdempotencyKeys(api.deps.store, Date.now() + 1)).to.be.at.least(1);
+    const again = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
+    expect(again.status).to.equal(202);
+    expect(again.body.id).to.not.equal(first.body.id);
+  });
+});

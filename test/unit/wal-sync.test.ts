@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WalSyncer } from '../../src/store/wal-sync.js';
+
+/** Records when each fsync starts and lets the test finish it. */
+class ObservedSyncer extends WalSyncer {
+  readonly started: Array<() => void> = [];
+  protected override fsync(): Promise<void> {
+    return new Promise((resolve) => this.started.push(resolve));
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('WalSyncer (durable commits without blocking the event loop)', function () {
+  it('never resolves a caller with an fsync that started before its call', async function () {
+    const s = new ObservedSyncer('/nonexistent');
+    const order: string[] = [];
+    const a = s.sync().then(() => order.push('a'));
+    await tick();
+    expect(s.started).to.have.length(1);
+    // b and c commit while the first fsync runs: it may not cover them
+    const b = s.sync().then(() => order.push('b'));
+    const c = s.sync().then(() => order.push('c'));
+    s.started[0]!();
+    await a;
+    await tick();
+    expect(order).to.deep.equal(['a']);
+    // one more fsync serves both of them
+    expect(s.started).to.have.length(2);
+    s.started[1]!();
+    await Promise.all([b, c]);
+    expect(order).to.deep.equal(['a', 'b', 'c']);
+    expect(s.started).to.have.length(2);
+  });
+
+  it('fsyncs a real WAL file, and treats a missing one as nothing to sync', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    writeFileSync(join(dir, 'x-wal'), 'frames');
+    await new WalSyncer(join(dir, 'x-wal')).sync();
+    await new WalSyncer(join(dir, 'missing-wal')).sync();
+  });
+});
