@@ -272,7 +272,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
   const unlock = config.database.client === 'sqlite' ? lockDataDir(config.dataDir) : () => undefined;
-  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url });
+  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true });
   try {
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
