@@ -3,8 +3,12 @@ import type { Logger } from '../log/logger.js';
 import { listenDns, type DnsHandler } from './listen.js';
 import { normalizeName } from './resolver.js';
 
-/** The base64 public key (the p= value) behind <selector>.<token>.<zone>, or null. */
-export type DkimKeyLookup = (token: string, selector: string) => Promise<string | null>;
+/**
+ * The base64 public key (the p= value) behind <selector>.<token>.<zone>, or
+ * null. With selector null: any key under <token>.<zone>, which tells the
+ * name of a token (an empty non-terminal) from a name that does not exist.
+ */
+export type DkimKeyLookup = (token: string, selector: string | null) => Promise<string | null>;
 
 export interface ZoneServerOptions {
   zone: string;
@@ -38,7 +42,10 @@ function chunk(text: string): string[] {
 /**
  * The appliance's authoritative DNS for `dns.zone`: the DKIM TXT records
  * that the customers' CNAMEs point to, plus SOA and NS at the apex, over
- * UDP and TCP. Everything else in the zone is NXDOMAIN; outside it, REFUSED.
+ * UDP and TCP. <token>.<zone> holds no record but has names below it, so
+ * it exists (NOERROR, no answers: RFC 8020 — an NXDOMAIN there would tell
+ * resolvers that the keys below it do not exist either). Everything else in
+ * the zone is NXDOMAIN; outside it, REFUSED.
  */
 export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer> {
   const zone = normalizeName(o.zone);
@@ -77,12 +84,12 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
       if (q.type === Packet.TYPE.NS) return reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.NS, class: Packet.CLASS.IN, ttl: 3600, ns: o.nameserver }]);
       return reply(RCODE.NOERROR, [], [soa(zone)]);
     }
-    if (rel.length !== 2) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
-    const [selector, token] = rel as [string, string];
+    if (rel.length > 2) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
+    const [selector, token] = rel.length === 2 ? (rel as [string, string]) : [null, rel[0]!];
     o.lookup(token, selector).then(
       (key) => {
         if (!key) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
-        if (q.type !== Packet.TYPE.TXT) return reply(RCODE.NOERROR, [], [soa(zone)]);
+        if (selector === null || q.type !== Packet.TYPE.TXT) return reply(RCODE.NOERROR, [], [soa(zone)]);
         reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunk(dkimTxtValue(key)) }]);
       },
       (e: unknown) => {

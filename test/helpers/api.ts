@@ -65,6 +65,8 @@ export async function startTestApi(store: Store, overrides: Record<string, unkno
       newKey,
       suspend: async () => {
         await setProject(deps, project.id, { suspended: true });
+        // as an operator's change from another process would, once the key cache runs out
+        deps.auth.invalidate();
       },
     };
   };

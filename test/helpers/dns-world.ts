@@ -31,6 +31,7 @@ export function chunkTxt(s: string): string[] {
 export class DnsWorld {
   private readonly records = new Map<string, Rec[]>();
   private readonly delegations = new Map<string, { host: string; port: number }>();
+  private readonly holds = new Map<string, { arrived(): void; released: Promise<void> }>();
   private listener: DnsListener | null = null;
 
   get port(): number {
@@ -51,18 +52,20 @@ export class DnsWorld {
         send(response);
         return;
       }
-      this.resolve(q.name, q.type).then(
-        (r) => {
-          response.header.rcode = r.rcode;
-          response.header.ra = 1;
-          response.answers = r.answers as unknown as typeof response.answers;
-          send(response);
-        },
-        () => {
-          response.header.rcode = RCODE.SERVFAIL;
-          send(response);
-        },
-      );
+      this.held(q.name)
+        .then(() => this.resolve(q.name, q.type))
+        .then(
+          (r) => {
+            response.header.rcode = r.rcode;
+            response.header.ra = 1;
+            response.answers = r.answers as unknown as typeof response.answers;
+            send(response);
+          },
+          () => {
+            response.header.rcode = RCODE.SERVFAIL;
+            send(response);
+          },
+        );
     }, '127.0.0.1', 0);
     return this;
   }
@@ -87,6 +90,32 @@ export class DnsWorld {
     const left = type ? (this.records.get(n) ?? []).filter((r) => r.type !== type) : [];
     if (left.length) this.records.set(n, left);
     else this.records.delete(n);
+  }
+
+  /**
+   * Keep every answer about `name` back until release(), to make a race
+   * happen at a known point: `reached` settles when the first query arrives.
+   */
+  hold(name: string): { reached: Promise<void>; release(): void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((r) => (arrived = r));
+    const released = new Promise<void>((r) => (release = r));
+    this.holds.set(norm(name), { arrived, released });
+    return {
+      reached,
+      release: () => {
+        this.holds.delete(norm(name));
+        release();
+      },
+    };
+  }
+
+  private async held(name: string): Promise<void> {
+    const h = this.holds.get(norm(name));
+    if (!h) return;
+    h.arrived();
+    await h.released;
   }
 
   delegate(zone: string, host: string, port: number): void {

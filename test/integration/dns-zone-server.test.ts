@@ -45,6 +45,17 @@ describe('the built-in DNS zone for DKIM keys', function () {
     }
   });
 
+  it('answers NOERROR without records for <token>.<zone>, which has the keys below it (RFC 8020)', async function () {
+    const t = await api.tenant();
+    const d = (await t.api.post('/v1/domains', { domain: 'ent.example.test' })).body;
+    const token = d.records[0].value.split('.')[1];
+    const zone = dns2.UDPClient({ dns: '127.0.0.1', port: api.running.dnsPort! });
+    const ent = await zone(`${token}.dkim.zone.test`, 'TXT');
+    expect(ent.header.rcode).to.equal(0);
+    expect(ent.answers).to.have.length(0);
+    expect((await zone('0123456789abcdef0123.dkim.zone.test', 'TXT')).header.rcode).to.equal(3);
+  });
+
   describe('on the wire', function () {
     let zone: ZoneServer;
     const keys = new Map([['s1.tok1', 'QUJD'.repeat(100)]]);
@@ -57,6 +68,7 @@ describe('the built-in DNS zone for DKIM keys', function () {
         port: 0,
         lookup: async (token, selector) => {
           if (fail) throw new Error('database down');
+          if (selector === null) return [...keys].find(([k]) => k.endsWith(`.${token}`))?.[1] ?? null;
           return keys.get(`${selector}.${token}`) ?? null;
         },
       });
@@ -76,15 +88,31 @@ describe('the built-in DNS zone for DKIM keys', function () {
       }
     });
 
-    it('answers SOA and NS at the apex', async function () {
-      const soa = await udp()('dkim.wire.test', 'SOA');
-      expect((soa.answers[0] as unknown as { primary: string }).primary).to.equal('ns.wire.test');
-      const ns = await udp()('dkim.wire.test', 'NS');
-      expect((ns.answers[0] as unknown as { ns: string }).ns).to.equal('ns.wire.test');
+    it('answers SOA and NS at the apex, over UDP and TCP', async function () {
+      for (const client of [udp(), tcp()]) {
+        const soa = await client('dkim.wire.test', 'SOA');
+        expect(soa.header.rcode).to.equal(0);
+        expect(soa.header.aa).to.equal(1);
+        expect((soa.answers[0] as unknown as { primary: string }).primary).to.equal('ns.wire.test');
+        const ns = await client('dkim.wire.test', 'NS');
+        expect(ns.header.rcode).to.equal(0);
+        expect((ns.answers[0] as unknown as { ns: string }).ns).to.equal('ns.wire.test');
+      }
+    });
+
+    it('answers NOERROR with no answers and the SOA for a token, an empty non-terminal (RFC 8020)', async function () {
+      for (const type of ['TXT', 'A', 'CNAME']) {
+        const res = await udp()('tok1.dkim.wire.test', type);
+        expect(res.header.rcode, type).to.equal(0);
+        expect(res.answers, type).to.have.length(0);
+        expect((res.authorities[0] as unknown as { type: number; primary: string }).primary).to.equal('ns.wire.test');
+      }
     });
 
     it('answers NXDOMAIN for unknown names in the zone and REFUSED outside it', async function () {
       expect((await udp()('s9.tok1.dkim.wire.test', 'TXT')).header.rcode).to.equal(3);
+      expect((await udp()('tok9.dkim.wire.test', 'TXT')).header.rcode).to.equal(3);
+      expect((await udp()('x.s1.tok1.dkim.wire.test', 'TXT')).header.rcode).to.equal(3);
       expect((await udp()('example.com', 'A')).header.rcode).to.equal(5);
     });
 

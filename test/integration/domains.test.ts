@@ -1,12 +1,20 @@
+import { createSocket, type Socket } from 'node:dgram';
+import type { AddressInfo } from 'node:net';
+import { domainToASCII } from 'node:url';
 import { expect } from 'chai';
+import type { Knex } from 'knex';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { storedEmail } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
+import type { Reply } from '../helpers/http.js';
 import { setProject } from '../../src/modules/projects/projects.service.js';
-import { recheckDomains } from '../../src/modules/domains/domains.service.js';
+import { getDomain, recheckDomains, verifyDomain, type DomainDeps } from '../../src/modules/domains/domains.service.js';
 import { PENDING_GIVE_UP_MS } from '../../src/modules/domains/domain-state.js';
+import { recordTracking } from '../../src/modules/tracking/tracking.service.js';
+import { createResolver } from '../../src/dns/resolver.js';
 import type { RecipientStatus } from '../../src/modules/emails/emails.repo.js';
 
 interface Rec {
@@ -25,7 +33,50 @@ function publish(world: DnsWorld, records: Rec[], filter: (r: Rec) => boolean = 
   for (const r of records.filter(filter)) world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
 }
 
-eachDatabase('domains (interface §4.2)', (db) => {
+/** A UDP socket that takes DNS queries and never answers them: a resolver that times out. */
+function silentUdp(): Promise<Socket> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.bind(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+/** A loopback UDP port with nothing listening: queries are refused (ICMP port unreachable). */
+function closedUdpPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createSocket('udp4');
+    s.bind(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * PostgreSQL: run `start` while a SHARE lock on domains holds back every
+ * insert (reads go on), and let go once `sessions` sessions wait on a lock,
+ * so that concurrent creations meet at the point where they race.
+ */
+async function meetingAtInsert<T>(knex: Knex, sessions: number, start: () => Promise<T>): Promise<T> {
+  const blocker = await knex.transaction();
+  await blocker.raw('LOCK TABLE domains IN SHARE MODE');
+  const running = start();
+  try {
+    await waitFor(
+      async () => {
+        const { rows } = (await knex.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) as { rows: Array<{ n: number }> };
+        return rows[0]!.n >= sessions;
+      },
+      10_000,
+      `${sessions} creations waiting on a lock`,
+    );
+  } finally {
+    await blocker.commit();
+  }
+  return running;
+}
+
+eachDatabase('domains (interface §4.2)', (db, kind) => {
   let world: DnsWorld;
   let api: TestApi;
   let t: Tenant;
@@ -113,11 +164,48 @@ eachDatabase('domains (interface §4.2)', (db) => {
       expectError(await t.api.post('/v1/domains', { domain: name }), 409, 'domain_already_registered');
     });
 
+    it('answers 409 for the Unicode form of an IDN whose A-label another project holds', async function () {
+      const unicode = `bücher-${Date.now()}.example`;
+      const aLabel = domainToASCII(unicode);
+      expect(aLabel).to.match(/^xn--/);
+      expect((await t.api.post('/v1/domains', { domain: aLabel })).status).to.equal(201);
+      const other = await api.tenant();
+      expectError(await other.api.post('/v1/domains', { domain: unicode }), 409, 'domain_already_registered');
+      expectError(await other.api.post('/v1/domains', { name: unicode.toUpperCase() }), 409, 'domain_already_registered');
+    });
+
     it('answers 403 plan_limit_reached at the project domain limit', async function () {
       const limited = await api.tenant();
       await setProject(api.deps, limited.project.id, { limits: { domains: 1 } });
       expect((await limited.api.post('/v1/domains', { domain: uniqueDomain() })).status).to.equal(201);
       expectError(await limited.api.post('/v1/domains', { domain: uniqueDomain() }), 403, 'plan_limit_reached');
+    });
+
+    context('when requests race', function () {
+      // On PostgreSQL the five requests are made to meet at their inserts; on SQLite the one writer serialises them.
+      const race = (sessions: number, start: () => Promise<Reply[]>) => (kind === 'pg' ? meetingAtInsert(db().store.knex, sessions, start) : start());
+
+      for (const where of ['five projects', 'one project'] as const) {
+        it(`answers one 201 and four 409 domain_already_registered for five concurrent creations of one name in ${where}`, async function () {
+          const name = uniqueDomain();
+          const one = await api.tenant();
+          const tenants = where === 'one project' ? [one, one, one, one, one] : [one, ...(await Promise.all([1, 2, 3, 4].map(() => api.tenant())))];
+          const answers = await race(5, () => Promise.all(tenants.map((x) => x.api.post('/v1/domains', { domain: name }))));
+          expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([201, 409, 409, 409, 409]);
+          for (const r of answers.filter((x) => x.status === 409)) expectError(r, 409, 'domain_already_registered');
+          const holders = (await db().store.knex('domains').where({ name }).select('project_id')) as Array<{ project_id: string }>;
+          expect(holders).to.have.length(1);
+        });
+      }
+
+      it('never lets concurrent creations take a project past its domain limit', async function () {
+        const limited = await api.tenant();
+        await setProject(api.deps, limited.project.id, { limits: { domains: 2 } });
+        const answers = await race(5, () => Promise.all([1, 2, 3, 4, 5].map(() => limited.api.post('/v1/domains', { domain: uniqueDomain() }))));
+        expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([201, 201, 403, 403, 403]);
+        for (const r of answers.filter((x) => x.status === 403)) expectError(r, 403, 'plan_limit_reached');
+        expect((await limited.api.get('/v1/domains')).body.data).to.have.length(2);
+      });
     });
   });
 
@@ -163,6 +251,96 @@ eachDatabase('domains (interface §4.2)', (db) => {
       expect(res.failure_reason).to.include('mismatch');
     });
 
+    it('reports mismatch for a return-path MX and an SPF record that name another host', async function () {
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+      publish(world, d.records, (r) => r.required);
+      const rp = `send.${d.domain}`;
+      world.add(rp, 'MX', { exchange: 'mx.elsewhere.example', priority: 10 });
+      world.add(rp, 'TXT', 'v=spf1 include:_spf.elsewhere.example -all');
+      const res = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
+      expect(res.status).to.equal('verified');
+      expect(res.records.filter((r: Rec) => !r.required).map((r: Rec) => [r.purpose, r.dns])).to.deep.equal([
+        ['return_path', 'mismatch'],
+        ['spf', 'mismatch'],
+        ['dmarc', 'missing'],
+      ]);
+      expect((await t.api.get(`/v1/domains/${d.id}/insights`)).body.setup.spf_return_path).to.equal('missing');
+    });
+
+    it('drops what it saw at the old return path when a PATCH moves the return path during the lookups', async function () {
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+      publish(world, d.records);
+      const gate = world.hold(`send.${d.domain}`);
+      const verifying = t.api.post(`/v1/domains/${d.id}/verify`);
+      try {
+        await gate.reached;
+        expect((await t.api.patch(`/v1/domains/${d.id}`, { custom_return_path: 'mail' })).status).to.equal(200);
+      } finally {
+        gate.release();
+      }
+      const res = (await verifying).body;
+      expect(res.status).to.equal('verified');
+      expect(res.custom_return_path).to.equal('mail');
+      const mailFrom = (x: { records: Rec[] }) => x.records.filter((r) => r.purpose === 'return_path' || r.purpose === 'spf').map((r) => [r.name, r.dns]);
+      // found at send.<domain>, which is no longer the return path: nothing is known about mail.<domain> yet
+      expect(mailFrom(res)).to.deep.equal([
+        [`mail.${d.domain}`, 'unchecked'],
+        [`mail.${d.domain}`, 'unchecked'],
+      ]);
+      expect((await t.api.get(`/v1/domains/${d.id}/insights`)).body.setup.spf_return_path).to.equal('missing');
+      expect(mailFrom((await t.api.post(`/v1/domains/${d.id}/verify`)).body)).to.deep.equal([
+        [`mail.${d.domain}`, 'missing'],
+        [`mail.${d.domain}`, 'missing'],
+      ]);
+    });
+
+    context('when DNS does not answer', function () {
+      let silent: Socket;
+      let refusedPort: number;
+      before(async function () {
+        silent = await silentUdp();
+        refusedPort = await closedUdpPort();
+      });
+      after(function () {
+        silent.close();
+      });
+      const through = (server: () => string): DomainDeps => ({
+        ...api.deps,
+        resolver: createResolver({ servers: [server()], timeoutMs: 200, tries: 1 }),
+        domains: { ...api.deps.domains, checkTimeoutMs: 1000 },
+      });
+      const resolvers: Array<[string, () => DomainDeps]> = [
+        ['times out', () => through(() => `127.0.0.1:${(silent.address() as AddressInfo).port}`)],
+        ['refuses', () => through(() => `127.0.0.1:${refusedPort}`)],
+      ];
+      for (const [how, deps] of resolvers) {
+        it(`keeps the status and says which records could not be checked when the resolver ${how}`, async function () {
+          const fresh = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+          const pending = await verifyDomain(deps(), await getDomain(api.deps, t.project.id, fresh.id));
+          expect(pending.status).to.equal('pending');
+          expect(pending.failureReason).to.match(/^DNS lookups failed \(.+\), so these required records could not be checked: /);
+          expect(pending.failureReason).to.not.include('not found');
+          for (const r of fresh.records.filter((x: Rec) => x.required)) expect(pending.failureReason).to.include(`${r.name} (CNAME)`);
+          expect((await t.api.get(`/v1/domains/${fresh.id}`)).body.records.every((r: Rec) => r.dns === 'unchecked')).to.equal(true);
+
+          const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+          publish(world, d.records, (r) => r.required);
+          expect((await t.api.post(`/v1/domains/${d.id}/verify`)).body.status).to.equal('verified');
+          const still = await verifyDomain(deps(), await getDomain(api.deps, t.project.id, d.id));
+          expect(still.status).to.equal('verified');
+          expect(still.failureReason).to.equal(null);
+
+          world.remove(d.records[0].name, 'CNAME');
+          const lost = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
+          expect(lost.status).to.equal('temporary_failure');
+          const unknown = await verifyDomain(deps(), await getDomain(api.deps, t.project.id, d.id));
+          expect(unknown.status).to.equal('temporary_failure');
+          expect(unknown.failureReason).to.match(/^DNS lookups failed/);
+          expect(unknown.failureReason).to.include(`${d.records[0].name} (CNAME)`);
+        });
+      }
+    });
+
     it('finds the recommended records and the DMARC policy', async function () {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
       publish(world, d.records);
@@ -170,6 +348,17 @@ eachDatabase('domains (interface §4.2)', (db) => {
       expect(res.records.map((r: Rec) => r.dns)).to.deep.equal(['found', 'found', 'found', 'found', 'found', 'found']);
       const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       expect(insights.setup).to.deep.equal({ dkim: 'verified', spf_return_path: 'aligned', dmarc: 'monitoring', tracking: { opens: false, clicks: false } });
+    });
+
+    it('reads p=reject as an enforced DMARC policy', async function () {
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+      publish(world, d.records, (r) => r.purpose !== 'dmarc');
+      world.add(`_dmarc.${d.domain}`, 'TXT', 'v=DMARC1; p=reject; rua=mailto:dmarc@example.test');
+      const res = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
+      expect(res.records.find((r: Rec) => r.purpose === 'dmarc').dns).to.equal('found');
+      const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
+      expect(insights.setup.dmarc).to.equal('enforced');
+      expect(insights.recommendations.map((r: { code: string }) => r.code)).to.not.include.members(['dmarc_missing', 'dmarc_not_enforced']);
     });
 
     it('gives up on a domain still pending 72 hours after creation, and verifies it later on request', async function () {
@@ -277,6 +466,63 @@ eachDatabase('domains (interface §4.2)', (db) => {
       expect(res.status).to.equal('at_risk');
       const codes = res.recommendations.map((r: { code: string; level: string }) => `${r.code}:${r.level}`);
       expect(codes).to.include.members(['bounce_rate_high:critical', 'complaint_rate_high:critical']);
+    });
+
+    it('counts a recipient who opens three times and clicks twice once each, so the rates stay within 0..1', async function () {
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true, click_tracking: true })).body;
+      const e = await storedEmail(db().store, t.project.id, {
+        environment: 'live',
+        fromDomain: d.domain,
+        from: `a@${d.domain}`,
+        status: 'accepted',
+        recipients: [{ id: `rcp_open${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }],
+      });
+      const rcpt = { emailId: e.id, recipientId: e.recipients[0]!.id };
+      for (let i = 0; i < 3; i++) await recordTracking(api.deps.tracking, { kind: 'open', ...rcpt }, 'Mail/1.0');
+      for (let i = 0; i < 2; i++) await recordTracking(api.deps.tracking, { kind: 'click', ...rcpt, url: 'https://example.test/' }, 'Mail/1.0');
+      const res = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
+      expect(res.totals).to.include({ delivered: 1, opened: 1, clicked: 1 });
+      expect(res.rates.opened).to.equal(1);
+      expect(res.rates.clicked).to.equal(1);
+    });
+
+    it('says the return path is missing when its MX is published but its SPF record is not', async function () {
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
+      publish(world, d.records, (r) => r.purpose !== 'spf');
+      const res = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
+      expect(res.records.filter((r: Rec) => r.purpose === 'return_path' || r.purpose === 'spf').map((r: Rec) => r.dns)).to.deep.equal(['found', 'missing']);
+      const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
+      expect(insights.setup.spf_return_path).to.equal('missing');
+      expect(insights.recommendations.map((r: { code: string }) => r.code)).to.include('return_path_not_aligned');
+    });
+
+    context('when the platform cannot serve tracking (http.public_url null)', function () {
+      let untracked: TestApi;
+      before(async function () {
+        untracked = await startTestApi(db().store, { dns: { resolvers: [world.address], zone: 'dkim.appliance.test' }, outbound: { hostname: 'mta.appliance.test' }, http: { public_url: null } });
+      });
+      after(async function () {
+        await untracked.stop();
+      });
+
+      it('reports null open and click rates although the domain asks for tracking', async function () {
+        const u = await untracked.tenant();
+        const created = await u.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true, click_tracking: true });
+        expect(created.body.tracking).to.deep.equal({ opens: true, clicks: true, available: false });
+        const d = created.body;
+        await storedEmail(db().store, u.project.id, {
+          environment: 'live',
+          fromDomain: d.domain,
+          from: `a@${d.domain}`,
+          status: 'accepted',
+          recipients: [{ id: `rcp_nt${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }],
+        });
+        const res = (await u.api.get(`/v1/domains/${d.id}/insights`)).body;
+        expect(res.totals.delivered).to.equal(1);
+        expect(res.rates.opened).to.equal(null);
+        expect(res.rates.clicked).to.equal(null);
+        expect(res.setup.tracking).to.deep.equal({ opens: false, clicks: false });
+      });
     });
   });
 });

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { normalizeDomainName } from '../../src/modules/domains/domain-name.js';
 import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/domains/domain-state.js';
-import { computeInsights, type InsightCounts, type InsightSetup } from '../../src/modules/domains/insights.js';
-import { dmarcPolicy } from '../../src/dns/checks.js';
+import { computeInsights, insightSetup, type InsightCounts, type InsightSetup } from '../../src/modules/domains/insights.js';
+import { applyCheck, stillCurrent } from '../../src/modules/domains/domains.service.js';
+import { expectedRecords } from '../../src/modules/domains/records.js';
+import type { Domain, StoredCheck } from '../../src/modules/domains/domains.repo.js';
+import { dmarcPolicy, type RecordCheck } from '../../src/dns/checks.js';
 
 describe('normalizeDomainName', function () {
   const ok = (input: string, name: string) => it(`takes ${JSON.stringify(input)} as ${name}`, () => expect(normalizeDomainName(input)).to.deep.include({ ok: true, name }));
@@ -98,5 +101,76 @@ describe('computeInsights', function () {
     expect(dmarcPolicy('v=DMARC1; p=none;')).to.equal('none');
     expect(dmarcPolicy('v=DMARC1;p=Reject; rua=mailto:x@y')).to.equal('reject');
     expect(dmarcPolicy('v=DMARC1; sp=reject')).to.equal(null);
+  });
+});
+
+describe('insightSetup (interface §2.3 setup)', function () {
+  const base = { status: 'verified' as const, openTracking: true, clickTracking: true };
+  const setup = (checks: Record<string, StoredCheck>, available = true) => insightSetup({ ...base, checks }, available);
+  const found = (...seen: string[]): StoredCheck => ({ dns: 'found', seen });
+  const missing: StoredCheck = { dns: 'missing', seen: [] };
+
+  it('calls the return path aligned only when both its MX and its SPF record are found', function () {
+    expect(setup({ 'return_path:mx': found('10 mta.test'), 'spf:txt': found('v=spf1 a:mta.test ~all') }).spf_return_path).to.equal('aligned');
+    expect(setup({ 'return_path:mx': found('10 mta.test'), 'spf:txt': missing }).spf_return_path).to.equal('missing');
+    expect(setup({ 'return_path:mx': found('10 mta.test') }).spf_return_path).to.equal('missing');
+    expect(setup({ 'spf:txt': found('v=spf1 a:mta.test ~all'), 'return_path:mx': { dns: 'mismatch', seen: ['10 other.test'] } }).spf_return_path).to.equal('missing');
+  });
+
+  it('reads the DMARC policy of the record found: none monitors, quarantine and reject enforce', function () {
+    expect(setup({}).dmarc).to.equal('missing');
+    expect(setup({ 'dmarc:txt': found('v=DMARC1; p=none;') }).dmarc).to.equal('monitoring');
+    expect(setup({ 'dmarc:txt': found('v=DMARC1; p=quarantine') }).dmarc).to.equal('enforced');
+    expect(setup({ 'dmarc:txt': found('v=DMARC1; p=reject; rua=mailto:d@x.test') }).dmarc).to.equal('enforced');
+  });
+
+  it('counts tracking as off when the platform cannot serve it, whatever the domain asks', function () {
+    expect(setup({}, true).tracking).to.deep.equal({ opens: true, clicks: true });
+    const off = setup({}, false);
+    expect(off.tracking).to.deep.equal({ opens: false, clicks: false });
+    const zero: InsightCounts = { messages: 1, sent: 1, delivered: 1, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 1, clicked: 1 };
+    const rates = computeInsights('x.test', 30, zero, off).rates;
+    expect(rates.opened).to.equal(null);
+    expect(rates.clicked).to.equal(null);
+  });
+});
+
+describe('applyCheck (a DNS check recorded)', function () {
+  const records = expectedRecords({ domain: 'x.test', returnPath: 'send', token: 'tok', zone: 'dkim.test', hostname: 'mta.test', publicKeys: {} });
+  const domain = (over: Partial<Domain> = {}): Domain => ({
+    id: 'dom_1', projectId: 'prj_1', name: 'x.test', region: null, status: 'pending', failureReason: null, verifiedAt: null, lastCheckedAt: null,
+    openTracking: false, clickTracking: false, tls: 'opportunistic', returnPath: 'send', dkimToken: 'tok', activeSelector: 'ph1', checks: {}, createdAt: 0, updatedAt: 0, ...over,
+  });
+  const results = (f: (key: string) => RecordCheck) => new Map(records.map((r) => [r.key, f(r.key)]));
+  const timeout: RecordCheck = { dns: 'error', seen: ['lookup failed: no answer within 5000 ms'] };
+
+  it('says the lookups failed, naming the records, and keeps the status, when DNS does not answer', function () {
+    for (const status of ['pending', 'verified', 'temporary_failure', 'failed'] as const) {
+      const after = applyCheck(domain({ status }), records, results(() => timeout), 1000);
+      expect(after.status, status).to.equal(status);
+    }
+    const after = applyCheck(domain(), records, results(() => timeout), 1000);
+    expect(after.failureReason).to.equal(
+      'DNS lookups failed (no answer within 5000 ms), so these required records could not be checked: ph1._domainkey.x.test (CNAME), ph2._domainkey.x.test (CNAME), ph3._domainkey.x.test (CNAME)',
+    );
+    expect(after.checks).to.deep.equal({});
+  });
+
+  it('tells records seen missing from records that could not be checked', function () {
+    const after = applyCheck(domain(), records, results((k) => (k === 'dkim:ph1' ? { dns: 'missing', seen: [] } : k.startsWith('dkim') ? timeout : { dns: 'missing', seen: [] })), 1000);
+    expect(after.status).to.equal('pending');
+    expect(after.failureReason).to.equal(
+      'required DNS records not found: ph1._domainkey.x.test (CNAME: missing); DNS lookups failed (no answer within 5000 ms), so these required records could not be checked: ph2._domainkey.x.test (CNAME), ph3._domainkey.x.test (CNAME)',
+    );
+  });
+});
+
+describe('stillCurrent (a check racing a PATCH of the return path)', function () {
+  const records = expectedRecords({ domain: 'x.test', returnPath: 'send', token: 'tok', zone: 'dkim.test', hostname: 'mta.test', publicKeys: {} });
+  it('keeps every record while the return path is unchanged', function () {
+    expect(stillCurrent(records, { returnPath: 'send' }, { returnPath: 'send' })).to.deep.equal(records);
+  });
+  it('drops the MX and SPF records of a return path that has moved', function () {
+    expect(stillCurrent(records, { returnPath: 'send' }, { returnPath: 'mail' }).map((r) => r.key)).to.deep.equal(['dkim:ph1', 'dkim:ph2', 'dkim:ph3', 'dmarc:txt']);
   });
 });

@@ -159,12 +159,14 @@ export async function domainKeys(db: Db, domainId: string): Promise<DomainKey[]>
   return rows.map((r) => ({ selector: r.selector, privateKeyPem: r.private_key, publicKey: r.public_key }));
 }
 
-/** What the authoritative DKIM zone serves: the public key behind <selector>.<token>.<zone>. */
-export async function publicKeyFor(db: Db, token: string, selector: string): Promise<string | null> {
-  const row = (await db('domain_keys as k')
-    .join('domains as d', 'd.id', 'k.domain_id')
-    .select('k.public_key')
-    .where({ 'd.dkim_token': token, 'k.selector': selector })
-    .first()) as { public_key: string } | undefined;
+/**
+ * What the authoritative DKIM zone serves: the public key behind
+ * <selector>.<token>.<zone>; with selector null, any key of the token (the
+ * zone asks whether <token>.<zone> has names below it).
+ */
+export async function publicKeyFor(db: Db, token: string, selector: string | null): Promise<string | null> {
+  const q = db('domain_keys as k').join('domains as d', 'd.id', 'k.domain_id').select('k.public_key').where({ 'd.dkim_token': token });
+  if (selector !== null) q.andWhere({ 'k.selector': selector });
+  const row = (await q.first()) as { public_key: string } | undefined;
   return row?.public_key ?? null;
 }

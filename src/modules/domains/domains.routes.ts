@@ -1,13 +1,8 @@
 import { route, type RouteDef, type RouteContext } from '../../api/route.js';
-import { dmarcPolicy } from '../../dns/checks.js';
-import { computeInsights, type InsightSetup } from './insights.js';
-import { insightCounts } from './insights.repo.js';
 import { presentDomain } from './domains.presenter.js';
 import type { Domain } from './domains.repo.js';
 import { CreateDomainBody, InsightsQuery, UpdateDomainBody } from './domains.schema.js';
-import { createDomain, deleteDomain, getDomain, listDomains, recordsOf, updateDomain, verifyDomain } from './domains.service.js';
-
-const DAY_MS = 86_400_000;
+import { createDomain, deleteDomain, domainInsights, getDomain, listDomains, recordsOf, updateDomain, verifyDomain } from './domains.service.js';
 
 async function present({ deps }: RouteContext, d: Domain) {
   return presentDomain(d, await recordsOf(deps, d), deps.domains.trackingAvailable);
@@ -84,20 +79,7 @@ export const domainRoutes: RouteDef[] = [
     query: InsightsQuery,
     async handler(ctx) {
       const d = await getDomain(ctx.deps, ctx.principal.project.id, ctx.params.id!);
-      const counts = await insightCounts(ctx.deps.store.reader, d.projectId, d.name, ctx.deps.clock.now() - ctx.query.days * DAY_MS);
-      return { status: 200, body: computeInsights(d.name, ctx.query.days, counts, setupOf(d)) };
+      return { status: 200, body: await domainInsights(ctx.deps, d, ctx.query.days) };
     },
   }),
 ];
-
-/** interface §2.3 setup, read from the last DNS check. */
-function setupOf(d: Domain): InsightSetup {
-  const dmarc = d.checks['dmarc:txt'];
-  const policy = dmarc?.dns === 'found' ? dmarcPolicy(dmarc.seen[0]) : null;
-  return {
-    dkim: d.status === 'verified' ? 'verified' : d.status === 'pending' ? 'pending' : 'failing',
-    spf_return_path: d.checks['return_path:mx']?.dns === 'found' ? 'aligned' : 'missing',
-    dmarc: policy === null ? 'missing' : policy === 'none' ? 'monitoring' : 'enforced',
-    tracking: { opens: d.openTracking, clicks: d.clickTracking },
-  };
-}

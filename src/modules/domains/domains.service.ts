@@ -2,16 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
-import type { Store } from '../../store/store.js';
+import { isUniqueViolation, lockRows, type Store } from '../../store/store.js';
 import type { DnsResolver } from '../../dns/resolver.js';
 import { checkRecords, type RecordCheck } from '../../dns/checks.js';
-import type { Project } from '../projects/projects.repo.js';
+import { findProject, type Project } from '../projects/projects.repo.js';
 import { generateDomainKeys } from './dkim-keys.js';
 import { isSubdomainOf, normalizeDomainName } from './domain-name.js';
 import { nextStatus, type DomainStatus } from './domain-state.js';
+import { computeInsights, insightSetup } from './insights.js';
+import { insightCounts } from './insights.repo.js';
 import * as repo from './domains.repo.js';
 import type { Domain, StoredCheck, TlsMode } from './domains.repo.js';
 import { DKIM_SELECTORS, expectedRecords, type ExpectedRecord } from './records.js';
+
+const DAY_MS = 86_400_000;
 
 export interface DomainSettings {
   /** dns.zone */
@@ -76,21 +80,37 @@ export async function createDomain(deps: DomainDeps, project: Project, input: Do
     createdAt: now,
     updatedAt: now,
   };
-  return deps.store.tx(async (trx) => {
-    const existing = await repo.findDomainByName(trx, name);
-    if (existing) {
-      throw apiError(
-        'domain_already_registered',
-        existing.projectId === project.id ? `${name} is already registered in this project (${existing.id})` : `${name} is registered by another project`,
-      );
-    }
-    const limit = project.limits.domains;
-    if (limit > 0 && (await repo.countDomains(trx, project.id)) >= limit) {
-      throw apiError('plan_limit_reached', `this project may have at most ${limit} domain${limit === 1 ? '' : 's'}`);
-    }
-    await repo.insertDomain(trx, domain, keys);
-    return domain;
-  });
+  try {
+    return await deps.store.tx(async (trx) => {
+      // The project's row lock serialises its creations (PostgreSQL, several processes): without
+      // it two requests at the limit both count below it and both insert.
+      await lockRows(trx, 'projects', [project.id]);
+      const existing = await repo.findDomainByName(trx, name);
+      if (existing) throw alreadyRegistered(existing, project);
+      // the limit as stored now: the caller's copy of the project may be a moment old (key cache)
+      const limit = (await findProject(trx, project.id))?.limits.domains ?? project.limits.domains;
+      if (limit > 0 && (await repo.countDomains(trx, project.id)) >= limit) {
+        throw apiError('plan_limit_reached', `this project may have at most ${limit} domain${limit === 1 ? '' : 's'}`);
+      }
+      await repo.insertDomain(trx, domain, keys);
+      return domain;
+    });
+  } catch (e) {
+    // Another project (no lock in common) inserted the name between our look-up and our insert:
+    // the unique index on domains.name decides, and the loser gets the answer the look-up gives.
+    if (!isUniqueViolation(e)) throw e;
+    const winner = await repo.findDomainByName(deps.store.knex, name);
+    if (!winner) throw e;
+    throw alreadyRegistered(winner, project);
+  }
+}
+
+/** interface §4.2 409; a duplicate within the project is the same conflict, told apart in the message. */
+function alreadyRegistered(existing: Domain, project: Project) {
+  return apiError(
+    'domain_already_registered',
+    existing.projectId === project.id ? `${existing.name} is already registered in this project (${existing.id})` : `${existing.name} is registered by another project`,
+  );
 }
 
 function domainNameOf(input: DomainInput, s: DomainSettings): string {
@@ -181,10 +201,21 @@ export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain>
   return deps.store.tx(async (trx) => {
     const current = await repo.findDomainById(trx, d.id);
     if (!current) throw notFound(`domain ${d.id}`);
-    const next = applyCheck(current, records, results, deps.clock.now());
+    const next = applyCheck(current, stillCurrent(records, d, current), results, deps.clock.now());
     await repo.updateDomain(trx, next);
     return next;
   });
+}
+
+/**
+ * The records checked for `checked` that still describe `current`. A PATCH
+ * of the return path while the lookups ran moved the MX and SPF records to
+ * another name: what was seen at the old name must not be stored as the
+ * verdict on the new one.
+ */
+export function stillCurrent(records: ExpectedRecord[], checked: Pick<Domain, 'returnPath'>, current: Pick<Domain, 'returnPath'>): ExpectedRecord[] {
+  if (checked.returnPath === current.returnPath) return records;
+  return records.filter((r) => r.purpose !== 'return_path' && r.purpose !== 'spf');
 }
 
 export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<string, RecordCheck>, now: number): Domain {
@@ -195,18 +226,40 @@ export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<st
   }
   const required = records.filter((r) => r.required);
   const allRequiredFound = required.every((r) => checks[r.key]?.dns === 'found');
-  const inconclusive = required.some((r) => results.get(r.key)?.dns === 'error');
+  const unanswered = required.filter((r) => results.get(r.key)?.dns === 'error');
+  const inconclusive = unanswered.length > 0;
   const status: DomainStatus = nextStatus(d.status, { allRequiredFound, inconclusive }, now - d.createdAt);
-  const problems = required.filter((r) => checks[r.key]?.dns !== 'found').map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`);
+  const missing = required.filter((r) => !unanswered.includes(r) && checks[r.key]?.dns !== 'found');
   return {
     ...d,
     checks,
     status,
     lastCheckedAt: now,
     verifiedAt: status === 'verified' && d.status !== 'verified' ? now : d.verifiedAt,
-    failureReason: status === 'verified' ? null : problems.length ? `required DNS records not found: ${problems.join(', ')}` : d.failureReason,
+    failureReason: status === 'verified' ? null : (failureReason(missing, unanswered, checks, results) ?? d.failureReason),
     updatedAt: now,
   };
+}
+
+/**
+ * failure_reason names the records at fault. A record whose lookup failed
+ * (timeout, SERVFAIL, unreachable resolver) was not seen missing: saying
+ * "not found" would send the customer to fix DNS that may well be right.
+ */
+function failureReason(missing: ExpectedRecord[], unanswered: ExpectedRecord[], checks: Record<string, StoredCheck>, results: Map<string, RecordCheck>): string | null {
+  const parts: string[] = [];
+  if (missing.length) parts.push(`required DNS records not found: ${missing.map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`).join(', ')}`);
+  if (unanswered.length) {
+    const why = results.get(unanswered[0]!.key)?.seen[0]?.replace(/^lookup failed: /, '');
+    parts.push(`DNS lookups failed${why ? ` (${why})` : ''}, so these required records could not be checked: ${unanswered.map((r) => `${r.name} (${r.type})`).join(', ')}`);
+  }
+  return parts.length ? parts.join('; ') : null;
+}
+
+/** interface §2.3 over the last `days` days of the domain's live mail. */
+export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains'>, d: Domain, days: number) {
+  const counts = await insightCounts(deps.store.reader, d.projectId, d.name, deps.clock.now() - days * DAY_MS);
+  return computeInsights(d.name, days, counts, insightSetup(d, deps.domains.trackingAvailable));
 }
 
 /** The jobs.domain_recheck job: pending ones (to verify or give up) and live ones (to notice lost records). */

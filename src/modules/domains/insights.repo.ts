@@ -9,11 +9,18 @@ export async function insightCounts(db: Db, projectId: string, domain: string, s
     live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id')).select('r.status').count({ n: '*' }).groupBy('r.status') as unknown as Promise<
       Array<{ status: string; n: number | string }>
     >,
-    live(db('events as v').join('emails as e', 'e.id', 'v.email_id'))
-      .whereIn('v.type', ['email.opened', 'email.clicked'])
-      .select('v.type')
+    // Each open and click is an event row, but a recipient who opens a message three times is one
+    // recipient who opened it: counted once per (email, recipient), so the rates stay within 0..1.
+    db
+      .from(
+        live(db('events as v').join('emails as e', 'e.id', 'v.email_id'))
+          .whereIn('v.type', ['email.opened', 'email.clicked'])
+          .distinct('v.type', 'v.email_id', 'v.recipient')
+          .as('o'),
+      )
+      .select('o.type')
       .count({ n: '*' })
-      .groupBy('v.type') as unknown as Promise<Array<{ type: string; n: number | string }>>,
+      .groupBy('o.type') as unknown as Promise<Array<{ type: string; n: number | string }>>,
   ]);
   const by = <T extends { n: number | string }>(rows: T[], key: keyof T, value: string) => Number(rows.find((r) => r[key] === value)?.n ?? 0);
   return {

@@ -1,3 +1,5 @@
+import { dmarcPolicy } from '../../dns/checks.js';
+import type { Domain } from './domains.repo.js';
 import { BOUNCE_RATE_AT_RISK, BOUNCE_RATE_WATCH, COMPLAINT_RATE_AT_RISK, COMPLAINT_RATE_WATCH } from './insights-thresholds.js';
 
 export interface InsightCounts {
@@ -26,6 +28,24 @@ export interface Recommendation {
   code: string;
   title: string;
   detail: string;
+}
+
+/**
+ * interface §2.3 `setup`, read from the last DNS check. SPF aligns with the
+ * From domain (DMARC, RFC 7489 §3.1.2) only when the return path has both its
+ * MX (bounces come back) and an SPF record authorising the appliance; one of
+ * them alone is not aligned. Tracking counts as on only when the platform can
+ * serve it (`http.public_url` set): a domain's flags alone track nothing.
+ */
+export function insightSetup(d: Pick<Domain, 'status' | 'checks' | 'openTracking' | 'clickTracking'>, trackingAvailable: boolean): InsightSetup {
+  const found = (key: string) => d.checks[key]?.dns === 'found';
+  const policy = found('dmarc:txt') ? dmarcPolicy(d.checks['dmarc:txt']!.seen[0]) : null;
+  return {
+    dkim: d.status === 'verified' ? 'verified' : d.status === 'pending' ? 'pending' : 'failing',
+    spf_return_path: found('return_path:mx') && found('spf:txt') ? 'aligned' : 'missing',
+    dmarc: policy === null ? 'missing' : policy === 'none' ? 'monitoring' : 'enforced',
+    tracking: { opens: trackingAvailable && d.openTracking, clicks: trackingAvailable && d.clickTracking },
+  };
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(2).replace(/\.?0+$/, '')}%`;

@@ -6,7 +6,7 @@ import type { Logger } from '../../log/logger.js';
 import type { Store } from '../../store/store.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
-import type { Project } from '../projects/projects.repo.js';
+import { findProjectsById, type Project } from '../projects/projects.repo.js';
 import { addUsage, periodsOf, usageCounts } from '../projects/usage.repo.js';
 import { suppressedAmong, suppressionKey } from '../suppressions/suppressions.repo.js';
 import { insertDeliveries, type Delivery } from './deliveries.repo.js';
@@ -127,7 +127,10 @@ export class AcceptQueue {
       batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))),
     );
     const verified = await verifiedDomains(trx, batch.filter((p) => p.environment === 'live'));
-    const limits = new LimitBook(await usageCounts(trx, [...new Set(batch.map((p) => p.project.id))], Object.values(periodsOf(now))), now);
+    const liveProjects = [...new Set(batch.filter((p) => p.environment === 'live').map((p) => p.project.id))];
+    // the limits as stored now: a request's copy of its project may be a moment old (key cache)
+    const current = await findProjectsById(trx, liveProjects);
+    const limits = new LimitBook(await usageCounts(trx, liveProjects, Object.values(periodsOf(now))), now);
 
     const emails: Email[] = [];
     const deliveries: Delivery[] = [];
@@ -142,7 +145,7 @@ export class AcceptQueue {
       const live = prepared.recipients.filter((r) => !isSuppressed(r.address));
       if (!live.length) return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
       if (p.environment === 'live') {
-        const refusal = limits.take(project, live.length);
+        const refusal = limits.take(current.get(project.id) ?? project, live.length);
         if (refusal) return refusal;
       }
       const email = this.buildEmail(p, now, isSuppressed, deliveries);

@@ -39,6 +39,7 @@ export const keyRoutes: RouteDef[] = [
     summary: 'Revoke an API key',
     async handler({ deps, principal, params }) {
       const key = await revokeKey(deps, params.id!, principal.project.id);
+      deps.auth.invalidate();
       return { status: 200, body: presentKey(key) };
     },
   }),

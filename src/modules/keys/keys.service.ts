@@ -82,23 +82,45 @@ export interface Principal {
 }
 
 /**
- * Resolves bearer keys. Looks every key up afresh so that a revocation or a
- * suspension made by another process (the CLI) counts from the next request;
- * last-used times are kept in memory and written in batches, so that a
- * request costs one read and no write.
+ * A key and its project are read again at most this long after the last
+ * read: under load a key asks the database a few times a second instead of
+ * at every request, and a revocation or suspension made by another process
+ * (the CLI) counts within this time. Revocations through the API count at once.
+ */
+export const KEY_CACHE_MS = 200;
+
+/**
+ * Resolves bearer keys; last-used times are kept in memory and written in
+ * batches, so that a request costs at most one read and no write.
  */
 export class KeyAuthenticator {
   private readonly pendingTouches = new Map<string, number>();
+  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
 
   constructor(private readonly deps: KeyDeps) {}
 
   /** null for a missing, malformed, unknown or revoked key */
   async authenticate(bearer: string | undefined): Promise<Principal | null> {
     if (!bearer || !looksLikeKey(bearer)) return null;
-    const found = await findKeyWithProjectByHash(this.deps.store.fast, hashKey(bearer));
-    if (!found || found.key.revokedAt !== null) return null;
-    this.pendingTouches.set(found.key.id, this.deps.clock.now());
-    return found;
+    const hash = hashKey(bearer);
+    const now = this.deps.clock.now();
+    let entry = this.cache.get(hash);
+    if (!entry || entry.until <= now) {
+      const found = await findKeyWithProjectByHash(this.deps.store.fast, hash);
+      entry = { principal: found && found.key.revokedAt === null ? found : null, until: now + KEY_CACHE_MS };
+      // Unknown keys are not kept: guessing must not fill memory.
+      if (entry.principal) this.cache.set(hash, entry);
+      else this.cache.delete(hash);
+      if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    if (!entry.principal) return null;
+    this.pendingTouches.set(entry.principal.key.id, now);
+    return entry.principal;
+  }
+
+  /** Forget what was read: a key or project changed in this process. */
+  invalidate(): void {
+    this.cache.clear();
   }
 
   async flushLastUsed(): Promise<void> {

@@ -74,6 +74,12 @@ export async function findProject(db: Db, id: string): Promise<Project | null> {
   return row ? projectFromRow(row as ProjectRow) : null;
 }
 
+export async function findProjectsById(db: Db, ids: string[]): Promise<Map<string, Project>> {
+  if (!ids.length) return new Map();
+  const rows = (await db('projects').select(PROJECT_COLUMNS).whereIn('id', ids)) as ProjectRow[];
+  return new Map(rows.map((r) => [r.id, projectFromRow(r)]));
+}
+
 export async function findProjectByName(db: Db, name: string): Promise<Project | null> {
   const row = await db('projects').select(PROJECT_COLUMNS).where({ name }).first();
   return row ? projectFromRow(row as ProjectRow) : null;
