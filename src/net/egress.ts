@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isNoRecord, type DnsResolver } from '../dns/resolver.js';
 import { connectTarget, isPublicAddress } from './ip-ranges.js';
@@ -12,7 +12,7 @@ export interface EgressOptions {
   ca?: string | Buffer | null;
   /** every A and AAAA address of a host (through dns.resolvers) */
   resolve(host: string): Promise<string[]>;
-  /** for the whole request: connection, headers and body; DNS has its own */
+  /** for the whole request: connection, headers and body (without maxBodyBytes, until the status); DNS has its own */
   timeoutMs: number;
   userAgent?: string;
 }
@@ -113,7 +113,12 @@ export interface EgressRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** a larger answer is cut off with an error; default 64 KiB (a webhook's answer) */
+  /**
+   * The largest answer the caller takes (an attachment): a larger one fails
+   * the request (too_large). Without it the caller wants only the status (a
+   * webhook, where a 2xx in time succeeds whatever the body): the first
+   * GLANCE_BYTES are kept and the rest dropped unread, without failing.
+   */
   maxBodyBytes?: number;
   /** abort from outside (shutdown) */
   signal?: AbortSignal;
@@ -123,11 +128,14 @@ export interface EgressResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** more came (or was on its way) than was kept; only without maxBodyBytes */
+  truncated: boolean;
   durationMs: number;
   address: string;
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** what is kept of an answer whose size the caller did not bound */
+export const GLANCE_BYTES = 4 * 1024;
 
 /** checkUrl, then the request to the checked address. Rejects with EgressError or EgressRequestError. */
 export async function guardedRequest(raw: string, init: EgressRequest, opts: EgressOptions): Promise<EgressResponse> {
@@ -153,13 +161,13 @@ export async function requestChecked(checked: CheckedUrl, init: EgressRequest, o
     if (init.signal?.aborted) throw new EgressRequestError('aborted', 'the request was cut short');
     const res = await request(checked.url, {
       method: init.method,
-      headers: { ...(opts.userAgent ? { 'user-agent': opts.userAgent } : {}), ...init.headers },
+      headers: requestHeaders(init.headers, opts.userAgent),
       body: init.body ?? null,
       dispatcher: agentFor(checked, opts.ca),
       signal: controller.signal,
     });
-    const body = await readCapped(res, init.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-    return { status: res.statusCode, headers: flatHeaders(res.headers), body, durationMs: Math.round(performance.now() - started), address: checked.address };
+    const { body, truncated } = init.maxBodyBytes === undefined ? await glance(res, GLANCE_BYTES) : { body: await readCapped(res, init.maxBodyBytes), truncated: false };
+    return { status: res.statusCode, headers: flatHeaders(res.headers), body, truncated, durationMs: Math.round(performance.now() - started), address: checked.address };
   } catch (e) {
     if (e instanceof EgressRequestError) throw e;
     if (timedOut) throw new EgressRequestError('timeout', `no complete answer within ${opts.timeoutMs} ms (timeout)`);
@@ -170,6 +178,42 @@ export async function requestChecked(checked: CheckedUrl, init: EgressRequest, o
     clearTimeout(timer);
     init.signal?.removeEventListener('abort', cutShort);
   }
+}
+
+/**
+ * Header names are case-insensitive (RFC 9110 §5.1) but undici sends
+ * `user-agent` and `User-Agent` as two fields: the default goes in only
+ * when the caller has none under any spelling. The caller's names are sent
+ * as given (Service-Signature, CONTRACT §4).
+ */
+function requestHeaders(given: Record<string, string> = {}, userAgent: string | undefined): Record<string, string> {
+  const hasOwn = Object.keys(given).some((name) => name.toLowerCase() === 'user-agent');
+  return userAgent && !hasOwn ? { 'user-agent': userAgent, ...given } : { ...given };
+}
+
+/**
+ * The start of an answer whose status is all that counts. Once the status
+ * is in, a body that runs long, stalls past the timeout or breaks off does
+ * not undo it; the connection is dropped rather than drained.
+ */
+async function glance(res: Dispatcher.ResponseData, keep: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > keep) {
+        truncated = true;
+        break;
+      }
+    }
+  } catch {
+    truncated = true;
+  }
+  if (truncated) res.body.destroy();
+  return { body: Buffer.concat(chunks).subarray(0, keep), truncated };
 }
 
 async function readCapped(res: Dispatcher.ResponseData, limit: number): Promise<Buffer> {
@@ -196,6 +240,10 @@ function flatHeaders(headers: Dispatcher.ResponseData['headers']): Record<string
 // dropped first. Its lookup can only ever answer that address, so a pooled
 // connection cannot reach anything else, while the many events of one
 // endpoint share connections instead of paying a TLS handshake each.
+// Connections per origin are not capped here: the callers cap concurrency
+// (the dispatcher per endpoint and in all), and every endpoint of one host
+// shares an origin, so a cap here would queue a fast endpoint's requests
+// behind a slow one's while their timeout clocks run.
 const agents = new Map<string, Agent>();
 const MAX_AGENTS = 64;
 
@@ -207,10 +255,10 @@ function agentFor(checked: CheckedUrl, ca: string | Buffer | null | undefined): 
     cached ??
     new Agent({
       // the URL's host name still goes to TLS as SNI and for the certificate check
-      connect: { lookup: pinnedLookup(checked.address, checked.family), ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}) },
+      connect: { lookup: pinnedLookup(checked.address, checked.family), ...(ca ? { secureContext: trustingAlso(ca) } : {}) },
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
-      connections: 16,
+      connections: null,
     });
   agents.set(key, agent);
   if (agents.size > MAX_AGENTS) {
@@ -220,6 +268,15 @@ function agentFor(checked: CheckedUrl, ca: string | Buffer | null | undefined): 
     old.close().catch(() => undefined);
   }
   return agent;
+}
+
+/**
+ * Node's roots plus the extra CA, made once per agent: a `ca` option instead
+ * would have every connection parse the whole root store again (tens of
+ * milliseconds of CPU per TLS handshake).
+ */
+function trustingAlso(ca: string | Buffer): SecureContext {
+  return createSecureContext({ ca: [...rootCertificates, ca.toString()] });
 }
 
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {

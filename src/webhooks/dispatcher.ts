@@ -27,9 +27,18 @@ export interface DispatcherOptions {
   perEndpoint?: number;
   /** requests in flight in all */
   concurrency?: number;
-  /** a claim older than this belongs to a process that died: the attempt is made again (at least once) */
+  /** webhooks.timeout_ms: the longest a POST may take, which the lease must outlast */
+  requestTimeoutMs?: number;
+  /** a claim older than this belongs to a process that died: the attempt is made again (at least once); default leaseFor(requestTimeoutMs) */
   leaseMs?: number;
   idleMs?: number;
+}
+
+/** how one POST went: error is null for a 2xx */
+interface PostOutcome {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
 }
 
 interface EventRow {
@@ -42,10 +51,25 @@ interface EventRow {
 }
 
 /**
+ * A lease must outlast the request it covers, or a second process takes the
+ * delivery over and POSTs it while the first is still waiting for its answer.
+ * webhooks.timeout_ms has no maximum, so the lease follows it.
+ */
+export function leaseFor(requestTimeoutMs = 0): number {
+  return Math.max(2 * 60_000, requestTimeoutMs + 60_000);
+}
+
+/**
  * Reads the event outbox, creates one delivery per (event, subscribed
  * active endpoint) in the transaction that marks the event fanned out, and
  * POSTs due deliveries signed (interface §6). Attempts are rows with a due
  * time, not timers: they survive restarts and kill -9.
+ *
+ * A paused endpoint (active: false) is treated as Stripe treats a disabled
+ * one: events that happen while it is paused get no delivery to it (a
+ * replay by event id sends one), and deliveries already pending wait,
+ * unclaimed, until it is active again, then go out on their schedule. A
+ * deleted endpoint's deliveries are deleted with it.
  */
 export class WebhookDispatcher {
   private stopped = true;
@@ -155,7 +179,7 @@ export class WebhookDispatcher {
     const cap = this.o.perEndpoint ?? 4;
     const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
     const claimed = await this.o.writer.run((trx) =>
-      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? 2 * 60_000, skipEndpoints: full }),
+      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs), skipEndpoints: full }),
     );
     // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
     const taken: repo.WebhookDelivery[] = [];
@@ -170,7 +194,7 @@ export class WebhookDispatcher {
       counts.set(d.endpointId, n + 1);
       taken.push(d);
     }
-    if (release.length) await this.o.writer.run((trx) => trx('webhook_deliveries').whereIn('id', release).update({ lease_owner: null, lease_until: null }));
+    if (release.length) await this.o.writer.run((trx) => repo.releaseDeliveries(trx, release, this.o.owner));
     return taken;
   }
 
@@ -188,47 +212,53 @@ export class WebhookDispatcher {
   }
 
   private async attempt(d: repo.WebhookDelivery): Promise<void> {
-    const endpoint = await repo.findEndpointById(this.o.store.reader, d.endpointId);
     const event = (await this.o.store.reader('events').select('id', 'project_id', 'type', 'simulated', 'data', 'created_at').where({ id: d.eventId }).first()) as EventRow | undefined;
+    // Read again just before the POST: the endpoint may have been paused or deleted since the claim.
+    const endpoint = await repo.findEndpointById(this.o.store.reader, d.endpointId);
     if (!endpoint || !event) return;
+    if (!endpoint.active) {
+      await this.o.writer.run((trx) => repo.releaseDeliveries(trx, [d.id], this.o.owner));
+      return;
+    }
     const attempt = d.attempts + 1;
     const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(Number(event.created_at)), simulated: Boolean(event.simulated), data: JSON.parse(event.data) as unknown });
-    // Signed afresh at every attempt: a new t= each time (interface §6).
-    const now = this.o.clock.now();
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': this.o.userAgent,
-      'Service-Signature': signatureHeader(signingSecrets(endpoint, now), body, Math.floor(now / 1000)),
-      'Service-Event-Id': event.id,
-      'Service-Delivery-Attempt': String(attempt),
-    };
-    let status: number | null = null;
-    let error: string | null = null;
-    let durationMs = 0;
-    const started = this.o.clock.now();
-    try {
-      const res = await this.o.post(endpoint.url, headers, body, this.shutdown.signal);
-      status = res.status;
-      durationMs = res.durationMs;
-      if (status < 200 || status > 299) error = status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
-    } catch (e) {
-      if (this.shutdown.signal.aborted) return;
-      durationMs = this.o.clock.now() - started;
-      error = (e as Error).message;
-    }
+    const result = await this.post(endpoint, event.id, attempt, body);
+    if (!result) return;
     const finished = this.o.clock.now();
-    const ok = error === null;
+    const ok = result.error === null;
     const nextDelay = this.o.retryScheduleMs[attempt];
     const next: repo.WebhookDelivery = {
       ...d,
       attempts: attempt,
       state: ok ? 'succeeded' : nextDelay === undefined ? 'failed' : 'pending',
       nextAttemptAt: ok || nextDelay === undefined ? d.nextAttemptAt : finished + nextDelay,
-      lastStatus: status,
-      lastError: error,
+      lastStatus: result.status,
+      lastError: result.error,
       updatedAt: finished,
     };
-    await this.o.writer.run((trx) => repo.finishAttempt(trx, next, { deliveryId: d.id, attempt, statusCode: status, durationMs, error, createdAt: finished }));
+    const recorded = await this.o.writer.run((trx) => repo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
+    if (!recorded) this.o.logger.warn({ delivery: d.id, attempt }, 'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded');
+  }
+
+  /** One signed POST; null when shutdown cut it short (the claim makes it go out again). */
+  private async post(endpoint: repo.Endpoint, eventId: string, attempt: number, body: string): Promise<PostOutcome | null> {
+    // Signed afresh at every attempt: a new t= each time (interface §6).
+    const now = this.o.clock.now();
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': this.o.userAgent,
+      'Service-Signature': signatureHeader(signingSecrets(endpoint, now), body, Math.floor(now / 1000)),
+      'Service-Event-Id': eventId,
+      'Service-Delivery-Attempt': String(attempt),
+    };
+    try {
+      const res = await this.o.post(endpoint.url, headers, body, this.shutdown.signal);
+      const error = res.status >= 200 && res.status <= 299 ? null : res.status >= 300 && res.status < 400 ? `redirect (${res.status}) not followed` : `HTTP ${res.status}`;
+      return { status: res.status, error, durationMs: res.durationMs };
+    } catch (e) {
+      if (this.shutdown.signal.aborted) return null;
+      return { status: null, error: (e as Error).message, durationMs: this.o.clock.now() - now };
+    }
   }
 }
 

@@ -11,6 +11,8 @@ export interface Received {
   method: string;
   path: string;
   headers: Record<string, string>;
+  /** name, value, name, value… as sent: a repeated field shows twice here (Node keeps one user-agent in `headers`) */
+  rawHeaders: string[];
   rawBody: string;
   json: any;
   at: number;
@@ -53,8 +55,9 @@ function makeCertificates(): Certificates {
  * loopback. Behaviour by path prefix, as in the conformance harness:
  * /ok/ and /redirected/ 200; /fail-once/ 500 the first time per path and
  * Service-Event-Id, then 200; /redirect/ 302 to /redirected/; /slow/ 200
- * after `slowMs`; /status/NNN/ NNN; /toggle/ 503 until enable(path). Tests
- * add their own with setBehaviour; anything else is 404.
+ * after `slowMs`; /delay/MS/ 200 after MS milliseconds; /status/NNN/ NNN;
+ * /toggle/ 503 until enable(path). Tests add their own with setBehaviour;
+ * anything else is 404.
  */
 export class HttpsReceiver {
   readonly requests: Received[] = [];
@@ -144,6 +147,7 @@ export class HttpsReceiver {
         method: req.method ?? 'GET',
         path: req.url ?? '/',
         headers: req.headers as Record<string, string>,
+        rawHeaders: req.rawHeaders,
         rawBody,
         json,
         at: Date.now(),
@@ -159,6 +163,15 @@ export class HttpsReceiver {
       };
       this.behave(rec, answer, res);
     });
+  }
+
+  /** run fn after ms (for behaviours that answer late); cancelled by stop() */
+  later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, ms).unref();
+    this.timers.add(t);
   }
 
   private behave(rec: Received, answer: Answer, res: ServerResponse): void {
@@ -177,14 +190,10 @@ export class HttpsReceiver {
       }
       case 'redirect':
         return answer(302, '', { location: rec.path.replace('/redirect/', '/redirected/') });
-      case 'slow': {
-        const t = setTimeout(() => {
-          this.timers.delete(t);
-          answer(200);
-        }, this.slowMs).unref();
-        this.timers.add(t);
-        return;
-      }
+      case 'slow':
+        return this.later(this.slowMs, () => answer(200));
+      case 'delay':
+        return this.later(Number(arg) || 0, () => answer(200));
       case 'status':
         return answer(Number(arg) || 500);
       case 'toggle':

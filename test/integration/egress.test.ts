@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createResolver } from '../../src/dns/resolver.js';
-import { checkUrl, EgressError, EgressRequestError, guardedRequest, requestChecked, resolverLookup, type EgressOptions } from '../../src/net/egress.js';
+import { checkUrl, EgressError, EgressRequestError, GLANCE_BYTES, guardedRequest, requestChecked, resolverLookup, type EgressOptions } from '../../src/net/egress.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Resolves with the error a promise rejects with; fails when it does not reject. */
 async function rejection(p: Promise<unknown>): Promise<Error> {
@@ -186,10 +187,66 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         for (let i = 0; i < 8; i++) res.write(chunk);
         res.end();
       });
-      expect((await failure(guardedRequest(hooks.url(unique('/big/')), { method: 'GET' }, open()))).reason).to.equal('too_large');
+      expect((await failure(guardedRequest(hooks.url(unique('/big/')), { method: 'GET', maxBodyBytes: 64 * 1024 }, open()))).reason).to.equal('too_large');
       expect((await failure(guardedRequest(hooks.url(unique('/stream/')), { method: 'GET', maxBodyBytes: 20_000 }, open()))).reason).to.equal('too_large');
       const res = await guardedRequest(hooks.url(unique('/big/')), { method: 'GET', maxBodyBytes: 10 * 1024 * 1024 }, open());
       expect(res.body.length).to.equal(100_000);
+      expect(res.truncated).to.equal(false);
+    });
+
+    it('without maxBodyBytes (a webhook), answers with the status of a 200 KB answer, announced or streamed, keeping only its first bytes', async function () {
+      hooks.setBehaviour('/huge/', (_req, answer) => answer(200, 'x'.repeat(200_000)));
+      hooks.setBehaviour('/huge-stream/', (_req, _answer, res) => {
+        res.writeHead(201, { 'content-type': 'text/plain' });
+        const chunk = 'y'.repeat(16 * 1024);
+        for (let i = 0; i < 13; i++) res.write(chunk);
+        res.end();
+      });
+      for (const [prefix, status] of [['/huge/', 200], ['/huge-stream/', 201]] as const) {
+        const res = await guardedRequest(hooks.url(unique(prefix)), { method: 'POST', body: '{}' }, open());
+        expect(res.status, prefix).to.equal(status);
+        expect(res.truncated, prefix).to.equal(true);
+        expect(res.body.length, prefix).to.equal(GLANCE_BYTES);
+      }
+      const small = await guardedRequest(hooks.url(unique('/ok/')), { method: 'POST', body: '{}' }, open());
+      expect(small).to.include({ status: 200, truncated: false });
+      expect(small.body.toString()).to.equal('200');
+    });
+
+    it('without maxBodyBytes, answers with the status when the body never ends, within the timeout', async function () {
+      hooks.setBehaviour('/endless/', (_req, _answer, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('still going');
+      });
+      const started = Date.now();
+      const res = await guardedRequest(hooks.url(unique('/endless/')), { method: 'POST', body: '{}' }, open({ timeoutMs: 800 }));
+      expect(res).to.include({ status: 200, truncated: true });
+      expect(res.body.toString()).to.equal('still going');
+      expect(Date.now() - started).to.be.below(3000);
+    });
+
+    it('sends one user-agent header, the caller\'s spelling and value winning over the default', async function () {
+      const path = unique('/ok/');
+      await guardedRequest(hooks.url(path), { method: 'POST', headers: { 'User-Agent': 'Posthorn/9 (+webhooks)', 'Content-Type': 'application/json' }, body: '{}' }, open());
+      const raw = hooks.to(path)[0]!.rawHeaders;
+      const named = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
+      expect(named('user-agent')).to.deep.equal(['Posthorn/9 (+webhooks)']);
+      expect(named('content-type')).to.deep.equal(['application/json']);
+      const plain = unique('/ok/');
+      await guardedRequest(hooks.url(plain), { method: 'GET' }, open());
+      const rawPlain = hooks.to(plain)[0]!.rawHeaders;
+      expect(rawPlain.filter((_, i) => i % 2 === 1 && rawPlain[i - 1]!.toLowerCase() === 'user-agent')).to.deep.equal(['Posthorn-Test']);
+    });
+
+    it('does not queue a request behind many slow ones to the same host', async function () {
+      this.timeout(15_000);
+      const slow = Array.from({ length: 24 }, () => guardedRequest(hooks.url(unique('/delay/3000/')), { method: 'POST', body: '{}' }, open()));
+      await waitFor(async () => hooks.requests.filter((r) => r.path.startsWith('/delay/3000/') && r.status === null).length >= 24, 5000, 'the slow requests to arrive');
+      const started = Date.now();
+      const fast = await guardedRequest(hooks.url(unique('/ok/')), { method: 'POST', body: '{}' }, open());
+      expect(fast.status).to.equal(200);
+      expect(Date.now() - started).to.be.below(1000);
+      expect((await Promise.all(slow)).map((r) => r.status)).to.deep.equal(Array(24).fill(200));
     });
 
     it('fails the TLS handshake without the CA of ca_file, and the process goes on', async function () {

@@ -8,6 +8,8 @@ import { routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js'
 import { waitFor } from '../helpers/wait.js';
 import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 describe('open and click tracking', function () {
   this.timeout(30_000);
   let db: TestDatabase;
@@ -96,6 +98,35 @@ describe('open and click tracking', function () {
     // no pixel when only clicks are tracked
     expect(body).to.not.match(/\/t\/o\//);
   });
+
+  it('answers 404 when the last character of the MAC is spelled differently, though it decodes to the same bytes', async function () {
+    const token = await clickToken('same-bytes');
+    const alike = `${token.slice(0, -1)}${B64URL[B64URL.indexOf(token.slice(-1)) ^ 1]}`;
+    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(Buffer.from(token.split('.')[1]!, 'base64url'));
+    expect((await fetch(`${api.baseUrl}/t/c/${token}`, { redirect: 'manual' })).status).to.equal(302);
+    const r = await fetch(`${api.baseUrl}/t/c/${alike}`, { redirect: 'manual' });
+    expect(r.status).to.equal(404);
+    expect(r.headers.get('location')).to.equal(null);
+  });
+
+  it('answers 404 to a click token with any one character changed', async function () {
+    const token = await clickToken('any-char');
+    for (let i = 0; i < token.length; i++) {
+      if (token[i] === '.') continue;
+      const changed = `${token.slice(0, i)}${B64URL[(B64URL.indexOf(token[i]!) + 1) % 64]}${token.slice(i + 1)}`;
+      const r = await fetch(`${api.baseUrl}/t/c/${changed}`, { redirect: 'manual' });
+      expect(r.status, `character ${i} of ${token.length}`).to.equal(404);
+    }
+  });
+
+  /** the token of the first tracked link of a live email with click tracking, as the sink received it */
+  async function clickToken(label: string): Promise<string> {
+    const d = await verifiedDomain(t, world, { click_tracking: true });
+    const to = `${label}-${Date.now()}@ok.test`;
+    await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
+    const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
+    return /href="https:\/\/track\.example\.test\/t\/c\/([^"]+)"/.exec(body)![1]!;
+  }
 
   it('leaves mail alone when tracking is off for the domain', async function () {
     const d = await verifiedDomain(t, world);

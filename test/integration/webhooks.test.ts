@@ -8,6 +8,8 @@ import { startReceiver, type HttpsReceiver, type Received } from '../helpers/htt
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 import { EVENT_TYPES } from '../../src/modules/events/event-types.js';
+import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
+import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 const stripe = new Stripe('sk_test_unused', { telemetry: false });
@@ -22,6 +24,9 @@ function signatureOk(r: Received, secret: string): boolean {
 
 let n = 0;
 const path = (kind: string) => `/${kind}/${Date.now().toString(36)}-${++n}`;
+
+/** the values of a header as they came over the wire, however many times it was sent */
+const rawValues = (r: Received, name: string) => r.rawHeaders.filter((_, i) => i % 2 === 1 && r.rawHeaders[i - 1]!.toLowerCase() === name);
 
 eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
   let world: DnsWorld;
@@ -57,7 +62,18 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
     return { ...res.body, path: p } as { id: string; secret: string; path: string; events: string[] };
   }
 
-  const send = async (to = `delivered@${SIM}`, tenant = t) => (await tenant.api.post('/v1/emails', { from: 'a@example.test', to: [to], subject: 'Hook', text: 'secret body', tags: { order: '42' } })).body.id as string;
+  const send = async (to: string | string[] = `delivered@${SIM}`, tenant = t) => {
+    const res = await tenant.api.post('/v1/emails', { from: 'a@example.test', to: Array.isArray(to) ? to : [to], subject: 'Hook', text: 'secret body', tags: { order: '42' } });
+    expect(res.status, res.text).to.equal(202);
+    return res.body.id as string;
+  };
+
+  /** the endpoint's newest delivery once pred holds for it */
+  const deliveryWhen = (tenant: Tenant, endpointId: string, pred: (d: any) => boolean, ms = 5000) =>
+    waitFor(async () => {
+      const d = (await tenant.api.get(`/v1/webhooks/${endpointId}/deliveries`)).body.data[0];
+      return d && pred(d) ? d : null;
+    }, ms, `a delivery of ${endpointId} in the expected state`);
 
   describe('endpoints', function () {
     it('creates an endpoint with a whsec_ secret shown once, subscribed to everything but email.received', async function () {
@@ -144,6 +160,53 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expect(r.rawBody).to.not.include('secret body');
     });
 
+    it('sends exactly one User-Agent header, naming Posthorn', async function () {
+      const u = await api.tenant();
+      const e = await endpoint('ok', { events: ['email.delivered'] }, u);
+      await send(undefined, u);
+      const r = await hooks.waitFor((x) => x.path === e.path);
+      const agents = rawValues(r, 'user-agent');
+      expect(agents, JSON.stringify(r.rawHeaders)).to.have.length(1);
+      expect(agents[0]).to.match(/^Posthorn\//);
+    });
+
+    it('puts exactly the §6 keys in the payload and the details of each type: bounced, delivery_delayed, suppressed', async function () {
+      const u = await api.tenant();
+      await addSuppression(api.deps.store.knex, { projectId: u.project.id, address: 'blocked@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
+      const e = await endpoint('ok', { events: ['email.bounced', 'email.delivery_delayed', 'email.suppressed'] }, u);
+      const bounced = await send(`bounced@${SIM}`, u);
+      const delayed = await send(`delayed@${SIM}`, u);
+      const suppressed = await send(['blocked@example.test', `delivered@${SIM}`], u);
+      const at = (type: string, emailId: string) => hooks.waitFor((x) => x.path === e.path && x.json?.type === type && x.json.data.email_id === emailId, 10_000, type);
+      const [b, d, s] = await Promise.all([at('email.bounced', bounced), at('email.delivery_delayed', delayed), at('email.suppressed', suppressed)]);
+      for (const r of [b, d, s]) {
+        expect(Object.keys(r.json).sort(), r.json.type).to.deep.equal(['created_at', 'data', 'id', 'object', 'simulated', 'type']);
+        expect(Object.keys(r.json.data).sort(), r.json.type).to.deep.equal(['details', 'email_id', 'environment', 'from', 'recipient', 'request_id', 'subject', 'tags']);
+        expect(r.json.data, r.json.type).to.deep.include({ environment: 'test', from: 'a@example.test', subject: 'Hook', tags: { order: '42' } });
+        expect(r.json.data.request_id, r.json.type).to.match(/^req_/);
+      }
+      expect(b.json.data.recipient).to.equal(`bounced@${SIM}`);
+      expect(b.json.data.details.bounce_type).to.equal('Permanent');
+      expect(b.json.data.details.diagnostic).to.be.a('string').and.match(/^5\d\d /);
+      expect(d.json.data.recipient).to.equal(`delayed@${SIM}`);
+      expect(d.json.data.details.diagnostic).to.be.a('string').and.match(/^4\d\d /);
+      expect(d.json.data.details.next_attempt_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Date.parse(d.json.data.details.next_attempt_at)).to.be.above(Date.parse(d.json.created_at));
+      expect(s.json.data.recipient).to.equal('blocked@example.test');
+      expect(s.json.data.details).to.deep.equal({ reason: 'manual' });
+    });
+
+    it('counts a 2xx with a 200 KB body as delivered, in one attempt', async function () {
+      hooks.setBehaviour('/big-answer/', (_req, answer) => answer(200, 'x'.repeat(200_000)));
+      const u = await api.tenant();
+      const e = await endpoint('big-answer', { events: ['email.delivered'] }, u);
+      await send(undefined, u);
+      const d = await deliveryWhen(u, e.id, (x) => x.status !== 'pending' || x.attempts > 0);
+      expect(d).to.include({ status: 'succeeded', attempts: 1, last_status_code: 200, last_error: null });
+      expect(d.attempt_log.map((a: { status_code: number }) => a.status_code)).to.deep.equal([200]);
+      expect(hooks.to(e.path)).to.have.length(1);
+    });
+
     it('sends only the subscribed types', async function () {
       const e = await endpoint('ok', { events: ['email.bounced'] });
       const ok = await send();
@@ -223,6 +286,30 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expectError(await t.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: 'evt_00000000000000000000000000' }), 404, 'not_found');
     });
 
+    it('sends nothing to a paused endpoint; its pending retry goes out once it is active again, events of the pause only by replay', async function () {
+      const u = await api.tenant();
+      const e = await endpoint('toggle', { events: ['email.delivered'] }, u);
+      const before = await send(undefined, u);
+      await hooks.waitFor((x) => x.path === e.path && x.json.data.email_id === before);
+      expect((await u.api.patch(`/v1/webhooks/${e.id}`, { active: false })).body.active).to.equal(false);
+      hooks.enable(e.path);
+      const during = await send(undefined, u);
+      const duringEvent = await waitFor(async () => (await eventsOfEmail(api.deps.store.knex, during)).find((x) => x.type === 'email.delivered'), 5000, 'the event of the pause');
+      // the retry of the first event was due a second after its failure
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(hooks.to(e.path)).to.have.length(1);
+
+      expect((await u.api.patch(`/v1/webhooks/${e.id}`, { active: true })).body.active).to.equal(true);
+      const retry = await hooks.waitFor((x) => x.path === e.path && x.headers['service-delivery-attempt'] === '2', 5000, 'the held retry');
+      expect(retry.json.data.email_id).to.equal(before);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(hooks.to(e.path).map((x) => x.json.data.email_id)).to.deep.equal([before, before]);
+
+      expect((await u.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: duringEvent.id })).status).to.equal(202);
+      const replayed = await hooks.waitFor((x) => x.path === e.path && x.json.id === duringEvent.id, 5000, 'the replayed event of the pause');
+      expect(replayed.json.data.email_id).to.equal(during);
+    });
+
     it('sends nothing more to a deleted endpoint, pending retries included', async function () {
       const e = await endpoint('status', { events: ['email.delivered'] });
       const p = `/status/500${e.path.slice('/status'.length)}`;
@@ -259,6 +346,25 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       await waitFor(async () => ids.every((id) => hooks.to(fast.path).some((x) => x.json.data.email_id === id)), 3000, 'the fast endpoint to get every event');
       expect(hooks.to(slow.path).length).to.be.at.most(4);
       hooks.slowMs = 12_000;
+    });
+
+    it('delivers a fast endpoint\'s events promptly while five slow endpoints on the same host fill their shares', async function () {
+      this.timeout(30_000);
+      const u = await api.tenant();
+      const slow = await Promise.all(Array.from({ length: 5 }, () => endpoint('delay/6000', { events: ['email.delivered'] }, u)));
+      const fast = await endpoint('ok', { events: ['email.delivered'] }, u);
+      const started = Date.now();
+      const ids = await Promise.all(Array.from({ length: 8 }, () => send(undefined, u)));
+      await waitFor(async () => ids.every((id) => hooks.to(fast.path).some((x) => x.json.data.email_id === id)), 3000, 'the fast endpoint to get every event');
+      const log = await waitFor(async () => {
+        const l = (await u.api.get(`/v1/webhooks/${fast.id}/deliveries`)).body.data as Array<{ status: string; attempts: number }>;
+        return l.length === 8 && l.every((d) => d.status === 'succeeded') ? l : null;
+      }, 3000, 'every delivery to the fast endpoint to succeed');
+      expect(log.map((d) => d.attempts)).to.deep.equal(Array(8).fill(1));
+      expect(Date.now() - started).to.be.below(5000);
+      // while the slow ones are still waiting for their answers, a full share each
+      expect(slow.map((e) => hooks.to(e.path).filter((x) => x.status === null).length)).to.deep.equal([4, 4, 4, 4, 4]);
+      for (const e of slow) await u.api.delete(`/v1/webhooks/${e.id}`);
     });
   });
 });

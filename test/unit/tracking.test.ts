@@ -3,6 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { addTracking } from '../../src/modules/tracking/rewrite.js';
 import { signTrackingToken, verifyTrackingToken } from '../../src/modules/tracking/token.js';
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** the 22nd character of a 16-byte base64url string carries 2 bits: flipping its lowest bit changes only dropped bits */
+const sameBytesLastChar = (c: string) => B64URL[B64URL.indexOf(c) ^ 1]!;
+const otherChar = (c: string) => B64URL[(B64URL.indexOf(c) + 1) % 64]!;
+
 describe('tracking tokens', function () {
   const key = randomBytes(32);
   const claim = { kind: 'click' as const, emailId: 'msg_01jabcdefghjkmnpqrstvwxyz0', recipientId: 'rcp_01jabcdefghjkmnpqrstvwxyz1', url: 'https://shop.example/p?id=1&x=2' };
@@ -21,6 +26,23 @@ describe('tracking tokens', function () {
     expect(verifyTrackingToken(key, `${payload}.${mac.slice(0, -2)}AA`)).to.equal(null);
     expect(verifyTrackingToken(randomBytes(32), token)).to.equal(null);
     for (const junk of ['', '.', 'abc', 'a.b', `${payload}.`]) expect(verifyTrackingToken(key, junk)).to.equal(null);
+  });
+
+  it('refuses a MAC whose last character is spelled differently but decodes to the same bytes', function () {
+    const token = signTrackingToken(key, claim);
+    const alike = `${token.slice(0, -1)}${sameBytesLastChar(token.slice(-1))}`;
+    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(Buffer.from(token.split('.')[1]!, 'base64url'));
+    expect(verifyTrackingToken(key, alike)).to.equal(null);
+  });
+
+  it('refuses a token with any one character changed, added or removed', function () {
+    const token = signTrackingToken(key, claim);
+    for (let i = 0; i < token.length; i++) {
+      if (token[i] === '.') continue;
+      expect(verifyTrackingToken(key, `${token.slice(0, i)}${otherChar(token[i]!)}${token.slice(i + 1)}`), `character ${i}`).to.equal(null);
+    }
+    for (const extra of ['A', '=', '!', ' ']) expect(verifyTrackingToken(key, token + extra), JSON.stringify(extra)).to.equal(null);
+    expect(verifyTrackingToken(key, token.slice(0, -1))).to.equal(null);
   });
 });
 

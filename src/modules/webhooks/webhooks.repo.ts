@@ -190,9 +190,14 @@ export async function claimDueDeliveries(trx: Knex.Transaction, client: 'sqlite'
   return rows;
 }
 
-/** Record an attempt; false when the delivery is gone (its endpoint was deleted meanwhile). */
-export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord): Promise<boolean> {
-  const updated = await db('webhook_deliveries').where({ id: d.id }).update({
+/**
+ * Record an attempt, only while `owner` still holds the delivery's lease;
+ * false when it does not (the lease ran out and another process took the
+ * delivery over, which records its own attempt) or the delivery is gone
+ * (its endpoint was deleted meanwhile).
+ */
+export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a: AttemptRecord): Promise<boolean> {
+  const updated = await db('webhook_deliveries').where({ id: d.id, lease_owner: owner, state: 'pending' }).update({
     state: d.state,
     attempts: d.attempts,
     next_attempt_at: d.nextAttemptAt,
@@ -205,6 +210,12 @@ export async function finishAttempt(db: Db, d: WebhookDelivery, a: AttemptRecord
   if (!updated) return false;
   await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
   return true;
+}
+
+/** Give claimed deliveries back unattempted (over an endpoint's share, or its endpoint paused since the claim). */
+export async function releaseDeliveries(db: Db, ids: string[], owner: string): Promise<void> {
+  if (!ids.length) return;
+  await db('webhook_deliveries').whereIn('id', ids).andWhere('lease_owner', owner).update({ lease_owner: null, lease_until: null });
 }
 
 export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {

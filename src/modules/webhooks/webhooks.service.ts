@@ -93,6 +93,13 @@ export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId
   });
 }
 
+/**
+ * The new secret signs from now on and the one it replaces keeps signing for
+ * OLD_SECRET_VALIDITY_MS, so a request carries two v1= signatures at most.
+ * Only the immediately previous secret is kept: rotating again within 24
+ * hours retires the older one at once (a receiver still on it fails), which
+ * keeps the endpoint to two columns and the header to two signatures.
+ */
 export async function rotateSecret(deps: Pick<WebhookDeps, 'store' | 'clock'>, projectId: string, id: string): Promise<Endpoint> {
   return deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, id);

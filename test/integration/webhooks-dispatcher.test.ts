@@ -1,0 +1,128 @@
+import { expect } from 'chai';
+import { buildConfig } from '../../src/config/load.js';
+import { createResolver } from '../../src/dns/resolver.js';
+import { systemClock } from '../../src/lib/time.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { egressOptions } from '../../src/main.js';
+import { emailEvent } from '../../src/modules/events/emit.js';
+import { insertEvents } from '../../src/modules/events/events.repo.js';
+import { createProject } from '../../src/modules/projects/projects.service.js';
+import { createEndpoint } from '../../src/modules/webhooks/webhooks.service.js';
+import { guardedRequest } from '../../src/net/egress.js';
+import { GroupCommit } from '../../src/store/group-commit.js';
+import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/dispatcher.js';
+import { eachDatabase } from '../helpers/databases.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { storedEmail } from '../helpers/fixtures.js';
+import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { waitFor } from '../helpers/wait.js';
+
+let n = 0;
+
+/**
+ * The dispatcher on its own over a real store and a real HTTPS receiver,
+ * two of them at once standing for two processes on one database.
+ */
+eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
+  let world: DnsWorld;
+  let hooks: HttpsReceiver;
+  let writer: GroupCommit;
+  const running: WebhookDispatcher[] = [];
+
+  before(async function () {
+    world = await startDnsWorld();
+    hooks = await startReceiver();
+    world.add('hooks.test', 'A', '127.0.0.1');
+    writer = new GroupCommit(db().store);
+  });
+  afterEach(async function () {
+    await Promise.all(running.splice(0).map((d) => d.stop()));
+  });
+  after(async function () {
+    await hooks.stop();
+    await world.stop();
+  });
+
+  async function startDispatcher(owner: string, extra: Partial<DispatcherOptions>): Promise<WebhookDispatcher> {
+    const config = buildConfig({ data_dir: '/nonexistent', network: { allow_private: true }, webhooks: { ca_file: hooks.caFile } }, null);
+    const egress = egressOptions(config, createResolver({ servers: [world.address] }), config.webhooks.timeoutMs);
+    const d = new WebhookDispatcher({
+      store: db().store,
+      writer,
+      clock: systemClock,
+      logger: silentLogger(),
+      owner,
+      retryScheduleMs: [0, 1000, 1000],
+      userAgent: 'Posthorn-Test',
+      idleMs: 50,
+      post: async (url, headers, body, signal) => {
+        const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, egress);
+        return { status: res.status, durationMs: res.durationMs };
+      },
+      ...extra,
+    });
+    await d.start();
+    running.push(d);
+    return d;
+  }
+
+  /** an endpoint at `path` and one email.delivered event for it */
+  async function eventFor(path: string): Promise<{ endpointId: string; eventId: string }> {
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `leases-${++n}`, approved: true });
+    const endpoint = await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const email = await storedEmail(db().store, project.id);
+    const event = emailEvent(email, 'email.delivered', Date.now(), email.to[0]);
+    await db().store.tx((trx) => insertEvents(trx, [event]));
+    return { endpointId: endpoint.id, eventId: event.id };
+  }
+
+  const deliveryOf = async (endpointId: string) =>
+    (await db().store.knex('webhook_deliveries').select('id', 'state', 'attempts', 'lease_owner', 'lease_until').where({ endpoint_id: endpointId }).first()) as
+      | { id: string; state: string; attempts: number; lease_owner: string | null; lease_until: number | null }
+      | undefined;
+
+  it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
+    for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
+      const path = `/delay/1500/lease-${++n}`;
+      const { endpointId } = await eventFor(path);
+      const before = Date.now();
+      await startDispatcher(`lease-${n}`, { requestTimeoutMs: timeoutMs });
+      await hooks.waitFor((r) => r.path === path, 5000, 'the POST');
+      const d = (await deliveryOf(endpointId))!;
+      expect(d.lease_owner).to.equal(`lease-${n}`);
+      expect(Number(d.lease_until) - before, `timeout ${timeoutMs}`).to.be.at.least(least).and.below(least + 5000);
+      await Promise.all(running.splice(0).map((x) => x.stop()));
+    }
+  });
+
+  it('records an attempt only while it holds the lease: a POST that outlived its lease is not recorded', async function () {
+    this.timeout(20_000);
+    const prefix = `/race/${++n}/`;
+    let seen = 0;
+    // the first POST answers 500 after a second, the second 200 after two, any other at once
+    hooks.setBehaviour(prefix, (_req, answer) => {
+      seen += 1;
+      if (seen === 1) hooks.later(1000, () => answer(500));
+      else if (seen === 2) hooks.later(2000, () => answer(200));
+      else answer(200);
+    });
+    const { endpointId } = await eventFor(`${prefix}hook`);
+    // A claims with a short lease and is slow to hear back; B (on SQLite by starting, on PostgreSQL once
+    // the lease has run out) takes the delivery over and POSTs it again.
+    await startDispatcher('process-a', { leaseMs: 300, idleMs: 60_000 });
+    await hooks.waitFor((r) => r.path.startsWith(prefix), 5000, 'the POST of process A');
+    await startDispatcher('process-b', { leaseMs: 60_000 });
+    await waitFor(async () => hooks.to(prefix).length >= 2, 5000, 'the POST of process B');
+    const done = await waitFor(async () => {
+      const d = await deliveryOf(endpointId);
+      return d?.state === 'succeeded' && hooks.to(prefix).every((r) => r.status !== null) ? d : null;
+    }, 8000, 'the delivery to succeed');
+    // A's 500 came back first, after B had taken over: only B's answer is the attempt
+    await new Promise((r) => setTimeout(r, 1500));
+    const attempts = await db().store.knex('webhook_attempts').select('attempt', 'status_code').where({ delivery_id: done.id }).orderBy('attempt');
+    expect(attempts.map((a: { attempt: number; status_code: number }) => [Number(a.attempt), Number(a.status_code)])).to.deep.equal([[1, 200]]);
+    expect(hooks.to(prefix).map((r) => r.status)).to.deep.equal([500, 200]);
+    expect((await deliveryOf(endpointId))!).to.include({ state: 'succeeded', lease_owner: null });
+  });
+});
