@@ -26,6 +26,7 @@ import { startApi, type ApiRole } from './roles/api.js';
 import { startJobs } from './roles/jobs.js';
 import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
+import { startBackgroundThread, type BackgroundThread } from './roles/background.js';
 
 export interface Appliance {
   store: Store;
@@ -131,6 +132,10 @@ export interface StartOptions {
    * then fails to start, since it is never shown again.
    */
   announceFirstStart?(first: FirstStart): void;
+  /** logs go to stderr (serve --json); the background thread needs to know */
+  logToStderr?: boolean;
+  /** a part the process cannot run without has died */
+  onFatal?(reason: string): void;
 }
 
 /** Which roles to run; `serve` runs all of them, tests pick. */
@@ -203,6 +208,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
         logger,
         owner: `webhooks:${process.pid}`,
         retryScheduleMs: config.webhooks.retryScheduleMs,
+        requestTimeoutMs: config.webhooks.timeoutMs,
         userAgent: USER_AGENT,
         post: async (url, headers, body, signal) => {
           const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, egress);
@@ -271,27 +277,37 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
  */
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
-  const unlock = config.database.client === 'sqlite' ? lockDataDir(config.dataDir) : () => undefined;
-  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true });
+  const sqlite = config.database.client === 'sqlite';
+  const unlock = sqlite ? lockDataDir(config.dataDir) : () => undefined;
+  const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
+  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...(writeLock ? { writeLock } : {}) });
+  let background: BackgroundThread | null = null;
   try {
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
     const core = buildCore(config, store, logger, clock);
-    const running = await startRoles(config, core, logger, clock, { api: true, mta: true, webhooks: true, dns: true, jobs: true });
+    // The MTA, the dispatcher and the jobs run on a second thread; this one serves the API and DNS.
+    background = await startBackgroundThread({ config, writeLock, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason));
+    const bg = background;
+    core.onMtaWake(() => bg.wake('mta'));
+    core.onDispatcherWake(() => bg.wake('dispatcher'));
+    const running = await startRoles(config, core, logger, clock, { api: true, dns: true });
     return {
       store,
       api: running.api!,
       firstStart: first,
       async stop() {
         await running.stop();
+        await bg.stop();
         await store.close();
         unlock();
         logger.info('stopped');
       },
     };
   } catch (e) {
+    await background?.stop().catch(() => undefined);
     await store.close().catch(() => undefined);
     unlock();
     throw e;

@@ -25,6 +25,7 @@ export interface LiveAttemptOptions {
 }
 
 const SIGNED_TTL_MS = 10_000;
+const DOMAIN_FRESH_MS = 250;
 const SIGNED_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -156,9 +157,20 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     }
   }
 
-  /** The From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends at once). */
-  async function sendingDomain(email: Email): Promise<Domain | null> {
-    const domain = await findDomainByName(o.store.reader, email.fromDomain);
+  // A burst from one domain reads its row a few times a second, not once per message; a DELETE
+  // or a lost record stops its sends within DOMAIN_FRESH_MS (and between the recipients of one attempt).
+  const domains = new Map<string, { at: number; value: Promise<Domain | null> }>();
+
+  /** The From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends). */
+  async function sendingDomain(email: Email, fresh = false): Promise<Domain | null> {
+    let hit = domains.get(email.fromDomain);
+    if (fresh || !hit || Date.now() - hit.at > DOMAIN_FRESH_MS) {
+      hit = { at: Date.now(), value: findDomainByName(o.store.reader, email.fromDomain) };
+      domains.set(email.fromDomain, hit);
+      if (domains.size > 10_000) domains.delete(domains.keys().next().value as string);
+      hit.value.catch(() => domains.delete(email.fromDomain));
+    }
+    const domain = await hit.value;
     return domain && domain.projectId === email.projectId && canSendLive(domain.status) ? domain : null;
   }
 
@@ -198,7 +210,7 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     let providerMessageId: string | null = null;
     for (const [i, r] of recipients.entries()) {
       // a DELETE or a lost record during a long attempt stops the recipients not yet sent
-      if (i > 0 && !(domain = await sendingDomain(email))) {
+      if (i > 0 && !(domain = await sendingDomain(email, true))) {
         for (const rest of recipients.slice(i)) outcomes.set(rest.id, notVerified);
         return { outcomes, providerMessageId, failureReason: 'domain_not_verified' };
       }

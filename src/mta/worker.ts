@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.js';
+import { Waker } from '../lib/waker.js';
 import type { Clock } from '../lib/time.js';
 import { lockRows, type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
@@ -58,7 +59,7 @@ export interface WorkerOptions {
 export class QueueWorker {
   private stopped = true;
   private inFlight = new Set<Promise<void>>();
-  private wakeUp: (() => void) | null = null;
+  private readonly waker = new Waker();
   private loop: Promise<void> | null = null;
   /** queue rows whose attempt is running here, so that their leases can be renewed */
   private readonly leased = new Set<string>();
@@ -90,7 +91,7 @@ export class QueueWorker {
 
   /** Look at the queue now (something was just stored). */
   wake(): void {
-    this.wakeUp?.();
+    this.waker.wake();
   }
 
   async stop(): Promise<void> {
@@ -118,7 +119,7 @@ export class QueueWorker {
         this.o.logger.error({ err: e }, 'queue claim failed');
       }
       if (claimed.length === Math.min(batch, room) && room > 0) continue;
-      await this.sleep(room > 0 ? await this.untilDue() : 50);
+      await this.waker.sleep(room > 0 ? await this.untilDue() : 50);
     }
   }
 
@@ -155,19 +156,6 @@ export class QueueWorker {
     return due === null ? idle : Math.max(0, Math.min(idle, due - this.o.clock.now()));
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = null;
-        done();
-      };
-    });
-  }
 
   private async process(d: Delivery, email: Email | undefined, suppressed: Map<string, SuppressionReason>): Promise<void> {
     if (!email) return;
@@ -227,7 +215,7 @@ export class QueueWorker {
     const ids = [...new Set(items.map((i) => i.delivery.emailId))];
     // Other processes may be recording other queue rows of the same emails (PostgreSQL).
     await lockRows(trx, 'emails', ids);
-    const emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, e]));
+    const emails = new Map((await findEmailsById(trx, ids, false)).map((e) => [e.id, e]));
     const rows = new Map((await deliveriesOfEmails(trx, ids)).map((d) => [d.id, d]));
     const events: OutboxEvent[] = [];
     for (const { delivery: d, outcomes, result } of items) {

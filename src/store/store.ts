@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
 import { BackgroundCheckpointer, WalSyncer } from './wal-sync.js';
+import { WriteLock } from './write-lock.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -25,6 +26,8 @@ export interface StoreOptions {
   poolMax?: number;
   /** sqlite: checkpoint the WAL on a thread of its own (the long-running server) */
   backgroundCheckpoints?: boolean;
+  /** sqlite: shared by the stores of several threads of one process, one write transaction at a time */
+  writeLock?: SharedArrayBuffer;
 }
 
 export interface Store {
@@ -77,6 +80,16 @@ export function openStore(opts: StoreOptions): Store {
   const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
   // SQLite commits write the WAL; they count as committed once it is fsynced (wal-sync.ts).
   const wal = sqlite ? new WalSyncer(`${file}-wal`) : null;
+  const writeLock = sqlite && opts.writeLock ? new WriteLock(opts.writeLock) : null;
+  const locked = async <T>(run: () => Promise<T>): Promise<T> => {
+    if (!writeLock) return run();
+    await writeLock.acquire();
+    try {
+      return await run();
+    } finally {
+      writeLock.release();
+    }
+  };
   const durable = async () => {
     if (!wal) return;
     await wal.sync();
@@ -88,12 +101,12 @@ export function openStore(opts: StoreOptions): Store {
     reader,
     fast,
     async tx(fn) {
-      const result = await withRetry(() => knex.transaction(fn));
+      const result = await locked(() => withRetry(() => knex.transaction(fn)));
       await durable();
       return result;
     },
     async commit(fn) {
-      const value = await withRetry(() => knex.transaction(fn));
+      const value = await locked(() => withRetry(() => knex.transaction(fn)));
       return { value, durable: durable() };
     },
     async migrateLatest() {

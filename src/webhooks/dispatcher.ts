@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { Waker } from '../lib/waker.js';
 import type { Knex } from 'knex';
 import { newId } from '../lib/ids.js';
 import { iso, type Clock } from '../lib/time.js';
@@ -74,7 +75,7 @@ export function leaseFor(requestTimeoutMs = 0): number {
 export class WebhookDispatcher {
   private stopped = true;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private readonly waker = new Waker();
   private readonly inFlight = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
@@ -95,7 +96,7 @@ export class WebhookDispatcher {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.waker.wake();
   }
 
   /** Requests in flight are cut short and not recorded: their claim makes them go out again (at least once). */
@@ -122,24 +123,11 @@ export class WebhookDispatcher {
       } catch (e) {
         this.o.logger.error({ err: e }, 'webhook dispatch failed; retrying');
       }
-      if (!busy) await this.sleep(this.o.idleMs ?? 500);
-      else if (this.running.size >= concurrency) await this.sleep(this.o.idleMs ?? 500);
+      if (!busy) await this.waker.sleep(this.o.idleMs ?? 500);
+      else if (this.running.size >= concurrency) await this.waker.sleep(this.o.idleMs ?? 500);
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
-        clearTimeout(t);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = null;
-        done();
-      };
-    });
-  }
 
   /** Events → deliveries, in the transaction that marks the events fanned out. */
   async fanOut(): Promise<number> {

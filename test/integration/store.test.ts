@@ -3,7 +3,7 @@ import { eachDatabase, freshDatabase, DATABASE_KINDS } from '../helpers/database
 import { systemClock } from '../../src/lib/time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { createProject, setProject, listProjects } from '../../src/modules/projects/projects.service.js';
-import { createKey, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
+import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
 import { firstStart } from '../../src/modules/projects/bootstrap.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
 import { openStore } from '../../src/store/store.js';
@@ -75,6 +75,8 @@ eachDatabase('store', (db, kind) => {
     const touched = await db().store.knex('api_keys').where({ id: key.id }).first();
     expect(Number(touched.last_used_at)).to.be.greaterThan(0);
     await revokeKey(deps(), key.id);
+    // a revocation by another process counts once the key cache has run out
+    await new Promise((r) => setTimeout(r, KEY_CACHE_MS + 20));
     expect(await auth.authenticate(secret)).to.equal(null);
   });
 

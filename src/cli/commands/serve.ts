@@ -14,7 +14,10 @@ export default class Serve extends BaseCommand {
     // logs go to stderr; without it, logs are JSON lines on stdout as usual for a service.
     const json = this.jsonWanted();
     const logger = createLogger(config.log.level, json ? pino.destination(2) : undefined);
+    let fatal: ((reason: string) => void) | null = null;
     const app = await startAppliance(config, logger, {
+      logToStderr: json,
+      onFatal: (reason) => fatal?.(reason),
       announceFirstStart(first) {
         // Printed, not logged: the one time this key is ever shown (CONTRACT §1).
         process.stdout.write(
@@ -39,6 +42,13 @@ export default class Serve extends BaseCommand {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      // Without its background thread the appliance accepts mail it cannot send: stop, exit non-zero,
+      // and let the supervisor (systemd, Docker) start it again.
+      fatal = (reason) => {
+        logger.fatal({ reason }, 'stopping: a part of the appliance failed');
+        process.exitCode = 1;
+        stop('fatal');
+      };
     });
     return undefined;
   }

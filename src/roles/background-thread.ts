@@ -1,0 +1,49 @@
+// The entry of the background thread (roles/background.ts): the MTA, the
+// webhook dispatcher and the cron jobs over a store of its own.
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { createLogger } from '../log/logger.js';
+import { systemClock } from '../lib/time.js';
+import { openStore } from '../store/store.js';
+import { buildCore, startRoles } from '../main.js';
+import type { BackgroundData, FromBackground, ToBackground } from './background.js';
+
+const data = workerData as BackgroundData;
+const port = parentPort!;
+const send = (m: FromBackground) => port.postMessage(m);
+
+async function run(): Promise<void> {
+  const { config } = data;
+  const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: false })).child({ thread: 'background' });
+  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, ...(data.writeLock ? { writeLock: data.writeLock } : {}) });
+  const core = buildCore(config, store, logger, systemClock);
+  let running;
+  try {
+    running = await startRoles(config, core, logger, systemClock, { mta: true, webhooks: true, jobs: true });
+  } catch (e) {
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  const roles = running;
+  port.on('message', (m: ToBackground) => {
+    switch (m.type) {
+      case 'wake':
+        for (const role of m.roles) {
+          if (role === 'mta') core.wakeMta();
+          else core.wakeDispatcher();
+        }
+        return;
+      case 'stop':
+        void (async () => {
+          await roles.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
+          await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
+          logger.flush();
+          send({ type: 'stopped' });
+          port.close();
+        })();
+    }
+  });
+  send({ type: 'ready' });
+}
+
+run().catch((e: unknown) => send({ type: 'failed', message: e instanceof Error ? e.message : String(e) }));

@@ -1,0 +1,108 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log/logger.js';
+import type { Role } from './role.js';
+
+/** What the background thread runs: everything but the API and the DNS listener. */
+export type BackgroundRole = 'mta' | 'dispatcher';
+
+export interface BackgroundThread extends Role {
+  /** new work for a role there (an email stored, a webhook delivery queued) */
+  wake(role: BackgroundRole): void;
+}
+
+export interface BackgroundData {
+  config: Config;
+  /** the SQLite write lock shared with the API thread's store */
+  writeLock: SharedArrayBuffer | undefined;
+  logToStderr: boolean;
+}
+
+export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'stop' };
+export type FromBackground = { type: 'ready' } | { type: 'stopped' } | { type: 'failed'; message: string };
+
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * The MTA, the webhook dispatcher and the cron jobs on a thread of their
+ * own, so that signing, MIME building, SMTP and their bookkeeping use a
+ * second core and never stall the API's event loop. The two threads share
+ * nothing but the database (each its own connections; one SQLite write
+ * transaction at a time through the shared write lock) and wake-up messages.
+ * If the thread dies, `onFailure` is told: the process cannot do its job
+ * without it.
+ */
+export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void): Promise<BackgroundThread> {
+  // From dist/ the entry is compiled JavaScript; under tsx (tests) it is the TypeScript file.
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './background-thread.ts' : './background-thread.js', import.meta.url);
+  const worker = new Worker(entry, { workerData: data });
+  let stopping = false;
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (m: FromBackground) => {
+      if (m.type === 'ready') done(null);
+      if (m.type === 'failed') done(new Error(`the background thread did not start: ${m.message}`));
+    };
+    const onError = (e: Error) => done(e);
+    const onExit = (code: number) => done(new Error(`the background thread exited during start (code ${code})`));
+    function done(e: Error | null) {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      if (e) {
+        void worker.terminate();
+        reject(e);
+      } else resolve();
+    }
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  });
+  worker.on('error', (e) => {
+    logger.fatal({ err: e }, 'the background thread failed');
+    if (!stopping) onFailure(e.message);
+  });
+  worker.on('exit', (code) => {
+    if (!stopping) {
+      logger.fatal({ code }, 'the background thread exited');
+      onFailure(`the background thread exited with code ${code}`);
+    }
+  });
+
+  // Wake-ups of one turn of the event loop go over as one message.
+  let pending: Set<BackgroundRole> | null = null;
+  const post = (m: ToBackground) => worker.postMessage(m);
+  return {
+    name: 'background',
+    wake(role) {
+      if (stopping) return;
+      if (!pending) {
+        pending = new Set();
+        setImmediate(() => {
+          const roles = [...pending!];
+          pending = null;
+          if (!stopping) post({ type: 'wake', roles });
+        });
+      }
+      pending.add(role);
+    },
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      const stopped = new Promise<void>((resolve) => {
+        worker.on('message', (m: FromBackground) => {
+          if (m.type === 'stopped') resolve();
+        });
+        worker.once('exit', () => resolve());
+      });
+      post({ type: 'stop' });
+      const timer = setTimeout(() => {
+        logger.warn('the background thread did not stop in time; ending it');
+        void worker.terminate();
+      }, STOP_TIMEOUT_MS);
+      await stopped;
+      clearTimeout(timer);
+      if (worker.threadId !== -1) await Promise.race([once(worker, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
+    },
+  };
+}
