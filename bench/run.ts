@@ -2,10 +2,12 @@
 //   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
 //   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains
 //   3. events delivered/s to a local HTTPS webhook receiver
-//   4. the data disk's fsync rate (write + fsync loop), to read figure 1 against
+//   4. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
+//      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fsyncSync, mkdtempSync, openSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -75,6 +77,10 @@ function pct(sorted: number[], p: number): number {
 
 /** CLIENTS concurrent clients, each sending one request after the other for `seconds`. */
 async function acceptLoad(base: string, key: string, body: (i: number) => unknown): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
+  return load(base, 202, (i) => ({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }));
+}
+
+async function load(base: string, ok: number, request: (i: number) => Parameters<Pool['request']>[0]): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
   const pool = new Pool(base, { connections: CLIENTS, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
@@ -85,9 +91,9 @@ async function acceptLoad(base: string, key: string, body: (i: number) => unknow
     Array.from({ length: CLIENTS }, async () => {
       while (Date.now() < end) {
         const t0 = performance.now();
-        const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body(i++)) });
+        const res = await pool.request(request(i++));
         await res.body.dump();
-        if (res.statusCode === 202) latencies.push(performance.now() - t0);
+        if (res.statusCode === ok) latencies.push(performance.now() - t0);
         else errors++;
       }
     }),
@@ -98,9 +104,35 @@ async function acceptLoad(base: string, key: string, body: (i: number) => unknow
   return { rate: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), n: latencies.length, errors };
 }
 
+/** RSA-2048 signatures per second on one core, as DKIM makes them (a parsed KeyObject). */
+function rsaSignsPerSecond(ms = 2000): number {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const data = Buffer.alloc(600, 1);
+  let n = 0;
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    sign('sha256', data, privateKey);
+    n++;
+  }
+  return n / (ms / 1000);
+}
+
+/** A bare Koa app answering a small JSON body, in a process of its own (one core), under the same load. */
+async function koaBaseline(): Promise<number> {
+  const port = await freePort();
+  const koa = join(PACKAGE_ROOT, 'node_modules', 'koa', 'dist', 'koa.mjs');
+  const code = `import Koa from ${JSON.stringify(koa)}; const app = new Koa(); app.use((ctx) => { ctx.body = { status: 'ok' }; }); app.listen(${port}, '127.0.0.1', () => console.log('up'));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await once(child.stdout!, 'data');
+  const r = await load(`http://127.0.0.1:${port}`, 200, () => ({ path: '/', method: 'GET' }));
+  child.kill();
+  return r.rate;
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-bench-'));
   const fsync = fsyncRate(dir);
+  const calibration = { rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()), koa_hello_requests_per_s: Math.round(await koaBaseline()) };
   const world = await startDnsWorld();
   const sink = await startSink();
   const hooks = await startReceiver();
@@ -141,7 +173,7 @@ async function main() {
   if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
   const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
 
-  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync) };
+  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync), ...calibration };
   if (phases.has('accept')) {
     step('accepts, test key');
     const testAccept = await acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text }));

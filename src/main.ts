@@ -9,7 +9,8 @@ import { GroupCommit } from './store/group-commit.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
 import { createResolver, type DnsResolver } from './dns/resolver.js';
-import { recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
+import { recheckDomains } from './modules/domains/domains.service.js';
+import { domainSettings } from './modules/domains/domain-settings.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
 import { AcceptQueue } from './modules/emails/accept.js';
 import { trackingKey } from './modules/tracking/tracking.service.js';
@@ -37,16 +38,6 @@ export interface Appliance {
 
 const LAST_USED_FLUSH_MS = 5_000;
 const USER_AGENT = `Posthorn/${PACKAGE_VERSION} (+webhooks)`;
-
-export function domainSettings(config: Config): DomainSettings {
-  return {
-    zone: config.dns.zone,
-    hostname: config.outbound.hostname,
-    testDomain: config.testDomain,
-    trackingAvailable: config.http.publicUrl !== null,
-    checkTimeoutMs: 5000,
-  };
-}
 
 /** Every outgoing request to a user-given URL goes through this (CONTRACT §4: allow_private, ca_file, resolvers). */
 export function egressOptions(config: Config, resolver: DnsResolver, timeoutMs: number): EgressOptions {

@@ -4,7 +4,7 @@ import { ApiError } from '../lib/errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { openStore, type Store } from '../store/store.js';
 import { createResolver, type DnsResolver } from '../dns/resolver.js';
-import { domainSettings } from '../main.js';
+import { domainSettings } from '../modules/domains/domain-settings.js';
 import type { DomainSettings } from '../modules/domains/domains.service.js';
 import { renderObject, renderTable } from './table.js';
 

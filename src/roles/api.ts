@@ -33,9 +33,12 @@ export async function startApi(deps: ApiDeps, listen: { host: string; port: numb
     async stop() {
       // Stop accepting, let in-flight requests finish, then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A keep-alive connection whose last request just finished is idle now: close those as they come.
       server.closeIdleConnections();
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
       const timer = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await closed;
+      clearInterval(idle);
       clearTimeout(timer);
     },
   };

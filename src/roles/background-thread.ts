@@ -14,7 +14,7 @@ const send = (m: FromBackground) => port.postMessage(m);
 
 async function run(): Promise<void> {
   const { config } = data;
-  const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: false })).child({ thread: 'background' });
+  const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child({ thread: 'background' });
   const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, ...(data.writeLock ? { writeLock: data.writeLock } : {}) });
   const core = buildCore(config, store, logger, systemClock);
   let running;

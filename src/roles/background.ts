@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
@@ -102,7 +101,9 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
       }, STOP_TIMEOUT_MS);
       await stopped;
       clearTimeout(timer);
-      if (worker.threadId !== -1) await Promise.race([once(worker, 'exit'), new Promise((r) => setTimeout(r, 5000))]);
+      // Its roles are stopped and its store is closed: whatever still holds its event loop open
+      // (an idle keep-alive socket, a resolver's socket) goes with it.
+      await worker.terminate();
     },
   };
 }

@@ -1,7 +1,6 @@
 import { BaseCommand } from '../base.js';
 import { pino } from 'pino';
 import { createLogger } from '../../log/logger.js';
-import { startAppliance } from '../../main.js';
 
 export default class Serve extends BaseCommand {
   static override description = 'Run the appliance: API, MTA, inbound and submission SMTP, DNS, jobs';
@@ -15,6 +14,8 @@ export default class Serve extends BaseCommand {
     const json = this.jsonWanted();
     const logger = createLogger(config.log.level, json ? pino.destination(2) : undefined);
     let fatal: ((reason: string) => void) | null = null;
+    // loaded here, not at the top: the other commands need none of what the server is made of
+    const { startAppliance } = await import('../../main.js');
     const app = await startAppliance(config, logger, {
       logToStderr: json,
       onFatal: (reason) => fatal?.(reason),
