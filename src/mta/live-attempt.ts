@@ -14,6 +14,7 @@ import { resolveDestinations, type Destinations } from './mx.js';
 import { providerQueueId, type Destination, type SmtpSender } from './smtp-sender.js';
 import type { Attempt, AttemptResult } from './worker.js';
 import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
+import { TtlCache } from '../lib/ttl-cache.js';
 
 export interface LiveAttemptOptions {
   store: Store;
@@ -123,18 +124,8 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
   }
 
   // MX answers are kept a minute: a burst to one domain asks DNS once. Failures are not kept.
-  const mxCache = new Map<string, { at: number; value: Promise<Destinations> }>();
-  function destinationsOf(domain: string): Promise<Destinations> {
-    const hit = mxCache.get(domain);
-    if (hit && Date.now() - hit.at < 60_000) return hit.value;
-    const value = resolveDestinations(domain, o.resolver);
-    mxCache.set(domain, { at: Date.now(), value });
-    void value.then((v) => {
-      if (v.kind === 'dns_error') mxCache.delete(domain);
-    });
-    if (mxCache.size > 10_000) mxCache.delete(mxCache.keys().next().value as string);
-    return value;
-  }
+  const mxCache = new TtlCache<Destinations>(60_000, (v) => v.kind !== 'dns_error');
+  const destinationsOf = (domain: string) => mxCache.get(domain, () => resolveDestinations(domain, o.resolver));
 
   async function destinations(d: Delivery, domain: Domain): Promise<Destination[] | RecipientOutcome> {
     const out = o.outbound;
@@ -159,18 +150,11 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
 
   // A burst from one domain reads its row a few times a second, not once per message; a DELETE
   // or a lost record stops its sends within DOMAIN_FRESH_MS (and between the recipients of one attempt).
-  const domains = new Map<string, { at: number; value: Promise<Domain | null> }>();
+  const domains = new TtlCache<Domain | null>(DOMAIN_FRESH_MS);
 
   /** The From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends). */
   async function sendingDomain(email: Email, fresh = false): Promise<Domain | null> {
-    let hit = domains.get(email.fromDomain);
-    if (fresh || !hit || Date.now() - hit.at > DOMAIN_FRESH_MS) {
-      hit = { at: Date.now(), value: findDomainByName(o.store.reader, email.fromDomain) };
-      domains.set(email.fromDomain, hit);
-      if (domains.size > 10_000) domains.delete(domains.keys().next().value as string);
-      hit.value.catch(() => domains.delete(email.fromDomain));
-    }
-    const domain = await hit.value;
+    const domain = await domains.get(email.fromDomain, () => findDomainByName(o.store.reader, email.fromDomain), fresh);
     return domain && domain.projectId === email.projectId && canSendLive(domain.status) ? domain : null;
   }
 

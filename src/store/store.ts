@@ -95,20 +95,21 @@ export function openStore(opts: StoreOptions): Store {
     await wal.sync();
     checkpointer?.committed();
   };
+  const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>) => {
+    const value = await locked(() => withRetry(() => knex.transaction(fn)));
+    return { value, durable: durable() };
+  };
   return {
     client: opts.client,
     knex,
     reader,
     fast,
     async tx(fn) {
-      const result = await locked(() => withRetry(() => knex.transaction(fn)));
-      await durable();
-      return result;
+      const { value, durable: onDisk } = await commit(fn);
+      await onDisk;
+      return value;
     },
-    async commit(fn) {
-      const value = await locked(() => withRetry(() => knex.transaction(fn)));
-      return { value, durable: durable() };
-    },
+    commit,
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
       await durable();

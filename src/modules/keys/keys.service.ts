@@ -6,6 +6,7 @@ import { findProject, type Project } from '../projects/projects.repo.js';
 import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
 import { findKey, findKeyWithProjectByHash, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
 import { isScope, KEY_MODES, SCOPES, type KeyMode, type Scope } from './scopes.js';
+import { TtlCache } from '../../lib/ttl-cache.js';
 
 export interface KeyDeps {
   store: Store;
@@ -95,27 +96,24 @@ export const KEY_CACHE_MS = 200;
  */
 export class KeyAuthenticator {
   private readonly pendingTouches = new Map<string, number>();
-  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+  // Unknown and revoked keys are not kept: guessing must not fill memory.
+  private readonly cache: TtlCache<Principal | null>;
 
-  constructor(private readonly deps: KeyDeps) {}
+  constructor(private readonly deps: KeyDeps) {
+    this.cache = new TtlCache<Principal | null>(KEY_CACHE_MS, (p) => p !== null, () => deps.clock.now());
+  }
 
   /** null for a missing, malformed, unknown or revoked key */
   async authenticate(bearer: string | undefined): Promise<Principal | null> {
     if (!bearer || !looksLikeKey(bearer)) return null;
     const hash = hashKey(bearer);
-    const now = this.deps.clock.now();
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until <= now) {
+    const principal = await this.cache.get(hash, async () => {
       const found = await findKeyWithProjectByHash(this.deps.store.fast, hash);
-      entry = { principal: found && found.key.revokedAt === null ? found : null, until: now + KEY_CACHE_MS };
-      // Unknown keys are not kept: guessing must not fill memory.
-      if (entry.principal) this.cache.set(hash, entry);
-      else this.cache.delete(hash);
-      if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value as string);
-    }
-    if (!entry.principal) return null;
-    this.pendingTouches.set(entry.principal.key.id, now);
-    return entry.principal;
+      return found && found.key.revokedAt === null ? found : null;
+    });
+    if (!principal) return null;
+    this.pendingTouches.set(principal.key.id, this.deps.clock.now());
+    return principal;
   }
 
   /** Forget what was read: a key or project changed in this process. */
