@@ -6,7 +6,7 @@
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fsyncSync, mkdtempSync, openSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,24 @@ async function serve(config: string, port: number): Promise<{ child: ChildProces
     if (child.exitCode !== null) throw new Error(`serve exited:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** CPU seconds used so far by a process (Linux /proc; 0 elsewhere), to tell how many cores a phase kept busy. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs a phase and adds the cores the appliance and this load process kept busy meanwhile. */
+async function measured<T extends object>(appliancePid: number, phase: () => Promise<T>): Promise<T & { wall: number; appliance_cores: number; client_cores: number }> {
+  const [a0, c0, t0] = [cpuSeconds(appliancePid), cpuSeconds(process.pid), performance.now()];
+  const r = await phase();
+  const wall = (performance.now() - t0) / 1000;
+  return { ...r, wall, appliance_cores: (cpuSeconds(appliancePid) - a0) / wall, client_cores: (cpuSeconds(process.pid) - c0) / wall };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -176,11 +194,13 @@ async function main() {
   const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync), ...calibration };
   if (phases.has('accept')) {
     step('accepts, test key');
-    const testAccept = await acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text }));
+    const testAccept = await measured(app.child.pid!, () => acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text })));
     report.accept_test_key = testAccept;
+    step(`  ${JSON.stringify(testAccept)}`);
     step('accepts, live key');
-    const liveAccept = await acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` }));
+    const liveAccept = await measured(app.child.pid!, () => acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` })));
     report.accept_live_key = liveAccept;
+    step(`  ${JSON.stringify(liveAccept)}`);
     // let the live accept run's deliveries finish before measuring delivery alone
     while (sink.messages.length < liveAccept.n) await new Promise((r) => setTimeout(r, 200));
   }
@@ -190,18 +210,21 @@ async function main() {
     const n = 3000;
     const before = sink.messages.length;
     const pool = new Pool(base, { connections: 16 });
-    const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async (_, w) => {
-        for (let i = w; i < n; i += 16) {
-          const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'orders@shop.bench.test', to: [`r${i}@${domains[i % spread]}`], subject: `Delivery ${i}`, text, html: `<p>${text}</p>` }) });
-          await res.body.dump();
-        }
-      }),
-    );
-    while (sink.messages.length - before < n) await new Promise((r) => setTimeout(r, 50));
-    const elapsed = (performance.now() - t0) / 1000;
+    const r = await measured(app.child.pid!, async () => {
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, w) => {
+          for (let i = w; i < n; i += 16) {
+            const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'orders@shop.bench.test', to: [`r${i}@${domains[i % spread]}`], subject: `Delivery ${i}`, text, html: `<p>${text}</p>` }) });
+            await res.body.dump();
+          }
+        }),
+      );
+      while (sink.messages.length - before < n) await new Promise((r) => setTimeout(r, 50));
+      return {};
+    });
     await pool.close();
+    const elapsed = r.wall;
+    step(`  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores, load and sink ${r.client_cores.toFixed(2)} cores`);
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
   }
 

@@ -31,6 +31,14 @@ export interface AttemptHooks {
 /** One attempt at one queue row: simulation for test mail, SMTP for live mail. */
 export type Attempt = (email: Email, delivery: Delivery, recipients: Recipient[], hooks: AttemptHooks) => Promise<AttemptResult>;
 
+/**
+ * An attempt that needs no I/O (the simulation of test keys): its outcome is
+ * known at once, so it is recorded in the transaction that claims the row —
+ * one commit instead of two, and no body read. Returns null for an email it
+ * does not handle (live mail), which then gets a normal attempt.
+ */
+export type InstantAttempt = (email: Email, delivery: Delivery, recipients: Recipient[]) => AttemptResult | null;
+
 export interface WorkerOptions {
   store: Store;
   writer: GroupCommit;
@@ -39,6 +47,7 @@ export interface WorkerOptions {
   /** identifies this process in lease columns */
   owner: string;
   attempt: Attempt;
+  instant?: InstantAttempt;
   retryScheduleMs(email: Email): readonly number[];
   /** a row held longer than this by a process is considered abandoned (PostgreSQL) */
   leaseMs?: number;
@@ -107,7 +116,7 @@ export class QueueWorker {
     const concurrency = this.o.concurrency ?? 200;
     let lastRecovery = this.o.clock.now();
     while (!this.stopped) {
-      let claimed: Delivery[] = [];
+      let claimed = 0;
       const room = concurrency - this.inFlight.size;
       try {
         if (this.o.store.client === 'pg' && this.o.clock.now() - lastRecovery > 30_000) {
@@ -118,7 +127,7 @@ export class QueueWorker {
       } catch (e) {
         this.o.logger.error({ err: e }, 'queue claim failed');
       }
-      if (claimed.length === Math.min(batch, room) && room > 0) continue;
+      if (claimed === Math.min(batch, room) && room > 0) continue;
       await this.waker.sleep(room > 0 ? await this.untilDue() : 50);
     }
   }
@@ -131,15 +140,20 @@ export class QueueWorker {
     });
   }
 
-  private async claim(limit: number): Promise<Delivery[]> {
+  /** Claims up to `limit` due rows; returns how many it claimed (settled at once or now in flight). */
+  private async claim(limit: number): Promise<number> {
     const now = this.o.clock.now();
+    let count = 0;
     const rows = await this.o.writer.run(async (trx) => {
       const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.leaseMs });
-      const emailIds = [...new Set(claimed.map((r) => r.emailId))];
+      count = claimed.length;
+      if (!claimed.length) return claimed;
+      const settled = this.o.instant ? await this.settleInstant(trx, claimed, now) : new Set<string>();
+      const emailIds = [...new Set(claimed.filter((r) => !settled.has(r.id)).map((r) => r.emailId))];
       if (emailIds.length) await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
-      return claimed;
+      return claimed.filter((r) => !settled.has(r.id));
     });
-    if (!rows.length) return rows;
+    if (!rows.length) return count;
     // What every attempt of the batch needs, read at once: the emails and the suppression list.
     const emails = new Map((await findEmailsById(this.o.store.reader, [...new Set(rows.map((r) => r.emailId))])).map((e) => [e.id, e]));
     const suppressed = await suppressedAmong(
@@ -147,7 +161,48 @@ export class QueueWorker {
       [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
     );
     for (const d of rows) this.track(this.process(d, emails.get(d.emailId), suppressed));
-    return rows;
+    return count;
+  }
+
+  /**
+   * Claimed rows whose attempt is instant are attempted and recorded here, in
+   * the claiming transaction (as submitting, then their outcome). Returns the
+   * ids of the rows settled so.
+   */
+  private async settleInstant(trx: Knex.Transaction, claimed: Delivery[], now: number): Promise<Set<string>> {
+    const instant = this.o.instant!;
+    await lockRows(trx, 'emails', [...new Set(claimed.map((r) => r.emailId))]);
+    const emails = new Map((await findEmailsById(trx, [...new Set(claimed.map((r) => r.emailId))], false)).map((e) => [e.id, e]));
+    const suppressed = await suppressedAmong(
+      trx,
+      [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+    );
+    const done: Completed[] = [];
+    for (const d of claimed) {
+      const stored = emails.get(d.emailId);
+      if (!stored) continue;
+      const email: Email = { ...stored, status: 'submitting', attempts: stored.attempts + 1, updatedAt: now };
+      const { outcomes, sendable } = this.screen(email, d, suppressed);
+      const result = sendable.length ? instant(email, d, sendable) : { outcomes: new Map<string, RecipientOutcome>() };
+      if (!result) continue;
+      for (const [id, o] of result.outcomes) outcomes.set(id, o);
+      done.push({ delivery: d, outcomes, result });
+    }
+    if (done.length) await this.recordAll(trx, done, true, new Map([...emails].map(([id, e]) => [id, { ...e, attempts: e.attempts + 1 }])));
+    return new Set(done.map((c) => c.delivery.id));
+  }
+
+  /** The recipients of a row still waiting, minus those on the suppression list (read again: it may have grown since the 202). */
+  private screen(email: Email, d: Delivery, suppressed: Map<string, SuppressionReason>): { pending: Recipient[]; sendable: Recipient[]; outcomes: Map<string, RecipientOutcome> } {
+    const pending = email.recipients.filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'));
+    const outcomes = new Map<string, RecipientOutcome>();
+    const sendable = pending.filter((r) => {
+      const reason = suppressed.get(suppressionKey(email.projectId, r.address));
+      if (!reason) return true;
+      outcomes.set(r.id, { kind: 'suppressed', reason });
+      return false;
+    });
+    return { pending, sendable, outcomes };
   }
 
   private async untilDue(): Promise<number> {
@@ -168,17 +223,9 @@ export class QueueWorker {
   }
 
   private async attemptAndRecord(d: Delivery, email: Email, suppressed: Map<string, SuppressionReason>): Promise<void> {
-    const pending = email.recipients.filter((r) => r.deliveryId === d.id && (r.status === 'queued' || r.status === 'deferred'));
+    const { pending, sendable, outcomes } = this.screen(email, d, suppressed);
     let bodyMayHaveGone = false;
     try {
-      const outcomes = new Map<string, RecipientOutcome>();
-      // The suppression list is read again when the email leaves: it may have grown since the 202.
-      const sendable = pending.filter((r) => {
-        const reason = suppressed.get(suppressionKey(email.projectId, r.address));
-        if (!reason) return true;
-        outcomes.set(r.id, { kind: 'suppressed', reason });
-        return false;
-      });
       let result: AttemptResult = { outcomes: new Map() };
       if (sendable.length) {
         result = await this.o.attempt(email, d, sendable, {
@@ -210,12 +257,13 @@ export class QueueWorker {
    * that writes them. Several queue rows of one email may finish together:
    * each sees the state the previous one left.
    */
-  private async recordAll(trx: Knex.Transaction, items: Completed[], leased: boolean): Promise<void> {
+  private async recordAll(trx: Knex.Transaction, items: Completed[], leased: boolean, read?: Map<string, Email>): Promise<void> {
     const now = this.o.clock.now();
     const ids = [...new Set(items.map((i) => i.delivery.emailId))];
     // Other processes may be recording other queue rows of the same emails (PostgreSQL).
     await lockRows(trx, 'emails', ids);
-    const emails = new Map((await findEmailsById(trx, ids, false)).map((e) => [e.id, e]));
+    // `read`: the emails as this transaction already read them (the instant path)
+    const emails = read ?? new Map((await findEmailsById(trx, ids, false)).map((e) => [e.id, e]));
     const rows = new Map((await deliveriesOfEmails(trx, ids)).map((d) => [d.id, d]));
     const events: OutboxEvent[] = [];
     for (const { delivery: d, outcomes, result } of items) {

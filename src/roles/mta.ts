@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Email } from '../modules/emails/emails.repo.js';
 import { simulateOutcome, SIMULATED_RETRY_MS } from '../mta/simulate.js';
-import { QueueWorker, type Attempt } from '../mta/worker.js';
+import { QueueWorker, type Attempt, type InstantAttempt } from '../mta/worker.js';
 import type { Role } from './role.js';
 
 export interface MtaRole extends Role {
@@ -30,17 +30,17 @@ export interface MtaOptions {
 
 /** The outbound MTA: the queue worker with the simulation for test keys and SMTP for live keys. */
 export async function startMta(o: MtaOptions): Promise<MtaRole> {
-  const simulate: Attempt = async (_email, delivery, recipients) => ({
-    outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, o.testDomain, delivery.attempts)])),
-    providerMessageId: null,
-  });
+  // Test mail never leaves: its outcome is known at once and recorded as the row is claimed.
+  const simulate: InstantAttempt = (email, delivery, recipients) =>
+    email.environment === 'test' ? { outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, o.testDomain, delivery.attempts)])), providerMessageId: null } : null;
   const worker = new QueueWorker({
     store: o.store,
     writer: o.writer,
     clock: o.clock,
     logger: o.logger,
     owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
-    attempt: (email, delivery, recipients, hooks) => (email.environment === 'test' ? simulate(email, delivery, recipients, hooks) : o.attemptLive(email, delivery, recipients, hooks)),
+    instant: simulate,
+    attempt: o.attemptLive,
     retryScheduleMs: (email: Email) => (email.environment === 'test' ? SIMULATED_RETRY_MS : o.retryScheduleMs),
   });
   await worker.start();

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from './store.js';
+import { sqliteConnectionOf, sqliteValue, type Db } from './store.js';
 
 const sqlCache = new Map<string, string>();
 const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
@@ -13,14 +13,16 @@ const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
 export async function insertRows(db: Db, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   if (!rows.length) return;
   const columns = Object.keys(rows[0]!);
+  const direct = sqliteConnectionOf(db);
   let i = 0;
   while (i < rows.length) {
     const left = rows.length - i;
     const n = CHUNKS.find((c) => c <= left && c * columns.length <= 30_000) ?? 1;
     const chunk = rows.slice(i, i + n);
     const bindings: unknown[] = [];
-    for (const row of chunk) for (const c of columns) bindings.push(row[c] ?? null);
-    await db.raw(statement(table, columns, n), bindings as Knex.RawBinding[]);
+    for (const row of chunk) for (const c of columns) bindings.push(direct ? sqliteValue(row[c]) : (row[c] ?? null));
+    if (direct) direct.prepare(statement(table, columns, n)).run(...bindings);
+    else await db.raw(statement(table, columns, n), bindings as Knex.RawBinding[]);
     i += n;
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db, SqlRunner } from './store.js';
+import { sqliteConnectionOf, sqliteValue, type Db, type SqlRunner } from './store.js';
 
 /**
  * A query built once with knex and then run as raw SQL: knex's builder
@@ -23,6 +23,14 @@ export function prepared<Row>(build: (db: Db, ...params: unknown[]) => Knex.Quer
       sqlByDialect.set(dialect, sql);
     }
     if (runner) return runner.all<Row>(sql, params);
+    const direct = sqliteConnectionOf(db);
+    if (direct) {
+      const st = direct.prepare(sql);
+      const values = params.map(sqliteValue);
+      if (st.reader) return st.all(...values) as Row[];
+      st.run(...values);
+      return [];
+    }
     const res = (await db.raw(sql, params as Knex.RawBinding[])) as Row[] | { rows: Row[] };
     return Array.isArray(res) ? res : res.rows;
   };

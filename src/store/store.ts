@@ -132,6 +132,26 @@ export function openStore(opts: StoreOptions): Store {
   };
 }
 
+/** The writer connection of each SQLite knex instance (keyed by its config object, which its transactions share). */
+const writerConnections = new WeakMap<object, Database.Database>();
+
+/**
+ * The connection under a SQLite write transaction, to run a statement on it
+ * directly: knex's query pipeline costs several times what SQLite takes for
+ * a one-row statement, and the queue runs several such statements per email
+ * while holding the write lock. Null for PostgreSQL and outside a
+ * transaction (the pool's connection may then be in another's hands).
+ */
+export function sqliteConnectionOf(db: Db): Database.Database | null {
+  if (!(db as Knex.Transaction).isTransaction) return null;
+  return writerConnections.get((db.client as { config: object }).config) ?? null;
+}
+
+/** Values as better-sqlite3 binds them (knex does the same): booleans as 0/1, undefined as NULL. */
+export function sqliteValue(v: unknown): unknown {
+  return typeof v === 'boolean' ? Number(v) : v === undefined ? null : v;
+}
+
 function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpoint?: boolean } = {}): Knex {
   mkdirSync(dataDir, { recursive: true });
   // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
@@ -143,7 +163,7 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpoint?
   // better-sqlite3 runs each statement synchronously in a few microseconds; the async
   // sqlite3 driver's hop through the thread pool per statement cost more than the
   // statements themselves and capped the group commit far below the disk's fsync rate.
-  return knexFactory({
+  const knex: Knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: join(dataDir, SQLITE_FILE), options: { readonly: false } },
     useNullAsDefault: true,
@@ -156,6 +176,7 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpoint?
         try {
           conn.exec(pragmas);
           cachePreparedStatements(conn);
+          if (!opts.readOnly) writerConnections.set(knex.client.config as object, conn as unknown as Database.Database);
           done(null, conn);
         } catch (e) {
           done(e as Error, conn);
@@ -163,6 +184,7 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpoint?
       },
     },
   });
+  return knex;
 }
 
 /**

@@ -195,6 +195,33 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(rows.map((r) => r.route).sort()).to.deep.equal(['ok.test', 'ok2.test']);
   });
 
+  it('test and live mail due together: the simulation is settled as its row is claimed, the live row goes over SMTP, each once', async function () {
+    const testKey = await t.newKey({ mode: 'test' });
+    const at = new Date(Date.now() + 1500).toISOString();
+    const liveTo = `mixed-${Date.now()}@ok.test`;
+    const live = await t.api.post('/v1/emails', { from: from(), to: [liveTo], subject: 'live', text: 'y', scheduled_at: at });
+    const sims = await Promise.all(
+      ['delivered', 'bounced', 'delayed'].map((local) => testKey.api.post('/v1/emails', { from: from(), to: [`${local}@simulator.posthorn.test`], subject: 'test', text: 'y', scheduled_at: at })),
+    );
+    for (const r of [live, ...sims]) expect(r.status, r.text).to.equal(202);
+    const [delivered, bounced, delayed] = sims.map((r) => r.body.id as string);
+    await waitEmail(t.api, live.body.id, (e) => e.status === 'accepted' && e.recipients[0].status === 'delivered');
+    expect(sink.messagesTo(liveTo)).to.have.length(1);
+    const d = await waitEmail(testKey.api, delivered!, (e) => e.status === 'accepted');
+    expect(d).to.include({ attempts: 1, simulated: true });
+    expect(await types(delivered!)).to.deep.equal(['email.scheduled', 'email.sent', 'email.delivered']);
+    const b = await waitEmail(testKey.api, bounced!, (e) => e.status === 'failed');
+    expect(b.recipients[0].status).to.equal('bounced');
+    expect(await types(bounced!)).to.deep.equal(['email.scheduled', 'email.bounced', 'email.failed']);
+    const late = await waitEmail(testKey.api, delayed!, (e) => e.status === 'accepted');
+    expect(late.attempts).to.equal(2);
+    expect(await types(delayed!)).to.deep.equal(['email.scheduled', 'email.delivery_delayed', 'email.sent', 'email.delivered']);
+    // nothing of the test mail reached a server
+    expect(sink.messages.filter((m) => m.envelope.to.some((a: string) => a.endsWith('@simulator.posthorn.test')))).to.have.length(0);
+    // simulated bounces never add to the suppression list
+    expect(await api.deps.store.knex('suppressions').where({ project_id: t.project.id, address: 'bounced@simulator.posthorn.test' })).to.have.length(0);
+  });
+
   it('delivers to several recipients of one domain and reuses connections', async function () {
     const before = sink.connections;
     const to = Array.from({ length: 6 }, (_, i) => `many${i}-${Date.now()}@ok.test`);

@@ -6,7 +6,9 @@ import { createProject, setProject, listProjects } from '../../src/modules/proje
 import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
 import { firstStart } from '../../src/modules/projects/bootstrap.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
-import { openStore } from '../../src/store/store.js';
+import { isUniqueViolation, openStore } from '../../src/store/store.js';
+import { findEmailById, insertEmail, saveEmailState } from '../../src/modules/emails/emails.repo.js';
+import { storedEmail } from '../helpers/fixtures.js';
 
 for (const kind of DATABASE_KINDS) {
   describe(`migrations [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
@@ -42,6 +44,27 @@ eachDatabase('store', (db, kind) => {
       .catch((e: Error) => e);
     expect((err as Error).message).to.equal('boom');
     expect((await listProjects(deps())).length).to.equal(before);
+  });
+
+  it('statements on the hot paths (SQLite: run on the connection directly) belong to the transaction they run in', async function () {
+    const p = await createProject(deps(), { name: `direct-${kind}` });
+    const email = await storedEmail(db().store, p.id);
+    const err = await db()
+      .store.tx(async (trx) => {
+        await saveEmailState(trx, { ...email, status: 'accepted', acceptedAt: 5, updatedAt: 5 });
+        expect((await findEmailById(trx, email.id))!.status).to.equal('accepted');
+        throw new Error('boom');
+      })
+      .catch((e: Error) => e);
+    expect((err as Error).message).to.equal('boom');
+    expect((await findEmailById(db().store.knex, email.id))!).to.include({ status: 'queued', acceptedAt: null });
+    await db().store.tx((trx) => saveEmailState(trx, { ...email, status: 'accepted', acceptedAt: 5, updatedAt: 5 }));
+    expect((await findEmailById(db().store.knex, email.id))!).to.include({ status: 'accepted', acceptedAt: 5 });
+    // a duplicate row is reported as such, whichever way the statement ran
+    const dup = await db()
+      .store.tx((trx) => insertEmail(trx, email))
+      .catch((e: unknown) => e);
+    expect(isUniqueViolation(dup), String(dup)).to.equal(true);
   });
 
   it('keeps projects with their settings and limits', async function () {

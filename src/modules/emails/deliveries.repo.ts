@@ -138,9 +138,11 @@ export async function renewLeases(db: Db, owner: string, ids: string[], until: n
   if (ids.length) await db('deliveries').whereIn('id', ids).andWhere({ state: 'submitting', lease_owner: owner }).update({ lease_until: until });
 }
 
+const setDataStarted = prepared((db, started, id) => db('deliveries').update({ data_started: started } as Record<string, string>).where('id', id as string), 2);
+
 /** Written, and committed, before the message body goes out. */
 export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
-  if (ids.length) await db('deliveries').whereIn('id', ids).update({ data_started: true });
+  for (const id of ids) await setDataStarted(db, true, id);
 }
 
 export async function queueCounts(db: Db): Promise<Record<string, number>> {
