@@ -21,7 +21,11 @@ export interface Destination {
 export interface SendRequest {
   envelope: { from: string; to: string[] };
   raw: Buffer;
-  /** awaited before the first byte of the message body is sent (the queue records it durably) */
+  /**
+   * Called as the transaction begins; the first byte of the message body waits until it has
+   * resolved (the queue records durably that the body may go out). Its commit runs while
+   * MAIL, RCPT and DATA make their round trips instead of after them.
+   */
   beforeData?: () => Promise<void>;
 }
 
@@ -229,6 +233,9 @@ export class SmtpSender {
   /** One SMTP transaction on an open connection. */
   private transact(conn: Conn, d: Destination, req: SendRequest): Promise<SendResult | 'stale'> {
     const host = d.servername ?? d.host;
+    const marked = Promise.resolve().then(() => req.beforeData?.());
+    // a failed mark is reported through the body stream, if the transaction gets that far
+    marked.catch(() => undefined);
     let dataStarted = false;
     // Whether the whole body was handed to the connection, after which only the final "." is
     // missing. A connection lost before that cannot have delivered the message (the server never
@@ -250,7 +257,7 @@ export class SmtpSender {
         }
         dataStarted = true;
         // The message waits here until the store has recorded that it is going out.
-        Promise.resolve(req.beforeData?.()).then(
+        marked.then(
           () => (req.raw.length ? pushSlice(this) : this.push(null)),
           (e: unknown) => this.destroy(e as Error),
         );
