@@ -12,7 +12,7 @@ import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
 import { domainSettings } from './modules/domains/domain-settings.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
-import { AcceptQueue } from './modules/emails/accept.js';
+import { AcceptQueue, type Acceptor } from './modules/emails/accept.js';
 import { trackingKey } from './modules/tracking/tracking.service.js';
 import type { AttachmentFetcher } from './modules/emails/emails.service.js';
 import { purgeIdempotencyKeys } from './modules/emails/idempotency.js';
@@ -61,7 +61,7 @@ export interface Core {
 }
 
 /** The dependencies of the API and the roles, shared by `serve` and the tests. */
-export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock): Core {
+export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor } = {}): Core {
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
   const egress = egressOptions(config, resolver, 30_000);
@@ -76,10 +76,12 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
       throw validationError(field, `could not be downloaded: ${(e as Error).message}`);
     }
   };
-  const accept = new AcceptQueue(store, clock, logger, {
+  // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
+  const accept = opts.accept ?? new AcceptQueue(store, clock, logger, {
     hostname: config.outbound.hostname,
     routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
     onStored: () => mtaWake(),
+    writer,
   });
   const deps: ApiDeps = {
     tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
@@ -278,10 +280,11 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
-    const core = buildCore(config, store, logger, clock);
-    // The MTA, the dispatcher and the jobs run on a second thread; this one serves the API and DNS.
+    // The MTA, the dispatcher, the jobs and the accept group commit run on a second thread; this
+    // one serves the API and DNS.
     background = await startBackgroundThread({ config, writeLock, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason));
     const bg = background;
+    const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     core.onMtaWake(() => bg.wake('mta'));
     core.onDispatcherWake(() => bg.wake('dispatcher'));
     const running = await startRoles(config, core, logger, clock, { api: true, dns: true });

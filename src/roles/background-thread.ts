@@ -7,6 +7,7 @@ import { systemClock } from '../lib/time.js';
 import { openStore } from '../store/store.js';
 import { buildCore, startRoles } from '../main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './background.js';
+import { fromWire, outcomeOf } from './accept-relay.js';
 
 const data = workerData as BackgroundData;
 const port = parentPort!;
@@ -25,6 +26,7 @@ async function run(): Promise<void> {
     throw e;
   }
   const roles = running;
+  const accepting = new Set<Promise<void>>();
   port.on('message', (m: ToBackground) => {
     switch (m.type) {
       case 'wake':
@@ -33,8 +35,17 @@ async function run(): Promise<void> {
           else core.wakeDispatcher();
         }
         return;
+      case 'accept': {
+        const { id } = m;
+        const done = Promise.allSettled(m.requests.map((r) => core.deps.emails.accept.submit(fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }));
+        accepting.add(done);
+        void done.finally(() => accepting.delete(done));
+        return;
+      }
       case 'stop':
         void (async () => {
+          // emails being stored are answered before the store closes
+          await Promise.all(accepting);
           await roles.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
           await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
           logger.flush();

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
+import type { AcceptRequest } from '../modules/emails/accept.js';
+import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = 'mta' | 'dispatcher';
@@ -9,6 +11,8 @@ export type BackgroundRole = 'mta' | 'dispatcher';
 export interface BackgroundThread extends Role {
   /** new work for a role there (an email stored, a webhook delivery queued) */
   wake(role: BackgroundRole): void;
+  /** the accept group commit, which runs there (accept-relay.ts) */
+  accept: RemoteAcceptor;
 }
 
 export interface BackgroundData {
@@ -18,17 +22,19 @@ export interface BackgroundData {
   logToStderr: boolean;
 }
 
-export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'stop' };
-export type FromBackground = { type: 'ready' } | { type: 'stopped' } | { type: 'failed'; message: string };
+export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'accept'; id: number; requests: AcceptRequest[] } | { type: 'stop' };
+export type FromBackground = { type: 'ready' } | { type: 'stopped' } | { type: 'failed'; message: string } | { type: 'accepted'; id: number; outcomes: AcceptOutcome[] };
 
 const STOP_TIMEOUT_MS = 30_000;
 
 /**
- * The MTA, the webhook dispatcher and the cron jobs on a thread of their
- * own, so that signing, MIME building, SMTP and their bookkeeping use a
- * second core and never stall the API's event loop. The two threads share
- * nothing but the database (each its own connections; one SQLite write
- * transaction at a time through the shared write lock) and wake-up messages.
+ * The MTA, the webhook dispatcher, the cron jobs and the accept group
+ * commit on a thread of their own, so that signing, MIME building, SMTP and
+ * the queue's writes use a second core and never stall the API's event
+ * loop. The two threads share nothing but the database (each its own
+ * connections; one SQLite write transaction at a time through the shared
+ * write lock, which the API thread now takes only for its rarer writes),
+ * wake-up messages and the accepted emails going over and back.
  * If the thread dies, `onFailure` is told: the process cannot do its job
  * without it.
  */
@@ -57,11 +63,17 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     worker.on('error', onError);
     worker.on('exit', onExit);
   });
+  const accept = new RemoteAcceptor((id, requests) => worker.postMessage({ type: 'accept', id, requests } satisfies ToBackground));
+  worker.on('message', (m: FromBackground) => {
+    if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
+  });
   worker.on('error', (e) => {
     logger.fatal({ err: e }, 'the background thread failed');
+    accept.close('the background thread failed');
     if (!stopping) onFailure(e.message);
   });
   worker.on('exit', (code) => {
+    accept.close('the background thread has stopped');
     if (!stopping) {
       logger.fatal({ code }, 'the background thread exited');
       onFailure(`the background thread exited with code ${code}`);
@@ -73,6 +85,7 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
   const post = (m: ToBackground) => worker.postMessage(m);
   return {
     name: 'background',
+    accept,
     wake(role) {
       if (stopping) return;
       if (!pending) {

@@ -1,34 +1,84 @@
 import { expect } from 'chai';
+import { MessageChannel } from 'node:worker_threads';
 import { eachDatabase } from '../helpers/databases.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
 import { ApiError } from '../../src/lib/errors.js';
-import { AcceptQueue } from '../../src/modules/emails/accept.js';
+import { AcceptQueue, type AcceptRequest } from '../../src/modules/emails/accept.js';
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
+import { attachmentsOf } from '../../src/modules/emails/emails.repo.js';
+import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
+import { GroupCommit } from '../../src/store/group-commit.js';
+import { fromWire, outcomeOf, RemoteAcceptor, type AcceptOutcome } from '../../src/roles/accept-relay.js';
+
+const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): AcceptRequest => ({
+  project: p,
+  environment: 'test' as const,
+  prepared: prepareEmail({ from: 'a@example.test', to: [`r${i}@example.test`], subject: 's', text: 't' }, Date.now()),
+  attachments: [],
+  requestId: `req_${i}`,
+  idempotencyKey: null,
+  ...extra,
+});
 
 eachDatabase('the accept group commit', (db) => {
-  it('stores the other requests of a batch when one of them cannot be stored', async function () {
-    const { store } = db();
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '' });
-    const project = await createProject({ store, clock: systemClock }, { name: `p${Date.now()}` });
-    // a project that does not exist: its email violates a foreign key inside the shared transaction
-    const ghost: Project = { ...project, id: 'prj_doesnotexist' };
-    const request = (p: Project, i: number) => ({
-      project: p,
-      environment: 'test' as const,
-      prepared: prepareEmail({ from: 'a@example.test', to: [`r${i}@example.test`], subject: 's', text: 't' }, Date.now()),
-      attachments: [],
-      requestId: `req_${i}`,
-      idempotencyKey: null,
+  for (const shared of [false, true]) {
+    it(`stores the other requests of a batch when one of them cannot be stored${shared ? ' (sharing the thread’s group commit)' : ''}`, async function () {
+      const { store } = db();
+      const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', ...(shared ? { writer: new GroupCommit(store) } : {}) });
+      const project = await createProject({ store, clock: systemClock }, { name: `p${Date.now()}` });
+      // a project that does not exist: its email violates a foreign key inside the shared transaction
+      const ghost: Project = { ...project, id: 'prj_doesnotexist' };
+      // submitted in one turn of the event loop: they share one transaction
+      const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(ghost, 2)), accept.submit(request(project, 3))]);
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
+      const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
+      expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
+      expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
     });
-    // submitted in one turn of the event loop: they share one transaction
-    const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(ghost, 2)), accept.submit(request(project, 3))]);
-    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
-    expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
-    const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
-    expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
-    expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
+  }
+
+  it('across threads (serve): attachments arrive whole, refusals arrive as the same API errors, and nothing is left hanging when the other side goes', async function () {
+    const { store } = db();
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const project = await createProject({ store, clock: systemClock }, { name: `relay${Date.now()}` });
+    await addSuppression(store.knex, { projectId: project.id, address: 'gone@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
+    // the two ends as in serve: structured cloning between them
+    const { port1, port2 } = new MessageChannel();
+    const remote = new RemoteAcceptor((id, requests) => port1.postMessage({ id, requests }));
+    port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
+      void Promise.allSettled(m.requests.map((r) => queue.submit(fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+    });
+    port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
+    try {
+      const content = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10]);
+      const [withFile, refused] = await Promise.allSettled([
+        remote.submit(request(project, 1, { attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', contentId: null, content }] })),
+        remote.submit({ ...request(project, 2), prepared: prepareEmail({ from: 'a@example.test', to: ['gone@example.test'], subject: 's', text: 't' }, Date.now()) }),
+      ]);
+      expect(withFile.status).to.equal('fulfilled');
+      const email = (withFile as PromiseFulfilledResult<{ id: string; status: string }>).value;
+      expect(email.status).to.equal('queued');
+      const stored = await attachmentsOf(store.knex, email.id);
+      expect(stored.map((a) => a.content.equals(content))).to.deep.equal([true]);
+      const reason = (refused as PromiseRejectedResult).reason as ApiError;
+      expect(reason).to.be.instanceOf(ApiError);
+      expect(reason).to.include({ status: 422, code: 'recipient_suppressed' });
+
+      // the other side stops answering: pending requests fail, later ones are refused at once
+      port2.removeAllListeners('message');
+      const pending = remote.submit(request(project, 3));
+      await new Promise((r) => setTimeout(r, 20));
+      remote.close('the background thread has stopped');
+      const lost = (await pending.catch((e: unknown) => e)) as ApiError;
+      expect(lost).to.include({ status: 500, code: 'internal_error' });
+      const later = (await remote.submit(request(project, 4)).catch((e: unknown) => e)) as ApiError;
+      expect(later).to.include({ status: 503, code: 'service_unavailable' });
+    } finally {
+      port1.close();
+    }
   });
 });

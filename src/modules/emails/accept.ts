@@ -4,6 +4,7 @@ import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { Store } from '../../store/store.js';
+import type { GroupCommit } from '../../store/group-commit.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { findProjectsById, type Project } from '../projects/projects.repo.js';
@@ -24,6 +25,11 @@ export interface AcceptRequest {
   idempotencyKey: string | null;
 }
 
+/** Takes an email into the queue; resolves once it is stored durably (AcceptQueue, or its relay to another thread). */
+export interface Acceptor {
+  submit(req: AcceptRequest): Promise<Email>;
+}
+
 interface Pending extends AcceptRequest {
   resolve(e: Email): void;
   reject(err: unknown): void;
@@ -38,6 +44,11 @@ export interface AcceptOptions {
   maxBatch?: number;
   /** told after every commit that stored emails, so that the queue looks at once */
   onStored?: () => void;
+  /**
+   * The thread's group commit, when the queue's writes run on the same thread (the background
+   * thread of `serve`): accepted emails then share commits with the queue's own writes.
+   */
+  writer?: GroupCommit;
 }
 
 /**
@@ -49,7 +60,7 @@ export interface AcceptOptions {
  * suppression list, the From domain, the sending limits — run inside that
  * transaction, in arrival order.
  */
-export class AcceptQueue {
+export class AcceptQueue implements Acceptor {
   private waiting: Pending[] = [];
   private running = false;
 
@@ -78,6 +89,15 @@ export class AcceptQueue {
   private async runBatches(): Promise<void> {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
+      const { writer } = this.opts;
+      if (writer) {
+        // a job of the group commit, in a savepoint of its own: it fails alone
+        writer.run((trx) => this.storeBatch(trx, batch)).then(
+          (outcomes) => this.settle(batch, outcomes),
+          (e: unknown) => void this.oneByOne(batch, e),
+        );
+        continue;
+      }
       try {
         const { value, durable } = await this.store.commit((trx) => this.storeBatch(trx, batch));
         // the next batch goes in while this one's commit reaches the disk; no 202 before it has
@@ -86,24 +106,28 @@ export class AcceptQueue {
           (e: unknown) => this.failAll(batch, e),
         );
       } catch (e) {
-        if (batch.length === 1) {
-          this.logger.error({ err: e }, 'could not store an email');
-          batch[0]!.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
-          continue;
-        }
-        // One request must not fail the others that shared its transaction: each goes again alone.
-        this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
-        for (const one of batch) {
-          try {
-            this.settle([one], await this.store.tx((trx) => this.storeBatch(trx, [one])));
-          } catch (err) {
-            this.logger.error({ err }, 'could not store an email');
-            one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
-          }
-        }
+        await this.oneByOne(batch, e);
       }
     }
     this.running = false;
+  }
+
+  /** One request must not fail the others that shared its transaction: each goes again alone. */
+  private async oneByOne(batch: Pending[], e: unknown): Promise<void> {
+    if (batch.length === 1) {
+      this.logger.error({ err: e }, 'could not store an email');
+      batch[0]!.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+      return;
+    }
+    this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
+    for (const one of batch) {
+      try {
+        this.settle([one], await this.store.tx((trx) => this.storeBatch(trx, [one])));
+      } catch (err) {
+        this.logger.error({ err }, 'could not store an email');
+        one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+      }
+    }
   }
 
   private failAll(batch: Pending[], e: unknown): void {

@@ -4,7 +4,7 @@ import { lockRows, type Store } from '../../store/store.js';
 import type { Principal } from '../keys/keys.service.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents } from '../events/events.repo.js';
-import type { AcceptQueue } from './accept.js';
+import type { Acceptor } from './accept.js';
 import { guessContentType } from './attachments.js';
 import { deliveriesOfEmail, saveDelivery } from './deliveries.repo.js';
 import { findEmail, saveEmailState, type Email, type StoredAttachment } from './emails.repo.js';
@@ -19,7 +19,7 @@ export type AttachmentFetcher = (url: string, field: string, maxBytes: number) =
 export interface EmailDeps {
   store: Store;
   clock: Clock;
-  accept: AcceptQueue;
+  accept: Acceptor;
   fetchAttachment: AttachmentFetcher;
   idempotencyTtlMs: number;
 }

@@ -1,0 +1,105 @@
+import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
+import type { AcceptRequest, Acceptor } from '../modules/emails/accept.js';
+import type { Email } from '../modules/emails/emails.repo.js';
+
+/**
+ * The accept group commit of `serve` runs on the background thread, which
+ * owns the queue: the database then has one busy writer instead of two
+ * taking turns (every turn handed over the write lock across threads and
+ * emptied the other connection's page cache), and accepted emails share
+ * commits with the queue's own writes. The API thread keeps HTTP, validation
+ * and attachment downloads; what crosses over is the prepared email, and
+ * back comes the stored one or the error, once its commit is on disk.
+ */
+
+export type AcceptOutcome = { ok: true; email: Email } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
+
+/** The request as it crosses to the other thread (the attachments travel once, resolved). */
+export function toWire(req: AcceptRequest): AcceptRequest {
+  return { ...req, prepared: { ...req.prepared, attachments: [] } };
+}
+
+/** Structured cloning turns Buffers into Uint8Arrays; the store and the MIME builder want Buffers. */
+export function fromWire(req: AcceptRequest): AcceptRequest {
+  return { ...req, attachments: req.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) };
+}
+
+export function outcomeOf(settled: PromiseSettledResult<Email>): AcceptOutcome {
+  if (settled.status === 'fulfilled') return { ok: true, email: settled.value };
+  const e = settled.reason instanceof ApiError ? settled.reason : apiError('internal_error', 'the email could not be stored; nothing was queued');
+  return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
+}
+
+export function settle(o: AcceptOutcome): Email {
+  if (o.ok) return o.email;
+  throw new ApiError(o.error.status, o.error.code, o.error.message, o.error.field, o.error.headers);
+}
+
+interface Waiting {
+  request: AcceptRequest;
+  resolve(e: Email): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * The API thread's side: the requests of one turn of the event loop go over
+ * as one message (the other side commits them together anyway).
+ */
+export class RemoteAcceptor implements Acceptor {
+  private nextId = 1;
+  private batch: Waiting[] | null = null;
+  private readonly sent = new Map<number, Waiting[]>();
+  private closed: string | null = null;
+
+  constructor(private readonly post: (id: number, requests: AcceptRequest[]) => void) {}
+
+  submit(request: AcceptRequest): Promise<Email> {
+    if (this.closed) return Promise.reject(apiError('service_unavailable', this.closed));
+    return new Promise<Email>((resolve, reject) => {
+      if (!this.batch) {
+        this.batch = [];
+        setImmediate(() => this.flush());
+      }
+      this.batch.push({ request, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.batch!;
+    this.batch = null;
+    const id = this.nextId++;
+    this.sent.set(id, batch);
+    try {
+      this.post(
+        id,
+        batch.map((w) => toWire(w.request)),
+      );
+    } catch (e) {
+      this.sent.delete(id);
+      for (const w of batch) w.reject(e);
+    }
+  }
+
+  /** The other thread's answer to message `id`, one outcome per request, in order. */
+  answered(id: number, outcomes: AcceptOutcome[]): void {
+    const batch = this.sent.get(id);
+    if (!batch) return;
+    this.sent.delete(id);
+    batch.forEach((w, i) => {
+      try {
+        w.resolve(settle(outcomes[i]!));
+      } catch (e) {
+        w.reject(e);
+      }
+    });
+  }
+
+  /** The other thread is gone: whatever it had not answered may or may not be stored. */
+  close(reason: string): void {
+    this.closed = reason;
+    const error = apiError('internal_error', 'the appliance stopped while storing the email; it may or may not have been queued');
+    for (const batch of [...this.sent.values(), ...(this.batch ? [this.batch] : [])]) for (const w of batch) w.reject(error);
+    this.sent.clear();
+    this.batch = null;
+  }
+}
