@@ -22,6 +22,7 @@ import { checkUrl, closeEgressAgents, guardedRequest, resolverLookup, type Egres
 import { startZoneServer } from './dns/zone-server.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { createLiveAttempt } from './mta/live-attempt.js';
+import { startSigningThread } from './mta/signing-pool.js';
 import { SmtpSender } from './mta/smtp-sender.js';
 import { startApi, type ApiRole } from './roles/api.js';
 import { startJobs } from './roles/jobs.js';
@@ -176,6 +177,9 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
     }
     let mta: MtaRole | null = null;
     if (select.mta) {
+      const signer = startSigningThread(logger);
+      // stopped after the MTA (roles stop in reverse order)
+      roles.push({ name: 'signing', stop: () => signer.close() });
       const sender = new SmtpSender({ hostname: config.outbound.hostname, maxConnectionsPerDestination: config.outbound.maxConnectionsPerDomain, logger });
       mta = await startMta({
         store,
@@ -184,7 +188,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
         logger,
         testDomain: config.testDomain,
         retryScheduleMs: config.outbound.retryScheduleMs,
-        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, tracking: deps.tracking, logger }),
+        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, tracking: deps.tracking, logger, signer }),
         closeLive: () => sender.close(),
       });
       const m = mta;

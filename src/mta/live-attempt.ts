@@ -1,4 +1,3 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { Store } from '../store/store.js';
@@ -8,8 +7,7 @@ import { canSendLive } from '../modules/domains/domain-state.js';
 import { attachmentsOf, type Email, type Recipient } from '../modules/emails/emails.repo.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { Delivery } from '../modules/emails/deliveries.repo.js';
-import { buildMime } from './build-mime.js';
-import { createDkimSigner } from './dkim.js';
+import type { MessageSigner } from './signing-pool.js';
 import { resolveDestinations, type Destinations } from './mx.js';
 import { providerQueueId, type Destination, type SmtpSender } from './smtp-sender.js';
 import type { Attempt, AttemptResult } from './worker.js';
@@ -23,6 +21,13 @@ export interface LiveAttemptOptions {
   outbound: Config['outbound'];
   tracking: TrackingDeps;
   logger: Logger;
+  /** MIME building and DKIM signing (signing-pool.ts) */
+  signer: MessageSigner;
+}
+
+interface SigningKey {
+  id: string;
+  pem: string;
 }
 
 const SIGNED_TTL_MS = 10_000;
@@ -48,19 +53,19 @@ export function envelopeSender(email: Email, recipient: Recipient | null, domain
  * connections; map the answers to outcomes.
  */
 export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
-  const keys = new Map<string, KeyObject>();
+  const keys = new Map<string, SigningKey>();
   const signed = new Map<string, Promise<Buffer>>();
   const sizes = new Map<string, number>();
   let signedBytes = 0;
 
-  async function signingKey(domain: Domain): Promise<KeyObject | null> {
+  /** The active DKIM key of a domain (its PEM; the signer parses it once per key id). */
+  async function signingKey(domain: Domain): Promise<SigningKey | null> {
     const id = `${domain.id}:${domain.activeSelector}`;
     let key = keys.get(id);
     if (!key) {
       const pem = (await domainKeys(o.store.reader, domain.id)).find((k) => k.selector === domain.activeSelector)?.privateKeyPem;
       if (!pem) return null;
-      // A parsed KeyObject signs several times faster than a PEM string parsed at every signature.
-      key = createPrivateKey(pem);
+      key = { id, pem };
       keys.set(id, key);
     }
     return key;
@@ -73,7 +78,7 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
    * links of their own). The queue rows of one email's recipient domains go out close together,
    * so a signed copy is kept briefly, within a memory budget.
    */
-  function message(email: Email, domain: Domain, key: KeyObject, recipient: Recipient): Promise<Buffer> {
+  function message(email: Email, domain: Domain, key: SigningKey, recipient: Recipient): Promise<Buffer> {
     const tracked = isTracked(email, domain);
     const cacheKey = tracked ? `${email.id}:${recipient.id}` : email.id;
     const hit = signed.get(cacheKey);
@@ -103,24 +108,26 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
     sizes.delete(cacheKey);
   }
 
-  async function build(email: Email, domain: Domain, key: KeyObject, recipient: Recipient, tracked: boolean): Promise<Buffer> {
+  async function build(email: Email, domain: Domain, key: SigningKey, recipient: Recipient, tracked: boolean): Promise<Buffer> {
     const html = tracked
       ? await trackedHtml(o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking })
       : email.html;
-    const mime = await buildMime({
-      from: email.from,
-      to: email.to,
-      cc: email.cc,
-      replyTo: email.replyTo,
-      subject: email.subject,
-      html,
-      text: email.text,
-      headers: email.headers,
-      attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
-      messageId: email.messageId,
-      date: new Date(email.createdAt),
+    return o.signer.sign({
+      mime: {
+        from: email.from,
+        to: email.to,
+        cc: email.cc,
+        replyTo: email.replyTo,
+        subject: email.subject,
+        html,
+        text: email.text,
+        headers: email.headers,
+        attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
+        messageId: email.messageId,
+        date: email.createdAt,
+      },
+      dkim: { domainName: domain.name, selector: domain.activeSelector, keyId: key.id, privateKeyPem: key.pem },
     });
-    return createDkimSigner({ domainName: domain.name, selector: domain.activeSelector, privateKey: key })(mime);
   }
 
   // MX answers are kept a minute: a burst to one domain asks DNS once. Failures are not kept.

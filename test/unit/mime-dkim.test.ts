@@ -4,6 +4,8 @@ import { simpleParser } from 'mailparser';
 import { authenticate } from 'mailauth';
 import { buildMime } from '../../src/mta/build-mime.js';
 import { createDkimSigner } from '../../src/mta/dkim.js';
+import { startSigningThread } from '../../src/mta/signing-pool.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { createResolver } from '../../src/dns/resolver.js';
 
@@ -96,5 +98,29 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
     const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
     const reflowed = signed.replace(/^Subject: /m, 'Subject:   ').replace(/\r\n$/, '\r\n\r\n\r\n');
     expect(await verify(Buffer.from(reflowed, 'binary'))).to.deep.equal(['example.test:pass']);
+  });
+
+  it('on the signing thread: the same message, attachments and all, signed so that mailauth accepts it; if the thread fails, this thread signs', async function () {
+    const signing = startSigningThread(silentLogger());
+    try {
+      const input = {
+        mime: { ...base, date: base.date.getTime() },
+        dkim: { domainName: 'example.test', selector: 'sel1', keyId: 'k1', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      };
+      const signed = await signing.sign(input);
+      expect(Buffer.isBuffer(signed)).to.equal(true);
+      expect(await verify(signed)).to.deep.equal(['example.test:pass']);
+      const parsed = await simpleParser(signed);
+      expect(parsed.attachments.find((a) => a.filename === 'logo.png')!.content.equals(base.attachments[0]!.content)).to.equal(true);
+      expect(parsed.subject).to.equal(base.subject);
+      expect(parsed.messageId).to.equal(base.messageId);
+      expect(parsed.date!.getTime()).to.equal(base.date.getTime());
+      // input the thread chokes on: that message fails, the thread is gone, and the next is signed here
+      const bad = await signing.sign({ ...input, mime: { ...input.mime, attachments: undefined as never } }).catch((e: unknown) => e);
+      expect(bad).to.be.instanceOf(Error);
+      expect(await verify(await signing.sign(input))).to.deep.equal(['example.test:pass']);
+    } finally {
+      await signing.close();
+    }
   });
 });

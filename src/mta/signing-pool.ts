@@ -1,0 +1,65 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log/logger.js';
+import { signedMessageBuilder, type SignedMessageInput } from './signed-message.js';
+
+export interface MessageSigner {
+  sign(input: SignedMessageInput): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+interface Waiting {
+  input: SignedMessageInput;
+  resolve(raw: Buffer): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * MIME building and DKIM signing on a thread of their own: together they
+ * are the largest share of an outgoing message's CPU on the MTA's thread,
+ * which also runs the queue's SQL and every SMTP session. If the thread
+ * dies, messages are built on the calling thread instead (slower, not
+ * wrong), and the failure is logged once.
+ */
+export function startSigningThread(logger: Logger): MessageSigner {
+  const inline = signedMessageBuilder();
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './signing-thread.ts' : './signing-thread.js', import.meta.url);
+  let worker: Worker | null = new Worker(entry);
+  const waiting = new Map<number, Waiting>();
+  let nextId = 1;
+  const gone = (why: string) => {
+    if (!worker) return;
+    worker = null;
+    logger.error({ reason: why }, 'the signing thread stopped; messages are signed on the MTA thread');
+    // the messages it held are built here instead
+    for (const w of waiting.values()) inline(w.input).then(w.resolve, w.reject);
+    waiting.clear();
+  };
+  worker.on('message', (m: { id: number; raw?: Uint8Array; error?: string }) => {
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.error !== undefined) w.reject(new Error(m.error));
+    else w.resolve(Buffer.from(m.raw!.buffer, m.raw!.byteOffset, m.raw!.byteLength));
+  });
+  worker.on('error', (e) => gone(e.message));
+  worker.on('exit', (code) => gone(`exit code ${code}`));
+  return {
+    sign(input) {
+      const w = worker;
+      if (!w) return inline(input);
+      return new Promise<Buffer>((resolve, reject) => {
+        const id = nextId++;
+        waiting.set(id, { input, resolve, reject });
+        w.postMessage({ id, input });
+      });
+    },
+    async close() {
+      const w = worker;
+      worker = null;
+      await w?.terminate();
+      // anything still waiting (an attempt cut short by the stop) is built here
+      for (const x of waiting.values()) inline(x.input).then(x.resolve, x.reject);
+      waiting.clear();
+    },
+  };
+}
