@@ -9,7 +9,8 @@ import type { Email } from '../modules/emails/emails.repo.js';
  * emptied the other connection's page cache), and accepted emails share
  * commits with the queue's own writes. The API thread keeps HTTP, validation
  * and attachment downloads; what crosses over is the prepared email, and
- * back comes the stored one or the error, once its commit is on disk.
+ * back comes the stored one (without its bodies) or the error, once its
+ * commit is on disk.
  */
 
 export type AcceptOutcome = { ok: true; email: Email } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
@@ -25,7 +26,8 @@ export function fromWire(req: AcceptRequest): AcceptRequest {
 }
 
 export function outcomeOf(settled: PromiseSettledResult<Email>): AcceptOutcome {
-  if (settled.status === 'fulfilled') return { ok: true, email: settled.value };
+  // The API thread only presents the stored email, which shows no bodies: they stay here.
+  if (settled.status === 'fulfilled') return { ok: true, email: { ...settled.value, html: null, text: null } };
   const e = settled.reason instanceof ApiError ? settled.reason : apiError('internal_error', 'the email could not be stored; nothing was queued');
   return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
 }
