@@ -6,6 +6,7 @@ import * as m0004 from './0004_events.js';
 import * as m0005 from './0005_sending.js';
 import * as m0006 from './0006_webhooks.js';
 import * as m0007 from './0007_key_prefix.js';
+import * as m0008 from './0008_unused_index.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -23,6 +24,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0005_sending', m0005],
   ['0006_webhooks', m0006],
   ['0007_key_prefix', m0007],
+  ['0008_unused_index', m0008],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

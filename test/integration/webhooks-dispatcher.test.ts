@@ -82,6 +82,33 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
       | { id: string; state: string; attempts: number; lease_owner: string | null; lease_until: number | null }
       | undefined;
 
+  it('an endpoint gets the events emitted while it is active and subscribed: earlier ones, other types and paused times are not sent', async function () {
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `subscribed-${++n}`, approved: true });
+    const email = await storedEmail(db().store, project.id);
+    const emit = async (type: 'email.delivered' | 'email.sent') => {
+      const event = emailEvent(email, type, Date.now(), email.to[0]);
+      await db().store.tx((trx) => insertEvents(trx, [event]));
+      return event.id;
+    };
+    const before = await emit('email.delivered');
+    const path = `/ok/subscribed-${n}`;
+    const endpoint = await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const otherType = await emit('email.sent');
+    const wanted = await emit('email.delivered');
+    await db().store.knex('webhook_endpoints').where({ id: endpoint.id }).update({ active: false });
+    const whilePaused = await emit('email.delivered');
+    await db().store.knex('webhook_endpoints').where({ id: endpoint.id }).update({ active: true });
+    await startDispatcher(`subscribed-${n}`, {});
+    await hooks.waitFor((r) => r.path === path, 5000, 'the POST');
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = hooks.received.filter((r) => r.path === path).map((r) => (r.json as { id: string }).id);
+    expect(sent).to.deep.equal([wanted]);
+    // none of them waits for a fan-out
+    const pending = await db().store.knex('events').whereIn('id', [before, otherType, wanted, whilePaused]).andWhere('fanned_out', false);
+    expect(pending).to.have.length(0);
+  });
+
   it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
     for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
       const path = `/delay/1500/lease-${++n}`;

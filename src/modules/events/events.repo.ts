@@ -15,22 +15,41 @@ export interface OutboxEvent {
   createdAt: number;
 }
 
+/**
+ * An event that no active endpoint of its project subscribes to is stored
+ * already fanned out: the dispatcher would only read it back and mark it. An
+ * endpoint gets the events emitted while it is active and subscribed to them.
+ */
 export async function insertEvents(db: Db, events: OutboxEvent[]): Promise<void> {
+  if (!events.length) return;
+  const listened = await subscribedTypes(db, [...new Set(events.map((e) => e.projectId))]);
   await insertRows(
     db,
     'events',
     events.map((e) => ({
-        id: e.id,
-        project_id: e.projectId,
-        type: e.type,
-        email_id: e.emailId,
-        recipient: e.recipient,
-        simulated: e.simulated,
-        data: JSON.stringify(e.data),
-      fanned_out: false,
+      id: e.id,
+      project_id: e.projectId,
+      type: e.type,
+      email_id: e.emailId,
+      recipient: e.recipient,
+      simulated: e.simulated,
+      data: JSON.stringify(e.data),
+      fanned_out: !listened.get(e.projectId)?.has(e.type),
       created_at: e.createdAt,
     })),
   );
+}
+
+/** The event types the active webhook endpoints of each project subscribe to, read in the caller's transaction. */
+async function subscribedTypes(db: Db, projectIds: string[]): Promise<Map<string, Set<string>>> {
+  const rows = (await db('webhook_endpoints').select('project_id', 'events').whereIn('project_id', projectIds).andWhere('active', true)) as Array<{ project_id: string; events: string }>;
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const set = out.get(r.project_id) ?? new Set<string>();
+    for (const t of JSON.parse(r.events) as string[]) set.add(t);
+    out.set(r.project_id, set);
+  }
+  return out;
 }
 
 export async function eventsOfEmail(db: Db, emailId: string): Promise<OutboxEvent[]> {
