@@ -141,7 +141,8 @@ async function koaBaseline(): Promise<number> {
   const koa = join(PACKAGE_ROOT, 'node_modules', 'koa', 'dist', 'koa.mjs');
   const code = `import Koa from ${JSON.stringify(koa)}; const app = new Koa(); app.use((ctx) => { ctx.body = { status: 'ok' }; }); app.listen(${port}, '127.0.0.1', () => console.log('up'));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await once(child.stdout!, 'data');
+  // a child that dies first (its port taken meanwhile) must not leave the bench waiting for ever
+  await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`)))]);
   const r = await load(`http://127.0.0.1:${port}`, 200, () => ({ path: '/', method: 'GET' }));
   child.kill();
   return r.rate;
