@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { asBuffer } from '../lib/bytes.js';
 import type { Logger } from '../log/logger.js';
 import { signedMessageBuilder, type SignedMessageInput } from './signed-message.js';
 
@@ -39,7 +40,7 @@ export function startSigningThread(logger: Logger): MessageSigner {
     if (!w) return;
     waiting.delete(m.id);
     if (m.error !== undefined) w.reject(new Error(m.error));
-    else w.resolve(Buffer.from(m.raw!.buffer, m.raw!.byteOffset, m.raw!.byteLength));
+    else w.resolve(asBuffer(m.raw!));
   });
   worker.on('error', (e) => gone(e.message));
   worker.on('exit', (code) => gone(`exit code ${code}`));

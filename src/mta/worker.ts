@@ -172,7 +172,8 @@ export class QueueWorker {
   private async settleInstant(trx: Knex.Transaction, claimed: Delivery[], now: number): Promise<Set<string>> {
     const instant = this.o.instant!;
     await lockRows(trx, 'emails', [...new Set(claimed.map((r) => r.emailId))]);
-    const emails = new Map((await findEmailsById(trx, [...new Set(claimed.map((r) => r.emailId))], false)).map((e) => [e.id, e]));
+    // as the claim left them: one more attempt
+    const emails = new Map((await findEmailsById(trx, [...new Set(claimed.map((r) => r.emailId))], false)).map((e) => [e.id, { ...e, attempts: e.attempts + 1 }]));
     const suppressed = await suppressedAmong(
       trx,
       [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
@@ -181,14 +182,14 @@ export class QueueWorker {
     for (const d of claimed) {
       const stored = emails.get(d.emailId);
       if (!stored) continue;
-      const email: Email = { ...stored, status: 'submitting', attempts: stored.attempts + 1, updatedAt: now };
+      const email: Email = { ...stored, status: 'submitting', updatedAt: now };
       const { outcomes, sendable } = this.screen(email, d, suppressed);
       const result = sendable.length ? instant(email, d, sendable) : { outcomes: new Map<string, RecipientOutcome>() };
       if (!result) continue;
       for (const [id, o] of result.outcomes) outcomes.set(id, o);
       done.push({ delivery: d, outcomes, result });
     }
-    if (done.length) await this.recordAll(trx, done, true, new Map([...emails].map(([id, e]) => [id, { ...e, attempts: e.attempts + 1 }])));
+    if (done.length) await this.recordAll(trx, done, true, emails);
     return new Set(done.map((c) => c.delivery.id));
   }
 

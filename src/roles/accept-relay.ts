@@ -1,4 +1,5 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
+import { asBuffer } from '../lib/bytes.js';
 import type { AcceptRequest, Acceptor } from '../modules/emails/accept.js';
 import type { Email } from '../modules/emails/emails.repo.js';
 
@@ -22,7 +23,7 @@ export function toWire(req: AcceptRequest): AcceptRequest {
 
 /** Structured cloning turns Buffers into Uint8Arrays; the store and the MIME builder want Buffers. */
 export function fromWire(req: AcceptRequest): AcceptRequest {
-  return { ...req, attachments: req.attachments.map((a) => ({ ...a, content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength) })) };
+  return { ...req, attachments: req.attachments.map((a) => ({ ...a, content: asBuffer(a.content) })) };
 }
 
 export function outcomeOf(settled: PromiseSettledResult<Email>): AcceptOutcome {

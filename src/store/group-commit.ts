@@ -1,6 +1,18 @@
 import type { Knex } from 'knex';
 import type { Store } from './store.js';
 
+/**
+ * The transaction committed but its commit could not be made durable (the WAL
+ * fsync failed): its writes may or may not survive a crash, so running the
+ * job again could do its work twice.
+ */
+export class NotDurableError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the commit could not be made durable: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'NotDurableError';
+  }
+}
+
 interface Job {
   fn(trx: Knex.Transaction): Promise<unknown>;
   resolve(v: unknown): void;
@@ -65,7 +77,7 @@ export class GroupCommit {
             if (r.ok) job.resolve(r.value);
             else job.reject(r.error);
           }),
-        (e: unknown) => batch.forEach((job) => job.reject(e)),
+        (e: unknown) => batch.forEach((job) => job.reject(new NotDurableError(e))),
       );
     }
     this.running = false;

@@ -11,6 +11,7 @@ import { addSuppression } from '../../src/modules/suppressions/suppressions.repo
 import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
+import type { Store } from '../../src/store/store.js';
 import { fromWire, outcomeOf, RemoteAcceptor, type AcceptOutcome } from '../../src/roles/accept-relay.js';
 
 const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): AcceptRequest => ({
@@ -24,22 +25,32 @@ const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): Acc
 });
 
 eachDatabase('the accept group commit', (db) => {
-  for (const shared of [false, true]) {
-    it(`stores the other requests of a batch when one of them cannot be stored${shared ? ' (sharing the thread’s group commit)' : ''}`, async function () {
-      const { store } = db();
-      const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', ...(shared ? { writer: new GroupCommit(store) } : {}) });
-      const project = await createProject({ store, clock: systemClock }, { name: `p${Date.now()}` });
-      // a project that does not exist: its email violates a foreign key inside the shared transaction
-      const ghost: Project = { ...project, id: 'prj_doesnotexist' };
-      // submitted in one turn of the event loop: they share one transaction
-      const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(ghost, 2)), accept.submit(request(project, 3))]);
-      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
-      expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
-      const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
-      expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
-      expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
-    });
-  }
+  it('stores the other requests of a batch when one of them cannot be stored', async function () {
+    const { store } = db();
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const project = await createProject({ store, clock: systemClock }, { name: `p${Date.now()}` });
+    // a project that does not exist: its email violates a foreign key inside the shared transaction
+    const ghost: Project = { ...project, id: 'prj_doesnotexist' };
+    // submitted in one turn of the event loop: they share one transaction
+    const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(ghost, 2)), accept.submit(request(project, 3))]);
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
+    const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
+    expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
+    expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
+  });
+
+  it('a batch committed but not made durable (the fsync failed) is answered 500 and never stored a second time', async function () {
+    const { store } = db();
+    // the disk refuses the fsync after the commit
+    const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')) }) };
+    const accept = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk) });
+    const project = await createProject({ store, clock: systemClock }, { name: `nd${Date.now()}` });
+    const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(project, 2))]);
+    for (const r of results) expect((r as PromiseRejectedResult).reason).to.include({ status: 500, code: 'internal_error' });
+    // the commit happened once: the two emails exist once each, whatever the client does next
+    expect(await store.knex('emails').where({ project_id: project.id })).to.have.length(2);
+  });
 
   it('across threads (serve): attachments arrive whole, refusals arrive as the same API errors, and nothing is left hanging when the other side goes', async function () {
     const { store } = db();

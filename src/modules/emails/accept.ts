@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { Store } from '../../store/store.js';
-import type { GroupCommit } from '../../store/group-commit.js';
+import { NotDurableError, type GroupCommit } from '../../store/group-commit.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { findProjectsById, type Project } from '../projects/projects.repo.js';
@@ -44,11 +44,8 @@ export interface AcceptOptions {
   maxBatch?: number;
   /** told after every commit that stored emails, so that the queue looks at once */
   onStored?: () => void;
-  /**
-   * The thread's group commit, when the queue's writes run on the same thread (the background
-   * thread of `serve`): accepted emails then share commits with the queue's own writes.
-   */
-  writer?: GroupCommit;
+  /** the thread's group commit: accepted emails share commits with the queue's own writes */
+  writer: GroupCommit;
 }
 
 /**
@@ -81,33 +78,21 @@ export class AcceptQueue implements Acceptor {
   private drain(): void {
     this.running = true;
     // Let the requests of this turn of the event loop join the batch.
-    setImmediate(() => {
-      void this.runBatches();
-    });
+    setImmediate(() => this.flush());
   }
 
-  private async runBatches(): Promise<void> {
+  /**
+   * Each batch is one job of the thread's group commit: while a commit is under way, what comes
+   * next waits for the following one, and a batch fails alone (its own savepoint).
+   */
+  private flush(): void {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
-      const { writer } = this.opts;
-      if (writer) {
-        // a job of the group commit, in a savepoint of its own: it fails alone
-        writer.run((trx) => this.storeBatch(trx, batch)).then(
-          (outcomes) => this.settle(batch, outcomes),
-          (e: unknown) => void this.oneByOne(batch, e),
-        );
-        continue;
-      }
-      try {
-        const { value, durable } = await this.store.commit((trx) => this.storeBatch(trx, batch));
-        // the next batch goes in while this one's commit reaches the disk; no 202 before it has
-        durable.then(
-          () => this.settle(batch, value),
-          (e: unknown) => this.failAll(batch, e),
-        );
-      } catch (e) {
-        await this.oneByOne(batch, e);
-      }
+      this.opts.writer.run((trx) => this.storeBatch(trx, batch)).then(
+        (outcomes) => this.settle(batch, outcomes),
+        // committed but not on disk: storing it again could queue it twice
+        (e: unknown) => (e instanceof NotDurableError ? this.failAll(batch, e) : void this.oneByOne(batch, e)),
+      );
     }
     this.running = false;
   }
