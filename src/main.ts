@@ -83,6 +83,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
     onStored: () => mtaWake(),
     writer,
+    testDomain: config.testDomain,
   });
   const deps: ApiDeps = {
     tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },

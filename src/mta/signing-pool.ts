@@ -8,6 +8,17 @@ export interface MessageSigner {
   close(): Promise<void>;
 }
 
+/** What crosses to the signing thread, and back (each direction one array per turn of its event loop). */
+export interface SignRequest {
+  id: number;
+  input: SignedMessageInput;
+}
+export interface SignResult {
+  id: number;
+  raw?: Uint8Array;
+  error?: string;
+}
+
 interface Waiting {
   input: SignedMessageInput;
   resolve(raw: Buffer): void;
@@ -35,23 +46,37 @@ export function startSigningThread(logger: Logger): MessageSigner {
     for (const w of waiting.values()) inline(w.input).then(w.resolve, w.reject);
     waiting.clear();
   };
-  worker.on('message', (m: { id: number; raw?: Uint8Array; error?: string }) => {
-    const w = waiting.get(m.id);
-    if (!w) return;
-    waiting.delete(m.id);
-    if (m.error !== undefined) w.reject(new Error(m.error));
-    else w.resolve(asBuffer(m.raw!));
+  worker.on('message', (results: SignResult[]) => {
+    for (const m of results) {
+      const w = waiting.get(m.id);
+      if (!w) continue;
+      waiting.delete(m.id);
+      if (m.error !== undefined) w.reject(new Error(m.error));
+      else w.resolve(asBuffer(m.raw!));
+    }
   });
   worker.on('error', (e) => gone(e.message));
   worker.on('exit', (code) => gone(`exit code ${code}`));
+  // The messages asked for in one turn of the event loop (a claimed batch) go over as one:
+  // each message between threads wakes the other one, which costs more than copying the inputs.
+  let outgoing: SignRequest[] | null = null;
+  const flush = () => {
+    const batch = outgoing!;
+    outgoing = null;
+    // without the thread, its stop already built these here (they were waiting)
+    worker?.postMessage(batch);
+  };
   return {
     sign(input) {
-      const w = worker;
-      if (!w) return inline(input);
+      if (!worker) return inline(input);
       return new Promise<Buffer>((resolve, reject) => {
         const id = nextId++;
         waiting.set(id, { input, resolve, reject });
-        w.postMessage({ id, input });
+        if (!outgoing) {
+          outgoing = [];
+          setImmediate(flush);
+        }
+        outgoing.push({ id, input });
       });
     },
     async close() {

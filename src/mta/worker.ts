@@ -144,22 +144,27 @@ export class QueueWorker {
   private async claim(limit: number): Promise<number> {
     const now = this.o.clock.now();
     let count = 0;
+    let emails = new Map<string, Email>();
+    let suppressed = new Map<string, SuppressionReason>();
     const rows = await this.o.writer.run(async (trx) => {
       const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.leaseMs });
       count = claimed.length;
       if (!claimed.length) return claimed;
       const settled = this.o.instant ? await this.settleInstant(trx, claimed, now) : new Set<string>();
       const emailIds = [...new Set(claimed.filter((r) => !settled.has(r.id)).map((r) => r.emailId))];
-      if (emailIds.length) await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+      if (emailIds.length) {
+        await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+        // What every attempt of the batch needs, read here: on SQLite the writer's connection has
+        // these pages cached, while a reader's cache is dropped at every commit.
+        emails = new Map((await findEmailsById(trx, emailIds)).map((e) => [e.id, e]));
+        suppressed = await suppressedAmong(
+          trx,
+          [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+        );
+      }
       return claimed.filter((r) => !settled.has(r.id));
     });
     if (!rows.length) return count;
-    // What every attempt of the batch needs, read at once: the emails and the suppression list.
-    const emails = new Map((await findEmailsById(this.o.store.reader, [...new Set(rows.map((r) => r.emailId))])).map((e) => [e.id, e]));
-    const suppressed = await suppressedAmong(
-      this.o.store.reader,
-      [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
-    );
     for (const d of rows) this.track(this.process(d, emails.get(d.emailId), suppressed));
     return count;
   }

@@ -5,7 +5,7 @@ import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Email } from '../modules/emails/emails.repo.js';
-import { simulateOutcome, SIMULATED_RETRY_MS } from '../mta/simulate.js';
+import { simulateOutcome, SIMULATED_RETRY_MS } from '../modules/emails/simulate.js';
 import { QueueWorker, type Attempt, type InstantAttempt } from '../mta/worker.js';
 import type { Role } from './role.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Store } from './store.js';
+import { sqliteConnectionOf, type Store } from './store.js';
 
 /**
  * The transaction committed but its commit could not be made durable (the WAL
@@ -59,7 +59,7 @@ export class GroupCommit {
           }
           for (const job of batch) {
             try {
-              results.push({ ok: true, value: await trx.transaction((sp) => job.fn(sp)) });
+              results.push({ ok: true, value: await inSavepoint(trx, job.fn) });
             } catch (error) {
               results.push({ ok: false, error });
             }
@@ -82,4 +82,26 @@ export class GroupCommit {
     }
     this.running = false;
   }
+}
+
+/**
+ * Runs fn in a savepoint of trx. On SQLite the savepoint is set on the
+ * transaction's connection directly and fn gets trx itself: a knex nested
+ * transaction builds a whole new knex instance for each job, which cost the
+ * queue's thread more than most jobs' SQL.
+ */
+async function inSavepoint<T>(trx: Knex.Transaction, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const direct = sqliteConnectionOf(trx);
+  if (!direct) return trx.transaction((sp) => fn(sp));
+  direct.exec('SAVEPOINT group_job');
+  let value: T;
+  try {
+    value = await fn(trx);
+  } catch (e) {
+    direct.exec('ROLLBACK TO group_job');
+    direct.exec('RELEASE group_job');
+    throw e;
+  }
+  direct.exec('RELEASE group_job');
+  return value;
 }

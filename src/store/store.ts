@@ -125,6 +125,7 @@ export function openStore(opts: StoreOptions): Store {
     },
     async close() {
       await checkpointer?.stop();
+      await wal?.close();
       fast.close?.();
       if (reader !== knex) await reader.destroy();
       await knex.destroy();

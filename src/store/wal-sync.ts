@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, fsync, openSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -47,22 +47,47 @@ export class WalSyncer {
     return this.queued;
   }
 
+  /** the WAL's descriptor, kept between syncs; `ino` tells whether the path still names that file */
+  private file: { fd: number; ino: number } | null = null;
+
   protected async fsync(): Promise<void> {
-    // Opened each time: the path always names the WAL this process writes to (SQLite only
-    // removes it when the last connection closes), and no descriptor outlives a restart of it.
-    let file;
+    const file = this.current();
+    if (!file) return;
+    await new Promise<void>((resolve, reject) => fsync(file.fd, (e) => (e ? reject(e) : resolve())));
+  }
+
+  /**
+   * The open WAL, reopened when the path names another file (SQLite deletes the WAL when its last
+   * connection closes and creates a new one later). Null when there is no WAL: nothing was written,
+   * nothing to make durable. Kept open because opening and closing it for every fsync cost the
+   * writer's thread more than the rest of a commit's bookkeeping.
+   */
+  private current(): { fd: number; ino: number } | null {
+    let ino: number;
     try {
-      file = await open(this.walPath, 'r');
+      ino = statSync(this.walPath).ino;
     } catch (e) {
-      // no WAL yet: nothing was written, nothing to make durable
-      if ((e as { code?: string }).code === 'ENOENT') return;
+      if ((e as { code?: string }).code === 'ENOENT') return this.forget();
       throw e;
     }
-    try {
-      await file.sync();
-    } finally {
-      await file.close();
-    }
+    if (this.file?.ino === ino) return this.file;
+    this.forget();
+    const fd = openSync(this.walPath, 'r');
+    this.file = { fd, ino: fstatSync(fd).ino };
+    return this.file;
+  }
+
+  private forget(): null {
+    if (this.file) closeSync(this.file.fd);
+    this.file = null;
+    return null;
+  }
+
+  /** Closes the descriptor once no fsync uses it (the store is closing). */
+  async close(): Promise<void> {
+    await this.queued?.catch(() => undefined);
+    await this.inFlight?.catch(() => undefined);
+    this.forget();
   }
 }
 

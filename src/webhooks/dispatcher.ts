@@ -133,7 +133,8 @@ export class WebhookDispatcher {
   async fanOut(): Promise<number> {
     const now = this.o.clock.now();
     return this.o.writer.run(async (trx) => {
-      const q = trx('events').select('id', 'project_id', 'type').where('fanned_out', false).orderBy('id').limit(500);
+      // the partial index's own predicate, literally: SQLite uses such an index only then
+      const q = trx('events').select('id', 'project_id', 'type').whereRaw('fanned_out = false').orderBy('id').limit(500);
       if (this.o.store.client === 'pg') q.forUpdate().skipLocked();
       const events = (await q) as Array<Pick<EventRow, 'id' | 'project_id' | 'type'>>;
       if (!events.length) return 0;

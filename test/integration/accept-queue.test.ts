@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { expect } from 'chai';
 import { MessageChannel } from 'node:worker_threads';
 import { eachDatabase } from '../helpers/databases.js';
@@ -25,6 +26,28 @@ const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): Acc
 });
 
 eachDatabase('the accept group commit', (db) => {
+  it("the thread's group commit: a job that fails in a shared commit takes back its own writes only", async function () {
+    const { store } = db();
+    const writer = new GroupCommit(store);
+    const key = (n: number) => `gc-test-${Date.now()}-${n}`;
+    const keys = [key(1), key(2), key(3)];
+    const put = (k: string) => (trx: Knex.Transaction) => trx('meta').insert({ key: k, value: 'v' });
+    // submitted in one turn of the event loop: one commit for the three
+    const results = await Promise.allSettled([
+      writer.run(put(keys[0]!)),
+      writer.run(async (trx) => {
+        await put(keys[1]!)(trx);
+        throw new Error('this job fails after writing');
+      }),
+      // a job may open its own nested transaction
+      writer.run((trx) => trx.transaction((inner) => put(keys[2]!)(inner))),
+    ]);
+    expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason.message).to.equal('this job fails after writing');
+    const stored = (await store.knex('meta').whereIn('key', keys).pluck('key')) as string[];
+    expect(stored.sort()).to.deep.equal([keys[0], keys[2]].sort());
+  });
+
   it('stores the other requests of a batch when one of them cannot be stored', async function () {
     const { store } = db();
     const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });

@@ -335,6 +335,40 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(await types(id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
     });
 
+    it('test mail due now is simulated as it is stored: no queue worker needed, the 202 still shows it queued', async function () {
+      // an API with no MTA: whatever the email shows next was written by the accepting transaction
+      const alone = await startTestApi(db().store);
+      try {
+        const u = await alone.tenant();
+        const send = async (local: string) => {
+          const res = await u.api.post('/v1/emails', { ...base, to: [`${local}@${SIM}`] });
+          expect(res.status).to.equal(202);
+          expect(res.body).to.include({ status: 'queued', attempts: 0 });
+          return (await u.api.get(`/v1/emails/${res.body.id}`)).body;
+        };
+        const delivered = await send('delivered');
+        expect(delivered).to.include({ status: 'accepted', attempts: 1 });
+        expect(delivered.recipients[0].status).to.equal('delivered');
+        expect(await types(delivered.id)).to.deep.equal(['email.sent', 'email.delivered']);
+        const bounced = await send('bounced');
+        expect(bounced.status).to.equal('failed');
+        expect(await types(bounced.id)).to.deep.equal(['email.bounced', 'email.failed']);
+        // a simulated delay waits in the queue for its retry, like a live one
+        const delayed = await send('delayed');
+        expect(delayed).to.include({ status: 'queued', attempts: 1 });
+        expect(delayed.recipients[0].status).to.equal('deferred');
+        expect(await types(delayed.id)).to.deep.equal(['email.delivery_delayed']);
+        const [row] = (await alone.deps.store.knex('deliveries').where({ email_id: delayed.id })) as Array<{ state: string; next_attempt_at: number }>;
+        expect(row!.state).to.equal('queued');
+        expect(Number(row!.next_attempt_at)).to.be.greaterThan(Date.now());
+        // scheduled test mail waits for its time
+        const later = await u.api.post('/v1/emails', { ...base, to: [`delivered@${SIM}`], scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+        expect((await u.api.get(`/v1/emails/${later.body.id}`)).body).to.include({ status: 'scheduled', attempts: 0 });
+      } finally {
+        await alone.stop();
+      }
+    });
+
     it('ambiguous@ → ambiguous, and it stays so', async function () {
       const id = await sendTo('ambiguous');
       const e = await waitEmail(t.api, id, (x) => x.status === 'ambiguous');

@@ -25,9 +25,11 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
 
   async function leftSubmitting(dataStarted: boolean): Promise<string> {
     const res = await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' });
-    // what a process killed in the middle of an attempt leaves behind
+    // what a process killed in the middle of an attempt leaves behind (test mail is simulated as it
+    // is stored, so its simulated outcome is undone too)
     await db().store.knex('deliveries').where({ email_id: res.body.id }).update({ state: 'submitting', lease_owner: 'dead-process', lease_until: 0, data_started: dataStarted, attempts: 1 });
-    await db().store.knex('emails').where({ id: res.body.id }).update({ status: 'submitting', attempts: 1 });
+    await db().store.knex('email_recipients').where({ email_id: res.body.id }).update({ status: 'queued', details: null });
+    await db().store.knex('emails').where({ id: res.body.id }).update({ status: 'submitting', attempts: 1, accepted_at: null });
     return res.body.id as string;
   }
 

@@ -123,4 +123,20 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       await signing.close();
     }
   });
+
+  it('on the signing thread: messages asked for together (one claimed batch) each come back as their own, signed', async function () {
+    const signing = startSigningThread(silentLogger());
+    try {
+      const dkim = { domainName: 'example.test', selector: 'sel1', keyId: 'k1', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+      const ids = Array.from({ length: 12 }, (_, i) => `<batch${i}@mta.example.test>`);
+      // asked for in one turn of the event loop: they cross to the thread together
+      const signed = await Promise.all(ids.map((messageId, i) => signing.sign({ mime: { ...base, attachments: [], subject: `n${i}`, messageId, date: base.date.getTime() }, dkim })));
+      const parsed = await Promise.all(signed.map((raw) => simpleParser(raw)));
+      expect(parsed.map((m) => m.messageId)).to.deep.equal(ids);
+      expect(parsed.map((m) => m.subject)).to.deep.equal(ids.map((_, i) => `n${i}`));
+      expect(await verify(signed[7]!)).to.deep.equal(['example.test:pass']);
+    } finally {
+      await signing.close();
+    }
+  });
 });

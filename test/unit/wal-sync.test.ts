@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WalSyncer } from '../../src/store/wal-sync.js';
@@ -41,5 +41,28 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     writeFileSync(join(dir, 'x-wal'), 'frames');
     await new WalSyncer(join(dir, 'x-wal')).sync();
     await new WalSyncer(join(dir, 'missing-wal')).sync();
+  });
+
+  it('follows the WAL at its path: a WAL deleted and made again is the one synced, and close lets go of it', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    const wal = join(dir, 'x-wal');
+    // the descriptors of this process open on that path (Linux names deleted files "path (deleted)")
+    const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((l) => l.startsWith(wal));
+    writeFileSync(wal, 'frames');
+    const s = new WalSyncer(wal);
+    await s.sync();
+    expect(open()).to.deep.equal([wal]);
+    // SQLite removes the WAL when its last connection closes and makes a new one later
+    rmSync(wal);
+    writeFileSync(wal, 'new frames');
+    await s.sync();
+    expect(open()).to.deep.equal([wal]);
+    rmSync(wal);
+    await s.sync();
+    expect(open()).to.deep.equal([]);
+    writeFileSync(wal, 'again');
+    await s.sync();
+    await s.close();
+    expect(open()).to.deep.equal([]);
   });
 });

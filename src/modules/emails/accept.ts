@@ -15,6 +15,8 @@ import { insertEmails, type Email, type Environment, type StoredAttachment } fro
 import { presentEmail } from './emails.presenter.js';
 import { finishIdempotent } from './idempotency.js';
 import type { PreparedEmail } from './prepare.js';
+import { applyOutcomes } from './lifecycle.js';
+import { simulateOutcome, SIMULATED_RETRY_MS } from './simulate.js';
 
 export interface AcceptRequest {
   project: Project;
@@ -28,6 +30,12 @@ export interface AcceptRequest {
 /** Takes an email into the queue; resolves once it is stored durably (AcceptQueue, or its relay to another thread). */
 export interface Acceptor {
   submit(req: AcceptRequest): Promise<Email>;
+}
+
+/** A batch's answer for each request, and whether it left work in the queue. */
+interface Stored {
+  outcomes: Array<Email | ApiError>;
+  queued: boolean;
 }
 
 interface Pending extends AcceptRequest {
@@ -46,6 +54,12 @@ export interface AcceptOptions {
   onStored?: () => void;
   /** the thread's group commit: accepted emails share commits with the queue's own writes */
   writer: GroupCommit;
+  /**
+   * The test domain of CONTRACT §4. When set, test mail due now is simulated
+   * in the transaction that stores it (see settleSimulated); otherwise the
+   * queue worker simulates it as it claims it.
+   */
+  testDomain?: string;
 }
 
 /**
@@ -89,7 +103,7 @@ export class AcceptQueue implements Acceptor {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
       this.opts.writer.run((trx) => this.storeBatch(trx, batch)).then(
-        (outcomes) => this.settle(batch, outcomes),
+        (stored) => this.settle(batch, stored),
         // committed but not on disk: storing it again could queue it twice
         (e: unknown) => (e instanceof NotDurableError ? this.failAll(batch, e) : void this.oneByOne(batch, e)),
       );
@@ -120,16 +134,16 @@ export class AcceptQueue implements Acceptor {
     for (const p of batch) p.reject(apiError('internal_error', 'the email could not be stored durably; retry it'));
   }
 
-  private settle(batch: Pending[], outcomes: Array<Email | ApiError>): void {
+  private settle(batch: Pending[], { outcomes, queued }: Stored): void {
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o instanceof ApiError) p.reject(o);
       else p.resolve(o);
     });
-    if (outcomes.some((o) => !(o instanceof ApiError))) this.opts.onStored?.();
+    if (queued) this.opts.onStored?.();
   }
 
-  private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Array<Email | ApiError>> {
+  private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Stored> {
     const now = this.clock.now();
     const suppressed = await suppressedAmong(
       trx,
@@ -158,12 +172,15 @@ export class AcceptQueue implements Acceptor {
         if (refusal) return refusal;
       }
       const email = this.buildEmail(p, now, isSuppressed, deliveries);
-      emails.push(email);
+      const simulated = this.settleSimulated(email, deliveries, now);
+      emails.push(simulated?.email ?? email);
+      if (simulated) events.push(...simulated.events);
       if (p.attachments.length) attachments.set(email.id, p.attachments);
       for (const r of email.recipients) {
         if (r.status === 'suppressed') events.push(emailEvent(email, 'email.suppressed', now, r.address, { reason: suppressed.get(suppressionKey(project.id, r.address)) ?? 'manual' }));
       }
       if (email.status === 'scheduled') events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt!).toISOString() }));
+      // the 202 shows the email as accepted (queued, attempts 0), whatever its simulation did next
       return email;
     });
 
@@ -176,7 +193,30 @@ export class AcceptQueue implements Acceptor {
       const o = outcomes[i]!;
       if (p.idempotencyKey && !(o instanceof ApiError)) await finishIdempotent(trx, p.project.id, p.idempotencyKey, 202, presentEmail(o));
     }
-    return outcomes;
+    return { outcomes, queued: deliveries.some((d) => d.state === 'queued') };
+  }
+
+  /**
+   * Test mail due now never waits for the queue: its first simulated attempt
+   * (claimed, then its outcome) is applied here, so the email is stored in
+   * the state the worker would have left it in a moment later, with the same
+   * events, and no second transaction rewrites it. The 202 still shows it
+   * queued: that is what was accepted. A simulated delay stays in the queue
+   * for its retry; scheduled test mail waits like any other.
+   * Replaces the email's queue row in `deliveries` with its new state.
+   */
+  private settleSimulated(email: Email, deliveries: Delivery[], now: number): { email: Email; events: OutboxEvent[] } | null {
+    const testDomain = this.opts.testDomain;
+    if (testDomain === undefined || email.environment !== 'test' || email.status !== 'queued') return null;
+    const at = deliveries.findIndex((d) => d.emailId === email.id);
+    if (at < 0) return null;
+    // as the worker's claim leaves them: submitting, one attempt
+    const delivery: Delivery = { ...deliveries[at]!, state: 'submitting', attempts: 1 };
+    const claimed: Email = { ...email, status: 'submitting', attempts: 1 };
+    const outcomes = new Map(claimed.recipients.filter((r) => r.deliveryId === delivery.id).map((r) => [r.id, simulateOutcome(r.address, testDomain, delivery.attempts)]));
+    const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId: null });
+    deliveries[at] = change.delivery;
+    return { email: change.email, events: change.events };
   }
 
   private buildEmail(p: Pending, now: number, isSuppressed: (a: string) => boolean, deliveries: Delivery[]): Email {

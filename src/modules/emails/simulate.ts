@@ -1,4 +1,4 @@
-import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
+import type { RecipientOutcome } from './lifecycle.js';
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];
