@@ -64,7 +64,17 @@ export function startSigningThread(logger: Logger): MessageSigner {
     const batch = outgoing!;
     outgoing = null;
     // without the thread, its stop already built these here (they were waiting)
-    worker?.postMessage(batch);
+    try {
+      worker?.postMessage(batch);
+    } catch {
+      // input that cannot cross to the thread is built here
+      for (const r of batch) {
+        const w = waiting.get(r.id);
+        if (!w) continue;
+        waiting.delete(r.id);
+        inline(r.input).then(w.resolve, w.reject);
+      }
+    }
   };
   return {
     sign(input) {

@@ -61,6 +61,7 @@ export class GroupCommit {
             try {
               results.push({ ok: true, value: await inSavepoint(trx, job.fn) });
             } catch (error) {
+              if (error instanceof TransactionLost) throw error.cause;
               results.push({ ok: false, error });
             }
           }
@@ -85,6 +86,18 @@ export class GroupCommit {
 }
 
 /**
+ * A job's error took the whole SQLite transaction with it (SQLITE_FULL, an
+ * I/O error): nothing of the batch is left to commit, and a later job's
+ * SAVEPOINT would silently start a transaction of its own. The batch fails
+ * as a whole, so that nothing is reported stored and nothing half stored.
+ */
+class TransactionLost extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the transaction was rolled back by the database');
+  }
+}
+
+/**
  * Runs fn in a savepoint of trx. On SQLite the savepoint is set on the
  * transaction's connection directly and fn gets trx itself: a knex nested
  * transaction builds a whole new knex instance for each job, which cost the
@@ -93,11 +106,13 @@ export class GroupCommit {
 async function inSavepoint<T>(trx: Knex.Transaction, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   const direct = sqliteConnectionOf(trx);
   if (!direct) return trx.transaction((sp) => fn(sp));
+  if (!direct.inTransaction) throw new TransactionLost(new Error('no transaction is open'));
   direct.exec('SAVEPOINT group_job');
   let value: T;
   try {
     value = await fn(trx);
   } catch (e) {
+    if (!direct.inTransaction) throw new TransactionLost(e);
     direct.exec('ROLLBACK TO group_job');
     direct.exec('RELEASE group_job');
     throw e;

@@ -27,14 +27,28 @@ export class WalSyncer {
   private inFlight: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
+  /**
+   * The first fsync that failed. Linux may report a lost write once and let a later fsync succeed
+   * without it, so after one failure nothing written since can be called durable: every later
+   * sync fails too, until a restart lets SQLite check the WAL again.
+   */
+  private failure: unknown = null;
+  private closed = false;
+
   constructor(private readonly walPath: string) {}
 
   /** Resolves once everything written to the WAL before this call is on disk. */
   sync(): Promise<void> {
+    if (this.failure !== null) return Promise.reject(new Error(`an earlier fsync of the WAL failed (${(this.failure as Error)?.message ?? String(this.failure)}); nothing written since can be reported durable before a restart`));
     if (!this.inFlight) {
-      this.inFlight = this.fsync().finally(() => {
-        this.inFlight = null;
-      });
+      this.inFlight = this.fsync()
+        .catch((e: unknown) => {
+          this.failure ??= e;
+          throw e;
+        })
+        .finally(() => {
+          this.inFlight = null;
+        });
       return this.inFlight;
     }
     // An fsync already running may have started before the caller's commit: wait for the next one.
@@ -51,9 +65,25 @@ export class WalSyncer {
   private file: { fd: number; ino: number } | null = null;
 
   protected async fsync(): Promise<void> {
-    const file = this.current();
+    // after close(), a late commit's sync opens the WAL for itself and closes it again
+    const own = this.closed;
+    const file = own ? this.open() : this.current();
     if (!file) return;
-    await new Promise<void>((resolve, reject) => fsync(file.fd, (e) => (e ? reject(e) : resolve())));
+    try {
+      await new Promise<void>((resolve, reject) => fsync(file.fd, (e) => (e ? reject(e) : resolve())));
+    } finally {
+      if (own) closeSync(file.fd);
+    }
+  }
+
+  private open(): { fd: number; ino: number } | null {
+    try {
+      const fd = openSync(this.walPath, 'r');
+      return { fd, ino: fstatSync(fd).ino };
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ENOENT') return null;
+      throw e;
+    }
   }
 
   /**
@@ -72,8 +102,7 @@ export class WalSyncer {
     }
     if (this.file?.ino === ino) return this.file;
     this.forget();
-    const fd = openSync(this.walPath, 'r');
-    this.file = { fd, ino: fstatSync(fd).ino };
+    this.file = this.open();
     return this.file;
   }
 
@@ -85,6 +114,7 @@ export class WalSyncer {
 
   /** Closes the descriptor once no fsync uses it (the store is closing). */
   async close(): Promise<void> {
+    this.closed = true;
     await this.queued?.catch(() => undefined);
     await this.inFlight?.catch(() => undefined);
     this.forget();

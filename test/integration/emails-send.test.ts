@@ -281,6 +281,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(done.recipients.map((r: { status: string }) => r.status)).to.deep.equal(['suppressed', 'delivered']);
       const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
       expect(events.filter((e) => e.type === 'email.suppressed').map((e) => e.recipient)).to.deep.equal(['blocked@example.test']);
+      // in the order they happened: skipped at the accept, then sent
+      expect(events.map((e) => e.type)).to.deep.equal(['email.suppressed', 'email.sent', 'email.delivered']);
       // details.reason says why the address is on the list
       expect(events.find((e) => e.type === 'email.suppressed')!.data.details).to.deep.equal({ reason: 'bounce' });
     });

@@ -135,6 +135,12 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       expect(parsed.map((m) => m.messageId)).to.deep.equal(ids);
       expect(parsed.map((m) => m.subject)).to.deep.equal(ids.map((_, i) => `n${i}`));
       expect(await verify(signed[7]!)).to.deep.equal(['example.test:pass']);
+      // a batch that cannot cross to the thread (here: a value structured cloning refuses) is built on this one
+      const odd = { ...base, attachments: [], messageId: '<odd@mta.example.test>', date: base.date.getTime(), notCloneable: () => undefined };
+      const [a, b] = await Promise.all([signing.sign({ mime: odd, dkim }), signing.sign({ mime: { ...base, attachments: [], messageId: '<even@mta.example.test>', date: base.date.getTime() }, dkim })]);
+      expect((await simpleParser(a)).messageId).to.equal('<odd@mta.example.test>');
+      expect((await simpleParser(b)).messageId).to.equal('<even@mta.example.test>');
+      expect(await verify(a)).to.deep.equal(['example.test:pass']);
     } finally {
       await signing.close();
     }

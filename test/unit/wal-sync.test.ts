@@ -65,4 +65,37 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     await s.close();
     expect(open()).to.deep.equal([]);
   });
+
+  it('after one failed fsync, no later sync reports durable (a lost write may not be reported twice)', async function () {
+    let calls = 0;
+    class FailingOnce extends WalSyncer {
+      protected override fsync(): Promise<void> {
+        calls++;
+        return calls === 1 ? Promise.reject(new Error('EIO: i/o error')) : Promise.resolve();
+      }
+    }
+    const s = new FailingOnce('/nonexistent');
+    await s.sync().then(
+      () => expect.fail('the failed fsync was reported durable'),
+      (e: Error) => expect(e.message).to.include('EIO'),
+    );
+    // the next fsync would succeed, but what the failed one lost would not be on disk
+    const later = (await s.sync().catch((e: unknown) => e)) as Error;
+    expect(later).to.be.instanceOf(Error);
+    expect(later.message).to.match(/earlier fsync of the WAL failed \(EIO/);
+    expect(calls).to.equal(1);
+  });
+
+  it('a sync after close opens the WAL for itself and lets go of it again', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    const wal = join(dir, 'x-wal');
+    const open = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === wal; } catch { return false; } });
+    writeFileSync(wal, 'frames');
+    const s = new WalSyncer(wal);
+    await s.sync();
+    await s.close();
+    expect(open()).to.deep.equal([]);
+    await s.sync();
+    expect(open()).to.deep.equal([]);
+  });
 });

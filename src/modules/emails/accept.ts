@@ -172,14 +172,15 @@ export class AcceptQueue implements Acceptor {
         if (refusal) return refusal;
       }
       const email = this.buildEmail(p, now, isSuppressed, deliveries);
-      const simulated = this.settleSimulated(email, deliveries, now);
-      emails.push(simulated?.email ?? email);
-      if (simulated) events.push(...simulated.events);
       if (p.attachments.length) attachments.set(email.id, p.attachments);
       for (const r of email.recipients) {
         if (r.status === 'suppressed') events.push(emailEvent(email, 'email.suppressed', now, r.address, { reason: suppressed.get(suppressionKey(project.id, r.address)) ?? 'manual' }));
       }
       if (email.status === 'scheduled') events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt!).toISOString() }));
+      // after the accept's own events, as if the worker had claimed it a moment later
+      const simulated = this.settleSimulated(email, deliveries, now);
+      emails.push(simulated?.email ?? email);
+      if (simulated) events.push(...simulated.events);
       // the 202 shows the email as accepted (queued, attempts 0), whatever its simulation did next
       return email;
     });
