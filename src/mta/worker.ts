@@ -150,21 +150,22 @@ export class QueueWorker {
       const claimed = await claimDue(trx, this.o.store.client, { now, limit, owner: this.o.owner, leaseMs: this.leaseMs });
       count = claimed.length;
       if (!claimed.length) return claimed;
-      const settled = this.o.instant ? await this.settleInstant(trx, claimed, now) : new Set<string>();
-      const emailIds = [...new Set(claimed.filter((r) => !settled.has(r.id)).map((r) => r.emailId))];
-      if (emailIds.length) {
-        await trx('emails').whereIn('id', emailIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
-        // What every attempt of the batch needs, read here: on SQLite the writer's connection has
-        // these pages cached, while a reader's cache is dropped at every commit.
-        emails = new Map((await findEmailsById(trx, emailIds)).map((e) => [e.id, e]));
-        suppressed = await suppressedAmong(
-          trx,
-          [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
-        );
-      }
-      return claimed.filter((r) => !settled.has(r.id));
+      // What every attempt of the batch needs, read once, here: on SQLite the writer's connection
+      // has these pages cached, while a reader's cache is dropped at every commit.
+      const ids = [...new Set(claimed.map((r) => r.emailId))];
+      await lockRows(trx, 'emails', ids);
+      // as the claim leaves them: submitting, one more attempt
+      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, { ...e, status: 'submitting' as const, attempts: e.attempts + 1, updatedAt: now }]));
+      suppressed = await suppressedAmong(
+        trx,
+        [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+      );
+      const settled = this.o.instant ? await this.settleInstant(trx, claimed, emails, suppressed) : new Set<string>();
+      const left = claimed.filter((r) => !settled.has(r.id));
+      const leftIds = [...new Set(left.map((r) => r.emailId))];
+      if (leftIds.length) await trx('emails').whereIn('id', leftIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+      return left;
     });
-    if (!rows.length) return count;
     for (const d of rows) this.track(this.process(d, emails.get(d.emailId), suppressed));
     return count;
   }
@@ -172,29 +173,22 @@ export class QueueWorker {
   /**
    * Claimed rows whose attempt is instant are attempted and recorded here, in
    * the claiming transaction (as submitting, then their outcome). Returns the
-   * ids of the rows settled so.
+   * ids of the rows settled so. `emails` are as the claim leaves them.
    */
-  private async settleInstant(trx: Knex.Transaction, claimed: Delivery[], now: number): Promise<Set<string>> {
+  private async settleInstant(trx: Knex.Transaction, claimed: Delivery[], emails: Map<string, Email>, suppressed: Map<string, SuppressionReason>): Promise<Set<string>> {
     const instant = this.o.instant!;
-    await lockRows(trx, 'emails', [...new Set(claimed.map((r) => r.emailId))]);
-    // as the claim left them: one more attempt
-    const emails = new Map((await findEmailsById(trx, [...new Set(claimed.map((r) => r.emailId))], false)).map((e) => [e.id, { ...e, attempts: e.attempts + 1 }]));
-    const suppressed = await suppressedAmong(
-      trx,
-      [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
-    );
     const done: Completed[] = [];
     for (const d of claimed) {
-      const stored = emails.get(d.emailId);
-      if (!stored) continue;
-      const email: Email = { ...stored, status: 'submitting', updatedAt: now };
+      const email = emails.get(d.emailId);
+      if (!email) continue;
       const { outcomes, sendable } = this.screen(email, d, suppressed);
       const result = sendable.length ? instant(email, d, sendable) : { outcomes: new Map<string, RecipientOutcome>() };
       if (!result) continue;
       for (const [id, o] of result.outcomes) outcomes.set(id, o);
       done.push({ delivery: d, outcomes, result });
     }
-    if (done.length) await this.recordAll(trx, done, true, emails);
+    // recordAll works on a copy: the emails of rows left for a normal attempt stay as read
+    if (done.length) await this.recordAll(trx, done, true, new Map(emails));
     return new Set(done.map((c) => c.delivery.id));
   }
 

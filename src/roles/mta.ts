@@ -5,7 +5,7 @@ import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Email } from '../modules/emails/emails.repo.js';
-import { simulateOutcome, SIMULATED_RETRY_MS } from '../modules/emails/simulate.js';
+import { simulateAttempt, SIMULATED_RETRY_MS } from '../modules/emails/simulate.js';
 import { QueueWorker, type Attempt, type InstantAttempt } from '../mta/worker.js';
 import type { Role } from './role.js';
 
@@ -32,7 +32,7 @@ export interface MtaOptions {
 export async function startMta(o: MtaOptions): Promise<MtaRole> {
   // Test mail never leaves: its outcome is known at once and recorded as the row is claimed.
   const simulate: InstantAttempt = (email, delivery, recipients) =>
-    email.environment === 'test' ? { outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, o.testDomain, delivery.attempts)])), providerMessageId: null } : null;
+    email.environment === 'test' ? { outcomes: simulateAttempt(recipients, o.testDomain, delivery.attempts), providerMessageId: null } : null;
   const worker = new QueueWorker({
     store: o.store,
     writer: o.writer,

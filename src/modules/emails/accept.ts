@@ -16,7 +16,7 @@ import { presentEmail } from './emails.presenter.js';
 import { finishIdempotent } from './idempotency.js';
 import type { PreparedEmail } from './prepare.js';
 import { applyOutcomes } from './lifecycle.js';
-import { simulateOutcome, SIMULATED_RETRY_MS } from './simulate.js';
+import { simulateAttempt, SIMULATED_RETRY_MS } from './simulate.js';
 
 export interface AcceptRequest {
   project: Project;
@@ -214,7 +214,7 @@ export class AcceptQueue implements Acceptor {
     // as the worker's claim leaves them: submitting, one attempt
     const delivery: Delivery = { ...deliveries[at]!, state: 'submitting', attempts: 1 };
     const claimed: Email = { ...email, status: 'submitting', attempts: 1 };
-    const outcomes = new Map(claimed.recipients.filter((r) => r.deliveryId === delivery.id).map((r) => [r.id, simulateOutcome(r.address, testDomain, delivery.attempts)]));
+    const outcomes = simulateAttempt(claimed.recipients.filter((r) => r.deliveryId === delivery.id), testDomain, delivery.attempts);
     const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId: null });
     deliveries[at] = change.delivery;
     return { email: change.email, events: change.events };

@@ -1,4 +1,5 @@
 import type { RecipientOutcome } from './lifecycle.js';
+import type { Recipient } from './emails.repo.js';
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];
@@ -25,4 +26,9 @@ export function simulateOutcome(address: string, testDomain: string, attempt: nu
     default:
       return delivered;
   }
+}
+
+/** One simulated attempt (the `attempt`-th) for each of the recipients, by recipient id. */
+export function simulateAttempt(recipients: Recipient[], testDomain: string, attempt: number): Map<string, RecipientOutcome> {
+  return new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, testDomain, attempt)]));
 }
