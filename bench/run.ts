@@ -5,7 +5,7 @@
 //   4. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -99,16 +99,75 @@ async function measured<T extends object>(appliancePid: number, phase: () => Pro
   const [a0, c0, w0, t0] = [cpuSeconds(appliancePid), cpuSeconds(process.pid), bytesWritten(appliancePid), performance.now()];
   const r = await phase();
   const wall = (performance.now() - t0) / 1000;
-  return { ...r, wall, appliance_cores: (cpuSeconds(appliancePid) - a0) / wall, client_cores: (cpuSeconds(process.pid) - c0) / wall, appliance_disk_mb: (bytesWritten(appliancePid) - w0) / 1e6 };
+  // a load run by a child process (wrk) reports the CPU time it used itself
+  const { childCpuSeconds = 0, ...rest } = r as T & { childCpuSeconds?: number };
+  return { ...(rest as T), wall, appliance_cores: (cpuSeconds(appliancePid) - a0) / wall, client_cores: (cpuSeconds(process.pid) - c0 + childCpuSeconds) / wall, appliance_disk_mb: (bytesWritten(appliancePid) - w0) / 1e6 };
 }
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** CLIENTS concurrent clients, each sending one request after the other for `seconds`. */
-async function acceptLoad(base: string, key: string, body: (i: number) => unknown): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
-  return load(base, 202, (i) => ({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }));
+type LoadResult = { rate: number; p50: number; p99: number; n: number; errors: number; client: 'wrk' | 'undici'; childCpuSeconds?: number };
+
+/**
+ * CLIENTS concurrent clients, each sending one request after the other for `seconds`. `body` is a
+ * JSON template: @@I@@ becomes the request's number, @@D@@ that number modulo 10.
+ *
+ * The load shares the machine's two cores with the appliance, so the cheaper the client, the more
+ * the figure says about the appliance: wrk (Debian's package) when it is installed, sending the
+ * same bodies; undici in this process otherwise, or with BENCH_CLIENT=undici.
+ */
+async function acceptLoad(base: string, key: string, body: string): Promise<LoadResult> {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  if (useWrk) return wrkLoad(base, 'POST', '/v1/emails', headers, body, 202);
+  const r = await load(base, 202, (i) => ({ path: '/v1/emails', method: 'POST', headers, body: fill(body, i) }));
+  return { ...r, client: 'undici' };
+}
+
+const fill = (template: string, i: number) => template.replaceAll('@@I@@', String(i)).replaceAll('@@D@@', String(i % 10));
+
+const useWrk = process.env.BENCH_CLIENT !== 'undici' && spawnSync('wrk', ['--version']).error === undefined;
+
+// wrk's Lua side: one thread, CLIENTS connections; the template is filled per request as fill() does.
+const WRK_SCRIPT = `
+local template, method, path, headers, i = nil, "POST", "/", {}, 0
+function init(args)
+  local f = assert(io.open(args[1], "r")); template = f:read("*a"); f:close()
+  method, path = args[2], args[3]
+  for k = 4, #args, 2 do headers[args[k]] = args[k + 1] end
+end
+function request()
+  local body = template:gsub("@@I@@", tostring(i)):gsub("@@D@@", tostring(i % 10))
+  i = i + 1
+  if method == "GET" then body = nil end
+  return wrk.format(method, path, headers, body)
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\n{"requests":%d,"duration_us":%d,"status_errors":%d,"socket_errors":%d,"p50_us":%d,"p99_us":%d}\\n',
+    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout, latency:percentile(50), latency:percentile(99)))
+end
+`;
+
+async function wrkLoad(base: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string, ok: number): Promise<LoadResult> {
+  if (ok < 200 || ok > 299) throw new Error('wrk counts only non-2xx answers as errors');
+  const dir = mkdtempSync(join(tmpdir(), 'posthorn-wrk-'));
+  writeFileSync(join(dir, 'load.lua'), WRK_SCRIPT);
+  writeFileSync(join(dir, 'body.json'), body);
+  const args = ['-t1', `-c${CLIENTS}`, `-d${seconds}s`, '--timeout', '10s', '-s', join(dir, 'load.lua'), base, '--', join(dir, 'body.json'), method, path, ...Object.entries(headers).flat()];
+  // `times` prints the CPU time of the shell's children (wrk) once it has exited
+  const child = spawn('sh', ['-c', 'wrk "$@" && times', 'sh', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  const [code] = await once(child, 'exit');
+  rmSync(dir, { recursive: true, force: true });
+  const result = /\{"requests".*\}/.exec(out);
+  if (code !== 0 || !result) throw new Error(`wrk failed (exit ${code}):\n${out}`);
+  const r = JSON.parse(result[0]) as { requests: number; duration_us: number; status_errors: number; socket_errors: number; p50_us: number; p99_us: number };
+  const cpu = [...out.split('\n').at(-2)!.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  const n = r.requests - r.status_errors;
+  return { rate: n / (r.duration_us / 1e6), p50: r.p50_us / 1000, p99: r.p99_us / 1000, n, errors: r.status_errors + r.socket_errors, client: 'wrk', childCpuSeconds: cpu };
 }
 
 async function load(base: string, ok: number, request: (i: number) => Parameters<Pool['request']>[0]): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
@@ -156,7 +215,8 @@ async function koaBaseline(): Promise<number> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   // a child that dies first (its port taken meanwhile) must not leave the bench waiting for ever
   await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`)))]);
-  const r = await load(`http://127.0.0.1:${port}`, 200, () => ({ path: '/', method: 'GET' }));
+  const base = `http://127.0.0.1:${port}`;
+  const r = useWrk ? await wrkLoad(base, 'GET', '/', {}, '', 200) : await load(base, 200, () => ({ path: '/', method: 'GET' }));
   child.kill();
   return r.rate;
 }
@@ -205,16 +265,16 @@ async function main() {
   if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
   const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
 
-  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync), ...calibration, smtp_sessions_per_domain: PER_DOMAIN };
+  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync), ...calibration, load_client: useWrk ? 'wrk' : 'undici', smtp_sessions_per_domain: PER_DOMAIN };
   if (phases.has('accept') || phases.has('accept-test')) {
     step('accepts, test key');
-    const testAccept = await measured(app.child.pid!, () => acceptLoad(base, app.key, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@simulator.posthorn.test`], subject: `Order ${i}`, text })));
+    const testAccept = await measured(app.child.pid!, () => acceptLoad(base, app.key, JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@simulator.posthorn.test'], subject: 'Order @@I@@', text })));
     report.accept_test_key = testAccept;
     step(`  ${JSON.stringify(testAccept)}`);
   }
   if (phases.has('accept') || phases.has('accept-live')) {
     step('accepts, live key');
-    const liveAccept = await measured(app.child.pid!, () => acceptLoad(base, live, (i) => ({ from: 'Shop <orders@shop.bench.test>', to: [`user${i}@${domains[i % 10]}`], subject: `Order ${i}`, text, html: `<p>${text}</p>` })));
+    const liveAccept = await measured(app.child.pid!, () => acceptLoad(base, live, JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@d@@D@@.bench.test'], subject: 'Order @@I@@', text, html: `<p>${text}</p>` })));
     report.accept_live_key = liveAccept;
     step(`  ${JSON.stringify(liveAccept)}`);
     // let the live accept run's deliveries finish before measuring delivery alone

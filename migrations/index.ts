@@ -8,6 +8,7 @@ import * as m0006 from './0006_webhooks.js';
 import * as m0007 from './0007_key_prefix.js';
 import * as m0008 from './0008_unused_index.js';
 import * as m0009 from './0009_unfanned_events.js';
+import * as m0010 from './0010_events_by_type.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0007_key_prefix', m0007],
   ['0008_unused_index', m0008],
   ['0009_unfanned_events', m0009],
+  ['0010_events_by_type', m0010],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

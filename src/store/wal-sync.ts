@@ -131,16 +131,27 @@ db.pragma('synchronous = NORMAL');
 parentPort.on('message', (m) => {
   if (m === 'stop') { db.close(); parentPort.postMessage('stopped'); return; }
   let result = null;
-  try { result = db.pragma('wal_checkpoint(PASSIVE)')[0]; } catch (e) { result = { error: String(e && e.message || e) }; }
+  // SQLite starts the WAL over only when a write begins with every frame copied. Under steady
+  // commits a pass never gets there (commits land while it copies), but the next pass copies only
+  // those few frames and may: up to five passes, until one finds no frame the previous did not.
+  try {
+    for (let pass = 0, seen = -1; pass < 5; pass++) {
+      result = db.pragma('wal_checkpoint(PASSIVE)')[0];
+      if (result.busy || result.log === seen || result.log !== result.checkpointed) break;
+      seen = result.log;
+    }
+  } catch (e) { result = { error: String(e && e.message || e) }; }
   parentPort.postMessage(result);
 });
 `;
 
 /**
  * Copies the WAL into the database file on a thread of its own, so that the
- * checkpoint's writes and fsyncs never stall the event loop (the writer
- * connection runs with wal_autocheckpoint = 0). PASSIVE checkpoints never
- * block the writer; asked for at most every `everyMs` while commits happen.
+ * checkpoint's writes and fsyncs do not stall the writer's commits (its
+ * connection checkpoints itself only past WAL_BOUND_PAGES, store.ts). PASSIVE
+ * checkpoints never block the writer; asked for at most every `everyMs` while
+ * the store that owns this checkpointer commits: each thread's store that
+ * writes needs one of its own.
  */
 export class BackgroundCheckpointer {
   private worker: Worker | null;

@@ -6,7 +6,11 @@ import { createProject, setProject, listProjects } from '../../src/modules/proje
 import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
 import { firstStart } from '../../src/modules/projects/bootstrap.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
-import { isUniqueViolation, openStore } from '../../src/store/store.js';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { isUniqueViolation, openStore, WAL_BOUND_PAGES } from '../../src/store/store.js';
 import { findEmailById, insertEmail, saveEmailState } from '../../src/modules/emails/emails.repo.js';
 import { storedEmail } from '../helpers/fixtures.js';
 
@@ -150,6 +154,36 @@ eachDatabase('store', (db, kind) => {
         expect((await listProjects(deps())).map((p) => p.name)).to.include.members(['from-other', 'from-first']);
       } finally {
         await other.close();
+      }
+    });
+
+    it('with background checkpoints, copies commits into the database file itself, and checkpoints in a commit only past the WAL bound', async function () {
+      const dir = mkdtempSync(join(tmpdir(), 'posthorn-ckpt-'));
+      const store = openStore({ client: 'sqlite', dataDir: dir, backgroundCheckpoints: true });
+      try {
+        await store.migrateLatest();
+        const bound = (await store.knex.raw('PRAGMA wal_autocheckpoint')) as Array<{ wal_autocheckpoint: number }>;
+        expect(bound[0]!.wal_autocheckpoint).to.equal(WAL_BOUND_PAGES);
+        // far below the bound and SQLite's own 1,000 pages: only the checkpointer thread copies these
+        await createProject({ store, clock: systemClock }, { name: 'checkpointed' });
+        // the database file alone, without its WAL, holds the project once a checkpoint has run
+        const inFile = () => {
+          copyFileSync(join(dir, 'posthorn.sqlite'), join(dir, 'copy.sqlite'));
+          const copy = new Database(join(dir, 'copy.sqlite'), { readonly: true });
+          try {
+            // before the first checkpoint even the schema is only in the WAL
+            if (!copy.prepare("select 1 from sqlite_master where name = 'projects'").get()) return 0;
+            return (copy.prepare("select count(*) as n from projects where name = 'checkpointed'").get() as { n: number }).n;
+          } finally {
+            copy.close();
+          }
+        };
+        const until = Date.now() + 5000;
+        while (inFile() === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+        expect(inFile()).to.equal(1);
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   }
