@@ -151,7 +151,8 @@ end
 `;
 
 async function wrkLoad(base: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string, ok: number): Promise<LoadResult> {
-  if (ok < 200 || ok > 299) throw new Error('wrk counts only non-2xx answers as errors');
+  // wrk counts only answers of 400 and above as errors: the expected status must be one of those below
+  if (ok < 200 || ok > 299) throw new Error(`wrk cannot tell ${ok} from other answers below 400`);
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-wrk-'));
   writeFileSync(join(dir, 'load.lua'), WRK_SCRIPT);
   writeFileSync(join(dir, 'body.json'), body);
@@ -160,12 +161,16 @@ async function wrkLoad(base: string, method: 'GET' | 'POST', path: string, heade
   const child = spawn('sh', ['-c', 'wrk "$@" && times', 'sh', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
-  const [code] = await once(child, 'exit');
+  // 'close', not 'exit': stdout may still hold the last lines when the process has exited
+  const [code] = await once(child, 'close');
   rmSync(dir, { recursive: true, force: true });
   const result = /\{"requests".*\}/.exec(out);
   if (code !== 0 || !result) throw new Error(`wrk failed (exit ${code}):\n${out}`);
   const r = JSON.parse(result[0]) as { requests: number; duration_us: number; status_errors: number; socket_errors: number; p50_us: number; p99_us: number };
-  const cpu = [...out.split('\n').at(-2)!.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  // `times`: the shell's own user and system time, then its children's, on the last line
+  const children = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(out);
+  if (!children) throw new Error(`no CPU times after wrk's output:\n${out}`);
+  const cpu = Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
   const n = r.requests - r.status_errors;
   return { rate: n / (r.duration_us / 1e6), p50: r.p50_us / 1000, p99: r.p99_us / 1000, n, errors: r.status_errors + r.socket_errors, client: 'wrk', childCpuSeconds: cpu };
 }

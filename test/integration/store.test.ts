@@ -169,13 +169,16 @@ eachDatabase('store', (db, kind) => {
         // the database file alone, without its WAL, holds the project once a checkpoint has run
         const inFile = () => {
           copyFileSync(join(dir, 'posthorn.sqlite'), join(dir, 'copy.sqlite'));
-          const copy = new Database(join(dir, 'copy.sqlite'), { readonly: true });
+          let copy: Database.Database | null = null;
           try {
-            // before the first checkpoint even the schema is only in the WAL
-            if (!copy.prepare("select 1 from sqlite_master where name = 'projects'").get()) return 0;
+            copy = new Database(join(dir, 'copy.sqlite'), { readonly: true });
             return (copy.prepare("select count(*) as n from projects where name = 'checkpointed'").get() as { n: number }).n;
+          } catch {
+            // before the first checkpoint even the schema is only in the WAL, and a copy taken
+            // while a checkpoint writes the file may be half written: not there yet
+            return 0;
           } finally {
-            copy.close();
+            copy?.close();
           }
         };
         const until = Date.now() + 5000;
