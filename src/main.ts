@@ -4,7 +4,7 @@ import type { Logger } from './log/logger.js';
 import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
-import { openStore, type Store } from './store/store.js';
+import { openStore, type Store, type StoreOptions } from './store/store.js';
 import { GroupCommit } from './store/group-commit.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
@@ -270,6 +270,16 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
 }
 
 /**
+ * The store of each thread of a serving process (the API thread and the
+ * background thread): one write lock between them, and a checkpointer each,
+ * since a checkpointer hears only of its own store's commits (without one,
+ * SQLite checkpoints inside that store's commits).
+ */
+export function servingStoreOptions(config: Config, writeLock: SharedArrayBuffer | undefined): StoreOptions {
+  return { client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...(writeLock ? { writeLock } : {}) };
+}
+
+/**
  * The composition root: config → store → dependencies → roles. The only
  * place that sees the whole config; every role gets its slice.
  */
@@ -278,7 +288,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
   const sqlite = config.database.client === 'sqlite';
   const unlock = sqlite ? lockDataDir(config.dataDir) : () => undefined;
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
-  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...(writeLock ? { writeLock } : {}) });
+  const store = openStore(servingStoreOptions(config, writeLock));
   let background: BackgroundThread | null = null;
   try {
     const applied = await store.migrateLatest();

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { createLogger } from '../log/logger.js';
 import { systemClock } from '../lib/time.js';
 import { openStore } from '../store/store.js';
-import { buildCore, startRoles } from '../main.js';
+import { buildCore, servingStoreOptions, startRoles } from '../main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './background.js';
 import { fromWire, outcomeOf } from './accept-relay.js';
 
@@ -18,7 +18,7 @@ async function run(): Promise<void> {
   const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child({ thread: 'background' });
   // This thread makes most of the commits: without a checkpointer of its own, SQLite checkpointed
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
-  const store = openStore({ client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...(data.writeLock ? { writeLock: data.writeLock } : {}) });
+  const store = openStore(servingStoreOptions(config, data.writeLock));
   const core = buildCore(config, store, logger, systemClock);
   let running;
   try {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
-import { openStore, type Store } from '../../src/store/store.js';
+import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -16,10 +16,10 @@ export interface TestDatabase {
 
 export const PG_URL = process.env.POSTHORN_TEST_PG_URL;
 
-/** A fresh, empty SQLite database in its own temp folder. */
-export function freshSqlite(): TestDatabase {
+/** A fresh, empty SQLite database in its own temp folder (`extra`: more store options, e.g. background checkpoints). */
+export function freshSqlite(extra: Omit<StoreOptions, 'client' | 'dataDir'> = {}): TestDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-test-'));
-  const options = { client: 'sqlite' as const, dataDir: dir };
+  const options = { ...extra, client: 'sqlite' as const, dataDir: dir };
   const store = openStore(options);
   return {
     options,

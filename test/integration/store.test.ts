@@ -1,13 +1,12 @@
 import { expect } from 'chai';
-import { eachDatabase, freshDatabase, DATABASE_KINDS } from '../helpers/databases.js';
+import { eachDatabase, freshDatabase, freshSqlite, DATABASE_KINDS } from '../helpers/databases.js';
 import { systemClock } from '../../src/lib/time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { createProject, setProject, listProjects } from '../../src/modules/projects/projects.service.js';
 import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
 import { firstStart } from '../../src/modules/projects/bootstrap.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isUniqueViolation, openStore, WAL_BOUND_PAGES } from '../../src/store/store.js';
@@ -158,8 +157,9 @@ eachDatabase('store', (db, kind) => {
     });
 
     it('with background checkpoints, copies commits into the database file itself, and checkpoints in a commit only past the WAL bound', async function () {
-      const dir = mkdtempSync(join(tmpdir(), 'posthorn-ckpt-'));
-      const store = openStore({ client: 'sqlite', dataDir: dir, backgroundCheckpoints: true });
+      const fresh = freshSqlite({ backgroundCheckpoints: true });
+      const { store } = fresh;
+      const dir = fresh.options.dataDir!;
       try {
         await store.migrateLatest();
         const bound = (await store.knex.raw('PRAGMA wal_autocheckpoint')) as Array<{ wal_autocheckpoint: number }>;
@@ -185,8 +185,7 @@ eachDatabase('store', (db, kind) => {
         while (inFile() === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
         expect(inFile()).to.equal(1);
       } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
+        await fresh.drop();
       }
     });
   }
