@@ -4,7 +4,8 @@ import type { Logger } from './log/logger.js';
 import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
-import { openStore, type Store, type StoreOptions } from './store/store.js';
+import { openStore, sqliteFile, type Store, type StoreOptions } from './store/store.js';
+import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
 import { GroupCommit } from './store/group-commit.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { KeyAuthenticator } from './modules/keys/keys.service.js';
@@ -53,6 +54,8 @@ export function egressOptions(config: Config, resolver: DnsResolver, timeoutMs: 
 
 export interface Core {
   deps: ApiDeps;
+  /** the accept group commit built here; null when another thread's was passed in */
+  acceptQueue: AcceptQueue | null;
   writer: GroupCommit;
   /** set by the roles that want to hear about new work */
   wakeMta(): void;
@@ -78,13 +81,14 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     }
   };
   // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
-  const accept = opts.accept ?? new AcceptQueue(store, clock, logger, {
+  const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, {
     hostname: config.outbound.hostname,
     routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
     onStored: () => mtaWake(),
     writer,
     testDomain: config.testDomain,
   });
+  const accept = opts.accept ?? acceptQueue!;
   const deps: ApiDeps = {
     tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
     config,
@@ -107,6 +111,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
   return {
     deps,
+    acceptQueue,
     writer,
     wakeMta: () => mtaWake(),
     wakeDispatcher: () => dispatcherWake(),
@@ -271,12 +276,19 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
 
 /**
  * The store of each thread of a serving process (the API thread and the
- * background thread): one write lock between them, and a checkpointer each,
- * since a checkpointer hears only of its own store's commits (without one,
- * SQLite checkpoints inside that store's commits).
+ * background thread): one write lock and one fsync thread between them, and
+ * a checkpointer each, since a checkpointer hears only of its own store's
+ * commits (without one, SQLite checkpoints inside that store's commits).
  */
-export function servingStoreOptions(config: Config, writeLock: SharedArrayBuffer | undefined): StoreOptions {
-  return { client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...(writeLock ? { writeLock } : {}) };
+export function servingStoreOptions(config: Config, shared: { writeLock?: SharedArrayBuffer | undefined; durability?: SharedDurability | undefined }): StoreOptions {
+  return {
+    client: config.database.client,
+    dataDir: config.dataDir,
+    url: config.database.url,
+    backgroundCheckpoints: true,
+    ...(shared.writeLock ? { writeLock: shared.writeLock } : {}),
+    ...(shared.durability ? { durability: shared.durability } : {}),
+  };
 }
 
 /**
@@ -288,7 +300,15 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
   const sqlite = config.database.client === 'sqlite';
   const unlock = sqlite ? lockDataDir(config.dataDir) : () => undefined;
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
-  const store = openStore(servingStoreOptions(config, writeLock));
+  // one fsync thread for the commits of both threads: links[0] here, links[1] for the background
+  const syncer = sqlite ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2) : null;
+  const durability = syncer ? new SharedDurability(syncer.links[0]!) : undefined;
+  const store = openStore(servingStoreOptions(config, { writeLock, durability }));
+  const closeStore = async () => {
+    await store.close();
+    await syncer?.stop();
+    durability?.close();
+  };
   let background: BackgroundThread | null = null;
   try {
     const applied = await store.migrateLatest();
@@ -297,7 +317,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     if (first) opts.announceFirstStart?.(first);
     // The MTA, the dispatcher, the jobs and the accept group commit run on a second thread; this
     // one serves the API and DNS.
-    background = await startBackgroundThread({ config, writeLock, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason));
+    background = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
     const bg = background;
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     core.onMtaWake(() => bg.wake('mta'));
@@ -310,14 +330,14 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
       async stop() {
         await running.stop();
         await bg.stop();
-        await store.close();
+        await closeStore();
         unlock();
         logger.info('stopped');
       },
     };
   } catch (e) {
     await background?.stop().catch(() => undefined);
-    await store.close().catch(() => undefined);
+    await closeStore().catch(() => undefined);
     unlock();
     throw e;
   }

@@ -1,6 +1,6 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
 import { asBuffer } from '../lib/bytes.js';
-import type { AcceptRequest, Acceptor } from '../modules/emails/accept.js';
+import type { AcceptQueue, AcceptRequest, Acceptor } from '../modules/emails/accept.js';
 import type { Email } from '../modules/emails/emails.repo.js';
 
 /**
@@ -10,11 +10,15 @@ import type { Email } from '../modules/emails/emails.repo.js';
  * emptied the other connection's page cache), and accepted emails share
  * commits with the queue's own writes. The API thread keeps HTTP, validation
  * and attachment downloads; what crosses over is the prepared email, and
- * back comes the stored one (without its bodies) or the error, once its
- * commit is on disk.
+ * back comes the stored one (without its bodies) or the error. The stored
+ * email comes back at COMMIT with its commit number, and the API thread
+ * answers once the process's fsync thread reports that number durable
+ * (shared-durability.ts): the fsync and the way back overlap, and the
+ * background thread's busy event loop is not in between.
  */
 
-export type AcceptOutcome = { ok: true; email: Email } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
+/** seq: the commit to wait for before answering; null when the commit was already on disk. */
+export type AcceptOutcome = { ok: true; email: Email; seq: bigint | null } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
 
 /** The request as it crosses to the other thread (the attachments travel once, resolved). */
 export function toWire(req: AcceptRequest): AcceptRequest {
@@ -26,9 +30,22 @@ export function fromWire(req: AcceptRequest): AcceptRequest {
   return { ...req, attachments: req.attachments.map((a) => ({ ...a, content: asBuffer(a.content) })) };
 }
 
-export function outcomeOf(settled: PromiseSettledResult<Email>): AcceptOutcome {
+const NOT_DURABLE = () => apiError('internal_error', 'the email could not be stored durably; retry it');
+
+/**
+ * The background thread's side: stores the email and tells its commit
+ * number. Without a shared fsync thread (no number) it waits here until the
+ * commit is on disk.
+ */
+export async function storeForRelay(queue: AcceptQueue, req: AcceptRequest): Promise<{ email: Email; seq: bigint | null }> {
+  const { value, durable, seq } = await queue.submitCommitted(req);
+  if (seq === null) await durable.catch(() => Promise.reject(NOT_DURABLE()));
+  return { email: value, seq };
+}
+
+export function outcomeOf(settled: PromiseSettledResult<{ email: Email; seq: bigint | null }>): AcceptOutcome {
   // The API thread only presents the stored email, which shows no bodies: they stay here.
-  if (settled.status === 'fulfilled') return { ok: true, email: { ...settled.value, html: null, text: null } };
+  if (settled.status === 'fulfilled') return { ok: true, email: { ...settled.value.email, html: null, text: null }, seq: settled.value.seq };
   const e = settled.reason instanceof ApiError ? settled.reason : apiError('internal_error', 'the email could not be stored; nothing was queued');
   return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
 }
@@ -54,7 +71,11 @@ export class RemoteAcceptor implements Acceptor {
   private readonly sent = new Map<number, Waiting[]>();
   private closed: string | null = null;
 
-  constructor(private readonly post: (id: number, requests: AcceptRequest[]) => void) {}
+  constructor(
+    private readonly post: (id: number, requests: AcceptRequest[]) => void,
+    /** resolves once the given commit of the process is on disk (shared-durability.ts) */
+    private readonly whenDurable: (seq: bigint) => Promise<void>,
+  ) {}
 
   submit(request: AcceptRequest): Promise<Email> {
     if (this.closed) return Promise.reject(apiError('service_unavailable', this.closed));
@@ -83,18 +104,37 @@ export class RemoteAcceptor implements Acceptor {
     }
   }
 
-  /** The other thread's answer to message `id`, one outcome per request, in order. */
+  /**
+   * The other thread's answer to message `id`, one outcome per request, in
+   * order. Refusals are answered at once; stored emails once the last commit
+   * among them is on disk (one wait for the message: they share a commit
+   * but when one was retried alone).
+   */
   answered(id: number, outcomes: AcceptOutcome[]): void {
     const batch = this.sent.get(id);
     if (!batch) return;
     this.sent.delete(id);
+    const stored: Array<[Waiting, Email]> = [];
+    let last: bigint | null = null;
     batch.forEach((w, i) => {
+      const o = outcomes[i]!;
       try {
-        w.resolve(settle(outcomes[i]!));
+        stored.push([w, settle(o)]);
+        if (o.ok && o.seq !== null && (last === null || o.seq > last)) last = o.seq;
       } catch (e) {
         w.reject(e);
       }
     });
+    if (!stored.length) return;
+    const onDisk = last === null ? Promise.resolve() : this.whenDurable(last);
+    onDisk.then(
+      () => {
+        for (const [w, email] of stored) w.resolve(email);
+      },
+      () => {
+        for (const [w] of stored) w.reject(NOT_DURABLE());
+      },
+    );
   }
 
   /** The other thread is gone: whatever it had not answered may or may not be stored. */

@@ -7,7 +7,8 @@ import { systemClock } from '../lib/time.js';
 import { openStore } from '../store/store.js';
 import { buildCore, servingStoreOptions, startRoles } from '../main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './background.js';
-import { fromWire, outcomeOf } from './accept-relay.js';
+import { fromWire, outcomeOf, storeForRelay } from './accept-relay.js';
+import { SharedDurability } from '../store/shared-durability.js';
 
 const data = workerData as BackgroundData;
 const port = parentPort!;
@@ -18,15 +19,18 @@ async function run(): Promise<void> {
   const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child({ thread: 'background' });
   // This thread makes most of the commits: without a checkpointer of its own, SQLite checkpointed
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
-  const store = openStore(servingStoreOptions(config, data.writeLock));
+  const durability = data.durability ? new SharedDurability(data.durability) : undefined;
+  const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability }));
   const core = buildCore(config, store, logger, systemClock);
   let running;
   try {
     running = await startRoles(config, core, logger, systemClock, { mta: true, webhooks: true, jobs: true });
   } catch (e) {
     await store.close().catch(() => undefined);
+    durability?.close();
     throw e;
   }
+  const queue = core.acceptQueue!;
   const roles = running;
   const accepting = new Set<Promise<void>>();
   port.on('message', (m: ToBackground) => {
@@ -39,7 +43,7 @@ async function run(): Promise<void> {
         return;
       case 'accept': {
         const { id } = m;
-        const done = Promise.allSettled(m.requests.map((r) => core.deps.emails.accept.submit(fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }));
+        const done = Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }));
         accepting.add(done);
         void done.finally(() => accepting.delete(done));
         return;
@@ -50,6 +54,7 @@ async function run(): Promise<void> {
           await Promise.all(accepting);
           await roles.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
           await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
+          durability?.close();
           logger.flush();
           send({ type: 'stopped' });
           port.close();

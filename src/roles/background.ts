@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
 import type { AcceptRequest } from '../modules/emails/accept.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
+import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = 'mta' | 'dispatcher';
@@ -19,6 +20,8 @@ export interface BackgroundData {
   config: Config;
   /** the SQLite write lock shared with the API thread's store */
   writeLock: SharedArrayBuffer | undefined;
+  /** SQLite: its link to the process's fsync thread (its port goes over in the transfer list) */
+  durability: DurabilityLink | undefined;
   logToStderr: boolean;
 }
 
@@ -38,10 +41,10 @@ const STOP_TIMEOUT_MS = 30_000;
  * If the thread dies, `onFailure` is told: the process cannot do its job
  * without it.
  */
-export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void): Promise<BackgroundThread> {
+export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null): Promise<BackgroundThread> {
   // From dist/ the entry is compiled JavaScript; under tsx (tests) it is the TypeScript file.
   const entry = new URL(import.meta.url.endsWith('.ts') ? './background-thread.ts' : './background-thread.js', import.meta.url);
-  const worker = new Worker(entry, { workerData: data });
+  const worker = new Worker(entry, { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
   let stopping = false;
   await new Promise<void>((resolve, reject) => {
     const onMessage = (m: FromBackground) => {
@@ -63,7 +66,11 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     worker.on('error', onError);
     worker.on('exit', onExit);
   });
-  const accept = new RemoteAcceptor((id, requests) => worker.postMessage({ type: 'accept', id, requests } satisfies ToBackground));
+  const accept = new RemoteAcceptor(
+    (id, requests) => worker.postMessage({ type: 'accept', id, requests } satisfies ToBackground),
+    // without a shared fsync thread (PostgreSQL) the commits come back already durable, with no number
+    (seq) => durability?.whenDurable(seq) ?? Promise.resolve(),
+  );
   worker.on('message', (m: FromBackground) => {
     if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
   });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { sqliteConnectionOf, type Store } from './store.js';
+import { sqliteConnectionOf, type Committed, type Store } from './store.js';
 
 /**
  * The transaction committed but its commit could not be made durable (the WAL
@@ -15,6 +15,8 @@ export class NotDurableError extends Error {
 
 interface Job {
   fn(trx: Knex.Transaction): Promise<unknown>;
+  /** settled at COMMIT with the Committed, instead of with the value once durable */
+  early: boolean;
   resolve(v: unknown): void;
   reject(e: unknown): void;
 }
@@ -35,8 +37,21 @@ export class GroupCommit {
   ) {}
 
   run<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+    return this.enqueue(fn, false);
+  }
+
+  /**
+   * Like run, but resolves as soon as the shared transaction commits, with
+   * `durable` to wait on (and its commit number, for another thread to wait
+   * on): for a caller that hands the result on before it answers anyone.
+   */
+  runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> {
+    return this.enqueue(fn, true);
+  }
+
+  private enqueue<R>(fn: (trx: Knex.Transaction) => Promise<unknown>, early: boolean): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.push({ fn, early, resolve: resolve as (v: unknown) => void, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -49,8 +64,9 @@ export class GroupCommit {
       const batch = this.waiting.splice(0, this.maxBatch);
       const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
       let durable: Promise<void>;
+      let seq: bigint | null;
       try {
-        ({ durable } = await this.store.commit(async (trx) => {
+        ({ durable, seq } = await this.store.commit(async (trx) => {
           results.length = 0;
           // A job alone needs no savepoint: its failure rolls the whole transaction back.
           if (batch.length === 1) {
@@ -70,16 +86,29 @@ export class GroupCommit {
         for (const job of batch) job.reject(e);
         continue;
       }
-      // The next batch starts now; these callers hear back once their commit is on disk.
-      durable.then(
-        () =>
-          batch.forEach((job, i) => {
-            const r = results[i]!;
-            if (r.ok) job.resolve(r.value);
-            else job.reject(r.error);
-          }),
-        (e: unknown) => batch.forEach((job) => job.reject(new NotDurableError(e))),
-      );
+      // The next batch starts now; these callers hear back once their commit is on disk, or now
+      // (early) with `durable` to watch themselves: a failure there is theirs to report.
+      durable.catch(() => undefined);
+      const late: Array<[Job, (typeof results)[number]]> = [];
+      batch.forEach((job, i) => {
+        const r = results[i]!;
+        if (!job.early) late.push([job, r]);
+        else if (r.ok) job.resolve({ value: r.value, durable, seq } satisfies Committed<unknown>);
+        else job.reject(r.error);
+      });
+      if (late.length) {
+        durable.then(
+          () => {
+            for (const [job, r] of late) {
+              if (r.ok) job.resolve(r.value);
+              else job.reject(r.error);
+            }
+          },
+          (e: unknown) => {
+            for (const [job] of late) job.reject(new NotDurableError(e));
+          },
+        );
+      }
     }
     this.running = false;
   }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
 import { BackgroundCheckpointer, WalSyncer } from './wal-sync.js';
 import { WriteLock } from './write-lock.js';
+import type { SharedDurability } from './shared-durability.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -28,6 +29,20 @@ export interface StoreOptions {
   backgroundCheckpoints?: boolean;
   /** sqlite: shared by the stores of several threads of one process, one write transaction at a time */
   writeLock?: SharedArrayBuffer;
+  /** sqlite: the process's fsync thread, shared by the stores of its threads (instead of a WalSyncer each) */
+  durability?: SharedDurability;
+}
+
+/**
+ * A transaction that has committed. `durable` resolves once it is on disk.
+ * With a shared fsync thread, `seq` is its commit number: another thread of
+ * the process can wait for it too (SharedDurability.whenDurable). Null
+ * otherwise: only `durable` tells.
+ */
+export interface Committed<T> {
+  value: T;
+  durable: Promise<void>;
+  seq: bigint | null;
 }
 
 export interface Store {
@@ -54,7 +69,7 @@ export interface Store {
    * once and answers its callers when `durable` does (on PostgreSQL the two
    * are the same moment).
    */
-  commit<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
+  commit<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>>;
   migrateLatest(): Promise<string[]>;
   /** names of migrations not applied yet */
   pendingMigrations(): Promise<string[]>;
@@ -64,6 +79,9 @@ export interface Store {
 
 export const SQLITE_FILE = 'posthorn.sqlite';
 
+/** The SQLite database file in a data folder (its WAL is this path plus `-wal`). */
+export const sqliteFile = (dataDir: string) => join(dataDir, SQLITE_FILE);
+
 export interface SqlRunner {
   /** for compiling queries in this database's dialect */
   readonly knex: Knex;
@@ -72,14 +90,15 @@ export interface SqlRunner {
 
 export function openStore(opts: StoreOptions): Store {
   const sqlite = opts.client === 'sqlite';
-  const file = sqlite ? join(opts.dataDir!, SQLITE_FILE) : '';
+  const file = sqlite ? sqliteFile(opts.dataDir!) : '';
   const checkpointer = sqlite && opts.backgroundCheckpoints ? new BackgroundCheckpointer(file) : null;
   const knex = sqlite ? sqliteKnex(opts.dataDir!, { autoCheckpointPages: checkpointer ? WAL_BOUND_PAGES : undefined }) : pgKnex(opts.url!, opts.poolMax ?? 10);
   const reader = sqlite ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const migrations = { migrationSource, tableName: 'knex_migrations' };
   const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
   // SQLite commits write the WAL; they count as committed once it is fsynced (wal-sync.ts).
-  const wal = sqlite ? new WalSyncer(`${file}-wal`) : null;
+  const shared = sqlite ? (opts.durability ?? null) : null;
+  const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
   const writeLock = sqlite && opts.writeLock ? new WriteLock(opts.writeLock) : null;
   const locked = async <T>(run: () => Promise<T>): Promise<T> => {
     if (!writeLock) return run();
@@ -90,14 +109,17 @@ export function openStore(opts: StoreOptions): Store {
       writeLock.release();
     }
   };
-  const durable = async () => {
-    if (!wal) return;
-    await wal.sync();
+  // seq: the commit's number with a shared fsync thread, counted when COMMIT returned
+  const durable = async (seq: bigint | null = shared?.committed() ?? null) => {
+    if (shared) await shared.whenDurable(seq!);
+    else if (wal) await wal.sync();
+    else return;
     checkpointer?.committed();
   };
-  const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>) => {
+  const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> => {
     const value = await locked(() => withRetry(() => knex.transaction(fn)));
-    return { value, durable: durable() };
+    const seq = shared?.committed() ?? null;
+    return { value, seq, durable: durable(seq) };
   };
   return {
     client: opts.client,
@@ -177,7 +199,7 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointP
   // statements themselves and capped the group commit far below the disk's fsync rate.
   const knex: Knex = knexFactory({
     client: 'better-sqlite3',
-    connection: { filename: join(dataDir, SQLITE_FILE), options: { readonly: false } },
+    connection: { filename: sqliteFile(dataDir), options: { readonly: false } },
     useNullAsDefault: true,
     // One connection per pool: SQLite has one writer anyway, and one connection makes
     // every transaction of this process strictly serial. Reads have their own.
@@ -282,7 +304,7 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * compose several of them into one commit.
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
-  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve() }) };
+  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve(), seq: null }) };
 }
 
 /** The dialect behind a knex handle or transaction. */

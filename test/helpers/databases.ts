@@ -16,10 +16,15 @@ export interface TestDatabase {
 
 export const PG_URL = process.env.POSTHORN_TEST_PG_URL;
 
-/** A fresh, empty SQLite database in its own temp folder (`extra`: more store options, e.g. background checkpoints). */
-export function freshSqlite(extra: Omit<StoreOptions, 'client' | 'dataDir'> = {}): TestDatabase {
+type ExtraOptions = Omit<StoreOptions, 'client' | 'dataDir'>;
+
+/**
+ * A fresh, empty SQLite database in its own temp folder (`extra`: more store options, e.g. background
+ * checkpoints, or a function of the folder that gives them).
+ */
+export function freshSqlite(extra: ExtraOptions | ((dataDir: string) => ExtraOptions) = {}): TestDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-test-'));
-  const options = { ...extra, client: 'sqlite' as const, dataDir: dir };
+  const options = { ...(typeof extra === 'function' ? extra(dir) : extra), client: 'sqlite' as const, dataDir: dir };
   const store = openStore(options);
   return {
     options,

@@ -13,7 +13,7 @@ import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import type { Store } from '../../src/store/store.js';
-import { fromWire, outcomeOf, RemoteAcceptor, type AcceptOutcome } from '../../src/roles/accept-relay.js';
+import { fromWire, outcomeOf, RemoteAcceptor, storeForRelay, type AcceptOutcome } from '../../src/roles/accept-relay.js';
 
 const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): AcceptRequest => ({
   project: p,
@@ -93,7 +93,7 @@ eachDatabase('the accept group commit', (db, kind) => {
   it('a batch committed but not made durable (the fsync failed) is answered 500 and never stored a second time', async function () {
     const { store } = db();
     // the disk refuses the fsync after the commit
-    const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')) }) };
+    const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')), seq: null }) };
     const accept = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk) });
     const project = await createProject({ store, clock: systemClock }, { name: `nd${Date.now()}` });
     const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(project, 2))]);
@@ -109,9 +109,13 @@ eachDatabase('the accept group commit', (db, kind) => {
     await addSuppression(store.knex, { projectId: project.id, address: 'gone@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
     // the two ends as in serve: structured cloning between them
     const { port1, port2 } = new MessageChannel();
-    const remote = new RemoteAcceptor((id, requests) => port1.postMessage({ id, requests }));
+    // this store has no shared fsync thread: the other side answers once the commit is on disk
+    const remote = new RemoteAcceptor(
+      (id, requests) => port1.postMessage({ id, requests }),
+      () => expect.fail('no commit number was expected'),
+    );
     port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
-      void Promise.allSettled(m.requests.map((r) => queue.submit(fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {

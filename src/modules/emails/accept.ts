@@ -3,8 +3,8 @@ import { apiError, ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
-import type { Store } from '../../store/store.js';
-import { NotDurableError, type GroupCommit } from '../../store/group-commit.js';
+import type { Committed, Store } from '../../store/store.js';
+import type { GroupCommit } from '../../store/group-commit.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { findProjectsById, type Project } from '../projects/projects.repo.js';
@@ -39,7 +39,7 @@ interface Stored {
 }
 
 interface Pending extends AcceptRequest {
-  resolve(e: Email): void;
+  resolve(e: Committed<Email>): void;
   reject(err: unknown): void;
 }
 
@@ -83,7 +83,23 @@ export class AcceptQueue implements Acceptor {
   ) {}
 
   submit(req: AcceptRequest): Promise<Email> {
-    return new Promise<Email>((resolve, reject) => {
+    return this.submitCommitted(req).then(({ value, durable }) =>
+      durable.then(
+        () => value,
+        // committed but not on disk: storing it again could queue it twice
+        () => Promise.reject(apiError('internal_error', 'the email could not be stored durably; retry it')),
+      ),
+    );
+  }
+
+  /**
+   * Resolves at the commit that stores the email, before it is on disk: for
+   * the background thread, which sends it to the API thread at once with its
+   * commit number (accept-relay.ts). Nobody may be told it is accepted
+   * before `durable` resolves.
+   */
+  submitCommitted(req: AcceptRequest): Promise<Committed<Email>> {
+    return new Promise<Committed<Email>>((resolve, reject) => {
       this.waiting.push({ ...req, resolve, reject });
       if (!this.running) this.drain();
     });
@@ -102,10 +118,9 @@ export class AcceptQueue implements Acceptor {
   private flush(): void {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
-      this.opts.writer.run((trx) => this.storeBatch(trx, batch)).then(
-        (stored) => this.settle(batch, stored),
-        // committed but not on disk: storing it again could queue it twice
-        (e: unknown) => (e instanceof NotDurableError ? this.failAll(batch, e) : void this.oneByOne(batch, e)),
+      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, batch)).then(
+        (committed) => this.settle(batch, committed),
+        (e: unknown) => void this.oneByOne(batch, e),
       );
     }
     this.running = false;
@@ -121,7 +136,7 @@ export class AcceptQueue implements Acceptor {
     this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
     for (const one of batch) {
       try {
-        this.settle([one], await this.store.tx((trx) => this.storeBatch(trx, [one])));
+        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one])));
       } catch (err) {
         this.logger.error({ err }, 'could not store an email');
         one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
@@ -129,16 +144,12 @@ export class AcceptQueue implements Acceptor {
     }
   }
 
-  private failAll(batch: Pending[], e: unknown): void {
-    this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable');
-    for (const p of batch) p.reject(apiError('internal_error', 'the email could not be stored durably; retry it'));
-  }
-
-  private settle(batch: Pending[], { outcomes, queued }: Stored): void {
+  private settle(batch: Pending[], { value: { outcomes, queued }, durable, seq }: Committed<Stored>): void {
+    durable.catch((e: unknown) => this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'));
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o instanceof ApiError) p.reject(o);
-      else p.resolve(o);
+      else p.resolve({ value: o, durable, seq });
     });
     if (queued) this.opts.onStored?.();
   }
