@@ -300,17 +300,24 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
   const sqlite = config.database.client === 'sqlite';
   const unlock = sqlite ? lockDataDir(config.dataDir) : () => undefined;
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
-  // one fsync thread for the commits of both threads: links[0] here, links[1] for the background
-  const syncer = sqlite ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2) : null;
+  // One fsync thread for the commits of both threads: links[0] here, links[1] for the background.
+  // Without it nothing can be acknowledged: like the background thread, its death stops the process.
+  const syncer = sqlite
+    ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2, (e) => {
+        logger.fatal({ err: e }, 'the fsync thread failed');
+        opts.onFatal?.(`the fsync thread failed: ${e.message}`);
+      })
+    : null;
   const durability = syncer ? new SharedDurability(syncer.links[0]!) : undefined;
-  const store = openStore(servingStoreOptions(config, { writeLock, durability }));
+  let store: Store | null = null;
   const closeStore = async () => {
-    await store.close();
+    await store?.close();
     await syncer?.stop();
-    durability?.close();
+    await durability?.close();
   };
   let background: BackgroundThread | null = null;
   try {
+    store = openStore(servingStoreOptions(config, { writeLock, durability }));
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);

@@ -27,7 +27,7 @@ async function run(): Promise<void> {
     running = await startRoles(config, core, logger, systemClock, { mta: true, webhooks: true, jobs: true });
   } catch (e) {
     await store.close().catch(() => undefined);
-    durability?.close();
+    await durability?.close();
     throw e;
   }
   const queue = core.acceptQueue!;
@@ -54,7 +54,7 @@ async function run(): Promise<void> {
           await Promise.all(accepting);
           await roles.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
           await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
-          durability?.close();
+          await durability?.close();
           logger.flush();
           send({ type: 'stopped' });
           port.close();

@@ -95,13 +95,18 @@ export class WalSyncThread {
   private readonly counters: BigInt64Array;
   private readonly exited: Promise<void>;
 
-  constructor(walPath: string, threads: number) {
+  /** `onError`: the thread died; nothing more can be reported durable (waits on it fail). */
+  constructor(walPath: string, threads: number, onError: (e: Error) => void = () => undefined) {
     const shared = new SharedArrayBuffer(SLOTS * 8);
     this.counters = new BigInt64Array(shared);
     const channels = Array.from({ length: threads }, () => new MessageChannel());
     const ports = channels.map((c) => c.port1);
     this.worker = new Worker(SYNCER, { eval: true, workerData: { shared, ports, walPath }, transferList: ports });
     this.worker.unref();
+    this.worker.on('error', (e) => {
+      Atomics.store(this.counters, FAILED, 1n);
+      onError(e);
+    });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.links = channels.map((c) => ({ shared, port: c.port2 }));
   }
@@ -111,6 +116,9 @@ export class WalSyncThread {
     // an unref'd thread's exit would not keep this one alive long enough to hear of it
     this.worker.ref();
     Atomics.store(this.counters, STOP, 1n);
+    // Counted as one more commit: the thread may have read STOP just before and be about to wait
+    // on the count it read; a notify alone would come before that wait and be lost.
+    Atomics.add(this.counters, COMMITTED, 1n);
     Atomics.notify(this.counters, COMMITTED);
     await this.exited;
   }
@@ -143,8 +151,9 @@ export class SharedDurability {
 
   /** Resolves once commit number `seq` is on disk; rejects if an fsync failed. */
   whenDurable(seq: bigint): Promise<void> {
-    if (Atomics.load(this.counters, FAILED) !== 0n) return Promise.reject(this.failed());
+    // a commit synced before an fsync failed is on disk all the same: answering it 500 would invite a resend
     if (Atomics.load(this.counters, DURABLE) >= seq) return Promise.resolve();
+    if (Atomics.load(this.counters, FAILED) !== 0n) return Promise.reject(this.failed());
     if (this.ended) return Promise.reject(this.gone());
     return new Promise<void>((resolve, reject) => {
       if (!this.waiting.length) this.port.ref();
@@ -172,8 +181,12 @@ export class SharedDurability {
     return new Error(`an fsync of the WAL failed (${this.failure ?? 'on another thread'}); nothing written since can be reported durable before a restart`);
   }
 
-  /** The fsync thread has ended (it closes the ports) or this thread is done with it. */
-  close(): void {
+  /**
+   * This thread is done with it: waits until everything counted so far is on disk (or known not to
+   * be), so that no commit's wait is cut short by the close itself.
+   */
+  async close(): Promise<void> {
+    await this.whenDurable(Atomics.load(this.counters, COMMITTED)).catch(() => undefined);
     this.port.close();
     this.abandon();
   }

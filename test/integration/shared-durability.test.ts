@@ -10,6 +10,7 @@ import { AcceptQueue, type AcceptRequest } from '../../src/modules/emails/accept
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
 import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';
+import { findProjectByName } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { fromWire, outcomeOf, RemoteAcceptor, storeForRelay, toWire, type AcceptOutcome } from '../../src/roles/accept-relay.js';
 
@@ -35,7 +36,7 @@ describe('one fsync thread for the stores of a process', function () {
   afterEach(async function () {
     await db?.store.close();
     await syncer?.stop();
-    for (const l of links) l.close();
+    for (const l of links) await l.close();
     await db?.drop();
     [syncer, links, db] = [null, [], null];
   });
@@ -48,10 +49,17 @@ describe('one fsync thread for the stores of a process', function () {
     expect(first.seq).to.be.a('bigint');
     expect(second.seq! > first.seq!).to.equal(true);
     await second.durable;
-    // the other thread waits for the number it was sent, and waiting for one already on disk is at once
-    await other.whenDurable(second.seq!);
     await other.whenDurable(first.seq!);
-    expect(await store.tx((trx) => trx('meta').whereIn('key', ['a', 'b']).pluck('value'))).to.have.members(['1', '2']);
+    // the other thread waits for a number it was sent: not before that commit is made and synced
+    let heard = false;
+    const next = other.whenDurable(second.seq! + 1n).then(() => (heard = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(heard).to.equal(false);
+    const third = await store.commit((trx) => trx('meta').insert({ key: 'c', value: '3' }));
+    expect(third.seq).to.equal(second.seq! + 1n);
+    await next;
+    expect(heard).to.equal(true);
+    expect(await store.tx((trx) => trx('meta').whereIn('key', ['a', 'b', 'c']).pluck('value'))).to.have.members(['1', '2', '3']);
   });
 
   it('reports nothing durable, on any thread, once an fsync has failed', async function () {
@@ -87,7 +95,9 @@ describe('one fsync thread for the stores of a process', function () {
     // the background thread's side sends the outcomes at COMMIT; the API thread's side waits on its
     // own link, here held back until the test lets it go
     const { port1, port2 } = new MessageChannel();
+    const before = await store.commit(async () => undefined);
     const asked: bigint[] = [];
+    const sent: Array<bigint | null> = [];
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const remote = new RemoteAcceptor(
@@ -98,7 +108,11 @@ describe('one fsync thread for the stores of a process', function () {
       },
     );
     port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
-      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => {
+        const outcomes = s.map(outcomeOf);
+        for (const o of outcomes) if (o.ok) sent.push(o.seq);
+        port2.postMessage({ id: m.id, outcomes });
+      });
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
@@ -115,7 +129,36 @@ describe('one fsync thread for the stores of a process', function () {
       release();
       const email = await stored;
       expect(email.status).to.equal('queued');
-      expect(asked).to.have.length(1);
+      // the API side waited for the number of the commit that stored it: a later one than any before
+      expect(asked).to.deep.equal(sent);
+      expect(asked[0]! > before.seq!).to.equal(true);
+    } finally {
+      port1.close();
+    }
+  });
+
+  it('across threads (serve): an email whose commit cannot be made durable is answered 500, and is stored once', async function () {
+    // fsync(2) on /dev/null fails with EINVAL: the disk refuses every sync after its commit
+    const { store, mine } = start(() => '/dev/null');
+    await store.migrateLatest().catch(() => undefined);
+    // committed, though never reported durable
+    await createProject({ store, clock: systemClock }, { name: 'nodisk' }).catch(() => undefined);
+    const project = (await findProjectByName(store.knex, 'nodisk'))!;
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const { port1, port2 } = new MessageChannel();
+    const remote = new RemoteAcceptor((id, requests) => port1.postMessage({ id, requests }), (seq) => mine.whenDurable(seq));
+    port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+    });
+    port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
+    try {
+      const request: AcceptRequest = { project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: ['b@example.test'], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotencyKey: null };
+      const refused = (await remote.submit(request).catch((e: unknown) => e)) as ApiError;
+      expect(refused).to.be.instanceOf(ApiError);
+      expect(refused).to.include({ status: 500, code: 'internal_error' });
+      expect(refused.message).to.include('could not be stored durably');
+      // the commit happened once: a retry by the client is a new email, never this one stored twice
+      expect(await store.knex('emails').where({ project_id: project.id })).to.have.length(1);
     } finally {
       port1.close();
     }

@@ -151,7 +151,8 @@ export class AcceptQueue implements Acceptor {
       if (o instanceof ApiError) p.reject(o);
       else p.resolve({ value: o, durable, seq });
     });
-    if (queued) this.opts.onStored?.();
+    // the queue hears of the emails once they are on disk: nothing is sent of a commit that may be lost
+    if (queued) durable.then(() => this.opts.onStored?.(), () => undefined);
   }
 
   private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Stored> {
