@@ -15,9 +15,7 @@ export class NotDurableError extends Error {
 
 interface Job {
   fn(trx: Knex.Transaction): Promise<unknown>;
-  /** settled at COMMIT with the Committed, instead of with the value once durable */
-  early: boolean;
-  resolve(v: unknown): void;
+  resolve(v: Committed<unknown>): void;
   reject(e: unknown): void;
 }
 
@@ -25,7 +23,7 @@ interface Job {
  * Runs many small write transactions as one: jobs that arrive while a commit
  * is under way wait and then share the next one (one fsync for all). Each
  * job runs in its own savepoint, so one failing job rolls back only its own
- * work. A job's promise settles only after the commit that holds it.
+ * work, and hears of its failure at the commit.
  */
 export class GroupCommit {
   private waiting: Job[] = [];
@@ -36,8 +34,14 @@ export class GroupCommit {
     private readonly maxBatch = 500,
   ) {}
 
+  /** Runs fn in the next shared transaction; resolves once that commit is on disk. */
   run<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.enqueue(fn, false);
+    return this.runCommitted(fn).then(({ value, durable }) =>
+      durable.then(
+        () => value,
+        (e: unknown) => Promise.reject(new NotDurableError(e)),
+      ),
+    );
   }
 
   /**
@@ -46,12 +50,8 @@ export class GroupCommit {
    * on): for a caller that hands the result on before it answers anyone.
    */
   runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> {
-    return this.enqueue(fn, true);
-  }
-
-  private enqueue<R>(fn: (trx: Knex.Transaction) => Promise<unknown>, early: boolean): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ fn, early, resolve: resolve as (v: unknown) => void, reject });
+    return new Promise<Committed<T>>((resolve, reject) => {
+      this.waiting.push({ fn, resolve: resolve as (v: Committed<unknown>) => void, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -86,29 +86,13 @@ export class GroupCommit {
         for (const job of batch) job.reject(e);
         continue;
       }
-      // The next batch starts now; these callers hear back once their commit is on disk, or now
-      // (early) with `durable` to watch themselves: a failure there is theirs to report.
+      // The next batch starts now; each caller watches `durable` itself (run waits for it).
       durable.catch(() => undefined);
-      const late: Array<[Job, (typeof results)[number]]> = [];
       batch.forEach((job, i) => {
         const r = results[i]!;
-        if (!job.early) late.push([job, r]);
-        else if (r.ok) job.resolve({ value: r.value, durable, seq } satisfies Committed<unknown>);
+        if (r.ok) job.resolve({ value: r.value, durable, seq });
         else job.reject(r.error);
       });
-      if (late.length) {
-        durable.then(
-          () => {
-            for (const [job, r] of late) {
-              if (r.ok) job.resolve(r.value);
-              else job.reject(r.error);
-            }
-          },
-          (e: unknown) => {
-            for (const [job] of late) job.reject(new NotDurableError(e));
-          },
-        );
-      }
     }
     this.running = false;
   }
