@@ -213,6 +213,8 @@ describe('posthorn queue and suppression (CONTRACT §3)', function () {
     await waitFor(async () => (await api.get(`/v1/emails/${id}`)).body.attempts === 2, 10_000, 'a second attempt');
     const notAmbiguous = (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })).body.id;
     await waitFor(async () => (await api.get(`/v1/emails/${notAmbiguous}`)).body.status === 'accepted', 10_000, 'accepted');
+    // test mail whose walk ended as it was stored leaves no queue row; the ambiguous one kept its row above
+    expect((await cli(['queue', 'show', notAmbiguous])).json.queue).to.deep.equal([]);
     const refused = await cli(['queue', 'retry', notAmbiguous]);
     expect(refused.code).to.not.equal(0);
     expect(JSON.parse(refused.stderr).error.code).to.equal('conflict');

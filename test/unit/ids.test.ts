@@ -16,6 +16,12 @@ describe('ids', function () {
     expect(a).to.have.length(26);
   });
 
+  it('differ in their random part from one millisecond to the next, past refills of the random pool', function () {
+    // one fresh random part per millisecond: 1,000 of them draw 10 KB, more than two refills of the pool
+    const randoms = Array.from({ length: 1000 }, (_, i) => timeOrderedId(1_800_000_000_000 + i).slice(10));
+    expect(new Set(randoms).size).to.equal(randoms.length);
+  });
+
   it('carry the resource prefix', function () {
     expect(newId('email')).to.match(/^msg_[0-9a-z]{26}$/);
     expect(newId('request')).to.match(/^req_[0-9a-z]{26}$/);
