@@ -1,6 +1,6 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
 import { asBuffer } from '../lib/bytes.js';
-import type { AcceptQueue, AcceptRequest, Acceptor } from '../modules/emails/accept.js';
+import { notDurable, type AcceptQueue, type AcceptRequest, type Acceptor } from '../modules/emails/accept.js';
 import type { Email } from '../modules/emails/emails.repo.js';
 
 /**
@@ -30,8 +30,6 @@ export function fromWire(req: AcceptRequest): AcceptRequest {
   return { ...req, attachments: req.attachments.map((a) => ({ ...a, content: asBuffer(a.content) })) };
 }
 
-const NOT_DURABLE = () => apiError('internal_error', 'the email could not be stored durably; retry it');
-
 /**
  * The background thread's side: stores the email and tells its commit
  * number. Without a shared fsync thread (no number) it waits here until the
@@ -39,7 +37,7 @@ const NOT_DURABLE = () => apiError('internal_error', 'the email could not be sto
  */
 export async function storeForRelay(queue: AcceptQueue, req: AcceptRequest): Promise<{ email: Email; seq: bigint | null }> {
   const { value, durable, seq } = await queue.submitCommitted(req);
-  if (seq === null) await durable.catch(() => Promise.reject(NOT_DURABLE()));
+  if (seq === null) await durable.catch(() => Promise.reject(notDurable()));
   return { email: value, seq };
 }
 
@@ -132,7 +130,7 @@ export class RemoteAcceptor implements Acceptor {
         for (const [w, email] of stored) w.resolve(email);
       },
       () => {
-        for (const [w] of stored) w.reject(NOT_DURABLE());
+        for (const [w] of stored) w.reject(notDurable());
       },
     );
   }

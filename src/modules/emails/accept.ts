@@ -27,6 +27,9 @@ export interface AcceptRequest {
   idempotencyKey: string | null;
 }
 
+/** A committed email whose commit is not known to be on disk: storing it again could queue it twice. */
+export const notDurable = () => apiError('internal_error', 'the email could not be stored durably; retry it');
+
 /** Takes an email into the queue; resolves once it is stored durably (AcceptQueue, or its relay to another thread). */
 export interface Acceptor {
   submit(req: AcceptRequest): Promise<Email>;
@@ -86,8 +89,7 @@ export class AcceptQueue implements Acceptor {
     return this.submitCommitted(req).then(({ value, durable }) =>
       durable.then(
         () => value,
-        // committed but not on disk: storing it again could queue it twice
-        () => Promise.reject(apiError('internal_error', 'the email could not be stored durably; retry it')),
+        () => Promise.reject(notDurable()),
       ),
     );
   }
