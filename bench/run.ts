@@ -6,7 +6,7 @@
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,11 +22,13 @@ import { PACKAGE_ROOT } from '../src/lib/package-root.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const CLIENTS = 64;
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
 // SMTP sessions per destination (outbound.max_connections_per_domain; the appliance's default is 5, Postfix's 20)
 const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PHASES=accept,delivery,webhooks picks phases (accept-test, accept-live: one half of accept);
-// BENCH_PROFILE=DIR writes a CPU profile of the appliance there
+// BENCH_PROFILE=DIR writes a CPU profile of the appliance there. For experiments (the issues' figures
+// use none of them): BENCH_CLIENTS (64), BENCH_NODE_ARGS (flags for the appliance's node, e.g.
+// --trace-gc), BENCH_SERVE_LOG=FILE (a copy of the appliance's stdout), BENCH_QUICK=1 (no calibration).
 const phases = new Set((process.env.BENCH_PHASES ?? 'accept,delivery,webhooks').split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
@@ -64,9 +66,14 @@ function freePort(): Promise<number> {
 
 async function serve(config: string, port: number): Promise<{ child: ChildProcess; key: string }> {
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...prof, BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
+  const copy = process.env.BENCH_SERVE_LOG;
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+    if (copy) appendFileSync(copy, d);
+  });
   for (;;) {
     const key = /ph_test_[A-Za-z0-9]{40}/.exec(out)?.[0];
     if (key && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) return { child, key };
@@ -85,6 +92,33 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/** CPU seconds used so far by each thread of a process (Linux /proc; empty elsewhere). */
+function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
+    }
+  } catch {
+    // the process is gone, or this is not Linux
+  }
+  return out;
+}
+
+/**
+ * Where the appliance's CPU went during a phase, in microseconds per request: its main thread (HTTP),
+ * its busiest other thread (the background thread: the store, the MTA) and all the rest (the fsync
+ * and checkpoint threads, V8's garbage collector threads): which thread a figure is limited by.
+ */
+function cpuPerRequest(before: Map<number, number>, after: Map<number, number>, pid: number, requests: number): { main: number; busiest_worker: number; rest: number } {
+  const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
+  const per = (s: number) => Math.round((s / Math.max(1, requests)) * 1e6);
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
+  const workers = used.filter(([tid]) => tid !== pid).map(([, s]) => s).sort((a, b) => b - a);
+  return { main: per(main), busiest_worker: per(workers[0] ?? 0), rest: per(workers.slice(1).reduce((a, b) => a + b, 0)) };
+}
+
 /** Bytes a process has had written to storage so far (Linux /proc; 0 elsewhere): the WAL, checkpoints, logs. */
 function bytesWritten(pid: number): number {
   try {
@@ -95,13 +129,22 @@ function bytesWritten(pid: number): number {
 }
 
 /** Runs a phase and adds the cores the appliance and this load process kept busy meanwhile, and what the appliance wrote to disk. */
-async function measured<T extends object>(appliancePid: number, phase: () => Promise<T>): Promise<T & { wall: number; appliance_cores: number; client_cores: number; appliance_disk_mb: number }> {
-  const [a0, c0, w0, t0] = [cpuSeconds(appliancePid), cpuSeconds(process.pid), bytesWritten(appliancePid), performance.now()];
+async function measured<T extends object>(appliancePid: number, phase: () => Promise<T>): Promise<T & { wall: number; appliance_cores: number; client_cores: number; appliance_disk_mb: number; appliance_cpu_us_per_request: ReturnType<typeof cpuPerRequest> }> {
+  const [a0, c0, w0, t0, th0] = [cpuSeconds(appliancePid), cpuSeconds(process.pid), bytesWritten(appliancePid), performance.now(), threadCpuSeconds(appliancePid)];
   const r = await phase();
   const wall = (performance.now() - t0) / 1000;
+  const th1 = threadCpuSeconds(appliancePid);
   // a load run by a child process (wrk) reports the CPU time it used itself
   const { childCpuSeconds = 0, ...rest } = r as T & { childCpuSeconds?: number };
-  return { ...(rest as T), wall, appliance_cores: (cpuSeconds(appliancePid) - a0) / wall, client_cores: (cpuSeconds(process.pid) - c0 + childCpuSeconds) / wall, appliance_disk_mb: (bytesWritten(appliancePid) - w0) / 1e6 };
+  const n = (r as { n?: number }).n ?? 0;
+  return {
+    ...(rest as T),
+    wall,
+    appliance_cores: (cpuSeconds(appliancePid) - a0) / wall,
+    client_cores: (cpuSeconds(process.pid) - c0 + childCpuSeconds) / wall,
+    appliance_disk_mb: (bytesWritten(appliancePid) - w0) / 1e6,
+    appliance_cpu_us_per_request: cpuPerRequest(th0, th1, appliancePid, n),
+  };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -130,18 +173,39 @@ const fill = (template: string, i: number) => template.replaceAll('@@I@@', Strin
 const useWrk = process.env.BENCH_CLIENT !== 'undici' && spawnSync('wrk', ['--version']).error === undefined;
 
 // wrk's Lua side: one thread, CLIENTS connections; the template is filled per request as fill() does.
+// The client shares the two cores with the appliance, so it does as little as it can per request: the
+// template is cut at its markers once, and each request only joins the pieces and puts the request
+// line and headers (made once) in front. (A gsub over the whole body per request made LuaJIT half of
+// wrk's time, ~20 µs a request, taken from the appliance.)
 const WRK_SCRIPT = `
-local template, method, path, headers, i = nil, "POST", "/", {}, 0
+local pieces, head, fixed, i = {}, nil, nil, 0
 function init(args)
-  local f = assert(io.open(args[1], "r")); template = f:read("*a"); f:close()
-  method, path = args[2], args[3]
+  local f = assert(io.open(args[1], "r")); local template = f:read("*a"); f:close()
+  local method, path, headers = args[2], args[3], {}
   for k = 4, #args, 2 do headers[args[k]] = args[k + 1] end
+  if method == "GET" then fixed = wrk.format(method, path, headers); return end
+  -- odd entries: text as it is; even entries: "I" or "D", the marker that stood there
+  local pos = 1
+  while true do
+    local s, e, m = template:find("@@([ID])@@", pos)
+    if not s then pieces[#pieces + 1] = template:sub(pos); break end
+    pieces[#pieces + 1] = template:sub(pos, s - 1); pieces[#pieces + 1] = m
+    pos = e + 1
+  end
+  -- the request line and headers without the blank line that ends them: Content-Length goes last
+  head = wrk.format(method, path, headers):sub(1, -3)
 end
 function request()
-  local body = template:gsub("@@I@@", tostring(i)):gsub("@@D@@", tostring(i % 10))
+  if fixed then return fixed end
+  local parts, n, d = {}, tostring(i), tostring(i % 10)
   i = i + 1
-  if method == "GET" then body = nil end
-  return wrk.format(method, path, headers, body)
+  for k = 1, #pieces do
+    local p = pieces[k]
+    if k % 2 == 0 then p = (p == "I") and n or d end
+    parts[k] = p
+  end
+  local body = table.concat(parts)
+  return head .. "Content-Length: " .. #body .. "\\r\\n\\r\\n" .. body
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -228,8 +292,9 @@ async function koaBaseline(): Promise<number> {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-bench-'));
-  const fsync = fsyncRate(dir);
-  const calibration = { rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()), koa_hello_requests_per_s: Math.round(await koaBaseline()) };
+  const quick = Boolean(process.env.BENCH_QUICK);
+  const fsync = quick ? null : fsyncRate(dir);
+  const calibration = quick ? {} : { rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()), koa_hello_requests_per_s: Math.round(await koaBaseline()) };
   const world = await startDnsWorld();
   const sink = await startSink();
   const hooks = await startReceiver();
@@ -257,7 +322,7 @@ async function main() {
   const base = `http://127.0.0.1:${httpPort}`;
   world.delegate('dkim.bench.test', '127.0.0.1', dnsPort);
   const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
-  step(`fsync ${Math.round(fsync)}/s; appliance up`);
+  step(`fsync ${fsync === null ? 'not measured' : `${Math.round(fsync)}/s`}; appliance up`);
   const project = await cli(config, ['project', 'create', '--name', 'bench', '--approved']);
   const live = (await cli(config, ['key', 'create', '--project', project.id, '--mode', 'live'])).key as string;
   const api = async (key: string, method: string, path: string, body?: unknown) => {
@@ -270,7 +335,7 @@ async function main() {
   if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
   const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
 
-  const report: Record<string, unknown> = { machine_fsyncs_per_s: Math.round(fsync), ...calibration, load_client: useWrk ? 'wrk' : 'undici', smtp_sessions_per_domain: PER_DOMAIN };
+  const report: Record<string, unknown> = { ...(fsync === null ? {} : { machine_fsyncs_per_s: Math.round(fsync) }), ...calibration, load_client: useWrk ? 'wrk' : 'undici', smtp_sessions_per_domain: PER_DOMAIN };
   if (phases.has('accept') || phases.has('accept-test')) {
     step('accepts, test key');
     const testAccept = await measured(app.child.pid!, () => acceptLoad(base, app.key, JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@simulator.posthorn.test'], subject: 'Order @@I@@', text })));
@@ -336,10 +401,10 @@ async function main() {
     const n = 3000;
     const r = await measured(app.child.pid!, async () => {
       await deliver(n, spread, 'r');
-      return {};
+      return { n };
     });
     const elapsed = r.wall;
-    step(`  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores, load and sink ${r.client_cores.toFixed(2)} cores`);
+    step(`  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`);
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
   }
 
