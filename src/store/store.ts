@@ -191,9 +191,13 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointP
   // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
   // counts as committed (synchronous=NORMAL plus WalSyncer: FULL's guarantee without blocking
   // the event loop), so a 202 survives power loss.
+  // temp_store = MEMORY: the statement journal of a savepoint (GroupCommit runs each job in one)
+  // stays in memory. It only serves to roll a savepoint back while the transaction is open, never
+  // recovery, and as a temporary file it cost every group commit an openat, an unlink and a
+  // pwrite per page it touched.
   const pragmas = opts.readOnly
     ? 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;'
-    : `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;${opts.autoCheckpointPages !== undefined ? ` PRAGMA wal_autocheckpoint = ${opts.autoCheckpointPages};` : ''}`;
+    : `PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY;${opts.autoCheckpointPages !== undefined ? ` PRAGMA wal_autocheckpoint = ${opts.autoCheckpointPages};` : ''}`;
   // better-sqlite3 runs each statement synchronously in a few microseconds; the async
   // sqlite3 driver's hop through the thread pool per statement cost more than the
   // statements themselves and capped the group commit far below the disk's fsync rate.
