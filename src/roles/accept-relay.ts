@@ -60,8 +60,25 @@ interface Waiting {
 }
 
 /**
+ * Requests the API thread gathers before it sends them over, even in the
+ * middle of a turn of its event loop. Under load the clients' requests come
+ * in bursts (all 64 of the bench's clients get their answers from one commit
+ * and send again at once) and one turn reads them all: sent as one message at
+ * the end of the turn, the background thread idled while the API thread
+ * parsed the burst, and the API thread idled while the background thread
+ * stored it. Sent in parts, storing the first part overlaps parsing the rest;
+ * the other side still merges whatever waits into one commit. Measured with
+ * `npm run bench` (accepts, test key, 64 clients; 8 s runs, interleaved): one
+ * message per turn averaged ~4,000/s over 13 runs, parts of 16 or 32 ~4,500/s,
+ * with the appliance using ~1.45 cores instead of ~1.17. Parts of 16 had the
+ * worse p99 (48–64 ms against 44–66), and parts of 8 lost more to the
+ * per-commit cost than they gained.
+ */
+export const MAX_REQUESTS_PER_MESSAGE = 32;
+
+/**
  * The API thread's side: the requests of one turn of the event loop go over
- * as one message (the other side commits them together anyway).
+ * together, in messages of at most MAX_REQUESTS_PER_MESSAGE.
  */
 export class RemoteAcceptor implements Acceptor {
   private nextId = 1;
@@ -73,6 +90,7 @@ export class RemoteAcceptor implements Acceptor {
     private readonly post: (id: number, requests: AcceptRequest[]) => void,
     /** resolves once the given commit of the process is on disk (shared-durability.ts) */
     private readonly whenDurable: (seq: bigint) => Promise<void>,
+    private readonly maxPerMessage = MAX_REQUESTS_PER_MESSAGE,
   ) {}
 
   submit(request: AcceptRequest): Promise<Email> {
@@ -83,11 +101,14 @@ export class RemoteAcceptor implements Acceptor {
         setImmediate(() => this.flush());
       }
       this.batch.push({ request, resolve, reject });
+      if (this.batch.length >= this.maxPerMessage) this.flush();
     });
   }
 
   private flush(): void {
-    const batch = this.batch!;
+    const batch = this.batch;
+    // sent already, because it was full
+    if (!batch) return;
     this.batch = null;
     const id = this.nextId++;
     this.sent.set(id, batch);

@@ -13,7 +13,7 @@ import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import type { Store } from '../../src/store/store.js';
-import { fromWire, outcomeOf, RemoteAcceptor, storeForRelay, type AcceptOutcome } from '../../src/roles/accept-relay.js';
+import { fromWire, MAX_REQUESTS_PER_MESSAGE, outcomeOf, RemoteAcceptor, storeForRelay, type AcceptOutcome } from '../../src/roles/accept-relay.js';
 
 const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): AcceptRequest => ({
   project: p,
@@ -100,6 +100,37 @@ eachDatabase('the accept group commit', (db, kind) => {
     for (const r of results) expect((r as PromiseRejectedResult).reason).to.include({ status: 500, code: 'internal_error' });
     // the commit happened once: the two emails exist once each, whatever the client does next
     expect(await store.knex('emails').where({ project_id: project.id })).to.have.length(2);
+  });
+
+  it('across threads (serve): a burst larger than one message goes over in parts, and every request of it is answered and stored once', async function () {
+    const { store } = db();
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const project = await createProject({ store, clock: systemClock }, { name: `burst${Date.now()}` });
+    const { port1, port2 } = new MessageChannel();
+    const sizes: number[] = [];
+    const remote = new RemoteAcceptor(
+      (id, requests) => {
+        sizes.push(requests.length);
+        port1.postMessage({ id, requests });
+      },
+      () => expect.fail('no commit number was expected'),
+    );
+    port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+    });
+    port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
+    try {
+      // one turn of the event loop, as when a burst of requests is read at once
+      const n = 2 * MAX_REQUESTS_PER_MESSAGE + 5;
+      const emails = await Promise.all(Array.from({ length: n }, (_, i) => remote.submit(request(project, i))));
+      expect(sizes).to.deep.equal([MAX_REQUESTS_PER_MESSAGE, MAX_REQUESTS_PER_MESSAGE, 5]);
+      // each request got its own email back, in order
+      expect(emails.map((e) => e.recipients[0]!.address)).to.deep.equal(Array.from({ length: n }, (_, i) => `r${i}@example.test`));
+      const stored = (await store.knex('emails').where({ project_id: project.id }).pluck('id')) as string[];
+      expect(stored.sort()).to.deep.equal(emails.map((e) => e.id).sort());
+    } finally {
+      port1.close();
+    }
   });
 
   it('across threads (serve): attachments arrive whole, refusals arrive as the same API errors, and nothing is left hanging when the other side goes', async function () {
