@@ -3,9 +3,9 @@ import { Waker } from '../lib/waker.js';
 import type { Clock } from '../lib/time.js';
 import { lockRows, type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import { claimDue, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, renewLeases, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
+import { claimDue, deleteDelivery, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, renewLeases, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
 import { findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
-import { applyOutcomes, type RecipientOutcome } from '../modules/emails/lifecycle.js';
+import { applyOutcomes, keepsQueueRow, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { Batcher } from '../store/batcher.js';
 import { addSuppression, suppressedAmong, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppressions.repo.js';
@@ -287,7 +287,8 @@ export class QueueWorker {
       rows.set(d.id, change.delivery);
       await saveEmailState(trx, change.email);
       for (const r of change.recipients) if (outcomes.has(r.id)) await saveRecipient(trx, r);
-      await saveDelivery(trx, change.delivery);
+      if (keepsQueueRow(change.email, change.delivery)) await saveDelivery(trx, change.delivery);
+      else await deleteDelivery(trx, d.id);
       events.push(...change.events);
       for (const s of change.suppress) await addSuppression(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
     }

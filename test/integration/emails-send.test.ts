@@ -335,6 +335,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const e = await waitEmail(t.api, id, (x) => x.recipients[0].status === 'delivered', 10_000);
       expect(e.attempts).to.equal(2);
       expect(await types(id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
+      // the queue worker ended this walk: like test mail that ends at the accept, it leaves no queue row
+      expect(await api.deps.store.knex('deliveries').where({ email_id: id })).to.deep.equal([]);
     });
 
     it('test mail due now is simulated as it is stored: no queue worker needed, the 202 still shows it queued', async function () {
@@ -393,6 +395,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect((await eventsOfEmail(api.deps.store.knex, res.body.id)).map((e) => e.type)).to.deep.equal(['email.scheduled']);
       const done = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
       expect(Date.parse(done.updated_at)).to.be.at.least(at.getTime());
+      // simulated by the worker when due, and finished: no queue row is left
+      expect(await api.deps.store.knex('deliveries').where({ email_id: res.body.id })).to.deep.equal([]);
     });
 
     it('reschedules a waiting email, in UTC, within 30 days', async function () {

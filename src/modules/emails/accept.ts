@@ -15,7 +15,7 @@ import { insertEmails, type Email, type Environment, type StoredAttachment } fro
 import { presentEmail } from './emails.presenter.js';
 import { finishIdempotent } from './idempotency.js';
 import type { PreparedEmail } from './prepare.js';
-import { applyOutcomes } from './lifecycle.js';
+import { applyOutcomes, keepsQueueRow } from './lifecycle.js';
 import { simulateAttempt, SIMULATED_RETRY_MS } from './simulate.js';
 
 export interface AcceptRequest {
@@ -231,10 +231,8 @@ export class AcceptQueue implements Acceptor {
     const claimed: Email = { ...email, status: 'submitting', attempts: 1 };
     const outcomes = simulateAttempt(claimed.recipients.filter((r) => r.deliveryId === delivery.id), testDomain, delivery.attempts);
     const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId: null });
-    // A row that is done would never be read again, unless `queue retry` puts an ambiguous one back:
-    // only those are kept. Not writing the others spares each commit a row in four b-trees.
-    if (change.delivery.state === 'done' && !change.email.recipients.some((r) => r.status === 'ambiguous')) deliveries.splice(at, 1);
-    else deliveries[at] = change.delivery;
+    if (keepsQueueRow(change.email, change.delivery)) deliveries[at] = change.delivery;
+    else deliveries.splice(at, 1);
     return { email: change.email, events: change.events };
   }
 

@@ -89,6 +89,13 @@ export async function saveDelivery(db: Db, d: Delivery): Promise<void> {
   await updateDelivery(db, d.state, d.attempts, d.nextAttemptAt, d.leaseOwner, d.leaseUntil, d.dataStarted, d.updatedAt, d.id);
 }
 
+const dropDelivery = prepared((db, id) => db('deliveries').delete().where('id', id as string), 1);
+
+/** A finished row that nothing reads again (lifecycle.ts keepsQueueRow). */
+export async function deleteDelivery(db: Db, id: string): Promise<void> {
+  await dropDelivery(db, id);
+}
+
 export async function deliveriesOfEmail(db: Db, emailId: string): Promise<Delivery[]> {
   return ((await db('deliveries').select(COLUMNS).where({ email_id: emailId }).orderBy('id')) as DeliveryRow[]).map(fromRow);
 }

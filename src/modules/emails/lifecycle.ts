@@ -108,6 +108,18 @@ export function applyOutcomes(email: Email, delivery: Delivery, outcomes: Map<st
   return { email: next, delivery: nextDelivery, recipients, events, suppress };
 }
 
+/**
+ * Whether a queue row is kept once an attempt has been applied. A finished
+ * row of test mail is dropped, wherever its walk ended (in the accept's
+ * transaction or the worker's): nothing reads it again, and not writing it
+ * spares a commit a row in four b-trees. An ambiguous recipient keeps it, for
+ * `posthorn queue retry` to put back. Live mail keeps its rows: `queue show`
+ * tells an operator how each destination went.
+ */
+export function keepsQueueRow(email: Email, delivery: Delivery): boolean {
+  return delivery.state !== 'done' || email.environment !== 'test' || email.recipients.some((r) => r.status === 'ambiguous');
+}
+
 /** The email's status from its recipients and queue rows (interface §3). */
 export function emailStatus(email: Email, recipients: Recipient[], deliveries: Delivery[]): EmailStatus {
   if (deliveries.some((d) => d.state === 'submitting')) return 'submitting';
