@@ -90,7 +90,6 @@ export class RemoteAcceptor implements Acceptor {
     private readonly post: (id: number, requests: AcceptRequest[]) => void,
     /** resolves once the given commit of the process is on disk (shared-durability.ts) */
     private readonly whenDurable: (seq: bigint) => Promise<void>,
-    private readonly maxPerMessage = MAX_REQUESTS_PER_MESSAGE,
   ) {}
 
   submit(request: AcceptRequest): Promise<Email> {
@@ -101,7 +100,7 @@ export class RemoteAcceptor implements Acceptor {
         setImmediate(() => this.flush());
       }
       this.batch.push({ request, resolve, reject });
-      if (this.batch.length >= this.maxPerMessage) this.flush();
+      if (this.batch.length >= MAX_REQUESTS_PER_MESSAGE) this.flush();
     });
   }
 
