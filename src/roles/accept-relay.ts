@@ -69,10 +69,10 @@ interface Waiting {
  * stored it. Sent in parts, storing the first part overlaps parsing the rest;
  * the other side still merges whatever waits into one commit. Measured with
  * `npm run bench` (accepts, test key, 64 clients; 8 s runs, interleaved): one
- * message per turn averaged ~4,000/s over 13 runs, parts of 16 or 32 ~4,500/s,
- * with the appliance using ~1.45 cores instead of ~1.17. Parts of 16 had the
- * worse p99 (48–64 ms against 44–66), and parts of 8 lost more to the
- * per-commit cost than they gained.
+ * message per turn averaged ~4,000/s over 13 runs, parts of 32 ~4,560/s over
+ * 14 and parts of 16 ~4,700/s over 8, with the appliance using ~1.45 cores
+ * instead of ~1.17. Parts of 16 had the worse p99 (46–64 ms against 39–66),
+ * and parts of 8 lost more to the per-commit cost than they gained.
  */
 export const MAX_REQUESTS_PER_MESSAGE = 32;
 

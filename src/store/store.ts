@@ -193,7 +193,7 @@ function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointP
   // the event loop), so a 202 survives power loss.
   // temp_store = MEMORY: the statement journal of a savepoint (GroupCommit runs each job in one)
   // stays in memory. It only serves to roll a savepoint back while the transaction is open, never
-  // recovery, and as a temporary file it cost every group commit an openat, an unlink and a
+  // recovery, and as a temporary file it cost most group commits an openat, an unlink and a
   // pwrite per page it touched.
   const pragmas = opts.readOnly
     ? 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON;'
