@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import type { Transform } from 'node:stream';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type MimeNode from 'nodemailer/lib/mime-node';
+import { Encoder as Base64Encoder } from 'nodemailer/lib/base64';
+import { Encoder as QpEncoder } from 'nodemailer/lib/qp';
 
 export interface MimeInput {
   from: string;
@@ -20,9 +25,22 @@ export interface MimeInput {
  * text and html as alternatives, content_id attachments inline (related),
  * others mixed. Bcc never appears in the headers. The composer is told not
  * to read files or URLs: every byte it gets was checked at acceptance.
+ *
+ * The composer makes the MIME tree (headers, encodings, boundaries); the
+ * tree is written out by `writeTree`, in one synchronous pass, instead of
+ * by the composer's own stream pipeline. That pipeline was most of the cost
+ * of an outgoing message on its thread (~250 µs for a 3 KB message: a stream,
+ * a pipeline and a timer turn per part), for the same bytes.
  */
 export function buildMime(m: MimeInput): Promise<Buffer> {
-  const composer = new MailComposer({
+  const composer = mimeComposer(m);
+  const written = writeTree(composer.compile());
+  return written ? Promise.resolve(written) : composer.compile().build();
+}
+
+/** The composer for a message; each `compile()` gives a fresh tree of the same message (same boundaries). */
+export function mimeComposer(m: MimeInput): MailComposer {
+  return new MailComposer({
     from: m.from,
     to: m.to,
     ...(m.cc.length ? { cc: m.cc } : {}),
@@ -34,8 +52,81 @@ export function buildMime(m: MimeInput): Promise<Buffer> {
     attachments: m.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}), ...(a.contentId ? { cid: a.contentId } : {}) })),
     messageId: m.messageId,
     date: m.date,
+    // The composer would draw it with crypto.randomBytes once per part (a few µs each); a pooled UUID is as unique.
+    baseBoundary: randomUUID().replace(/-/g, '').slice(0, 16),
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
-  return composer.compile().build();
+  } as ConstructorParameters<typeof MailComposer>[0]);
+}
+
+/** The members of a composer's tree node that `MimeNode.stream` reads (nodemailer 10.x). */
+interface TreeNode {
+  content?: unknown;
+  contentType?: string;
+  multipart?: string | false;
+  boundary?: string;
+  childNodes: TreeNode[];
+  newline?: string;
+  _raw?: unknown;
+  _transforms: unknown[];
+  _processFuncs: unknown[];
+  buildHeaders(): string;
+  getTransferEncoding(): string | false;
+}
+
+/**
+ * The bytes `root.build()` would give, in the order `MimeNode.stream` writes
+ * them: a part's headers, a blank line, its content through nodemailer's own
+ * quoted-printable or base64 encoder (fed in one piece, as the stream would
+ * be), then each child after its boundary line, and a final CRLF. Returns
+ * null for a tree it does not know to write the same way (raw parts,
+ * transforms, newline conversion, content that is not a string or Buffer);
+ * the composer's stream then builds it.
+ */
+export function writeTree(root: MimeNode): Buffer | null {
+  const node = root as unknown as TreeNode;
+  if (node.newline || node._transforms.length || node._processFuncs.length) return null;
+  const out: Buffer[] = [];
+  if (!writeNode(node, out)) return null;
+  // LastNewline: the message ends with a line break
+  const last = out.length ? out[out.length - 1]! : Buffer.alloc(0);
+  const lastByte = last.length ? last[last.length - 1] : undefined;
+  if (lastByte === 0x0d) out.push(Buffer.from('\n'));
+  else if (lastByte !== 0x0a) out.push(Buffer.from('\r\n'));
+  return Buffer.concat(out);
+}
+
+function writeNode(node: TreeNode, out: Buffer[]): boolean {
+  if (node._raw !== undefined && node._raw !== null && node._raw !== false) return false;
+  const transferEncoding = node.getTransferEncoding();
+  out.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
+  const content = node.content;
+  if (content) {
+    if (typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
+    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    if (transferEncoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
+    else if (transferEncoding === 'quoted-printable') encodeWith(new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') } as ConstructorParameters<typeof QpEncoder>[0]), bytes, out);
+    else out.push(bytes);
+  }
+  if (!node.multipart) return true;
+  for (const [i, child] of node.childNodes.entries()) {
+    out.push(Buffer.from(`${i > 0 ? '\r\n' : ''}--${node.boundary}\r\n`));
+    if (!writeNode(child, out)) return false;
+  }
+  out.push(Buffer.from(`\r\n--${node.boundary}--\r\n`));
+  return true;
+}
+
+/** Runs one of nodemailer's encoder streams over the whole input at once, without the stream around it. */
+function encodeWith(encoder: Transform, input: Buffer, out: Buffer[]): void {
+  const t = encoder as unknown as { push(chunk: string | Buffer, enc?: BufferEncoding): boolean; _transform(c: Buffer, e: string, cb: (err?: Error | null) => void): void; _flush(cb: (err?: Error | null) => void): void };
+  t.push = (chunk, enc) => {
+    if (chunk !== null) out.push(typeof chunk === 'string' ? Buffer.from(chunk, enc ?? 'utf8') : chunk);
+    return true;
+  };
+  const failed = (e?: Error | null) => {
+    if (e) throw e;
+  };
+  t._transform(input, 'buffer', failed);
+  t._flush(failed);
 }
