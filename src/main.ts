@@ -13,7 +13,7 @@ import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
 import { domainSettings } from './modules/domains/domain-settings.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
-import { AcceptQueue, type Acceptor } from './modules/emails/accept.js';
+import { AcceptQueue, type Acceptor, type QueueHandoff } from './modules/emails/accept.js';
 import { trackingKey } from './modules/tracking/tracking.service.js';
 import type { AttachmentFetcher } from './modules/emails/emails.service.js';
 import { purgeIdempotencyKeys } from './modules/emails/idempotency.js';
@@ -62,6 +62,8 @@ export interface Core {
   wakeDispatcher(): void;
   onMtaWake(fn: () => void): void;
   onDispatcherWake(fn: () => void): void;
+  /** the queue worker started in this thread: the accept queue claims live mail due now for it */
+  setQueueHandoff(h: QueueHandoff): void;
 }
 
 /** The dependencies of the API and the roles, shared by `serve` and the tests. */
@@ -71,6 +73,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   const egress = egressOptions(config, resolver, 30_000);
   let mtaWake = () => undefined as void;
   let dispatcherWake = () => undefined as void;
+  let handoff: QueueHandoff | null = null;
   const fetchAttachment: AttachmentFetcher = async (url, field, maxBytes) => {
     try {
       const res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
@@ -85,6 +88,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     hostname: config.outbound.hostname,
     routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
     onStored: () => mtaWake(),
+    handoff: () => handoff,
     writer,
     testDomain: config.testDomain,
   });
@@ -120,6 +124,9 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     },
     onDispatcherWake: (fn) => {
       dispatcherWake = fn;
+    },
+    setQueueHandoff: (h) => {
+      handoff = h;
     },
   };
 }
@@ -199,6 +206,7 @@ export async function startRoles(config: Config, core: Core, logger: Logger, clo
       });
       const m = mta;
       core.onMtaWake(() => m.wake());
+      core.setQueueHandoff(m.worker);
       roles.push(mta);
     }
     let dispatcher: WebhookDispatcher | null = null;

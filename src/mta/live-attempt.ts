@@ -122,7 +122,8 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
         html,
         text: email.text,
         headers: email.headers,
-        attachments: (await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
+        // an email built by this process's accept says whether it has any: most have none, and the read is skipped
+        attachments: (email.attachmentCount === 0 ? [] : await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
         messageId: email.messageId,
         date: email.createdAt,
       },

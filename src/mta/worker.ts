@@ -8,6 +8,7 @@ import { findEmailById, findEmailsById, saveEmailState, saveRecipient, type Emai
 import { applyOutcomes, keepsQueueRow, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { Batcher } from '../store/batcher.js';
+import type { QueueHandoff } from '../modules/emails/accept.js';
 import { addSuppression, suppressedAmong, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppressions.repo.js';
 import type { Knex } from 'knex';
 
@@ -65,9 +66,11 @@ export interface WorkerOptions {
  * transaction. Database rows, not timers, hold what is due, so nothing is
  * lost across restarts.
  */
-export class QueueWorker {
+export class QueueWorker implements QueueHandoff {
   private stopped = true;
   private inFlight = new Set<Promise<void>>();
+  /** room promised to accepts whose claimed rows are not handed over yet */
+  private reserved = 0;
   private readonly waker = new Waker();
   private loop: Promise<void> | null = null;
   /** queue rows whose attempt is running here, so that their leases can be renewed */
@@ -103,6 +106,31 @@ export class QueueWorker {
     this.waker.wake();
   }
 
+  reserve(n: number, now: number): { granted: number; owner: string; leaseUntil: number } | null {
+    const room = this.concurrency - this.inFlight.size - this.reserved;
+    if (this.stopped || room <= 0 || n <= 0) return null;
+    const granted = Math.min(n, room);
+    this.reserved += granted;
+    return { granted, owner: this.o.owner, leaseUntil: now + this.leaseMs };
+  }
+
+  /** Rows an accept claimed for this worker, with their emails as stored; a stopped worker leaves them to its recovery. */
+  handOver(rows: Array<{ delivery: Delivery; email: Email }>): void {
+    this.reserved -= rows.length;
+    if (this.stopped) return;
+    // the accept checked the suppression list in the transaction that claimed them
+    for (const { delivery, email } of rows) this.track(this.process(delivery, email, new Map()));
+  }
+
+  release(n: number): void {
+    this.reserved -= n;
+    this.wake();
+  }
+
+  private get concurrency(): number {
+    return this.o.concurrency ?? 200;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.renewTimer) clearInterval(this.renewTimer);
@@ -113,11 +141,10 @@ export class QueueWorker {
 
   private async run(): Promise<void> {
     const batch = this.o.batch ?? 100;
-    const concurrency = this.o.concurrency ?? 200;
     let lastRecovery = this.o.clock.now();
     while (!this.stopped) {
       let claimed = 0;
-      const room = concurrency - this.inFlight.size;
+      const room = this.concurrency - this.inFlight.size - this.reserved;
       try {
         if (this.o.store.client === 'pg' && this.o.clock.now() - lastRecovery > 30_000) {
           lastRecovery = this.o.clock.now();

@@ -35,10 +35,34 @@ export interface Acceptor {
   submit(req: AcceptRequest): Promise<Email>;
 }
 
-/** A batch's answer for each request, and whether it left work in the queue. */
+/**
+ * The queue worker of this thread, when it runs here. Live mail due now is
+ * claimed for it in the transaction that stores it (submitting, with the
+ * worker's lease), and handed over in memory once that commit is durable:
+ * no second transaction claims it and reads it back. A row whose commit
+ * never became durable stays submitting with no data started, which the
+ * worker's recovery puts back in the queue (at the next start on SQLite,
+ * when the lease ends on PostgreSQL).
+ */
+export interface QueueHandoff {
+  /** room for up to `n` more rows now: how many, and the lease to write on them; null when there is none */
+  reserve(n: number, now: number): { granted: number; owner: string; leaseUntil: number } | null;
+  /** the commit that claimed these rows is durable: their attempts start */
+  handOver(rows: Array<{ delivery: Delivery; email: Email }>): void;
+  /** room reserved and not used (the batch claimed less, failed, or was not made durable) */
+  release(n: number): void;
+}
+
+/** A batch's answer for each request, whether it left work in the queue, and the rows it claimed for the worker. */
 interface Stored {
   outcomes: Array<Email | ApiError>;
   queued: boolean;
+  claimed: Array<{ delivery: Delivery; email: Email }>;
+}
+
+/** Room a batch reserved with the worker: given back unless its rows are handed over. */
+interface Reservation {
+  granted: number;
 }
 
 interface Pending extends AcceptRequest {
@@ -55,6 +79,8 @@ export interface AcceptOptions {
   maxBatch?: number;
   /** told after every commit that stored emails, so that the queue looks at once */
   onStored?: () => void;
+  /** the queue worker of this thread, if any (looked up per batch: it starts after the accept queue) */
+  handoff?: () => QueueHandoff | null;
   /** the thread's group commit: accepted emails share commits with the queue's own writes */
   writer: GroupCommit;
   /**
@@ -120,9 +146,13 @@ export class AcceptQueue implements Acceptor {
   private flush(): void {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
-      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, batch)).then(
-        (committed) => this.settle(batch, committed),
-        (e: unknown) => void this.oneByOne(batch, e),
+      const room: Reservation = { granted: 0 };
+      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, batch, room)).then(
+        (committed) => this.settle(batch, committed, room),
+        (e: unknown) => {
+          this.giveBack(room);
+          void this.oneByOne(batch, e);
+        },
       );
     }
     this.running = false;
@@ -137,17 +167,37 @@ export class AcceptQueue implements Acceptor {
     }
     this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
     for (const one of batch) {
+      const room: Reservation = { granted: 0 };
       try {
-        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one])));
+        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one], room)), room);
       } catch (err) {
+        this.giveBack(room);
         this.logger.error({ err }, 'could not store an email');
         one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
       }
     }
   }
 
-  private settle(batch: Pending[], { value: { outcomes, queued }, durable, seq }: Committed<Stored>): void {
+  private giveBack(room: Reservation): void {
+    if (room.granted) this.opts.handoff?.()?.release(room.granted);
+    room.granted = 0;
+  }
+
+  private settle(batch: Pending[], { value: { outcomes, queued, claimed }, durable, seq }: Committed<Stored>, room: Reservation): void {
     durable.catch((e: unknown) => this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'));
+    if (room.granted) {
+      const handoff = this.opts.handoff?.();
+      const unused = room.granted - claimed.length;
+      room.granted = 0;
+      // nothing is sent of a commit that may be lost
+      durable.then(
+        () => {
+          if (unused) handoff?.release(unused);
+          handoff?.handOver(claimed);
+        },
+        () => handoff?.release(unused + claimed.length),
+      );
+    }
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o instanceof ApiError) p.reject(o);
@@ -157,7 +207,9 @@ export class AcceptQueue implements Acceptor {
     if (queued) durable.then(() => this.opts.onStored?.(), () => undefined);
   }
 
-  private async storeBatch(trx: Knex.Transaction, batch: Pending[]): Promise<Stored> {
+  private async storeBatch(trx: Knex.Transaction, batch: Pending[], room: Reservation): Promise<Stored> {
+    // a transaction run again (a retry of the store) reserves afresh
+    this.giveBack(room);
     const now = this.clock.now();
     const suppressed = await suppressedAmong(
       trx,
@@ -199,6 +251,7 @@ export class AcceptQueue implements Acceptor {
       return email;
     });
 
+    const claimed = this.claimForWorker(emails, deliveries, now, room);
     await insertEmails(trx, emails, attachments);
     await insertDeliveries(trx, deliveries);
     await insertEvents(trx, events);
@@ -208,7 +261,41 @@ export class AcceptQueue implements Acceptor {
       const o = outcomes[i]!;
       if (p.idempotencyKey && !(o instanceof ApiError)) await finishIdempotent(trx, p.project.id, p.idempotencyKey, 202, presentEmail(o));
     }
-    return { outcomes, queued: deliveries.some((d) => d.state === 'queued') };
+    return { outcomes, queued: deliveries.some((d) => d.state === 'queued'), claimed };
+  }
+
+  /**
+   * Live mail due now, claimed for this thread's worker as its claim would
+   * (submitting, one attempt, the worker's lease), as far as the worker has
+   * room: whole emails, in arrival order. Rewrites `emails` and `deliveries`
+   * in place to the claimed state, which is what gets stored.
+   */
+  private claimForWorker(emails: Email[], deliveries: Delivery[], now: number, room: Reservation): Array<{ delivery: Delivery; email: Email }> {
+    const handoff = this.opts.handoff?.();
+    if (!handoff) return [];
+    const due = new Map<string, number[]>();
+    deliveries.forEach((d, i) => {
+      if (d.state === 'queued' && d.nextAttemptAt <= now) due.set(d.emailId, [...(due.get(d.emailId) ?? []), i]);
+    });
+    const wanted = emails.reduce((n, e) => n + (e.environment === 'live' && e.status === 'queued' ? (due.get(e.id)?.length ?? 0) : 0), 0);
+    const lease = wanted ? handoff.reserve(wanted, now) : null;
+    if (!lease) return [];
+    room.granted = lease.granted;
+    const claimed: Array<{ delivery: Delivery; email: Email }> = [];
+    let left = lease.granted;
+    emails.forEach((email, at) => {
+      const rows = due.get(email.id);
+      if (email.environment !== 'live' || email.status !== 'queued' || !rows || rows.length > left) return;
+      left -= rows.length;
+      const taken: Email = { ...email, status: 'submitting', attempts: 1 };
+      emails[at] = taken;
+      for (const i of rows) {
+        const delivery: Delivery = { ...deliveries[i]!, state: 'submitting', attempts: 1, leaseOwner: lease.owner, leaseUntil: lease.leaseUntil };
+        deliveries[i] = delivery;
+        claimed.push({ delivery, email: taken });
+      }
+    });
+    return claimed;
   }
 
   /**
@@ -282,6 +369,7 @@ export class AcceptQueue implements Acceptor {
       createdAt: now,
       updatedAt: now,
       recipients,
+      attachmentCount: p.attachments.length,
     };
   }
 }

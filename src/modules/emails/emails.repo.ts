@@ -55,6 +55,8 @@ export interface Email {
   createdAt: number;
   updatedAt: number;
   recipients: Recipient[];
+  /** how many attachments it has, when this process built it at the accept; absent when read from the store */
+  attachmentCount?: number;
 }
 
 export interface StoredAttachment {
