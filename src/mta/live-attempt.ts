@@ -122,7 +122,7 @@ export function createLiveAttempt(o: LiveAttemptOptions): Attempt {
         html,
         text: email.text,
         headers: email.headers,
-        // an email built by this process's accept says whether it has any: most have none, and the read is skipped
+        // an email handed over by the accept or claimed by the worker says whether it has any: most have none
         attachments: (email.attachmentCount === 0 ? [] : await attachmentsOf(o.store.reader, email.id)).map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
         messageId: email.messageId,
         date: email.createdAt,

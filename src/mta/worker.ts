@@ -4,7 +4,7 @@ import type { Clock } from '../lib/time.js';
 import { lockRows, type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { claimDue, deleteDelivery, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, renewLeases, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
-import { findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
+import { attachmentCounts, findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
 import { applyOutcomes, keepsQueueRow, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { Batcher } from '../store/batcher.js';
@@ -181,8 +181,10 @@ export class QueueWorker implements QueueHandoff {
       // has these pages cached, while a reader's cache is dropped at every commit.
       const ids = [...new Set(claimed.map((r) => r.emailId))];
       await lockRows(trx, 'emails', ids);
-      // as the claim leaves them: submitting, one more attempt
-      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, { ...e, status: 'submitting' as const, attempts: e.attempts + 1, updatedAt: now }]));
+      // as the claim leaves them: submitting, one more attempt; with their attachment counts, so
+      // that building the message reads attachments only for the few emails that have any
+      const counts = await attachmentCounts(trx, ids);
+      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, { ...e, status: 'submitting' as const, attempts: e.attempts + 1, updatedAt: now, attachmentCount: counts.get(e.id) ?? 0 }]));
       suppressed = await suppressedAmong(
         trx,
         [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),

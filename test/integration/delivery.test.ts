@@ -222,6 +222,17 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(await api.deps.store.knex('suppressions').where({ project_id: t.project.id, address: 'bounced@simulator.posthorn.test' })).to.have.length(0);
   });
 
+  it('mail that waited in the queue goes out with its attachments, and mail without any goes out without', async function () {
+    const at = new Date(Date.now() + 1200).toISOString();
+    const stamp = Date.now();
+    const withFile = await t.api.post('/v1/emails', { from: from(), to: [`filed-${stamp}@ok.test`], subject: 'x', text: 'y', scheduled_at: at, attachments: [{ filename: 'a.txt', content: Buffer.from('first').toString('base64') }, { filename: 'b.txt', content: Buffer.from('second').toString('base64') }] });
+    const bare = await t.api.post('/v1/emails', { from: from(), to: [`bare-${stamp}@ok.test`], subject: 'x', text: 'y', scheduled_at: at });
+    for (const r of [withFile, bare]) expect(r.status, r.text).to.equal(202);
+    const parsed = await simpleParser((await sink.waitForMessage(`filed-${stamp}@ok.test`)).raw);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).to.deep.equal([['a.txt', 'first'], ['b.txt', 'second']]);
+    expect((await simpleParser((await sink.waitForMessage(`bare-${stamp}@ok.test`)).raw)).attachments).to.have.length(0);
+  });
+
   it('delivers to several recipients of one domain and reuses connections', async function () {
     const before = sink.connections;
     const to = Array.from({ length: 6 }, (_, i) => `many${i}-${Date.now()}@ok.test`);

@@ -55,7 +55,7 @@ export interface Email {
   createdAt: number;
   updatedAt: number;
   recipients: Recipient[];
-  /** how many attachments it has, when this process built it at the accept; absent when read from the store */
+  /** how many attachments it has, when known without another read (the accept built it, or the worker's claim counted them) */
   attachmentCount?: number;
 }
 
@@ -254,6 +254,15 @@ export async function findEmailsById(db: Db, ids: string[], withBodies = true): 
   const rows = (await db('emails').select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS).whereIn('id', ids)) as EmailRow[];
   const recipients = await recipientsOf(db, rows.map((r) => r.id));
   return rows.map((r) => emailFromRow(r, recipients.get(r.id)!));
+}
+
+/** How many attachments each of these emails has (0 for none). */
+export async function attachmentCounts(db: Db, ids: string[]): Promise<Map<string, number>> {
+  const counts = new Map(ids.map((id) => [id, 0]));
+  if (!ids.length) return counts;
+  const rows = (await db('email_attachments').select('email_id').count({ n: '*' }).whereIn('email_id', ids).groupBy('email_id')) as Array<{ email_id: string; n: number | string }>;
+  for (const r of rows) counts.set(r.email_id, Number(r.n));
+  return counts;
 }
 
 export async function attachmentsOf(db: Db, emailId: string): Promise<StoredAttachment[]> {
