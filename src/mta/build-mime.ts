@@ -88,16 +88,17 @@ export function writeTree(root: MimeNode): Buffer | null {
   if (node.newline || node._transforms.length || node._processFuncs.length) return null;
   const out: Buffer[] = [];
   if (!writeNode(node, out)) return null;
-  // LastNewline: the message ends with a line break
-  const last = out.length ? out[out.length - 1]! : Buffer.alloc(0);
-  const lastByte = last.length ? last[last.length - 1] : undefined;
+  // LastNewline: the message ends with a line break (it looks at the last byte written, empty chunks aside)
+  const last = out.findLast((b) => b.length > 0);
+  const lastByte = last?.[last.length - 1];
   if (lastByte === 0x0d) out.push(Buffer.from('\n'));
   else if (lastByte !== 0x0a) out.push(Buffer.from('\r\n'));
   return Buffer.concat(out);
 }
 
 function writeNode(node: TreeNode, out: Buffer[]): boolean {
-  if (node._raw !== undefined && node._raw !== null && node._raw !== false) return false;
+  // as MimeNode.stream decides it: a raw part is written as given, which this does not do
+  if (node._raw) return false;
   const transferEncoding = node.getTransferEncoding();
   out.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
   const content = node.content;
