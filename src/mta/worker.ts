@@ -5,7 +5,7 @@ import { lockRows, type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { claimDue, deleteDelivery, deliveriesOfEmails, markDataStarted, nextDueAt, orphanedSubmitting, renewLeases, saveDelivery, type Delivery } from '../modules/emails/deliveries.repo.js';
 import { attachmentCounts, findEmailById, findEmailsById, saveEmailState, saveRecipient, type Email, type Recipient } from '../modules/emails/emails.repo.js';
-import { applyOutcomes, keepsQueueRow, type RecipientOutcome } from '../modules/emails/lifecycle.js';
+import { applyOutcomes, claimedEmail, keepsQueueRow, type Lease, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { Batcher } from '../store/batcher.js';
 import type { QueueHandoff } from '../modules/emails/accept.js';
@@ -106,12 +106,12 @@ export class QueueWorker implements QueueHandoff {
     this.waker.wake();
   }
 
-  reserve(n: number, now: number): { granted: number; owner: string; leaseUntil: number } | null {
+  reserve(n: number, now: number): { granted: number; lease: Lease } | null {
     const room = this.concurrency - this.inFlight.size - this.reserved;
     if (this.stopped || room <= 0 || n <= 0) return null;
     const granted = Math.min(n, room);
     this.reserved += granted;
-    return { granted, owner: this.o.owner, leaseUntil: now + this.leaseMs };
+    return { granted, lease: { owner: this.o.owner, until: now + this.leaseMs } };
   }
 
   /** Rows an accept claimed for this worker, with their emails as stored; a stopped worker leaves them to its recovery. */
@@ -119,7 +119,8 @@ export class QueueWorker implements QueueHandoff {
     this.reserved -= rows.length;
     if (this.stopped) return;
     // the accept checked the suppression list in the transaction that claimed them
-    for (const { delivery, email } of rows) this.track(this.process(delivery, email, new Map()));
+    const none = new Map<string, SuppressionReason>();
+    for (const { delivery, email } of rows) this.track(this.process(delivery, email, none));
   }
 
   release(n: number): void {
@@ -181,10 +182,8 @@ export class QueueWorker implements QueueHandoff {
       // has these pages cached, while a reader's cache is dropped at every commit.
       const ids = [...new Set(claimed.map((r) => r.emailId))];
       await lockRows(trx, 'emails', ids);
-      // as the claim leaves them: submitting, one more attempt; with their attachment counts, so
-      // that building the message reads attachments only for the few emails that have any
-      const counts = await attachmentCounts(trx, ids);
-      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, { ...e, status: 'submitting' as const, attempts: e.attempts + 1, updatedAt: now, attachmentCount: counts.get(e.id) ?? 0 }]));
+      // as the claim leaves them: submitting, one more attempt
+      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, claimedEmail(e, now)]));
       suppressed = await suppressedAmong(
         trx,
         [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
@@ -192,7 +191,14 @@ export class QueueWorker implements QueueHandoff {
       const settled = this.o.instant ? await this.settleInstant(trx, claimed, emails, suppressed) : new Set<string>();
       const left = claimed.filter((r) => !settled.has(r.id));
       const leftIds = [...new Set(left.map((r) => r.emailId))];
-      if (leftIds.length) await trx('emails').whereIn('id', leftIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+      if (leftIds.length) {
+        await trx('emails').whereIn('id', leftIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+        // so that building their messages reads attachments only for the few emails that have any
+        for (const [id, n] of await attachmentCounts(trx, leftIds)) {
+          const e = emails.get(id);
+          if (e) emails.set(id, { ...e, attachmentCount: n });
+        }
+      }
       return left;
     });
     for (const d of rows) this.track(this.process(d, emails.get(d.emailId), suppressed));

@@ -15,7 +15,7 @@ import { insertEmails, type Email, type Environment, type StoredAttachment } fro
 import { presentEmail } from './emails.presenter.js';
 import { finishIdempotent } from './idempotency.js';
 import type { PreparedEmail } from './prepare.js';
-import { applyOutcomes, keepsQueueRow } from './lifecycle.js';
+import { applyOutcomes, claimedDelivery, claimedEmail, keepsQueueRow, type Lease } from './lifecycle.js';
 import { simulateAttempt, SIMULATED_RETRY_MS } from './simulate.js';
 
 export interface AcceptRequest {
@@ -46,7 +46,7 @@ export interface Acceptor {
  */
 export interface QueueHandoff {
   /** room for up to `n` more rows now: how many, and the lease to write on them; null when there is none */
-  reserve(n: number, now: number): { granted: number; owner: string; leaseUntil: number } | null;
+  reserve(n: number, now: number): { granted: number; lease: Lease } | null;
   /** the commit that claimed these rows is durable: their attempts start */
   handOver(rows: Array<{ delivery: Delivery; email: Email }>): void;
   /** room reserved and not used (the batch claimed less, failed, or was not made durable) */
@@ -273,24 +273,30 @@ export class AcceptQueue implements Acceptor {
   private claimForWorker(emails: Email[], deliveries: Delivery[], now: number, room: Reservation): Array<{ delivery: Delivery; email: Email }> {
     const handoff = this.opts.handoff?.();
     if (!handoff) return [];
+    // the queue rows of live mail due now, by email (the stored state of a scheduled email is `scheduled`)
+    const live = new Set(emails.filter((e) => e.environment === 'live' && e.status === 'queued').map((e) => e.id));
     const due = new Map<string, number[]>();
+    let wanted = 0;
     deliveries.forEach((d, i) => {
-      if (d.state === 'queued' && d.nextAttemptAt <= now) due.set(d.emailId, [...(due.get(d.emailId) ?? []), i]);
+      if (!live.has(d.emailId) || d.state !== 'queued' || d.nextAttemptAt > now) return;
+      const rows = due.get(d.emailId) ?? [];
+      rows.push(i);
+      due.set(d.emailId, rows);
+      wanted++;
     });
-    const wanted = emails.reduce((n, e) => n + (e.environment === 'live' && e.status === 'queued' ? (due.get(e.id)?.length ?? 0) : 0), 0);
-    const lease = wanted ? handoff.reserve(wanted, now) : null;
-    if (!lease) return [];
-    room.granted = lease.granted;
+    const granted = wanted ? handoff.reserve(wanted, now) : null;
+    if (!granted) return [];
+    room.granted = granted.granted;
     const claimed: Array<{ delivery: Delivery; email: Email }> = [];
-    let left = lease.granted;
+    let left = granted.granted;
     emails.forEach((email, at) => {
       const rows = due.get(email.id);
-      if (email.environment !== 'live' || email.status !== 'queued' || !rows || rows.length > left) return;
+      if (!rows || rows.length > left) return;
       left -= rows.length;
-      const taken: Email = { ...email, status: 'submitting', attempts: 1 };
+      const taken = claimedEmail(email, now);
       emails[at] = taken;
       for (const i of rows) {
-        const delivery: Delivery = { ...deliveries[i]!, state: 'submitting', attempts: 1, leaseOwner: lease.owner, leaseUntil: lease.leaseUntil };
+        const delivery = claimedDelivery(deliveries[i]!, now, granted.lease);
         deliveries[i] = delivery;
         claimed.push({ delivery, email: taken });
       }
@@ -314,8 +320,8 @@ export class AcceptQueue implements Acceptor {
     const at = deliveries.findIndex((d) => d.emailId === email.id);
     if (at < 0) return null;
     // as the worker's claim leaves them: submitting, one attempt
-    const delivery: Delivery = { ...deliveries[at]!, state: 'submitting', attempts: 1 };
-    const claimed: Email = { ...email, status: 'submitting', attempts: 1 };
+    const delivery = claimedDelivery(deliveries[at]!, now, null);
+    const claimed = claimedEmail(email, now);
     const outcomes = simulateAttempt(claimed.recipients.filter((r) => r.deliveryId === delivery.id), testDomain, delivery.attempts);
     const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId: null });
     if (keepsQueueRow(change.email, change.delivery)) deliveries[at] = change.delivery;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { insertRows } from '../../store/insert-rows.js';
+import { claimedDelivery } from './lifecycle.js';
 
 export type DeliveryState = 'queued' | 'submitting' | 'done';
 
@@ -124,7 +125,7 @@ export async function claimDue(trx: Knex.Transaction, client: 'sqlite' | 'pg', o
   await trx('deliveries')
     .whereIn('id', rows.map((r) => r.id))
     .update({ state: 'submitting', lease_owner: opts.owner, lease_until: opts.now + opts.leaseMs, data_started: false, attempts: trx.raw('attempts + 1'), updated_at: opts.now });
-  return rows.map((r) => ({ ...r, state: 'submitting', leaseOwner: opts.owner, leaseUntil: opts.now + opts.leaseMs, dataStarted: false, attempts: r.attempts + 1, updatedAt: opts.now }));
+  return rows.map((r) => claimedDelivery(r, opts.now, { owner: opts.owner, until: opts.now + opts.leaseMs }));
 }
 
 /** The next time anything is due, to sleep until then. */

@@ -108,6 +108,27 @@ export function applyOutcomes(email: Email, delivery: Delivery, outcomes: Map<st
   return { email: next, delivery: nextDelivery, recipients, events, suppress };
 }
 
+/** The lease a claim writes on a queue row: who holds it, until when. */
+export interface Lease {
+  owner: string;
+  until: number;
+}
+
+/**
+ * A queue row and its email as a claim leaves them: submitting, one more
+ * attempt, no data started, held by `lease` (null for an attempt settled in
+ * the claiming transaction itself, which nobody else can see meanwhile).
+ * The worker's claim, the accept's claim for the worker and the accept's
+ * simulation of test mail all start from this.
+ */
+export function claimedDelivery(d: Delivery, now: number, lease: Lease | null): Delivery {
+  return { ...d, state: 'submitting', attempts: d.attempts + 1, dataStarted: false, leaseOwner: lease?.owner ?? d.leaseOwner, leaseUntil: lease?.until ?? d.leaseUntil, updatedAt: now };
+}
+
+export function claimedEmail(email: Email, now: number): Email {
+  return { ...email, status: 'submitting', attempts: email.attempts + 1, updatedAt: now };
+}
+
 /**
  * Whether a queue row is kept once an attempt has been applied. A finished
  * row of test mail is dropped, wherever its walk ended (in the accept's
