@@ -69,12 +69,15 @@ interface Waiting {
  * stored it. Sent in parts, storing the first part overlaps parsing the rest;
  * the other side still merges whatever waits into one commit. Measured with
  * `npm run bench` (accepts, test key, 64 clients; 8 s runs, interleaved): one
- * message per turn averaged ~4,000/s over 13 runs, parts of 32 ~4,560/s over
- * 14 and parts of 16 ~4,700/s over 8, with the appliance using ~1.45 cores
- * instead of ~1.17. Parts of 16 had the worse p99 (46–64 ms against 39–66),
- * and parts of 8 lost more to the per-commit cost than they gained.
+ * message per turn averaged ~4,000/s over 13 runs and parts of 32 ~4,560/s
+ * over 14, with the appliance using ~1.45 cores instead of ~1.17. Measured
+ * on a warm process (after the bench's warm-up), parts of 16 beat parts of 32
+ * in 7 of 9 interleaved pairs, by 6–8% where both runs of a pair took the
+ * same CPU time per request, with the same p99 (25–37 ms against 28–38);
+ * parts of 8 were no better than 32 (4 rounds), and 12 and 24 could not be
+ * told from 16 (3 rounds).
  */
-export const MAX_REQUESTS_PER_MESSAGE = 32;
+export const MAX_REQUESTS_PER_MESSAGE = 16;
 
 /**
  * The API thread's side: the requests of one turn of the event loop go over
