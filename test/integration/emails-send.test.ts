@@ -283,6 +283,9 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(events.filter((e) => e.type === 'email.suppressed').map((e) => e.recipient)).to.deep.equal(['blocked@example.test']);
       // in the order they happened: skipped at the accept, then sent
       expect(events.map((e) => e.type)).to.deep.equal(['email.suppressed', 'email.sent', 'email.delivered']);
+      // email.sent names a recipient the provider took, not the skipped one listed first
+      expect(events.find((e) => e.type === 'email.sent')!.recipient).to.equal(`delivered@${SIM}`);
+      expect(events.find((e) => e.type === 'email.sent')!.data.recipient).to.equal(`delivered@${SIM}`);
       // details.reason says why the address is on the list
       expect(events.find((e) => e.type === 'email.suppressed')!.data.details).to.deep.equal({ reason: 'bounce' });
     });

@@ -47,11 +47,16 @@ export function applyOutcomes(email: Email, delivery: Delivery, outcomes: Map<st
   let next: Email = { ...email, updatedAt: now };
   let perRecipientFailure = false;
 
-  // The first acceptance by a provider is when the email counts as sent (email.sent, once, before the rest).
-  const accepted = [...outcomes.values()].some((o) => o.kind === 'delivered' || o.kind === 'complained');
+  // The first acceptance by a provider is when the email counts as sent (email.sent, once, before the rest),
+  // naming a recipient the provider took: never one skipped as suppressed or left for another queue row.
+  const firstAccepted = email.recipients.find((r) => {
+    const kind = outcomes.get(r.id)?.kind;
+    return kind === 'delivered' || kind === 'complained';
+  });
+  const accepted = firstAccepted !== undefined;
   if (accepted && next.acceptedAt === null) {
     next = { ...next, acceptedAt: now, providerMessageId: ctx.providerMessageId ?? next.providerMessageId };
-    events.push(emailEvent(next, 'email.sent', now));
+    events.push(emailEvent(next, 'email.sent', now, firstAccepted.address));
   } else if (accepted && !next.providerMessageId && ctx.providerMessageId) {
     next = { ...next, providerMessageId: ctx.providerMessageId };
   }
