@@ -43,14 +43,19 @@ export function buildApp(deps: ApiDeps, routes: readonly RouteDef[] = API_ROUTES
 }
 
 /**
- * Nothing answered: no route has this path, or (405 with Allow, set by the
- * router's allowedMethods) the path exists with other methods.
+ * Nothing answered: no route has this path, or (the router's allowedMethods
+ * set 405 or 501 and Allow) the path exists with other methods. Both are 404
+ * `not_found`: every error uses a code of interface §7, which has none for a
+ * wrong method; the Allow header still lists the methods the path has.
  */
 async function unknownRoute(ctx: Context, next: Next): Promise<void> {
   await next();
   if (ctx.body != null) return;
   if (ctx.status === 404) throw apiError('not_found', 'no such route');
-  if (ctx.status === 405 || ctx.status === 501) throw apiError('method_not_allowed', `${ctx.method} is not allowed here; allowed: ${ctx.response.get('Allow') || 'none'}`);
+  if (ctx.status === 405 || ctx.status === 501) {
+    const allow = ctx.response.get('Allow');
+    throw apiError('not_found', `no route for ${ctx.method} ${ctx.path}; its methods: ${allow || 'none'}`, allow ? { Allow: allow } : undefined);
+  }
 }
 
 async function requestId(ctx: Context, next: Next): Promise<void> {

@@ -12,7 +12,6 @@ export const ERROR_STATUS = {
   account_suspended: 403,
   plan_limit_reached: 403,
   not_found: 404,
-  method_not_allowed: 405,
   idempotency_conflict: 409,
   not_schedulable: 409,
   domain_already_registered: 409,

@@ -73,10 +73,11 @@ eachDatabase('API edge', (db) => {
       expectError(await api.anonymous.raw('PUT', '/v1/emails'), 401, 'unauthorized');
     });
 
-    it('answers 405 with Allow for a known route and a wrong method', async function () {
+    it('answers a known route with a wrong method 404 not_found (a code of interface §7), with Allow', async function () {
       const res = await t.api.raw('PUT', '/v1/emails');
-      expectError(res, 405, 'method_not_allowed');
+      expectError(res, 404, 'not_found');
       expect(res.headers.get('allow')).to.include('GET');
+      expect(res.headers.get('allow')).to.include('POST');
     });
 
     it('answers 400 validation_error naming an unknown body field', async function () {
