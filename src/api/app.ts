@@ -29,7 +29,9 @@ export function buildApp(deps: ApiDeps, routes: readonly RouteDef[] = API_ROUTES
   // without a valid key learns nothing, not even which routes exist.
   koa.use(authenticateApi(deps, rateLimiter));
 
-  const router = new Router();
+  // Case-sensitive, as URL paths are, and as the /v1 authentication check above is: a router that
+  // matched /V1/… would reach a handler whose request was never authenticated.
+  const router = new Router({ sensitive: true });
   healthRoutes(router, deps);
   trackingRoutes(router, deps.tracking, deps.logger);
   for (const r of routes) {
@@ -111,7 +113,9 @@ function authenticateApi(deps: ApiDeps, limiter: RateLimiter) {
 
 function handle(deps: ApiDeps, r: RouteDef) {
   return async (ctx: Context) => {
-    const principal = ctx.state.principal as Principal;
+    const principal = ctx.state.principal as Principal | undefined;
+    // every route here is under /v1, which authenticateApi covered; refuse rather than run without a key
+    if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
     if (!principal.key.scopes.includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
     const query = r.query ? validateQuery(r.query, { ...ctx.query }) : undefined;
     let body: unknown;

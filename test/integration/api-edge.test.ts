@@ -73,6 +73,15 @@ eachDatabase('API edge', (db) => {
       expectError(await api.anonymous.raw('PUT', '/v1/emails'), 401, 'unauthorized');
     });
 
+    it('routes paths case-sensitively: /V1/… is no route, with or without a key, and never runs a handler', async function () {
+      for (const path of ['/V1/domains', '/V1/DOMAINS', '/V1/webhooks']) {
+        expectError(await t.api.raw('GET', path), 404, 'not_found');
+        expectError(await api.anonymous.raw('GET', path), 404, 'not_found');
+      }
+      expectError(await api.anonymous.raw('POST', '/V1/webhooks', { body: '{}', headers: { 'content-type': 'application/json' } }), 404, 'not_found');
+      expectError(await t.api.raw('GET', '/v1/Domains'), 404, 'not_found');
+    });
+
     it('answers a known route with a wrong method 404 not_found (a code of interface §7), with Allow', async function () {
       const res = await t.api.raw('PUT', '/v1/emails');
       expectError(res, 404, 'not_found');
