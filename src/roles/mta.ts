@@ -32,7 +32,7 @@ export interface MtaOptions {
 export async function startMta(o: MtaOptions): Promise<MtaRole> {
   // Test mail never leaves: its outcome is known at once and recorded as the row is claimed.
   const simulate: InstantAttempt = (email, delivery, recipients) =>
-    email.environment === 'test' ? { outcomes: simulateAttempt(recipients, o.testDomain, delivery.attempts), providerMessageId: null } : null;
+    email.environment === 'test' ? simulateAttempt(email, recipients, o.testDomain, delivery.attempts) : null;
   const worker = new QueueWorker({
     store: o.store,
     writer: o.writer,

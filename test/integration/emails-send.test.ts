@@ -310,6 +310,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const id = await sendTo('delivered');
       const e = await waitEmail(t.api, id, (x) => x.status === 'accepted' && x.recipients[0].status === 'delivered');
       expect(e.attempts).to.equal(1);
+      // interface §2.1: set once a provider has the message; the simulator stands for the receiving server
+      expect(e.provider_message_id).to.be.a('string').and.match(/^<.+@.+>$/);
       const events = await eventsOfEmail(api.deps.store.knex, id);
       expect(events.map((x) => x.type)).to.deep.equal(['email.sent', 'email.delivered']);
       expect(events.every((x) => x.simulated)).to.equal(true);
@@ -337,6 +339,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const id = await sendTo('delayed');
       const e = await waitEmail(t.api, id, (x) => x.recipients[0].status === 'delivered', 10_000);
       expect(e.attempts).to.equal(2);
+      // accepted on the queue worker's simulated retry: a provider message id all the same
+      expect(e.provider_message_id).to.be.a('string').and.match(/^<.+@.+>$/);
       expect(await types(id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
       // the queue worker ended this walk: like test mail that ends at the accept, it leaves no queue row
       expect(await api.deps.store.knex('deliveries').where({ email_id: id })).to.deep.equal([]);

@@ -322,8 +322,8 @@ export class AcceptQueue implements Acceptor {
     // as the worker's claim leaves them: submitting, one attempt
     const delivery = claimedDelivery(deliveries[at]!, now, null);
     const claimed = claimedEmail(email, now);
-    const outcomes = simulateAttempt(claimed.recipients.filter((r) => r.deliveryId === delivery.id), testDomain, delivery.attempts);
-    const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId: null });
+    const { outcomes, providerMessageId } = simulateAttempt(claimed, claimed.recipients.filter((r) => r.deliveryId === delivery.id), testDomain, delivery.attempts);
+    const change = applyOutcomes(claimed, delivery, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherDeliveries: [], providerMessageId });
     if (keepsQueueRow(change.email, change.delivery)) deliveries[at] = change.delivery;
     else deliveries.splice(at, 1);
     return { email: change.email, events: change.events };

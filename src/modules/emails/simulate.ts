@@ -1,5 +1,5 @@
 import type { RecipientOutcome } from './lifecycle.js';
-import type { Recipient } from './emails.repo.js';
+import type { Email, Recipient } from './emails.repo.js';
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];
@@ -28,7 +28,12 @@ export function simulateOutcome(address: string, testDomain: string, attempt: nu
   }
 }
 
-/** One simulated attempt (the `attempt`-th) for each of the recipients, by recipient id. */
-export function simulateAttempt(recipients: Recipient[], testDomain: string, attempt: number): Map<string, RecipientOutcome> {
-  return new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, testDomain, attempt)]));
+/**
+ * One simulated attempt (the `attempt`-th) for each of the recipients, by
+ * recipient id, and the provider message id an acceptance records: the
+ * email's Message-ID, as direct delivery records it (LIFECYCLE: test keys
+ * reach the same states, so an accepted test email has one too).
+ */
+export function simulateAttempt(email: Pick<Email, 'messageId'>, recipients: Recipient[], testDomain: string, attempt: number): { outcomes: Map<string, RecipientOutcome>; providerMessageId: string } {
+  return { outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, testDomain, attempt)])), providerMessageId: email.messageId };
 }
