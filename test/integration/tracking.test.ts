@@ -82,6 +82,30 @@ describe('open and click tracking', function () {
     expect(insights.rates.opened).to.equal(1);
   });
 
+  it('records no open or click once the domain has turned tracking off, and the link still redirects', async function () {
+    const d = await verifiedDomain(t, world, { open_tracking: true, click_tracking: true });
+    const to = `later-${Date.now()}@ok.test`;
+    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
+    const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
+    const link = local(/href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'));
+    const pixel = local(/<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'));
+    expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: false, click_tracking: false })).status).to.equal(200);
+
+    const click = await fetch(link, { redirect: 'manual' });
+    expect(click.status).to.equal(302);
+    expect(click.headers.get('location')).to.equal('https://shop.example/order/42?x=1&y=2');
+    expect((await fetch(pixel)).status).to.equal(200);
+    // an open recorded now would have been written before the answer: nothing was
+    const types = (await eventsOfEmail(api.deps.store.knex, res.body.id)).map((e) => e.type);
+    expect(types).to.not.include('email.opened');
+    expect(types).to.not.include('email.clicked');
+
+    // turned on again, the same links count again
+    expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: true })).status).to.equal(200);
+    expect((await fetch(pixel)).status).to.equal(200);
+    await waitFor(async () => ((await eventsOfEmail(api.deps.store.knex, res.body.id)).some((e) => e.type === 'email.opened') ? true : null), 5000, 'email.opened');
+  });
+
   it('answers 404 to a tampered token and never redirects elsewhere', async function () {
     const d = await verifiedDomain(t, world, { click_tracking: true });
     const to = `tamper-${Date.now()}@ok.test`;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
+import { findDomainByName } from '../domains/domains.repo.js';
 import { findEmailById } from '../emails/emails.repo.js';
 import { emailEvent } from '../events/emit.js';
 import { insertEvents } from '../events/events.repo.js';
@@ -49,11 +50,18 @@ export async function trackedHtml(deps: TrackingDeps, html: string, ids: { email
   });
 }
 
-/** email.opened / email.clicked for a verified token (interface §6); the email's status does not change. */
+/**
+ * email.opened / email.clicked for a verified token (interface §6); the
+ * email's status does not change. Interface §6 emits them only while that
+ * tracking is on for the domain: an open or click of mail sent before the
+ * domain turned it off (or was deleted) records nothing; the link still works.
+ */
 export async function recordTracking(deps: TrackingDeps, claim: TrackingClaim, userAgent: string | null): Promise<void> {
   const email = await findEmailById(deps.store.reader, claim.emailId);
   const recipient = email?.recipients.find((r) => r.id === claim.recipientId);
   if (!email || !recipient) return;
+  const domain = await findDomainByName(deps.store.reader, email.fromDomain);
+  if (!domain || domain.projectId !== email.projectId || !(claim.kind === 'click' ? domain.clickTracking : domain.openTracking)) return;
   const now = deps.clock.now();
   const details = claim.kind === 'click' ? { url: claim.url, user_agent: userAgent } : { user_agent: userAgent };
   await deps.store.tx((trx) => insertEvents(trx, [emailEvent(email, claim.kind === 'click' ? 'email.clicked' : 'email.opened', now, recipient.address, details)]));
