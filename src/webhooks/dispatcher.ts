@@ -77,6 +77,8 @@ export class WebhookDispatcher {
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
   private readonly inFlight = new Map<string, number>();
+  /** endpoint|email of the requests in flight: one email's events reach an endpoint one at a time, in order */
+  private readonly inFlightEmails = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
 
@@ -164,31 +166,39 @@ export class WebhookDispatcher {
     });
   }
 
-  private async claim(room: number): Promise<repo.WebhookDelivery[]> {
+  private async claim(room: number): Promise<Array<repo.WebhookDelivery & { emailId: string | null }>> {
     const cap = this.o.perEndpoint ?? 4;
     const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
     const claimed = await this.o.writer.run((trx) =>
       repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs), skipEndpoints: full }),
     );
     // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
-    const taken: repo.WebhookDelivery[] = [];
+    // An event waits too while an earlier one about the same email is on its way to that endpoint
+    // (LIFECYCLE: creation order per endpoint, best effort): the claim comes oldest first, so the
+    // earlier one is in flight or taken before it, and a finished request wakes the loop for it.
+    const taken: Array<repo.WebhookDelivery & { emailId: string | null }> = [];
     const counts = new Map(this.inFlight);
+    const emails = new Set(this.inFlightEmails);
     const release: string[] = [];
     for (const d of claimed) {
       const n = counts.get(d.endpointId) ?? 0;
-      if (n >= cap || taken.length >= room) {
+      const email = d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
+      if (n >= cap || taken.length >= room || (email !== null && emails.has(email))) {
         release.push(d.id);
         continue;
       }
       counts.set(d.endpointId, n + 1);
+      if (email !== null) emails.add(email);
       taken.push(d);
     }
     if (release.length) await this.o.writer.run((trx) => repo.releaseDeliveries(trx, release, this.o.owner));
     return taken;
   }
 
-  private track(d: repo.WebhookDelivery): void {
+  private track(d: repo.WebhookDelivery & { emailId: string | null }): void {
     this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
+    const email = d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
+    if (email !== null) this.inFlightEmails.add(email);
     const p = this.attempt(d).catch((e: unknown) => this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'));
     this.running.add(p);
     void p.finally(() => {
@@ -196,6 +206,7 @@ export class WebhookDispatcher {
       const n = (this.inFlight.get(d.endpointId) ?? 1) - 1;
       if (n <= 0) this.inFlight.delete(d.endpointId);
       else this.inFlight.set(d.endpointId, n);
+      if (email !== null) this.inFlightEmails.delete(email);
       this.wake();
     });
   }

@@ -109,6 +109,40 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     expect(pending).to.have.length(0);
   });
 
+  it("sends one email's events to an endpoint one at a time, in the order they happened, while other emails' go beside them", async function () {
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `order-${++n}`, approved: true });
+    const prefix = `/ordered-${n}`;
+    // answers each POST 200 ms later, noting what else for the same email was still unanswered when it came
+    const open = new Map<string, number>();
+    const overlapped: string[] = [];
+    let maxOpen = 0;
+    hooks.setBehaviour(prefix, (r, answer) => {
+      const email = (r.json as { data: { email_id: string } }).data.email_id;
+      if (open.get(email)) overlapped.push((r.json as { type: string }).type);
+      open.set(email, (open.get(email) ?? 0) + 1);
+      maxOpen = Math.max(maxOpen, [...open.values()].reduce((a, b) => a + b, 0));
+      setTimeout(() => {
+        open.set(email, open.get(email)! - 1);
+        answer(200);
+      }, 200);
+    });
+    const path = `${prefix}/hook`;
+    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.bounced', 'email.failed', 'email.delivered'] });
+    const email = await storedEmail(db().store, project.id);
+    const other = await storedEmail(db().store, project.id);
+    const now = Date.now();
+    const events = [emailEvent(email, 'email.bounced', now, email.to[0]), emailEvent(email, 'email.failed', now, email.to[0]), emailEvent(other, 'email.delivered', now, other.to[0])];
+    await db().store.tx((trx) => insertEvents(trx, events));
+    await startDispatcher(`order-${n}`, {});
+    await waitFor(async () => (hooks.received.filter((r) => r.path === path && r.status === 200).length === 3 ? true : null), 10_000, 'three answered POSTs');
+    const ofEmail = hooks.received.filter((r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === email.id);
+    expect(ofEmail.map((r) => (r.json as { type: string }).type)).to.deep.equal(['email.bounced', 'email.failed']);
+    expect(overlapped, 'events of one email sent while another of its events was unanswered').to.deep.equal([]);
+    // the other email's event went out beside the first one, not after it
+    expect(maxOpen).to.equal(2);
+  });
+
   it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
     for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
       const path = `/delay/1500/lease-${++n}`;

@@ -173,19 +173,29 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
  * PostgreSQL). A delivery whose lease ran out (its process died mid-request)
  * is due again: at-least-once.
  */
-export async function claimDueDeliveries(trx: Knex.Transaction, client: 'sqlite' | 'pg', o: { now: number; limit: number; owner: string; leaseMs: number; skipEndpoints: string[] }): Promise<WebhookDelivery[]> {
+/**
+ * Due deliveries, oldest first (ties in creation order), each with the email
+ * its event is about (null for an event about no email), leased to `owner`.
+ */
+export async function claimDueDeliveries(
+  trx: Knex.Transaction,
+  client: 'sqlite' | 'pg',
+  o: { now: number; limit: number; owner: string; leaseMs: number; skipEndpoints: string[] },
+): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
   const q = trx('webhook_deliveries as d')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(DELIVERY_COLUMNS.map((c) => `d.${c}`))
+    .leftJoin('events as ev', 'ev.id', 'd.event_id')
+    .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'ev.email_id as event_email_id'])
     .where('d.state', 'pending')
     .andWhere('e.active', true)
     .andWhere('d.next_attempt_at', '<=', o.now)
     .andWhere((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', o.now))
     .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
     .limit(o.limit);
   if (o.skipEndpoints.length) q.whereNotIn('d.endpoint_id', o.skipEndpoints);
   if (client === 'pg') q.forUpdate('d').skipLocked();
-  const rows = ((await q) as DeliveryRow[]).map(deliveryFromRow);
+  const rows = ((await q) as Array<DeliveryRow & { event_email_id: string | null }>).map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
   if (rows.length) await trx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_owner: o.owner, lease_until: o.now + o.leaseMs });
   return rows;
 }
