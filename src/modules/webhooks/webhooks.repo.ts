@@ -170,12 +170,9 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
 
 /**
  * Claim due deliveries of active endpoints (lease + SKIP LOCKED on
- * PostgreSQL). A delivery whose lease ran out (its process died mid-request)
- * is due again: at-least-once.
- */
-/**
- * Due deliveries, oldest first (ties in creation order), each with the email
- * its event is about (null for an event about no email), leased to `owner`.
+ * PostgreSQL), oldest first (ties in creation order), each with the email
+ * its event is about (null for an event about no email). A delivery whose
+ * lease ran out (its process died mid-request) is due again: at-least-once.
  */
 export async function claimDueDeliveries(
   trx: Knex.Transaction,
