@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,6 +62,8 @@ function makeCertificates(): Certificates {
 export class HttpsReceiver {
   readonly requests: Received[] = [];
   caFile = '';
+  /** the throw-away CA's directory, removed at stop */
+  private certDir: string | null = null;
   caPem = '';
   port = 0;
   slowMs = 12_000;
@@ -79,6 +81,7 @@ export class HttpsReceiver {
   /** `ipv6`: also listen on [::1], same port, for AAAA-only names */
   async start(opts: { ipv6?: boolean } = {}): Promise<this> {
     const certs = makeCertificates();
+    this.certDir = certs.dir;
     this.caFile = certs.caFile;
     this.caPem = certs.caPem;
     const make = () => {
@@ -129,6 +132,8 @@ export class HttpsReceiver {
         return new Promise<void>((resolve) => s.close(() => resolve()));
       }),
     );
+    if (this.certDir) rmSync(this.certDir, { recursive: true, force: true });
+    this.certDir = null;
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
