@@ -182,7 +182,7 @@ export class WebhookDispatcher {
     const release: string[] = [];
     for (const d of claimed) {
       const n = counts.get(d.endpointId) ?? 0;
-      const email = d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
+      const email = emailAtEndpoint(d);
       if (n >= cap || taken.length >= room || (email !== null && emails.has(email))) {
         release.push(d.id);
         continue;
@@ -197,7 +197,7 @@ export class WebhookDispatcher {
 
   private track(d: repo.WebhookDelivery & { emailId: string | null }): void {
     this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
-    const email = d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
+    const email = emailAtEndpoint(d);
     if (email !== null) this.inFlightEmails.add(email);
     const p = this.attempt(d).catch((e: unknown) => this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'));
     this.running.add(p);
@@ -264,4 +264,9 @@ export class WebhookDispatcher {
 
 async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promise<void> {
   await trx('events').whereIn('id', ids).update({ fanned_out: true });
+}
+
+/** The key that keeps one email's events to one endpoint in order; null for an event about no email. */
+function emailAtEndpoint(d: { endpointId: string; emailId: string | null }): string | null {
+  return d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
 }
