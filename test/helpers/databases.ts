@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
 import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
+import { tempDir } from './temp-dir.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -23,7 +22,7 @@ type ExtraOptions = Omit<StoreOptions, 'client' | 'dataDir'>;
  * checkpoints, or a function of the folder that gives them).
  */
 export function freshSqlite(extra: ExtraOptions | ((dataDir: string) => ExtraOptions) = {}): TestDatabase {
-  const dir = mkdtempSync(join(tmpdir(), 'posthorn-test-'));
+  const dir = tempDir('posthorn-test-');
   const options = { ...(typeof extra === 'function' ? extra(dir) : extra), client: 'sqlite' as const, dataDir: dir };
   const store = openStore(options);
   return {

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
+import { tempDir } from './temp-dir.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 
@@ -16,7 +16,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** A config file in a new temp folder; the API on port 0 (the log says which port it got). */
 export function writeConfig(overrides: Record<string, unknown> = {}): { dir: string; path: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'posthorn-proc-'));
+  const dir = tempDir('posthorn-proc-');
   const config = { data_dir: './data', http: { host: '127.0.0.1', port: 0 }, ...overrides };
   const path = join(dir, 'posthorn.yaml');
   writeFileSync(path, YAML.stringify(config));

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/temp-dir.js';
 import { buildConfig, ConfigError, loadConfig, DEFAULT_CONFIG_PATH } from '../../src/config/load.js';
 
 function configFile(yaml: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'posthorn-config-'));
+  const dir = tempDir('posthorn-config-');
   const path = join(dir, 'posthorn.yaml');
   writeFileSync(path, yaml);
   return path;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WalSyncer } from '../../src/store/wal-sync.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** Records when each fsync starts and lets the test finish it. */
 class ObservedSyncer extends WalSyncer {
@@ -37,14 +37,14 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
   });
 
   it('fsyncs a real WAL file, and treats a missing one as nothing to sync', async function () {
-    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    const dir = tempDir('posthorn-wal-');
     writeFileSync(join(dir, 'x-wal'), 'frames');
     await new WalSyncer(join(dir, 'x-wal')).sync();
     await new WalSyncer(join(dir, 'missing-wal')).sync();
   });
 
   it('follows the WAL at its path: a WAL deleted and made again is the one synced, and close lets go of it', async function () {
-    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    const dir = tempDir('posthorn-wal-');
     const wal = join(dir, 'x-wal');
     // the descriptors of this process open on that path (Linux names deleted files "path (deleted)")
     const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((l) => l.startsWith(wal));
@@ -87,7 +87,7 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
   });
 
   it('a sync after close opens the WAL for itself and lets go of it again', async function () {
-    const dir = mkdtempSync(join(tmpdir(), 'posthorn-wal-'));
+    const dir = tempDir('posthorn-wal-');
     const wal = join(dir, 'x-wal');
     const open = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === wal; } catch { return false; } });
     writeFileSync(wal, 'frames');
