@@ -30,7 +30,6 @@ function toApiError(e: unknown): ApiError {
   // Errors thrown by Koa itself or @koa/router carry an HTTP status.
   const status = (e as { status?: number }).status;
   if (status === 404) return apiError('not_found', 'no such route');
-  if (status === 405 || status === 501) return apiError('not_found', (e as Error).message || 'no route for this method', (e as { headers?: Record<string, string> }).headers);
   if (status && status >= 400 && status < 500) return new ApiError(400, 'validation_error', (e as Error).message || 'bad request', 'request');
   return apiError('internal_error', 'internal error');
 }
