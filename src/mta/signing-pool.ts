@@ -1,7 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { asBuffer } from '../lib/bytes.js';
 import type { Logger } from '../log/logger.js';
 import { signedMessageBuilder, type SignedMessageInput } from './signed-message.js';
+import { startThread } from '../lib/thread.js';
 
 export interface MessageSigner {
   sign(input: SignedMessageInput): Promise<Buffer>;
@@ -34,8 +35,7 @@ interface Waiting {
  */
 export function startSigningThread(logger: Logger): MessageSigner {
   const inline = signedMessageBuilder();
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './signing-thread.ts' : './signing-thread.js', import.meta.url);
-  let worker: Worker | null = new Worker(entry);
+  let worker: Worker | null = startThread(import.meta.url, 'signing-thread');
   const waiting = new Map<number, Waiting>();
   let nextId = 1;
   const gone = (why: string) => {

@@ -1,10 +1,10 @@
-import { Worker } from 'node:worker_threads';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
 import type { AcceptRequest } from '../modules/emails/accept.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
+import { startThread } from '../lib/thread.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = 'mta' | 'dispatcher';
@@ -42,9 +42,7 @@ const STOP_TIMEOUT_MS = 30_000;
  * without it.
  */
 export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null): Promise<BackgroundThread> {
-  // From dist/ the entry is compiled JavaScript; under tsx (tests) it is the TypeScript file.
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './background-thread.ts' : './background-thread.js', import.meta.url);
-  const worker = new Worker(entry, { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
+  const worker = startThread(import.meta.url, 'background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
   let stopping = false;
   await new Promise<void>((resolve, reject) => {
     const onMessage = (m: FromBackground) => {

@@ -1,4 +1,5 @@
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { startThread } from '../lib/thread.js';
 
 /**
  * Durable commits for the stores of several threads of one process (the API
@@ -24,11 +25,17 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
  */
 
 // slots of the shared BigInt64Array
-const COMMITTED = 0;
-const DURABLE = 1;
-const FAILED = 2;
-const STOP = 3;
+export const COMMITTED = 0;
+export const DURABLE = 1;
+export const FAILED = 2;
+export const STOP = 3;
 const SLOTS = 4;
+
+/** What the fsync thread (wal-sync-thread.ts) starts with, besides one port per committing thread. */
+export interface SyncThreadData {
+  shared: SharedArrayBuffer;
+  walPath: string;
+}
 
 /** What another thread needs to take part: the shared counters and its own port from the fsync thread. */
 export interface DurabilityLink {
@@ -37,52 +44,6 @@ export interface DurabilityLink {
 }
 
 type Notice = bigint | { failed: string };
-
-// The fsync thread's code: a plain script, so that it runs the same under tsx and from dist/.
-const SYNCER = `
-const { workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const { shared, ports, walPath } = workerData;
-const v = new BigInt64Array(shared);
-let file = null;
-let failure = null;
-// The WAL, kept open between fsyncs and reopened when the path names another file (SQLite deletes
-// it when its last connection closes and makes a new one later). No WAL: nothing to make durable.
-function current() {
-  let ino;
-  try { ino = fs.statSync(walPath).ino; } catch (e) { if (e.code === 'ENOENT') return forget(); throw e; }
-  if (file && file.ino === ino) return file;
-  forget();
-  let fd;
-  try { fd = fs.openSync(walPath, 'r'); } catch (e) { if (e.code === 'ENOENT') return null; throw e; }
-  file = { fd, ino: fs.fstatSync(fd).ino };
-  return file;
-}
-function forget() { if (file) fs.closeSync(file.fd); file = null; return null; }
-let synced = Atomics.load(v, ${DURABLE});
-for (;;) {
-  const counted = Atomics.load(v, ${COMMITTED});
-  if (counted === synced) {
-    if (Atomics.load(v, ${STOP}) !== 0n) break;
-    Atomics.wait(v, ${COMMITTED}, counted);
-    continue;
-  }
-  if (failure === null) {
-    try {
-      const f = current();
-      if (f) fs.fsyncSync(f.fd);
-    } catch (e) {
-      failure = String((e && e.message) || e);
-      Atomics.store(v, ${FAILED}, 1n);
-    }
-  }
-  synced = counted;
-  if (failure === null) Atomics.store(v, ${DURABLE}, counted);
-  for (const p of ports) p.postMessage(failure === null ? counted : { failed: failure });
-}
-forget();
-for (const p of ports) p.close();
-`;
 
 /**
  * The fsync thread, owned by the thread that starts the process's stores.
@@ -101,7 +62,8 @@ export class WalSyncThread {
     this.counters = new BigInt64Array(shared);
     const channels = Array.from({ length: threads }, () => new MessageChannel());
     const ports = channels.map((c) => c.port1);
-    this.worker = new Worker(SYNCER, { eval: true, workerData: { shared, ports, walPath }, transferList: ports });
+    const data: SyncThreadData & { ports: MessagePort[] } = { shared, walPath, ports };
+    this.worker = startThread(import.meta.url, 'wal-sync-thread', { workerData: data, transferList: ports });
     this.worker.unref();
     this.worker.on('error', (e) => {
       Atomics.store(this.counters, FAILED, 1n);

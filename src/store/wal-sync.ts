@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, fsync, openSync, statSync } from 'node:fs';
+import { closeSync, fsync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { WalFile } from './wal-file.js';
 
 /**
  * Durable commits on SQLite without blocking the event loop.
@@ -34,8 +35,11 @@ export class WalSyncer {
    */
   private failure: unknown = null;
   private closed = false;
+  private readonly wal: WalFile;
 
-  constructor(private readonly walPath: string) {}
+  constructor(walPath: string) {
+    this.wal = new WalFile(walPath);
+  }
 
   /** Resolves once everything written to the WAL before this call is on disk. */
   sync(): Promise<void> {
@@ -61,55 +65,16 @@ export class WalSyncer {
     return this.queued;
   }
 
-  /** the WAL's descriptor, kept between syncs; `ino` tells whether the path still names that file */
-  private file: { fd: number; ino: number } | null = null;
-
   protected async fsync(): Promise<void> {
     // after close(), a late commit's sync opens the WAL for itself and closes it again
     const own = this.closed;
-    const file = own ? this.open() : this.current();
-    if (!file) return;
+    const fd = own ? this.wal.openOwn() : this.wal.current();
+    if (fd === null) return;
     try {
-      await new Promise<void>((resolve, reject) => fsync(file.fd, (e) => (e ? reject(e) : resolve())));
+      await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
     } finally {
-      if (own) closeSync(file.fd);
+      if (own) closeSync(fd);
     }
-  }
-
-  private open(): { fd: number; ino: number } | null {
-    try {
-      const fd = openSync(this.walPath, 'r');
-      return { fd, ino: fstatSync(fd).ino };
-    } catch (e) {
-      if ((e as { code?: string }).code === 'ENOENT') return null;
-      throw e;
-    }
-  }
-
-  /**
-   * The open WAL, reopened when the path names another file (SQLite deletes the WAL when its last
-   * connection closes and creates a new one later). Null when there is no WAL: nothing was written,
-   * nothing to make durable. Kept open because opening and closing it for every fsync cost the
-   * writer's thread more than the rest of a commit's bookkeeping.
-   */
-  private current(): { fd: number; ino: number } | null {
-    let ino: number;
-    try {
-      ino = statSync(this.walPath).ino;
-    } catch (e) {
-      if ((e as { code?: string }).code === 'ENOENT') return this.forget();
-      throw e;
-    }
-    if (this.file?.ino === ino) return this.file;
-    this.forget();
-    this.file = this.open();
-    return this.file;
-  }
-
-  private forget(): null {
-    if (this.file) closeSync(this.file.fd);
-    this.file = null;
-    return null;
   }
 
   /** Closes the descriptor once no fsync uses it (the store is closing). */
@@ -117,7 +82,7 @@ export class WalSyncer {
     this.closed = true;
     await this.queued?.catch(() => undefined);
     await this.inFlight?.catch(() => undefined);
-    this.forget();
+    this.wal.close();
   }
 }
 

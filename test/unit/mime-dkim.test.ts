@@ -5,7 +5,7 @@ import { authenticate } from 'mailauth';
 import { buildMime } from '../../src/mta/build-mime.js';
 import { createDkimSigner } from '../../src/mta/dkim.js';
 import { startSigningThread } from '../../src/mta/signing-pool.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { createResolver } from '../../src/dns/resolver.js';
 
@@ -101,7 +101,8 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   });
 
   it('on the signing thread: the same message, attachments and all, signed so that mailauth accepts it; if the thread fails, this thread signs', async function () {
-    const signing = startSigningThread(silentLogger());
+    const logged: string[] = [];
+    const signing = startSigningThread(createLogger('info', { write: (line: string) => void logged.push(line) }));
     try {
       const input = {
         mime: { ...base, date: base.date.getTime() },
@@ -115,10 +116,13 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       expect(parsed.subject).to.equal(base.subject);
       expect(parsed.messageId).to.equal(base.messageId);
       expect(parsed.date!.getTime()).to.equal(base.date.getTime());
+      // signed over there, not by the fallback here
+      expect(logged.join('')).not.to.include('the signing thread stopped');
       // input the thread chokes on: that message fails, the thread is gone, and the next is signed here
       const bad = await signing.sign({ ...input, mime: { ...input.mime, attachments: undefined as never } }).catch((e: unknown) => e);
       expect(bad).to.be.instanceOf(Error);
       expect(await verify(await signing.sign(input))).to.deep.equal(['example.test:pass']);
+      expect(logged.join('')).to.include('the signing thread stopped');
     } finally {
       await signing.close();
     }
