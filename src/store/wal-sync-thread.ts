@@ -3,7 +3,7 @@
 import { fsyncSync } from 'node:fs';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { WalFile } from './wal-file.js';
-import { COMMITTED, DURABLE, FAILED, STOP, type SyncThreadData } from './shared-durability.js';
+import { COMMITTED, DURABLE, FAILED, STOP, WAITING, type SyncThreadData } from './shared-durability.js';
 
 const { shared, ports, walPath } = workerData as SyncThreadData & { ports: MessagePort[] };
 const v = new BigInt64Array(shared);
@@ -15,7 +15,11 @@ for (;;) {
   const counted = Atomics.load(v, COMMITTED);
   if (counted === synced) {
     if (Atomics.load(v, STOP) !== 0n) break;
+    // Said before the wait, which sleeps only while the count is still `counted`: a commit counted
+    // after this store sees it and notifies; one counted before it has changed the count already.
+    Atomics.store(v, WAITING, 1n);
     Atomics.wait(v, COMMITTED, counted);
+    Atomics.store(v, WAITING, 0n);
     continue;
   }
   // after a failure nothing more is fsynced or reported durable: see WalSyncer.failure
