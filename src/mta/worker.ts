@@ -182,17 +182,23 @@ export class QueueWorker implements QueueHandoff {
       // has these pages cached, while a reader's cache is dropped at every commit.
       const ids = [...new Set(claimed.map((r) => r.emailId))];
       await lockRows(trx, 'emails', ids);
-      // as the claim leaves them: submitting, one more attempt
-      emails = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, claimedEmail(e, now)]));
+      const read = new Map((await findEmailsById(trx, ids)).map((e) => [e.id, e]));
       suppressed = await suppressedAmong(
         trx,
-        [...emails.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+        [...read.values()].flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
       );
+      // As the claim leaves them: submitting, and one more attempt if any row of the email has someone
+      // left to send to. Recipients all suppressed since the 202 (a scheduled send) start no attempt.
+      const attempted = new Set(claimed.filter((d) => read.has(d.emailId) && this.screen(read.get(d.emailId)!, d, suppressed).sendable.length).map((d) => d.emailId));
+      emails = new Map([...read.values()].map((e) => [e.id, claimedEmail(e, now, attempted.has(e.id))]));
       const settled = this.o.instant ? await this.settleInstant(trx, claimed, emails, suppressed) : new Set<string>();
       const left = claimed.filter((r) => !settled.has(r.id));
       const leftIds = [...new Set(left.map((r) => r.emailId))];
       if (leftIds.length) {
-        await trx('emails').whereIn('id', leftIds).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+        const counted = leftIds.filter((id) => attempted.has(id));
+        const uncounted = leftIds.filter((id) => !attempted.has(id));
+        if (counted.length) await trx('emails').whereIn('id', counted).update({ status: 'submitting', attempts: trx.raw('attempts + 1'), updated_at: now });
+        if (uncounted.length) await trx('emails').whereIn('id', uncounted).update({ status: 'submitting', updated_at: now });
         // so that building their messages reads attachments only for the few emails that have any
         for (const [id, n] of await attachmentCounts(trx, leftIds)) {
           const e = emails.get(id);

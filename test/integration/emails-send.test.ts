@@ -297,8 +297,19 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'later@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
       const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'suppressed');
       expect(done.recipients[0].status).to.equal('suppressed');
+      // LIFECYCLE: attempts counts transactions started, and none was
+      expect(done.attempts).to.equal(0);
       const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
       expect(events.find((e) => e.type === 'email.suppressed')!.data.details).to.deep.equal({ reason: 'manual' });
+    });
+
+    it('counts the attempt of a scheduled email when some of its recipients are left to send to', async function () {
+      const s = await api.tenant();
+      const res = await s.api.post('/v1/emails', { ...base, to: ['later2@example.test', `delivered@${SIM}`], scheduled_at: new Date(Date.now() + 1500).toISOString() });
+      await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'later2@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
+      const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'accepted');
+      expect(done.recipients.map((r: { status: string }) => r.status)).to.deep.equal(['suppressed', 'delivered']);
+      expect(done.attempts).to.equal(1);
     });
   });
 

@@ -130,8 +130,9 @@ export function claimedDelivery(d: Delivery, now: number, lease: Lease | null): 
   return { ...d, state: 'submitting', attempts: d.attempts + 1, dataStarted: false, leaseOwner: lease?.owner ?? d.leaseOwner, leaseUntil: lease?.until ?? d.leaseUntil, updatedAt: now };
 }
 
-export function claimedEmail(email: Email, now: number): Email {
-  return { ...email, status: 'submitting', attempts: email.attempts + 1, updatedAt: now };
+/** `attempted`: whether the claim starts an attempt (LIFECYCLE: `attempts` counts the transactions started). */
+export function claimedEmail(email: Email, now: number, attempted = true): Email {
+  return { ...email, status: 'submitting', attempts: email.attempts + (attempted ? 1 : 0), updatedAt: now };
 }
 
 /**
