@@ -137,7 +137,7 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
     it('refuses a download that fails or is an executable', async function () {
       hooks.setBehaviour('/exe/', (_req, answer) => answer(200, 'MZ\u0090\u0000 program'));
       expectError(await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/status/404/x.pdf') }] }), 400, 'validation_error', 'attachments[0].path');
-      expectError(await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/exe/setup.pdf') }] }), 400, 'validation_error', 'attachments[0].content');
+      expectError(await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y', attachments: [{ path: hooks.url('/exe/setup.pdf') }] }), 400, 'validation_error', 'attachments[0].path');
     });
   });
 

@@ -6,7 +6,7 @@ describe('attachment rules', function () {
   for (const name of ['setup.exe', 'INVOICE.PDF.EXE', 'a.exe.', 'a.exe . ', 'run.ps1', 'x.js', 'x.vbs', 'x.bat', 'x.cmd', 'x.jar', 'x.msi', 'x.scr', 'a.b.lnk']) {
     it(`refuses the name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.match(/refused/));
   }
-  for (const name of ['report.pdf', 'photo.jpeg', 'data.csv', 'archive.tar.gz', 'exec-summary.docx', 'noextension']) {
+  for (const name of ['report.pdf', 'photo.jpeg', 'data.csv', 'archive.tar.gz', 'exec-summary.docx', 'noextension', 'invoice-example.com.pdf', 'q3.action.items.pdf', '.exe-notes.txt']) {
     it(`accepts the name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.equal(null));
   }
   it('refuses path separators in a name', () => expect(checkAttachmentName('../etc/passwd')).to.match(/path/));

@@ -14,13 +14,18 @@ const BLOCKED_EXTENSIONS = new Set([
   'msh2', 'mshxml', 'application', 'appref-ms', 'workflow', 'action', 'run',
 ]);
 
-/** Why a file name is refused, or null. Every extension counts (invoice.pdf.exe), and trailing dots and spaces do not hide one. */
+/**
+ * Why a file name is refused, or null. The extension that counts is the last
+ * one, as it is what the recipient's system opens the file by
+ * (invoice.pdf.exe is refused); trailing dots and spaces do not hide it.
+ * Inner dots are not extensions: invoice-example.com.pdf is a PDF.
+ */
 export function checkAttachmentName(filename: string): string | null {
   if (/[\r\n\0/\\]/.test(filename)) return 'must be a plain file name without path separators or line breaks';
   const cleaned = filename.trim().replace(/[.\s]+$/, '').toLowerCase();
-  const parts = cleaned.split('.').slice(1);
-  const blocked = parts.find((p) => BLOCKED_EXTENSIONS.has(p.trim()));
-  return blocked ? `has the extension .${blocked}: executables and scripts are refused` : null;
+  const dot = cleaned.lastIndexOf('.');
+  const extension = dot > 0 ? cleaned.slice(dot + 1).trim() : '';
+  return BLOCKED_EXTENSIONS.has(extension) ? `has the extension .${extension}: executables and scripts are refused` : null;
 }
 
 /**

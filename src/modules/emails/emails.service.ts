@@ -60,7 +60,7 @@ async function resolveAttachments(deps: EmailDeps, list: PendingAttachment[]): P
     let contentType = a.contentType;
     if (!content) {
       const fetched = await deps.fetchAttachment(a.path!, `${a.field}.path`, MAX_ATTACHMENT_BYTES - total);
-      checkAttachmentBytes(fetched.content, a.field);
+      checkAttachmentBytes(fetched.content, `${a.field}.path`);
       content = fetched.content;
       // the server's Content-Type is a hint only: one that is not a plain type/subtype is not kept
       if (fetched.contentType && fetched.contentType.length <= 100 && /^[\w.+-]+\/[\w.+-]+$/.test(fetched.contentType)) contentType ??= fetched.contentType;

@@ -119,7 +119,7 @@ function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
     if (a.content !== undefined) {
       content = decodeBase64Strict(a.content);
       if (!content) throw validationError(`${field}.content`, 'is not valid base64');
-      checkAttachmentBytes(content, field);
+      checkAttachmentBytes(content, `${field}.content`);
       total += content.length;
       if (total > MAX_ATTACHMENT_BYTES) throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
     }
@@ -127,10 +127,10 @@ function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
   });
 }
 
-/** Executables and scripts are refused by their bytes too, whatever they are called. */
+/** Executables and scripts are refused by their bytes too, whatever they are called; `field` names where the bytes came from (its content, or the file its path gave). */
 export function checkAttachmentBytes(content: Buffer, field: string): void {
   const kind = sniffExecutable(content);
-  if (kind) throw validationError(`${field}.content`, `looks like an executable or script (${kind}); those are refused`);
+  if (kind) throw validationError(field, `looks like an executable or script (${kind}); those are refused`);
 }
 
 function filenameFromUrl(url: string): string | null {
