@@ -22,8 +22,12 @@ const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
  * `user@example.com`, `Name <user@example.com>` or `"Last, First" <…>`.
  * The domain may be an IDN (stored as its A-label). Local parts are ASCII:
  * without SMTPUTF8 (RFC 6531) a UTF-8 local part cannot be delivered, so
- * it is refused here rather than bounced later. Limits: RFC 5321
- * §4.5.3.1 (local part 64, domain 255 → 253 in DNS, path 256 → 254).
+ * it is refused here rather than bounced later. Limits: the whole address
+ * 254 (interface §8; RFC 5321 §4.5.3.1's path of 256 less its brackets) and
+ * what DNS allows of the domain (253, labels of 63). RFC 5321's 64 octets for
+ * a local part is not enforced: the interface sets only the 254, and a
+ * server that refuses a longer local part answers 5xx, which bounces that
+ * recipient with the server's reply.
  */
 export function parseAddress(input: string): AddressResult {
   if (/[\r\n\0]/.test(input)) return fail('must not contain line breaks or NUL characters');
@@ -50,7 +54,6 @@ export function parseAddress(input: string): AddressResult {
   if (at <= 0 || at === bare.length - 1) return fail('must look like name@example.com');
   const local = bare.slice(0, at);
   const rawDomain = bare.slice(at + 1);
-  if (local.length > 64) return fail('has a local part longer than 64 characters');
   if (!localPartOk(local)) return fail('has a local part that is not a valid address (use letters, digits and . _ + - or a quoted string)');
   if (rawDomain.startsWith('[')) return fail('must use a domain name, not an IP address literal');
   const domain = domainToASCII(rawDomain.toLowerCase().replace(/\.$/, ''));

@@ -150,12 +150,13 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect((await t.api.get(`/v1/emails/${e.id}`)).body.id).to.equal(e.id);
     });
 
-    it('accepts IDN recipient domains, display names and 50 recipients', async function () {
-      const to = Array.from({ length: 48 }, (_, i) => `r${i}@example.test`);
-      const res = await t.api.post('/v1/emails', { ...base, to: [...to, 'Jörg <joerg@bücher.example>'], cc: ['"Last, First" <first@example.test>'] });
+    it('accepts IDN recipient domains, display names, an address of 254 characters and 50 recipients', async function () {
+      const to = Array.from({ length: 47 }, (_, i) => `r${i}@example.test`);
+      const longest = `${'a'.repeat(254 - '@example.test'.length)}@example.test`;
+      const res = await t.api.post('/v1/emails', { ...base, to: [...to, 'Jörg <joerg@bücher.example>', longest], cc: ['"Last, First" <first@example.test>'] });
       expect(res.status, res.text).to.equal(202);
       expect(res.body.recipients).to.have.length(50);
-      expect(res.body.recipients.map((r: { address: string }) => r.address)).to.include('joerg@xn--bcher-kva.example');
+      expect(res.body.recipients.map((r: { address: string }) => r.address)).to.include('joerg@xn--bcher-kva.example').and.to.include(longest);
     });
 
     it('accepts a message at the limits: subject 998, html and text of 1,000,000 characters, 10 attachments', async function () {
