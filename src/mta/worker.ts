@@ -189,7 +189,11 @@ export class QueueWorker implements QueueHandoff {
       );
       // As the claim leaves them: submitting, and one more attempt if any row of the email has someone
       // left to send to. Recipients all suppressed since the 202 (a scheduled send) start no attempt.
-      const attempted = new Set(claimed.filter((d) => read.has(d.emailId) && this.screen(read.get(d.emailId)!, d, suppressed).sendable.length).map((d) => d.emailId));
+      const attempted = new Set<string>();
+      for (const d of claimed) {
+        const e = read.get(d.emailId);
+        if (e && this.screen(e, d, suppressed).sendable.length) attempted.add(e.id);
+      }
       emails = new Map([...read.values()].map((e) => [e.id, claimedEmail(e, now, attempted.has(e.id))]));
       const settled = this.o.instant ? await this.settleInstant(trx, claimed, emails, suppressed) : new Set<string>();
       const left = claimed.filter((r) => !settled.has(r.id));

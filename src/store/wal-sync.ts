@@ -1,6 +1,6 @@
 import { closeSync, fsync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../lib/thread.js';
 import { WalFile } from './wal-file.js';
 
 /**
@@ -86,30 +86,6 @@ export class WalSyncer {
   }
 }
 
-// The checkpointer's code: a plain script, so that it runs the same under tsx and from dist/.
-const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { timeout: 5000 });
-// NORMAL: the WAL is synced before a checkpoint copies it and the database after.
-db.pragma('synchronous = NORMAL');
-parentPort.on('message', (m) => {
-  if (m === 'stop') { db.close(); parentPort.postMessage('stopped'); return; }
-  let result = null;
-  // SQLite starts the WAL over only when a write begins with every frame copied. Under steady
-  // commits a pass never gets there (commits land while it copies), but the next pass copies only
-  // those few frames and may: up to five passes, until one finds no frame the previous did not.
-  try {
-    for (let pass = 0, seen = -1; pass < 5; pass++) {
-      result = db.pragma('wal_checkpoint(PASSIVE)')[0];
-      if (result.busy || result.log === seen || result.log !== result.checkpointed) break;
-      seen = result.log;
-    }
-  } catch (e) { result = { error: String(e && e.message || e) }; }
-  parentPort.postMessage(result);
-});
-`;
-
 /**
  * Copies the WAL into the database file on a thread of its own, so that the
  * checkpoint's writes and fsyncs do not stall the writer's commits (its
@@ -129,8 +105,7 @@ export class BackgroundCheckpointer {
     file: string,
     private readonly everyMs = 250,
   ) {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, file } });
+    this.worker = startThread(import.meta.url, 'checkpoint-thread', { workerData: { file } });
     this.worker.unref();
     this.worker.on('message', (m: unknown) => {
       if (m === 'stopped') return;
