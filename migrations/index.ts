@@ -9,6 +9,7 @@ import * as m0007 from './0007_key_prefix.js';
 import * as m0008 from './0008_unused_index.js';
 import * as m0009 from './0009_unfanned_events.js';
 import * as m0010 from './0010_events_by_type.js';
+import * as m0011 from './0011_outbound_queue.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0008_unused_index', m0008],
   ['0009_unfanned_events', m0009],
   ['0010_events_by_type', m0010],
+  ['0011_outbound_queue', m0011],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -4,32 +4,38 @@ import type { Logger } from './log/logger.js';
 import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
+import type { Services } from './api/services.js';
+import { createResolver, type DnsResolver } from './dns/resolver.js';
 import { openStore, sqliteFile, type Store, type StoreOptions } from './store/store.js';
 import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
 import { GroupCommit } from './store/group-commit.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { KeyAuthenticator } from './modules/keys/keys.service.js';
-import { createResolver, type DnsResolver } from './dns/resolver.js';
-import { recheckDomains } from './modules/domains/domains.service.js';
 import { domainSettings } from './modules/domains/domain-settings.js';
+import { domainService, recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
-import { AcceptQueue, type Acceptor, type QueueHandoff } from './modules/emails/accept.js';
-import { trackingKey } from './modules/tracking/tracking.service.js';
-import type { AttachmentFetcher } from './modules/emails/emails.service.js';
-import { purgeIdempotencyKeys } from './modules/emails/idempotency.js';
-import { firstStart, type FirstStart } from './modules/projects/bootstrap.js';
-import type { ApiDeps } from './api/deps.js';
-import { checkUrl, closeEgressAgents, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
-import { startZoneServer } from './dns/zone-server.js';
-import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { createLiveAttempt } from './mta/live-attempt.js';
-import { startSigningThread } from './mta/signing-pool.js';
+import { AcceptQueue, type AcceptHandoff, type Acceptor } from './modules/emails/accept-batch.js';
+import { EmailService, purgeIdempotencyKeys, type AttachmentFetcher } from './modules/emails/emails.service.js';
+import { healthService } from './modules/health/health.service.js';
+import { firstStart, type FirstStart } from './modules/keys/first-start.js';
+import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
+import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
+import { webhookService } from './modules/webhooks/webhooks.service.js';
+import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
+import { workerHandoff } from './mta/handoff.js';
+import { LiveAttempt } from './mta/live-attempt.js';
 import { SmtpSender } from './mta/smtp-sender.js';
-import { startApi, type ApiRole } from './roles/api.js';
+import { startApi, type ApiListen, type ApiRole } from './roles/api.js';
+import { startBackgroundThread } from './roles/background.js';
+import { startDns } from './roles/dns.js';
 import { startJobs } from './roles/jobs.js';
+import { startKeyUsage } from './roles/key-usage.js';
 import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
-import { startBackgroundThread, type BackgroundThread } from './roles/background.js';
+import { startSigning } from './roles/signing.js';
+import { startWebhooks } from './roles/webhooks.js';
+
+// The composition root: config → store → dependencies → services → roles.
+// The only place that reads the whole config; every role gets its slice.
 
 export interface Appliance {
   store: Store;
@@ -38,7 +44,6 @@ export interface Appliance {
   stop(): Promise<void>;
 }
 
-const LAST_USED_FLUSH_MS = 5_000;
 const USER_AGENT = `Posthorn/${PACKAGE_VERSION} (+webhooks)`;
 
 /** Every outgoing request to a user-given URL goes through this (CONTRACT §4: allow_private, ca_file, resolvers). */
@@ -52,29 +57,93 @@ export function egressOptions(config: Config, resolver: DnsResolver, timeoutMs: 
   };
 }
 
+/** What the services and the roles of one thread are built from. */
+export interface CoreDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  resolver: DnsResolver;
+  tracking: TrackingDeps;
+  domains: DomainSettings;
+  auth: KeyAuthenticator;
+}
+
 export interface Core {
-  deps: ApiDeps;
+  deps: CoreDeps;
+  services: Services;
   /** the accept group commit built here; null when another thread's was passed in */
   acceptQueue: AcceptQueue | null;
   writer: GroupCommit;
-  /** set by the roles that want to hear about new work */
   wakeMta(): void;
   wakeDispatcher(): void;
+  /** set by the roles that want to hear about new work */
   onMtaWake(fn: () => void): void;
   onDispatcherWake(fn: () => void): void;
-  /** the queue worker started in this thread: the accept queue claims live mail due now for it */
-  setQueueHandoff(h: QueueHandoff): void;
+  /** the MTA started in this thread: the accept claims live mail due now for it */
+  setHandoff(h: AcceptHandoff): void;
 }
 
-/** The dependencies of the API and the roles, shared by `serve` and the tests. */
+/** The dependencies and services of one thread, shared by `serve` and the tests. */
 export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor } = {}): Core {
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
+  const wake = { mta: () => undefined as void, dispatcher: () => undefined as void };
+  let handoff: AcceptHandoff | null = null;
+  // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
+  const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, {
+    hostname: config.outbound.hostname,
+    routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
+    testDomain: config.testDomain,
+    idempotencyTtlMs: config.limits.idempotencyTtlMs,
+    onStored: () => wake.mta(),
+    handoff: () => handoff,
+    writer,
+  });
+  const deps: CoreDeps = {
+    store,
+    clock,
+    logger,
+    resolver,
+    tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
+    domains: domainSettings(config),
+    auth: new KeyAuthenticator({ store, clock }),
+  };
+  return {
+    deps,
+    services: buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher()),
+    acceptQueue,
+    writer,
+    wakeMta: () => wake.mta(),
+    wakeDispatcher: () => wake.dispatcher(),
+    onMtaWake: (fn) => void (wake.mta = fn),
+    onDispatcherWake: (fn) => void (wake.dispatcher = fn),
+    setHandoff: (h) => void (handoff = h),
+  };
+}
+
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void): Services {
+  const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
-  let mtaWake = () => undefined as void;
-  let dispatcherWake = () => undefined as void;
-  let handoff: QueueHandoff | null = null;
-  const fetchAttachment: AttachmentFetcher = async (url, field, maxBytes) => {
+  return {
+    auth: deps.auth,
+    emails: new EmailService({ store, clock, accept, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
+    domains: domainService({ store, clock, resolver, domains: deps.domains }),
+    webhooks: webhookService({
+      store,
+      clock,
+      checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
+      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
+      onQueued: wakeDispatcher,
+    }),
+    keys: keyService({ store, clock }, deps.auth),
+    health: healthService(store, logger),
+    tracking: trackingService(deps.tracking, logger),
+  };
+}
+
+/** Attachments by `path` come through the SSRF guard; a failure names the field. */
+function attachmentFetcher(egress: EgressOptions): AttachmentFetcher {
+  return async (url, field, maxBytes) => {
     try {
       const res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
       if (res.status < 200 || res.status > 299) throw new Error(`the server answered HTTP ${res.status}`);
@@ -83,69 +152,9 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
       throw validationError(field, `could not be downloaded: ${(e as Error).message}`);
     }
   };
-  // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
-  const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, {
-    hostname: config.outbound.hostname,
-    routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
-    onStored: () => mtaWake(),
-    handoff: () => handoff,
-    writer,
-    testDomain: config.testDomain,
-  });
-  const accept = opts.accept ?? acceptQueue!;
-  const deps: ApiDeps = {
-    tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
-    config,
-    store,
-    clock,
-    logger,
-    auth: new KeyAuthenticator({ store, clock }),
-    resolver,
-    domains: domainSettings(config),
-    emails: { store, clock, accept, fetchAttachment, idempotencyTtlMs: config.limits.idempotencyTtlMs },
-    webhooks: {
-      store,
-      clock,
-      checkEndpointUrl: async (url) => {
-        await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve });
-      },
-      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
-      onQueued: () => dispatcherWake(),
-    },
-  };
-  return {
-    deps,
-    acceptQueue,
-    writer,
-    wakeMta: () => mtaWake(),
-    wakeDispatcher: () => dispatcherWake(),
-    onMtaWake: (fn) => {
-      mtaWake = fn;
-    },
-    onDispatcherWake: (fn) => {
-      dispatcherWake = fn;
-    },
-    setQueueHandoff: (h) => {
-      handoff = h;
-    },
-  };
 }
 
-export interface StartOptions {
-  clock?: Clock;
-  /**
-   * Called at once when the first start created the default project's key,
-   * before anything listens: the key must reach the operator even if a role
-   * then fails to start, since it is never shown again.
-   */
-  announceFirstStart?(first: FirstStart): void;
-  /** logs go to stderr (serve --json); the background thread needs to know */
-  logToStderr?: boolean;
-  /** a part the process cannot run without has died */
-  onFatal?(reason: string): void;
-}
-
-/** Which roles to run; `serve` runs all of them, tests pick. */
+/** Which roles to run; `serve` runs all of them, over two threads; tests pick. */
 export interface RoleSelection {
   api?: boolean;
   mta?: boolean;
@@ -159,127 +168,97 @@ export interface RunningRoles {
   /** the port of the DKIM zone server, when it runs */
   dnsPort: number | null;
   mta: MtaRole | null;
-  dispatcher: WebhookDispatcher | null;
   stop(): Promise<void>;
 }
 
+interface Starting {
+  config: Config;
+  core: Core;
+  listen: ApiListen;
+  running: RunningRoles;
+  /** every role started so far, stopped in reverse order */
+  started: Role[];
+}
+
+/** The roles in the order they start (they stop in reverse); each picks its slice of the config. */
+const ROLES: Array<[keyof RoleSelection, (s: Starting) => Promise<void>]> = [
+  ['dns', startDnsRole],
+  ['mta', startMtaRoles],
+  ['webhooks', startWebhooksRole],
+  ['jobs', startJobsRole],
+  ['api', startApiRoles],
+];
+
 /** Start the selected roles over a built core; stop() stops them in reverse order. */
-export async function startRoles(config: Config, core: Core, logger: Logger, clock: Clock, select: RoleSelection, listen: { host: string; port: number } = config.http): Promise<RunningRoles> {
-  const { deps, writer } = core;
-  const { store } = deps;
-  const roles: Role[] = [];
-  let dnsPort: number | null = null;
+export async function startRoles(config: Config, core: Core, select: RoleSelection, listen: ApiListen = config.http): Promise<RunningRoles> {
+  const started: Role[] = [];
   const stopAll = async () => {
-    for (const role of [...roles].reverse()) {
-      await role.stop().catch((e: unknown) => logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
+    for (const role of [...started].reverse()) {
+      await role.stop().catch((e: unknown) => core.deps.logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
     }
   };
+  const running: RunningRoles = { api: null, dnsPort: null, mta: null, stop: stopAll };
   try {
-    if (select.dns && config.dns.server.enabled) {
-      const zone = await startZoneServer({
-        zone: config.dns.zone,
-        nameserver: config.outbound.hostname,
-        host: config.dns.server.host,
-        port: config.dns.server.port,
-        lookup: (token, selector) => publicKeyFor(store.reader, token, selector),
-        logger,
-      });
-      logger.info({ zone: config.dns.zone, port: zone.port }, 'DKIM zone DNS server listening');
-      dnsPort = zone.port;
-      roles.push({ name: 'dns', stop: () => zone.stop() });
-    }
-    let mta: MtaRole | null = null;
-    if (select.mta) {
-      const signer = startSigningThread(logger);
-      // stopped after the MTA (roles stop in reverse order)
-      roles.push({ name: 'signing', stop: () => signer.close() });
-      const sender = new SmtpSender({ hostname: config.outbound.hostname, maxConnectionsPerDestination: config.outbound.maxConnectionsPerDomain, logger });
-      mta = await startMta({
-        store,
-        writer,
-        clock,
-        logger,
-        testDomain: config.testDomain,
-        retryScheduleMs: config.outbound.retryScheduleMs,
-        attemptLive: createLiveAttempt({ store, resolver: deps.resolver, sender, outbound: config.outbound, tracking: deps.tracking, logger, signer }),
-        closeLive: () => sender.close(),
-      });
-      const m = mta;
-      core.onMtaWake(() => m.wake());
-      core.setQueueHandoff(m.worker);
-      roles.push(mta);
-    }
-    let dispatcher: WebhookDispatcher | null = null;
-    if (select.webhooks) {
-      const egress = egressOptions(config, deps.resolver, config.webhooks.timeoutMs);
-      const d = new WebhookDispatcher({
-        store,
-        writer,
-        clock,
-        logger,
-        owner: `webhooks:${process.pid}`,
-        retryScheduleMs: config.webhooks.retryScheduleMs,
-        requestTimeoutMs: config.webhooks.timeoutMs,
-        userAgent: USER_AGENT,
-        post: async (url, headers, body, signal) => {
-          const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, egress);
-          return { status: res.status, durationMs: res.durationMs };
-        },
-      });
-      await d.start();
-      dispatcher = d;
-      core.onDispatcherWake(() => d.wake());
-      roles.push({
-        name: 'webhooks',
-        stop: async () => {
-          await d.stop();
-          await closeEgressAgents();
-        },
-      });
-    }
-    if (select.jobs) {
-      roles.push(
-        startJobs(
-          [
-            {
-              name: 'domain_recheck',
-              schedule: config.jobs.domainRecheck,
-              run: async () => `${await recheckDomains(deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
-            },
-            {
-              name: 'idempotency_purge',
-              schedule: '*/10 * * * *',
-              run: async () => `${await purgeIdempotencyKeys(store, clock.now() - config.limits.idempotencyTtlMs)} key(s) purged`,
-            },
-          ],
-          logger,
-        ),
-      );
-    }
-    let api: ApiRole | null = null;
-    if (select.api) {
-      api = await startApi(deps, listen);
-      roles.push(api);
-      const flushTimer = setInterval(() => {
-        deps.auth.flushLastUsed().catch((e: unknown) => logger.warn({ err: e }, 'could not record key last-used times'));
-      }, LAST_USED_FLUSH_MS);
-      flushTimer.unref();
-      roles.push({ name: 'key-usage', stop: async () => clearInterval(flushTimer) });
-    }
-    return {
-      api,
-      dnsPort,
-      mta,
-      dispatcher,
-      async stop() {
-        await stopAll();
-        await deps.auth.flushLastUsed().catch(() => undefined);
-      },
-    };
+    for (const [name, start] of ROLES) if (select[name]) await start({ config, core, listen, running, started });
+    return running;
   } catch (e) {
     await stopAll();
     throw e;
   }
+}
+
+async function startDnsRole({ config, core, running, started }: Starting): Promise<void> {
+  if (!config.dns.server.enabled) return;
+  const { zone, server } = config.dns;
+  const dns = await startDns({ zone, nameserver: config.outbound.hostname, host: server.host, port: server.port }, (token, selector) => publicKeyFor(core.deps.store.reader, token, selector), core.deps.logger);
+  started.push(dns);
+  running.dnsPort = dns.port;
+}
+
+async function startMtaRoles({ config, core, running, started }: Starting): Promise<void> {
+  const { store, clock, logger, resolver, tracking } = core.deps;
+  // stopped after the MTA
+  const signing = startSigning(logger);
+  started.push(signing);
+  const { outbound } = config;
+  const sender = new SmtpSender({ hostname: outbound.hostname, maxConnectionsPerDestination: outbound.maxConnectionsPerDomain, logger });
+  const live = new LiveAttempt({ store, resolver, sender, outbound, tracking, signer: signing.signer });
+  const mta = await startMta({ store, writer: core.writer, clock, logger, testDomain: config.testDomain, retryScheduleMs: outbound.retryScheduleMs, attemptLive: live.attempt, closeLive: () => sender.close() });
+  started.push(mta);
+  running.mta = mta;
+  core.onMtaWake(() => mta.wake());
+  core.setHandoff(workerHandoff(mta.worker));
+}
+
+async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
+  const { webhooks } = config;
+  const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
+  const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger });
+  started.push(role);
+  core.onDispatcherWake(() => role.dispatcher.wake());
+}
+
+async function startJobsRole({ config, core, started }: Starting): Promise<void> {
+  const { store, clock, logger } = core.deps;
+  const ttl = config.limits.idempotencyTtlMs;
+  const jobs = [
+    {
+      name: 'domain_recheck',
+      schedule: config.jobs.domainRecheck,
+      run: async () => `${await recheckDomains(core.deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
+    },
+    { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
+  ];
+  started.push(startJobs(jobs, logger));
+}
+
+async function startApiRoles({ config, core, listen, running, started }: Starting): Promise<void> {
+  const { logger, clock } = core.deps;
+  // started before the API, so that it stops after it: the last requests' key uses are written too
+  started.push(startKeyUsage(core.deps.auth, logger));
+  const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock });
+  started.push(api);
+  running.api = api;
 }
 
 /**
@@ -299,9 +278,24 @@ export function servingStoreOptions(config: Config, shared: { writeLock?: Shared
   };
 }
 
+export interface StartOptions {
+  clock?: Clock;
+  /**
+   * Called at once when the first start created the default project's key,
+   * before anything listens: the key must reach the operator even if a role
+   * then fails to start, since it is never shown again.
+   */
+  announceFirstStart?(first: FirstStart): void;
+  /** logs go to stderr (serve --json); the background thread needs to know */
+  logToStderr?: boolean;
+  /** a part the process cannot run without has died */
+  onFatal?(reason: string): void;
+}
+
 /**
- * The composition root: config → store → dependencies → roles. The only
- * place that sees the whole config; every role gets its slice.
+ * `posthorn serve`: this thread serves the API and the DNS zone; the MTA,
+ * the webhook dispatcher, the jobs and the accept group commit run on the
+ * background thread (roles/background.ts), over the same database.
  */
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
@@ -310,12 +304,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
   // One fsync thread for the commits of both threads: links[0] here, links[1] for the background.
   // Without it nothing can be acknowledged: like the background thread, its death stops the process.
-  const syncer = sqlite
-    ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2, (e) => {
-        logger.fatal({ err: e }, 'the fsync thread failed');
-        opts.onFatal?.(`the fsync thread failed: ${e.message}`);
-      })
-    : null;
+  const syncer = sqlite ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2, (e) => fatal(logger, opts, 'the fsync thread failed', e)) : null;
   const durability = syncer ? new SharedDurability(syncer.links[0]!) : undefined;
   let store: Store | null = null;
   const closeStore = async () => {
@@ -323,21 +312,19 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     await syncer?.stop();
     await durability?.close();
   };
-  let background: BackgroundThread | null = null;
+  let stopBackground = async () => undefined as void;
   try {
     store = openStore(servingStoreOptions(config, { writeLock, durability }));
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
-    // The MTA, the dispatcher, the jobs and the accept group commit run on a second thread; this
-    // one serves the API and DNS.
-    background = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
-    const bg = background;
+    const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
+    stopBackground = () => bg.stop();
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     core.onMtaWake(() => bg.wake('mta'));
     core.onDispatcherWake(() => bg.wake('dispatcher'));
-    const running = await startRoles(config, core, logger, clock, { api: true, dns: true });
+    const running = await startRoles(config, core, { api: true, dns: true });
     return {
       store,
       api: running.api!,
@@ -351,9 +338,14 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
       },
     };
   } catch (e) {
-    await background?.stop().catch(() => undefined);
+    await stopBackground().catch(() => undefined);
     await closeStore().catch(() => undefined);
     unlock();
     throw e;
   }
+}
+
+function fatal(logger: Logger, opts: StartOptions, what: string, e: Error): void {
+  logger.fatal({ err: e }, what);
+  opts.onFatal?.(`${what}: ${e.message}`);
 }

@@ -2,15 +2,15 @@ import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import { apiError, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import type { Principal } from '../modules/keys/keys.service.js';
+import type { RouteDef } from '../lib/route.js';
+import type { Clock } from '../lib/time.js';
+import type { Logger } from '../log/logger.js';
+import type { Principal } from '../modules/keys/principal.js';
 import { readJsonBody } from './middleware/body.js';
 import { RateLimiter } from './middleware/rate-limit.js';
 import { errorHandler } from './errors.js';
-import type { ApiDeps } from './deps.js';
-import type { RouteDef } from './route.js';
-import { API_ROUTES } from './routes.js';
-import { healthRoutes } from '../modules/health/health.routes.js';
-import { trackingRoutes } from '../modules/tracking/tracking.routes.js';
+import { ROUTES } from './routes.js';
+import type { Services } from './services.js';
 import { precompile, validateBody, validateQuery } from './validate.js';
 
 export interface ApiApp {
@@ -18,26 +18,32 @@ export interface ApiApp {
   rateLimiter: RateLimiter;
 }
 
-export function buildApp(deps: ApiDeps, routes: readonly RouteDef[] = API_ROUTES): ApiApp {
+/** The edge's slice of the config, and what it logs and times with. */
+export interface EdgeSettings {
+  /** limits.requests_per_second, per API key */
+  requestsPerSecond: number;
+  logger: Logger;
+  clock: Clock;
+}
+
+export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES): ApiApp {
   const koa = new Koa({ proxy: false });
-  const rateLimiter = new RateLimiter(deps.config.limits.requestsPerSecond, deps.clock);
+  const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
   koa.use(requestId);
-  koa.use(requestLog(deps));
-  koa.use(errorHandler(deps.logger));
+  koa.use(requestLog(edge.logger));
+  koa.use(errorHandler(edge.logger));
   koa.use(unknownRoute);
   // Every /v1 request is authenticated before routing, so that a caller
   // without a valid key learns nothing, not even which routes exist.
-  koa.use(authenticateApi(deps, rateLimiter));
+  koa.use(authenticateApi(services, rateLimiter));
 
   // Case-sensitive, as URL paths are, and as the /v1 authentication check above is: a router that
   // matched /V1/… would reach a handler whose request was never authenticated.
   const router = new Router({ sensitive: true });
-  healthRoutes(router, deps);
-  trackingRoutes(router, deps.tracking, deps.logger);
   for (const r of routes) {
     if (r.body) precompile('body', r.body);
     if (r.query) precompile('query', r.query);
-    router.register(r.path, [r.method], [handle(deps, r)], { name: `${r.method} ${r.path}` });
+    router.register(r.path, [r.method], [handle(services, r)], { name: `${r.method} ${r.path}` });
   }
   koa.use(router.routes());
   koa.use(router.allowedMethods());
@@ -68,14 +74,14 @@ async function requestId(ctx: Context, next: Next): Promise<void> {
 }
 
 /** One JSON line per request: never the key, the query string or a body. */
-function requestLog(deps: ApiDeps) {
+function requestLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
       const principal = ctx.state.principal as Principal | undefined;
-      deps.logger.info(
+      logger.info(
         {
           request_id: ctx.state.requestId,
           method: ctx.method,
@@ -95,13 +101,13 @@ function requestLog(deps: ApiDeps) {
  * interface §5: a missing, malformed, unknown or revoked key is 401; a
  * suspended project is 403 on every call; then the per-key rate limit.
  */
-function authenticateApi(deps: ApiDeps, limiter: RateLimiter) {
+function authenticateApi(services: Services, limiter: RateLimiter) {
   return async (ctx: Context, next: Next) => {
     if (ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) return next();
     const header = ctx.get('authorization');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!header) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
-    const principal = m ? await deps.auth.authenticate(m[1]) : null;
+    const principal = m ? await services.auth.authenticate(m[1]) : null;
     if (!principal) throw apiError('unauthorized', 'invalid or revoked API key');
     ctx.state.principal = principal;
     if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
@@ -111,12 +117,14 @@ function authenticateApi(deps: ApiDeps, limiter: RateLimiter) {
   };
 }
 
-function handle(deps: ApiDeps, r: RouteDef) {
+function handle(services: Services, r: RouteDef<Services>) {
   return async (ctx: Context) => {
-    const principal = ctx.state.principal as Principal | undefined;
-    // every route here is under /v1, which authenticateApi covered; refuse rather than run without a key
-    if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
-    if (!principal.key.scopes.includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
+    const principal = (ctx.state.principal as Principal | undefined) ?? null;
+    if (r.scope !== null) {
+      // a route with a scope is under /v1, which authenticateApi covered; refuse rather than run without a key
+      if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
+      if (!(principal.key.scopes as readonly string[]).includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
+    }
     const query = r.query ? validateQuery(r.query, { ...ctx.query }) : undefined;
     let body: unknown;
     let rawBody: Buffer | null = null;
@@ -128,7 +136,7 @@ function handle(deps: ApiDeps, r: RouteDef) {
       refuseBody((await readJsonBody(ctx.req)).value);
     }
     const result = await r.handler({
-      deps,
+      services,
       principal,
       params: ctx.params as Record<string, string>,
       body,

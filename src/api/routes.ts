@@ -1,8 +1,18 @@
+import type { RouteDef } from '../lib/route.js';
 import { domainRoutes } from '../modules/domains/domains.routes.js';
 import { emailRoutes } from '../modules/emails/emails.routes.js';
+import { healthRoutes } from '../modules/health/health.routes.js';
+import type { Principal } from '../modules/keys/principal.js';
 import { keyRoutes } from '../modules/keys/keys.routes.js';
+import { trackingRoutes } from '../modules/tracking/tracking.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhooks.routes.js';
-import type { RouteDef } from './route.js';
+import type { Services } from './services.js';
 
-/** The one list of /v1 routes: the app registers these, the guardrail tests and the OpenAPI document read them. */
-export const API_ROUTES: readonly RouteDef[] = [...emailRoutes, ...domainRoutes, ...webhookRoutes, ...keyRoutes];
+/** The /v1 routes: a key with the route's scope; the guardrail tests and the OpenAPI document read them. */
+export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...webhookRoutes, ...keyRoutes];
+
+/** Routes without a key: health checks for load balancers, tracking links for mail clients. */
+export const PUBLIC_ROUTES: readonly RouteDef<Services, null>[] = [...healthRoutes, ...trackingRoutes];
+
+/** The one list of routes the app registers. */
+export const ROUTES: readonly RouteDef<Services>[] = [...PUBLIC_ROUTES, ...API_ROUTES];

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { ApiError } from '../lib/errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { openStore, type Store } from '../store/store.js';
+import { DataDirLocked } from '../store/data-dir-lock.js';
 import { createResolver, type DnsResolver } from '../dns/resolver.js';
 import { domainSettings } from '../modules/domains/domain-settings.js';
 import type { DomainSettings } from '../modules/domains/domains.service.js';
@@ -72,7 +73,7 @@ export abstract class BaseCommand extends Command {
   }
 
   override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
-    const code = err instanceof ApiError ? err.code : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
+    const code = err instanceof ApiError ? err.code : err instanceof DataDirLocked ? 'conflict' : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
     const message = err.message.replace(/\s+$/, '');
     if (this.jsonWanted()) process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
     else process.stderr.write(`Error: ${message}\n`);

@@ -81,7 +81,10 @@ export const ID_PREFIX = {
   domain: 'dom',
   webhook: 'whe',
   event: 'evt',
+  /** a webhook delivery: one event to one endpoint, its attempts */
   delivery: 'whd',
+  /** a row of the outbound queue */
+  queueRow: 'que',
   request: 'req',
   inbound: 'inb',
 } as const;

@@ -1,7 +1,7 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
 import { asBuffer } from '../lib/bytes.js';
-import { notDurable, type AcceptQueue, type AcceptRequest, type Acceptor } from '../modules/emails/accept.js';
-import type { Email } from '../modules/emails/emails.repo.js';
+import { notDurable, type AcceptQueue, type Acceptor } from '../modules/emails/accept-batch.js';
+import type { AcceptRequest, Accepted } from '../modules/emails/accept-rules.js';
 
 /**
  * The accept group commit of `serve` runs on the background thread, which
@@ -10,7 +10,8 @@ import type { Email } from '../modules/emails/emails.repo.js';
  * emptied the other connection's page cache), and accepted emails share
  * commits with the queue's own writes. The API thread keeps HTTP, validation
  * and attachment downloads; what crosses over is the prepared email, and
- * back comes the stored one (without its bodies) or the error. The stored
+ * back comes the stored one (without its bodies), the answer its
+ * Idempotency-Key was given before, or the error. The stored
  * email comes back at COMMIT with its commit number, and the API thread
  * answers once the process's fsync thread reports that number durable
  * (shared-durability.ts): the fsync and the way back overlap, and the
@@ -18,7 +19,7 @@ import type { Email } from '../modules/emails/emails.repo.js';
  */
 
 /** seq: the commit to wait for before answering; null when the commit was already on disk. */
-export type AcceptOutcome = { ok: true; email: Email; seq: bigint | null } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
+export type AcceptOutcome = { ok: true; accepted: Accepted; seq: bigint | null } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
 
 /** The request as it crosses to the other thread (the attachments travel once, resolved). */
 export function toWire(req: AcceptRequest): AcceptRequest {
@@ -35,27 +36,30 @@ export function fromWire(req: AcceptRequest): AcceptRequest {
  * number. Without a shared fsync thread (no number) it waits here until the
  * commit is on disk.
  */
-export async function storeForRelay(queue: AcceptQueue, req: AcceptRequest): Promise<{ email: Email; seq: bigint | null }> {
+export async function storeForRelay(queue: AcceptQueue, req: AcceptRequest): Promise<{ accepted: Accepted; seq: bigint | null }> {
   const { value, durable, seq } = await queue.submitCommitted(req);
   if (seq === null) await durable.catch(() => Promise.reject(notDurable()));
-  return { email: value, seq };
+  return { accepted: value, seq };
 }
 
-export function outcomeOf(settled: PromiseSettledResult<{ email: Email; seq: bigint | null }>): AcceptOutcome {
-  // The API thread only presents the stored email, which shows no bodies: they stay here.
-  if (settled.status === 'fulfilled') return { ok: true, email: { ...settled.value.email, html: null, text: null }, seq: settled.value.seq };
+export function outcomeOf(settled: PromiseSettledResult<{ accepted: Accepted; seq: bigint | null }>): AcceptOutcome {
+  if (settled.status === 'fulfilled') {
+    const { accepted, seq } = settled.value;
+    // The API thread only presents the stored email, which shows no bodies: they stay here.
+    return { ok: true, accepted: accepted.email ? { email: { ...accepted.email, html: null, text: null }, replay: null } : accepted, seq };
+  }
   const e = settled.reason instanceof ApiError ? settled.reason : apiError('internal_error', 'the email could not be stored; nothing was queued');
   return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
 }
 
-export function settle(o: AcceptOutcome): Email {
-  if (o.ok) return o.email;
+export function settle(o: AcceptOutcome): Accepted {
+  if (o.ok) return o.accepted;
   throw new ApiError(o.error.status, o.error.code, o.error.message, o.error.field, o.error.headers);
 }
 
 interface Waiting {
   request: AcceptRequest;
-  resolve(e: Email): void;
+  resolve(a: Accepted): void;
   reject(e: unknown): void;
 }
 
@@ -95,9 +99,9 @@ export class RemoteAcceptor implements Acceptor {
     private readonly whenDurable: (seq: bigint) => Promise<void>,
   ) {}
 
-  submit(request: AcceptRequest): Promise<Email> {
+  submit(request: AcceptRequest): Promise<Accepted> {
     if (this.closed) return Promise.reject(apiError('service_unavailable', this.closed));
-    return new Promise<Email>((resolve, reject) => {
+    return new Promise<Accepted>((resolve, reject) => {
       if (!this.batch) {
         this.batch = [];
         setImmediate(() => this.flush());
@@ -135,7 +139,7 @@ export class RemoteAcceptor implements Acceptor {
     const batch = this.sent.get(id);
     if (!batch) return;
     this.sent.delete(id);
-    const stored: Array<[Waiting, Email]> = [];
+    const stored: Array<[Waiting, Accepted]> = [];
     let last: bigint | null = null;
     batch.forEach((w, i) => {
       const o = outcomes[i]!;
@@ -150,7 +154,7 @@ export class RemoteAcceptor implements Acceptor {
     const onDisk = last === null ? Promise.resolve() : this.whenDurable(last);
     onDisk.then(
       () => {
-        for (const [w, email] of stored) w.resolve(email);
+        for (const [w, accepted] of stored) w.resolve(accepted);
       },
       () => {
         for (const [w] of stored) w.reject(notDurable());

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../api/app.js';
-import type { ApiDeps } from '../api/deps.js';
+import { buildApp, type EdgeSettings } from '../api/app.js';
+import type { Services } from '../api/services.js';
 import type { Role } from './role.js';
 
 export interface ApiRole extends Role {
@@ -9,10 +9,17 @@ export interface ApiRole extends Role {
   readonly port: number;
 }
 
+/** http.host and http.port. */
+export interface ApiListen {
+  host: string;
+  port: number;
+}
+
 const DRAIN_MS = 10_000;
 
-export async function startApi(deps: ApiDeps, listen: { host: string; port: number }): Promise<ApiRole> {
-  const { koa } = buildApp(deps);
+/** The HTTP API: the Koa edge over the module services. */
+export async function startApi(listen: ApiListen, services: Services, edge: EdgeSettings): Promise<ApiRole> {
+  const { koa } = buildApp(services, edge);
   const server = createServer(koa.callback());
   // Keep-alive a little longer than common proxies' idle timeouts.
   server.keepAliveTimeout = 65_000;
@@ -25,7 +32,7 @@ export async function startApi(deps: ApiDeps, listen: { host: string; port: numb
     });
   });
   const port = (server.address() as AddressInfo).port;
-  deps.logger.info({ host: listen.host, port }, 'API listening');
+  edge.logger.info({ host: listen.host, port }, 'API listening');
   return {
     name: 'api',
     server,

@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
-import type { AcceptRequest } from '../modules/emails/accept.js';
+import type { AcceptRequest } from '../modules/emails/accept-rules.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
 import { startThread } from '../lib/thread.js';
@@ -42,7 +42,8 @@ const STOP_TIMEOUT_MS = 30_000;
  * without it.
  */
 export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null): Promise<BackgroundThread> {
-  const worker = startThread(import.meta.url, 'background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
+  // its entry is the thread's own composition root, beside main.ts
+  const worker = startThread(import.meta.url, '../background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
   let stopping = false;
   await new Promise<void>((resolve, reject) => {
     const onMessage = (m: FromBackground) => {

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import type { Email } from '../modules/emails/emails.repo.js';
+import type { Email } from '../modules/emails/email.js';
 import { simulateAttempt, SIMULATED_RETRY_MS } from '../modules/emails/simulate.js';
 import { QueueWorker, type Attempt, type InstantAttempt } from '../mta/worker.js';
 import type { Role } from './role.js';
@@ -31,8 +31,7 @@ export interface MtaOptions {
 /** The outbound MTA: the queue worker with the simulation for test keys and SMTP for live keys. */
 export async function startMta(o: MtaOptions): Promise<MtaRole> {
   // Test mail never leaves: its outcome is known at once and recorded as the row is claimed.
-  const simulate: InstantAttempt = (email, delivery, recipients) =>
-    email.environment === 'test' ? simulateAttempt(email, recipients, o.testDomain, delivery.attempts) : null;
+  const simulate: InstantAttempt = (email, row, recipients) => (email.environment === 'test' ? simulateAttempt(email, recipients, o.testDomain, row.attempts) : null);
   const worker = new QueueWorker({
     store: o.store,
     writer: o.writer,

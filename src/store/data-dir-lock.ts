@@ -1,9 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { apiError } from '../lib/errors.js';
 
 export const LOCK_FILE = 'posthorn.lock';
+
+/** Another process holds the data directory. */
+export class DataDirLocked extends Error {
+  constructor(readonly dataDir: string) {
+    super(`another posthorn serve is running on ${dataDir}: with SQLite one process owns the data directory (use PostgreSQL to run several)`);
+    this.name = 'DataDirLocked';
+  }
+}
 
 /**
  * On SQLite one `posthorn serve` owns the queue: at start it takes over every
@@ -22,7 +29,7 @@ export function lockDataDir(dataDir: string): () => void {
   } catch (e) {
     db.close();
     if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
-      throw apiError('conflict', `another posthorn serve is running on ${dataDir}: with SQLite one process owns the data directory (use PostgreSQL to run several)`);
+      throw new DataDirLocked(dataDir);
     }
     throw e;
   }

@@ -70,6 +70,14 @@ export interface Store {
    * are the same moment).
    */
   commit<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>>;
+  /**
+   * Resolves once every commit made before the call, by any thread of this
+   * process, is on disk: for an answer read from the store (a reader may see
+   * a commit before its fsync).
+   */
+  barrier(): Promise<void>;
+  /** A query that needs nothing but an answering database (readiness). */
+  ping(): Promise<void>;
   migrateLatest(): Promise<string[]>;
   /** names of migrations not applied yet */
   pendingMigrations(): Promise<string[]>;
@@ -132,6 +140,13 @@ export function openStore(opts: StoreOptions): Store {
       return value;
     },
     commit,
+    async barrier() {
+      // counted as a commit of its own: the fsync it waits for starts after this call
+      await durable(shared?.committed() ?? null);
+    },
+    async ping() {
+      await reader.raw('select 1');
+    },
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
       await durable();
@@ -308,7 +323,7 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
  * compose several of them into one commit.
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
-  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve(), seq: null }) };
+  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve(), seq: null }), barrier: async () => undefined };
 }
 
 /** The dialect behind a knex handle or transaction. */

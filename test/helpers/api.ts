@@ -5,9 +5,8 @@ import { createKey } from '../../src/modules/keys/keys.service.js';
 import { createProject, setProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import type { KeyMode } from '../../src/modules/keys/scopes.js';
-import type { ApiDeps } from '../../src/api/deps.js';
 import type { ApiRole } from '../../src/roles/api.js';
-import { buildCore, startRoles, type Core, type RoleSelection, type RunningRoles } from '../../src/main.js';
+import { buildCore, startRoles, type Core, type CoreDeps, type RoleSelection, type RunningRoles } from '../../src/main.js';
 import type { Store } from '../../src/store/store.js';
 import { client, type Client } from './http.js';
 
@@ -16,7 +15,8 @@ let counter = 0;
 export interface TestApi {
   baseUrl: string;
   config: Config;
-  deps: ApiDeps;
+  /** what the services of the app were built from: the store, the clock, the tracking and domain settings */
+  deps: CoreDeps;
   core: Core;
   role: ApiRole;
   running: RunningRoles;
@@ -44,9 +44,8 @@ export interface Tenant {
 export async function startTestApi(store: Store, overrides: Record<string, unknown> = {}, opts: { clock?: Clock; roles?: RoleSelection } = {}): Promise<TestApi> {
   const clock = opts.clock ?? systemClock;
   const config: Config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' }, ...overrides }, null);
-  const logger = silentLogger();
-  const core = buildCore(config, store, logger, clock);
-  const running = await startRoles(config, core, logger, clock, { api: true, ...opts.roles }, { host: '127.0.0.1', port: 0 });
+  const core = buildCore(config, store, silentLogger(), clock);
+  const running = await startRoles(config, core, { api: true, ...opts.roles }, { host: '127.0.0.1', port: 0 });
   const role = running.api!;
   const deps = core.deps;
   const baseUrl = `http://127.0.0.1:${role.port}`;

@@ -1,4 +1,5 @@
-import { insertEmail, type Email } from '../../src/modules/emails/emails.repo.js';
+import { insertEmails } from '../../src/modules/emails/emails.repo.js';
+import type { Email } from '../../src/modules/emails/email.js';
 import { newId } from '../../src/lib/ids.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -34,9 +35,9 @@ export async function storedEmail(store: Store, projectId: string, over: Partial
     acceptedAt: null,
     createdAt: now,
     updatedAt: now,
-    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued' as const, details: null, deliveryId: null, delayNotified: false, updatedAt: now })),
+    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued' as const, details: null, queueRowId: null, delayNotified: false, updatedAt: now })),
     ...over,
   };
-  await insertEmail(store.knex, e);
+  await insertEmails(store.knex, [e]);
   return e;
 }

@@ -2,9 +2,13 @@ import { expect } from 'chai';
 import { eachDatabase } from '../helpers/databases.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
-import { AcceptQueue, type AcceptRequest } from '../../src/modules/emails/accept.js';
+import { AcceptQueue } from '../../src/modules/emails/accept-batch.js';
+import type { AcceptRequest } from '../../src/modules/emails/accept-rules.js';
+import { emailOf } from '../helpers/accept.js';
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
-import { findEmailById, type Email } from '../../src/modules/emails/emails.repo.js';
+import { findEmailById } from '../../src/modules/emails/emails.repo.js';
+import type { Email } from '../../src/modules/emails/email.js';
+import { workerHandoff } from '../../src/mta/handoff.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
@@ -39,7 +43,7 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     prepared: prepareEmail({ from: `orders@${DOMAIN}`, to: [`r${i}@a.example.test`, `s${i}@b.example.test`], subject: `s${i}`, text: 't', ...extra }, Date.now()),
     attachments: [],
     requestId: `req_${i}`,
-    idempotencyKey: null,
+    idempotency: null,
   });
 
   /** A worker whose attempts are recorded and delivered at once. It never looks at the queue by itself (idle a minute, nobody wakes it) unless an attempt ends. */
@@ -71,8 +75,8 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
   it('answers queued, stores the email claimed by the worker, and it goes out once per recipient domain', async function () {
     const { store } = db();
     const { worker: w, attempts } = await worker(store, 50);
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: (_e, a) => a.slice(a.indexOf('@') + 1), writer: new GroupCommit(store), handoff: () => w });
-    const email = await accept.submit(live(1));
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: (_e, a) => a.slice(a.indexOf('@') + 1), writer: new GroupCommit(store), handoff: () => workerHandoff(w) });
+    const email = await emailOf(accept.submit(live(1)));
     // the 202 shows what was accepted
     expect(email).to.include({ status: 'queued', attempts: 0 });
     // nothing woke the worker: what goes out went with the commit
@@ -86,9 +90,9 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
   it('a burst larger than the worker has room for: the rest waits in the queue, and every email goes out once', async function () {
     const { store } = db();
     const { worker: w, attempts } = await worker(store, 3);
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: (_e, a) => a.slice(a.indexOf('@') + 1), writer: new GroupCommit(store), handoff: () => w });
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: (_e, a) => a.slice(a.indexOf('@') + 1), writer: new GroupCommit(store), handoff: () => workerHandoff(w) });
     // one turn of the event loop: one batch, 40 queue rows for a worker with room for 3
-    const emails = await Promise.all(Array.from({ length: 20 }, (_, i) => accept.submit(live(100 + i))));
+    const emails = await Promise.all(Array.from({ length: 20 }, (_, i) => emailOf(accept.submit(live(100 + i)))));
     await settled(store, emails.map((e) => e.id));
     for (const e of emails) expect(attempts.filter((a) => a.email === e.id).map((a) => a.attempt), e.id).to.deep.equal([1, 1]);
   });
@@ -96,10 +100,10 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
   it('scheduled and test mail are not claimed at the accept', async function () {
     const { store } = db();
     const { worker: w } = await worker(store, 50);
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store), handoff: () => w, testDomain: 'simulator.posthorn.test' });
-    const later = await accept.submit(live(200, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }));
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store), handoff: () => workerHandoff(w), testDomain: 'simulator.posthorn.test' });
+    const later = await emailOf(accept.submit(live(200, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() })));
     expect((await findEmailById(store.knex, later.id))!.status).to.equal('scheduled');
-    expect(await store.knex('deliveries').where({ email_id: later.id }).first('state', 'lease_owner')).to.deep.equal({ state: 'queued', lease_owner: null });
+    expect(await store.knex('outbound_queue').where({ email_id: later.id }).first('state', 'lease_owner')).to.deep.equal({ state: 'queued', lease_owner: null });
   });
 
   it('a commit that was not made durable hands nothing over: the worker gets its room back, and recovery sends the email once', async function () {
@@ -107,17 +111,17 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     const { worker: w, attempts } = await worker(store, 1);
     // the disk refuses the fsync after the commit
     const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')), seq: null }) };
-    const lost = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk), handoff: () => w });
-    const refused = await lost.submit(live(300)).catch((e: unknown) => e);
+    const lost = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk), handoff: () => workerHandoff(w) });
+    const refused = await emailOf(lost.submit(live(300))).catch((e: unknown) => e);
     expect(refused).to.include({ status: 500, code: 'internal_error' });
     const [stored] = (await store.knex('emails').where({ project_id: project.id, request_id: 'req_300' }).select('id')) as Array<{ id: string }>;
     // committed, claimed for the worker, but nothing of it went out
-    expect(await store.knex('deliveries').where({ email_id: stored!.id }).first('state', 'data_started')).to.deep.include({ state: 'submitting' });
+    expect(await store.knex('outbound_queue').where({ email_id: stored!.id }).first('state', 'data_started')).to.deep.include({ state: 'submitting' });
     await new Promise((r) => setTimeout(r, 200));
     expect(attempts.filter((a) => a.email === stored!.id)).to.have.length(0);
     // its one slot is free again: the next email goes out
-    const ok = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store), handoff: () => w });
-    const next = await ok.submit(live(301));
+    const ok = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store), handoff: () => workerHandoff(w) });
+    const next = await emailOf(ok.submit(live(301)));
     await settled(store, [next.id]);
     // what a restart does: the row provably never reached DATA, so it is sent, once
     await w.recover(true);

@@ -5,7 +5,9 @@ import { eachDatabase } from '../helpers/databases.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
 import { ApiError } from '../../src/lib/errors.js';
-import { AcceptQueue, type AcceptRequest } from '../../src/modules/emails/accept.js';
+import { AcceptQueue } from '../../src/modules/emails/accept-batch.js';
+import type { AcceptRequest } from '../../src/modules/emails/accept-rules.js';
+import { emailOf } from '../helpers/accept.js';
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
 import { attachmentsOf } from '../../src/modules/emails/emails.repo.js';
 import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
@@ -21,7 +23,7 @@ const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): Acc
   prepared: prepareEmail({ from: 'a@example.test', to: [`r${i}@example.test`], subject: 's', text: 't' }, Date.now()),
   attachments: [],
   requestId: `req_${i}`,
-  idempotencyKey: null,
+  idempotency: null,
   ...extra,
 });
 
@@ -82,7 +84,7 @@ eachDatabase('the accept group commit', (db, kind) => {
     // a project that does not exist: its email violates a foreign key inside the shared transaction
     const ghost: Project = { ...project, id: 'prj_doesnotexist' };
     // submitted in one turn of the event loop: they share one transaction
-    const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(ghost, 2)), accept.submit(request(project, 3))]);
+    const results = await Promise.allSettled([emailOf(accept.submit(request(project, 1))), emailOf(accept.submit(request(ghost, 2))), emailOf(accept.submit(request(project, 3)))]);
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
     const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
@@ -96,7 +98,7 @@ eachDatabase('the accept group commit', (db, kind) => {
     const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')), seq: null }) };
     const accept = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk) });
     const project = await createProject({ store, clock: systemClock }, { name: `nd${Date.now()}` });
-    const results = await Promise.allSettled([accept.submit(request(project, 1)), accept.submit(request(project, 2))]);
+    const results = await Promise.allSettled([emailOf(accept.submit(request(project, 1))), emailOf(accept.submit(request(project, 2)))]);
     for (const r of results) expect((r as PromiseRejectedResult).reason).to.include({ status: 500, code: 'internal_error' });
     // the commit happened once: the two emails exist once each, whatever the client does next
     expect(await store.knex('emails').where({ project_id: project.id })).to.have.length(2);
@@ -122,7 +124,7 @@ eachDatabase('the accept group commit', (db, kind) => {
     try {
       // one turn of the event loop, as when a burst of requests is read at once
       const n = 2 * MAX_REQUESTS_PER_MESSAGE + 5;
-      const emails = await Promise.all(Array.from({ length: n }, (_, i) => remote.submit(request(project, i))));
+      const emails = await Promise.all(Array.from({ length: n }, (_, i) => emailOf(remote.submit(request(project, i)))));
       expect(sizes).to.deep.equal([MAX_REQUESTS_PER_MESSAGE, MAX_REQUESTS_PER_MESSAGE, 5]);
       // each request got its own email back, in order
       expect(emails.map((e) => e.recipients[0]!.address)).to.deep.equal(Array.from({ length: n }, (_, i) => `r${i}@example.test`));
@@ -152,8 +154,8 @@ eachDatabase('the accept group commit', (db, kind) => {
     try {
       const content = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10]);
       const [withFile, refused] = await Promise.allSettled([
-        remote.submit(request(project, 1, { attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', contentId: null, content }] })),
-        remote.submit({ ...request(project, 2), prepared: prepareEmail({ from: 'a@example.test', to: ['gone@example.test'], subject: 's', text: 't' }, Date.now()) }),
+        emailOf(remote.submit(request(project, 1, { attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', contentId: null, content }] }))),
+        emailOf(remote.submit({ ...request(project, 2), prepared: prepareEmail({ from: 'a@example.test', to: ['gone@example.test'], subject: 's', text: 't' }, Date.now()) })),
       ]);
       expect(withFile.status).to.equal('fulfilled');
       const email = (withFile as PromiseFulfilledResult<{ id: string; status: string }>).value;
@@ -166,12 +168,12 @@ eachDatabase('the accept group commit', (db, kind) => {
 
       // the other side stops answering: pending requests fail, later ones are refused at once
       port2.removeAllListeners('message');
-      const pending = remote.submit(request(project, 3));
+      const pending = emailOf(remote.submit(request(project, 3)));
       await new Promise((r) => setTimeout(r, 20));
       remote.close('the background thread has stopped');
       const lost = (await pending.catch((e: unknown) => e)) as ApiError;
       expect(lost).to.include({ status: 500, code: 'internal_error' });
-      const later = (await remote.submit(request(project, 4)).catch((e: unknown) => e)) as ApiError;
+      const later = (await emailOf(remote.submit(request(project, 4))).catch((e: unknown) => e)) as ApiError;
       expect(later).to.include({ status: 503, code: 'service_unavailable' });
     } finally {
       port1.close();

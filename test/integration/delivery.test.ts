@@ -191,7 +191,7 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const seen = await types(res.body.id);
     expect(seen.filter((x) => x === 'email.sent')).to.have.length(1);
     expect(seen.filter((x) => x === 'email.delivered')).to.have.length(3);
-    const rows = (await api.deps.store.knex('deliveries').where({ email_id: res.body.id }).select('route')) as Array<{ route: string }>;
+    const rows = (await api.deps.store.knex('outbound_queue').where({ email_id: res.body.id }).select('route')) as Array<{ route: string }>;
     expect(rows.map((r) => r.route).sort()).to.deep.equal(['ok.test', 'ok2.test']);
   });
 

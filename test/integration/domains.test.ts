@@ -15,7 +15,7 @@ import { getDomain, recheckDomains, verifyDomain, type DomainDeps } from '../../
 import { PENDING_GIVE_UP_MS } from '../../src/modules/domains/domain-state.js';
 import { recordTracking } from '../../src/modules/tracking/tracking.service.js';
 import { createResolver } from '../../src/dns/resolver.js';
-import type { RecipientStatus } from '../../src/modules/emails/emails.repo.js';
+import type { RecipientStatus } from '../../src/modules/emails/email.js';
 
 interface Rec {
   purpose: string;
@@ -446,7 +446,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true })).body;
       publish(world, d.records);
       await t.api.post(`/v1/domains/${d.id}/verify`);
-      const rcpt = (status: RecipientStatus) => [{ id: `rcp_${status}${Math.random().toString(36).slice(2)}`, address: `${status}@x.test`, kind: 'to' as const, status, details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }];
+      const rcpt = (status: RecipientStatus) => [{ id: `rcp_${status}${Math.random().toString(36).slice(2)}`, address: `${status}@x.test`, kind: 'to' as const, status, details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }];
       const live = { environment: 'live' as const, fromDomain: d.domain, from: `a@${d.domain}`, status: 'accepted' as const };
       for (let i = 0; i < 8; i++) await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('delivered') });
       await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('bounced') });
@@ -475,7 +475,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
         fromDomain: d.domain,
         from: `a@${d.domain}`,
         status: 'accepted',
-        recipients: [{ id: `rcp_open${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }],
+        recipients: [{ id: `rcp_open${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }],
       });
       const rcpt = { emailId: e.id, recipientId: e.recipients[0]!.id };
       for (let i = 0; i < 3; i++) await recordTracking(api.deps.tracking, { kind: 'open', ...rcpt }, 'Mail/1.0');
@@ -515,7 +515,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
           fromDomain: d.domain,
           from: `a@${d.domain}`,
           status: 'accepted',
-          recipients: [{ id: `rcp_nt${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, deliveryId: null, delayNotified: false, updatedAt: Date.now() }],
+          recipients: [{ id: `rcp_nt${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }],
         });
         const res = (await u.api.get(`/v1/domains/${d.id}/insights`)).body;
         expect(res.totals.delivered).to.equal(1);

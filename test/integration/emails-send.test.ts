@@ -355,7 +355,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(e.provider_message_id).to.be.a('string').and.match(/^<.+@.+>$/);
       expect(await types(id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
       // the queue worker ended this walk: like test mail that ends at the accept, it leaves no queue row
-      expect(await api.deps.store.knex('deliveries').where({ email_id: id })).to.deep.equal([]);
+      expect(await api.deps.store.knex('outbound_queue').where({ email_id: id })).to.deep.equal([]);
     });
 
     it('test mail due now is simulated as it is stored: no queue worker needed, the 202 still shows it queued', async function () {
@@ -381,7 +381,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
         expect(delayed).to.include({ status: 'queued', attempts: 1 });
         expect(delayed.recipients[0].status).to.equal('deferred');
         expect(await types(delayed.id)).to.deep.equal(['email.delivery_delayed']);
-        const [row] = (await alone.deps.store.knex('deliveries').where({ email_id: delayed.id })) as Array<{ state: string; next_attempt_at: number }>;
+        const [row] = (await alone.deps.store.knex('outbound_queue').where({ email_id: delayed.id })) as Array<{ state: string; next_attempt_at: number }>;
         expect(row!.state).to.equal('queued');
         expect(Number(row!.next_attempt_at)).to.be.greaterThan(Date.now());
         // scheduled test mail waits for its time
@@ -415,7 +415,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const done = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
       expect(Date.parse(done.updated_at)).to.be.at.least(at.getTime());
       // simulated by the worker when due, and finished: no queue row is left
-      expect(await api.deps.store.knex('deliveries').where({ email_id: res.body.id })).to.deep.equal([]);
+      expect(await api.deps.store.knex('outbound_queue').where({ email_id: res.body.id })).to.deep.equal([]);
     });
 
     it('reschedules a waiting email, in UTC, within 30 days', async function () {

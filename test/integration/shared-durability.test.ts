@@ -6,7 +6,9 @@ import { MessageChannel } from 'node:worker_threads';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
 import { ApiError } from '../../src/lib/errors.js';
-import { AcceptQueue, type AcceptRequest } from '../../src/modules/emails/accept.js';
+import { AcceptQueue } from '../../src/modules/emails/accept-batch.js';
+import type { AcceptRequest } from '../../src/modules/emails/accept-rules.js';
+import { emailOf } from '../helpers/accept.js';
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
 import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';
@@ -91,7 +93,7 @@ describe('one fsync thread for the stores of a process', function () {
     const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
     const project = await createProject({ store, clock: systemClock }, { name: 'relay' });
     await addSuppression(store.knex, { projectId: project.id, address: 'gone@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
-    const request = (to: string): AcceptRequest => ({ project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: [to], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotencyKey: null });
+    const request = (to: string): AcceptRequest => ({ project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: [to], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotency: null });
     // the background thread's side sends the outcomes at COMMIT; the API thread's side waits on its
     // own link, here held back until the test lets it go
     const { port1, port2 } = new MessageChannel();
@@ -117,7 +119,7 @@ describe('one fsync thread for the stores of a process', function () {
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
       let answered = false;
-      const stored = remote.submit(toWire(request('someone@example.test'))).then((e) => ((answered = true), e));
+      const stored = emailOf(remote.submit(toWire(request('someone@example.test')))).then((e) => ((answered = true), e));
       const refused = (await remote.submit(request('gone@example.test')).catch((e: unknown) => e)) as ApiError;
       expect(refused).to.be.instanceOf(ApiError);
       expect(refused).to.include({ status: 422, code: 'recipient_suppressed' });
@@ -152,7 +154,7 @@ describe('one fsync thread for the stores of a process', function () {
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
-      const request: AcceptRequest = { project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: ['b@example.test'], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotencyKey: null };
+      const request: AcceptRequest = { project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: ['b@example.test'], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotency: null };
       const refused = (await remote.submit(request).catch((e: unknown) => e)) as ApiError;
       expect(refused).to.be.instanceOf(ApiError);
       expect(refused).to.include({ status: 500, code: 'internal_error' });

@@ -4,13 +4,13 @@ import { systemClock } from '../../src/lib/time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { createProject, setProject, listProjects } from '../../src/modules/projects/projects.service.js';
 import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
-import { firstStart } from '../../src/modules/projects/bootstrap.js';
+import { firstStart } from '../../src/modules/keys/first-start.js';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isUniqueViolation, openStore, WAL_BOUND_PAGES } from '../../src/store/store.js';
-import { findEmailById, insertEmail, saveEmailState } from '../../src/modules/emails/emails.repo.js';
+import { findEmailById, insertEmails, saveEmailState } from '../../src/modules/emails/emails.repo.js';
 import { storedEmail } from '../helpers/fixtures.js';
 
 for (const kind of DATABASE_KINDS) {
@@ -65,7 +65,7 @@ eachDatabase('store', (db, kind) => {
     expect((await findEmailById(db().store.knex, email.id))!).to.include({ status: 'accepted', acceptedAt: 5 });
     // a duplicate row is reported as such, whichever way the statement ran
     const dup = await db()
-      .store.tx((trx) => insertEmail(trx, email))
+      .store.tx((trx) => insertEmails(trx, [email]))
       .catch((e: unknown) => e);
     expect(isUniqueViolation(dup), String(dup)).to.equal(true);
   });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { normalizeDomainName } from '../../src/modules/domains/domain-name.js';
 import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/domains/domain-state.js';
 import { computeInsights, insightSetup, type InsightCounts, type InsightSetup } from '../../src/modules/domains/insights.js';
-import { applyCheck, stillCurrent } from '../../src/modules/domains/domains.service.js';
+import { applyCheck, stillCurrent } from '../../src/modules/domains/verification.js';
 import { expectedRecords } from '../../src/modules/domains/records.js';
 import type { Domain, StoredCheck } from '../../src/modules/domains/domains.repo.js';
 import { dmarcPolicy, type RecordCheck } from '../../src/dns/checks.js';

@@ -140,6 +140,13 @@ export async function listDomains(db: Db, projectId: string): Promise<Domain[]> 
   return rows.map(fromRow);
 }
 
+/** "project|domain" for each of these domain names that is verified, in the project that has it. */
+export async function verifiedDomainsOf(db: Db, names: string[]): Promise<Set<string>> {
+  if (!names.length) return new Set();
+  const rows = (await db('domains').select('project_id', 'name').whereIn('name', names).andWhere('status', 'verified')) as Array<{ project_id: string; name: string }>;
+  return new Set(rows.map((r) => `${r.project_id}|${r.name}`));
+}
+
 export async function listDomainsInStatus(db: Db, statuses: readonly DomainStatus[]): Promise<Domain[]> {
   const rows = (await db('domains').select(COLUMNS).whereIn('status', statuses).orderBy('id', 'asc')) as DomainRow[];
   return rows.map(fromRow);

@@ -4,16 +4,17 @@ import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import { isUniqueViolation, lockRows, type Store } from '../../store/store.js';
 import type { DnsResolver } from '../../dns/resolver.js';
-import { checkRecords, type RecordCheck } from '../../dns/checks.js';
+import { checkRecords } from '../../dns/checks.js';
 import { findProject, type Project } from '../projects/projects.repo.js';
 import { generateDomainKeys } from './dkim-keys.js';
 import { isSubdomainOf, normalizeDomainName } from './domain-name.js';
-import { nextStatus, type DomainStatus } from './domain-state.js';
 import { computeInsights, insightSetup } from './insights.js';
 import { insightCounts } from './insights.repo.js';
 import * as repo from './domains.repo.js';
-import type { Domain, StoredCheck, TlsMode } from './domains.repo.js';
+import type { Domain, TlsMode } from './domains.repo.js';
+import { applyCheck, stillCurrent } from './verification.js';
 import { DKIM_SELECTORS, expectedRecords, type ExpectedRecord } from './records.js';
+import { presentDomain } from './domains.presenter.js';
 
 const DAY_MS = 86_400_000;
 
@@ -135,6 +136,13 @@ export async function getDomain(deps: Pick<DomainDeps, 'store'>, projectId: stri
   return d;
 }
 
+/** A domain of any project: the operator's view (CLI). */
+export async function getDomainById(deps: Pick<DomainDeps, 'store'>, id: string): Promise<Domain> {
+  const d = await repo.findDomainById(deps.store.knex, id);
+  if (!d) throw notFound(`domain ${id}`);
+  return d;
+}
+
 export function listDomains(deps: Pick<DomainDeps, 'store'>, projectId: string): Promise<Domain[]> {
   return repo.listDomains(deps.store.knex, projectId);
 }
@@ -207,55 +215,6 @@ export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain>
   });
 }
 
-/**
- * The records checked for `checked` that still describe `current`. A PATCH
- * of the return path while the lookups ran moved the MX and SPF records to
- * another name: what was seen at the old name must not be stored as the
- * verdict on the new one.
- */
-export function stillCurrent(records: ExpectedRecord[], checked: Pick<Domain, 'returnPath'>, current: Pick<Domain, 'returnPath'>): ExpectedRecord[] {
-  if (checked.returnPath === current.returnPath) return records;
-  return records.filter((r) => r.purpose !== 'return_path' && r.purpose !== 'spf');
-}
-
-export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<string, RecordCheck>, now: number): Domain {
-  const checks: Record<string, StoredCheck> = { ...d.checks };
-  for (const r of records) {
-    const res = results.get(r.key);
-    if (res && res.dns !== 'error') checks[r.key] = { dns: res.dns, seen: res.seen };
-  }
-  const required = records.filter((r) => r.required);
-  const allRequiredFound = required.every((r) => checks[r.key]?.dns === 'found');
-  const unanswered = required.filter((r) => results.get(r.key)?.dns === 'error');
-  const inconclusive = unanswered.length > 0;
-  const status: DomainStatus = nextStatus(d.status, { allRequiredFound, inconclusive }, now - d.createdAt);
-  const missing = required.filter((r) => !unanswered.includes(r) && checks[r.key]?.dns !== 'found');
-  return {
-    ...d,
-    checks,
-    status,
-    lastCheckedAt: now,
-    verifiedAt: status === 'verified' && d.status !== 'verified' ? now : d.verifiedAt,
-    failureReason: status === 'verified' ? null : (failureReason(missing, unanswered, checks, results) ?? d.failureReason),
-    updatedAt: now,
-  };
-}
-
-/**
- * failure_reason names the records at fault. A record whose lookup failed
- * (timeout, SERVFAIL, unreachable resolver) was not seen missing: saying
- * "not found" would send the customer to fix DNS that may well be right.
- */
-function failureReason(missing: ExpectedRecord[], unanswered: ExpectedRecord[], checks: Record<string, StoredCheck>, results: Map<string, RecordCheck>): string | null {
-  const parts: string[] = [];
-  if (missing.length) parts.push(`required DNS records not found: ${missing.map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`).join(', ')}`);
-  if (unanswered.length) {
-    const why = results.get(unanswered[0]!.key)?.seen[0]?.replace(/^lookup failed: /, '');
-    parts.push(`DNS lookups failed${why ? ` (${why})` : ''}, so these required records could not be checked: ${unanswered.map((r) => `${r.name} (${r.type})`).join(', ')}`);
-  }
-  return parts.length ? parts.join('; ') : null;
-}
-
 /** interface §2.3 over the last `days` days of the domain's live mail. */
 export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains'>, d: Domain, days: number) {
   const counts = await insightCounts(deps.store.reader, d.projectId, d.name, deps.clock.now() - days * DAY_MS);
@@ -276,3 +235,24 @@ export async function recheckDomains(deps: DomainDeps, onError: (d: Domain, e: u
   }
   return changed;
 }
+
+/** The domain as the API and the CLI show it: with the records to publish and the last check of each. */
+export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain) {
+  return presentDomain(d, await recordsOf(deps, d), deps.domains.trackingAvailable);
+}
+
+/** What the /v1/domains routes use. */
+export function domainService(deps: DomainDeps) {
+  return {
+    create: (project: Project, input: DomainInput) => createDomain(deps, project, input),
+    get: (projectId: string, id: string) => getDomain(deps, projectId, id),
+    list: (projectId: string) => listDomains(deps, projectId),
+    update: (projectId: string, id: string, patch: DomainPatch) => updateDomain(deps, projectId, id, patch),
+    delete: (projectId: string, id: string) => deleteDomain(deps, projectId, id),
+    verify: (d: Domain) => verifyDomain(deps, d),
+    insights: (d: Domain, days: number) => domainInsights(deps, d, days),
+    describe: (d: Domain) => describeDomain(deps, d),
+  };
+}
+
+export type DomainService = ReturnType<typeof domainService>;

@@ -1,5 +1,5 @@
 import { iso } from '../../lib/time.js';
-import type { Email } from './emails.repo.js';
+import type { Email } from './email.js';
 
 /** interface §2.1, CONTRACT §4–5 (scheduled_at). */
 export function presentEmail(e: Email) {

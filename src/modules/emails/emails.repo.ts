@@ -1,70 +1,7 @@
 import type { Db } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { insertRows } from '../../store/insert-rows.js';
-
-export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
-export type EmailStatus = (typeof EMAIL_STATUSES)[number];
-export const RECIPIENT_STATUSES = ['queued', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'] as const;
-export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
-export type Environment = 'live' | 'test';
-export type RecipientKind = 'to' | 'cc' | 'bcc';
-
-export interface RecipientDetails {
-  reply?: string;
-  bounce_type?: 'Permanent' | 'Transient';
-  mx?: string;
-  reason?: string;
-}
-
-export interface Recipient {
-  id: string;
-  address: string;
-  kind: RecipientKind;
-  status: RecipientStatus;
-  details: RecipientDetails | null;
-  deliveryId: string | null;
-  delayNotified: boolean;
-  updatedAt: number;
-}
-
-export interface Email {
-  id: string;
-  projectId: string;
-  environment: Environment;
-  status: EmailStatus;
-  statusReason: string | null;
-  from: string;
-  fromDomain: string;
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo: string[] | null;
-  subject: string;
-  html: string | null;
-  text: string | null;
-  templateId: string | null;
-  templateVersion: number | null;
-  tags: Record<string, string>;
-  headers: Record<string, string>;
-  requestId: string;
-  scheduledAt: number | null;
-  attempts: number;
-  providerMessageId: string | null;
-  messageId: string;
-  acceptedAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-  recipients: Recipient[];
-  /** how many attachments it has, when known without another read (the accept built it, or the worker's claim counted them) */
-  attachmentCount?: number;
-}
-
-export interface StoredAttachment {
-  filename: string;
-  contentType: string;
-  contentId: string | null;
-  content: Buffer;
-}
+import type { Email, EmailStatus, Environment, Recipient, RecipientDetails, RecipientKind, RecipientStatus, StoredAttachment } from './email.js';
 
 interface EmailRow {
   id: string;
@@ -102,7 +39,7 @@ interface RecipientRow {
   kind: string;
   status: string;
   details: string | null;
-  delivery_id: string | null;
+  queue_row_id: string | null;
   delay_notified: number | boolean;
   updated_at: number;
 }
@@ -115,7 +52,7 @@ const EMAIL_COLUMNS = [
 
 /** The list view does not need the bodies. */
 const SUMMARY_COLUMNS = EMAIL_COLUMNS.filter((c) => c !== 'body_html' && c !== 'body_text');
-const RECIPIENT_COLUMNS = ['id', 'email_id', 'address', 'kind', 'status', 'details', 'delivery_id', 'delay_notified', 'updated_at'] as const;
+const RECIPIENT_COLUMNS = ['id', 'email_id', 'address', 'kind', 'status', 'details', 'queue_row_id', 'delay_notified', 'updated_at'] as const;
 
 const num = (v: number | null) => (v == null ? null : Number(v));
 
@@ -158,7 +95,7 @@ function recipientFromRow(r: RecipientRow): Recipient {
     kind: r.kind as RecipientKind,
     status: r.status as RecipientStatus,
     details: r.details ? (JSON.parse(r.details) as RecipientDetails) : null,
-    deliveryId: r.delivery_id,
+    queueRowId: r.queue_row_id,
     delayNotified: Boolean(r.delay_notified),
     updatedAt: Number(r.updated_at),
   };
@@ -204,7 +141,7 @@ export function recipientRow(emailId: string, projectId: string, r: Recipient) {
     kind: r.kind,
     status: r.status,
     details: r.details ? JSON.stringify(r.details) : null,
-    delivery_id: r.deliveryId,
+    queue_row_id: r.queueRowId,
     delay_notified: r.delayNotified,
     updated_at: r.updatedAt,
   };
@@ -223,9 +160,6 @@ export async function insertEmails(db: Db, emails: Email[], attachments: Map<str
     }
   }
 }
-
-/** Kept for tests and tools that store one email. */
-export const insertEmail = (db: Db, e: Email) => insertEmails(db, [e]);
 
 async function recipientsOf(db: Db, emailIds: string[]): Promise<Map<string, Recipient[]>> {
   const byEmail = new Map<string, Recipient[]>(emailIds.map((id) => [id, []]));
@@ -310,11 +244,17 @@ export async function saveEmailState(db: Db, e: Email): Promise<void> {
 }
 
 const updateRecipient = prepared(
-  (db, status, details, deliveryId, delayNotified, updatedAt, id) =>
-    db('email_recipients').update({ status, details, delivery_id: deliveryId, delay_notified: delayNotified, updated_at: updatedAt } as Record<string, string>).where('id', id as string),
+  (db, status, details, queueRowId, delayNotified, updatedAt, id) =>
+    db('email_recipients').update({ status, details, queue_row_id: queueRowId, delay_notified: delayNotified, updated_at: updatedAt } as Record<string, string>).where('id', id as string),
   6,
 );
 
 export async function saveRecipient(db: Db, r: Recipient): Promise<void> {
-  await updateRecipient(db, r.status, r.details ? JSON.stringify(r.details) : null, r.deliveryId, r.delayNotified, r.updatedAt, r.id);
+  await updateRecipient(db, r.status, r.details ? JSON.stringify(r.details) : null, r.queueRowId, r.delayNotified, r.updatedAt, r.id);
+}
+
+/** How many emails there are in each status (posthorn queue stats). */
+export async function emailStatusCounts(db: Db): Promise<Record<string, number>> {
+  const rows = (await db('emails').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>;
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

@@ -1,22 +1,25 @@
-import { route, type RouteDef } from '../../api/route.js';
 import { iso } from '../../lib/time.js';
 import { parseAddress } from '../../lib/address.js';
 import { validationError } from '../../lib/errors.js';
+import { keyedRoutes } from '../keys/principal.js';
 import { presentEmail } from './emails.presenter.js';
-import { listEmails } from './emails.repo.js';
 import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
-import { getEmail, rescheduleEmail, sendEmail } from './emails.service.js';
+import type { EmailService } from './emails.service.js';
+
+const route = keyedRoutes<{ emails: EmailService }>();
 
 // interface §4.1
-export const emailRoutes: RouteDef[] = [
+export const emailRoutes = [
   route({
     method: 'POST',
     path: '/v1/emails',
     scope: 'emails:send',
     summary: 'Queue an email; 202 means it is durably stored',
     body: SendEmailBody,
-    async handler({ deps, principal, body, requestId, header }) {
-      return sendEmail(deps.emails, principal, body, requestId, header('idempotency-key'));
+    async handler({ services, principal, body, requestId, header }) {
+      const sent = await services.emails.send(principal, body, requestId, header('idempotency-key'));
+      // a retry with the same Idempotency-Key gets the answer the first request got
+      return sent.replay ? { status: sent.replay.status, body: sent.replay.body } : { status: 202, body: presentEmail(sent.email) };
     },
   }),
   route({
@@ -25,8 +28,8 @@ export const emailRoutes: RouteDef[] = [
     scope: 'emails:read',
     summary: 'List emails, newest first',
     query: ListEmailsQuery,
-    async handler({ deps, principal, query }) {
-      const { emails, more } = await listEmails(deps.store.reader, principal.project.id, {
+    async handler({ services, principal, query }) {
+      const { emails, more } = await services.emails.list(principal.project.id, {
         limit: query.limit,
         before: query.cursor,
         status: query.status,
@@ -43,8 +46,8 @@ export const emailRoutes: RouteDef[] = [
     path: '/v1/emails/:id',
     scope: 'emails:read',
     summary: 'Get an email with its per-recipient status',
-    async handler({ deps, principal, params }) {
-      return { status: 200, body: presentEmail(await getEmail(deps, principal.project.id, params.id!)) };
+    async handler({ services, principal, params }) {
+      return { status: 200, body: presentEmail(await services.emails.get(principal.project.id, params.id!)) };
     },
   }),
   route({
@@ -53,8 +56,8 @@ export const emailRoutes: RouteDef[] = [
     scope: 'emails:send',
     summary: 'Reschedule an email that is still waiting',
     body: RescheduleBody,
-    async handler({ deps, principal, params, body }) {
-      const e = await rescheduleEmail(deps, principal.project.id, params.id!, body.scheduled_at);
+    async handler({ services, principal, params, body }) {
+      const e = await services.emails.reschedule(principal.project.id, params.id!, body.scheduled_at);
       return { status: 200, body: { id: e.id, status: e.status, scheduled_at: iso(e.scheduledAt) } };
     },
   }),

@@ -1,138 +1,139 @@
+import { newId } from '../../lib/ids.js';
+import type { Lease } from '../../store/lease.js';
 import type { OutboxEvent } from '../events/events.repo.js';
-import { emailEvent } from '../events/emit.js';
-import type { Delivery } from './deliveries.repo.js';
-import type { Email, EmailStatus, Recipient, RecipientDetails } from './emails.repo.js';
+import type { SuppressionReason } from '../suppressions/suppressions.repo.js';
+import { emailEvent } from './email-events.js';
+import type { Email, EmailStatus, Recipient, RecipientKind, RecipientStatus } from './email.js';
+import { emailStatus, statusReason } from './lifecycle-outcomes.js';
+import { moveEmail, moveRecipient, moveRow } from './lifecycle-moves.js';
+import type { QueueRow } from './queue.repo.js';
 
-/** What happened to one recipient in one attempt. */
-export type RecipientOutcome =
-  | { kind: 'delivered'; reply: string; mx?: string }
-  | { kind: 'deferred'; reply: string; mx?: string }
-  | { kind: 'bounced'; bounceType: 'Permanent' | 'Transient'; reply: string; mx?: string }
-  | { kind: 'ambiguous'; reply: string; mx?: string }
-  | { kind: 'complained'; reply: string }
-  | { kind: 'failed'; reason: string }
-  | { kind: 'suppressed'; reason: string };
+/**
+ * The state machine of emails, their recipients and their queue rows
+ * (LIFECYCLE.md Email, Recipient): every change of their status is made by a
+ * function here (lifecycle-outcomes.ts: the outcome of an attempt), checked
+ * against the moves LIFECYCLE.md allows (lifecycle-moves.ts), with the events
+ * it emits; the repos store what these return, in the transaction that writes
+ * the events. Pure: no I/O.
+ */
 
-export interface Change {
-  email: Email;
-  delivery: Delivery;
-  recipients: Recipient[];
-  events: OutboxEvent[];
-  /** addresses to add to the project's suppression list (live hard bounces and complaints only) */
-  suppress: Array<{ address: string; reason: 'bounce' | 'complaint' }>;
-}
+export { applyOutcomes, type ApplyContext, type Change, type RecipientOutcome } from './lifecycle-outcomes.js';
+export { IllegalTransition } from './lifecycle-moves.js';
 
-export interface ApplyContext {
-  now: number;
-  /** delays before each retry (outbound.retry_schedule); simulation passes its own */
-  retryScheduleMs: readonly number[];
-  /** the other queue rows of the email, as stored */
-  otherDeliveries: Delivery[];
-  providerMessageId?: string | null;
-  /** status_reason when the email ends failed for a reason of its own (e.g. domain_not_verified) */
-  failureReason?: string;
+const WAITING: readonly RecipientStatus[] = ['queued', 'deferred'];
+
+/** An email as the accept builds it, before the state machine gives it and its recipients a status. */
+export type EmailDraft = Omit<Email, 'status' | 'statusReason' | 'attempts' | 'providerMessageId' | 'acceptedAt' | 'updatedAt' | 'recipients'>;
+
+export interface RecipientDraft {
+  address: string;
+  kind: RecipientKind;
+  /** on the project's suppression list at the POST, and why */
+  suppressed: SuppressionReason | null;
+  /** which queue row it goes out in: its domain (direct mode), '' for one transaction */
+  route: string;
 }
 
 /**
- * LIFECYCLE Email and Recipient as one pure function: the outcomes of one
- * attempt of one queue row → new recipient states, the row's next state,
- * the email's status and the events to write with them.
+ * POST → queued, or scheduled with a future scheduled_at (email.scheduled);
+ * each recipient queued on the row of its route, or suppressed at once
+ * (email.suppressed). The caller has refused a send whose recipients are all
+ * suppressed (422): nothing of it is stored.
  */
-export function applyOutcomes(email: Email, delivery: Delivery, outcomes: Map<string, RecipientOutcome>, ctx: ApplyContext): Change {
-  const { now } = ctx;
-  const events: OutboxEvent[] = [];
-  const suppress: Change['suppress'] = [];
-  const live = email.environment === 'live';
-  const retryIn = ctx.retryScheduleMs[delivery.attempts - 1];
-  let next: Email = { ...email, updatedAt: now };
-  let perRecipientFailure = false;
-
-  // The first acceptance by a provider is when the email counts as sent (email.sent, once, before the rest),
-  // naming a recipient the provider took: never one skipped as suppressed or left for another queue row.
-  const firstAccepted = email.recipients.find((r) => {
-    const kind = outcomes.get(r.id)?.kind;
-    return kind === 'delivered' || kind === 'complained';
-  });
-  const accepted = firstAccepted !== undefined;
-  if (accepted && next.acceptedAt === null) {
-    next = { ...next, acceptedAt: now, providerMessageId: ctx.providerMessageId ?? next.providerMessageId };
-    events.push(emailEvent(next, 'email.sent', now, firstAccepted.address));
-  } else if (accepted && !next.providerMessageId && ctx.providerMessageId) {
-    next = { ...next, providerMessageId: ctx.providerMessageId };
-  }
-
-  const recipients = email.recipients.map((r): Recipient => {
-    const o = outcomes.get(r.id);
-    if (!o) return r;
-    const set = (status: Recipient['status'], details: RecipientDetails | null, extra: Partial<Recipient> = {}): Recipient => ({ ...r, status, details, updatedAt: now, ...extra });
-    switch (o.kind) {
-      case 'delivered':
-        events.push(emailEvent(next, 'email.delivered', now, r.address, { reply: o.reply, ...(o.mx ? { mx: o.mx } : {}) }));
-        return set('delivered', { reply: o.reply, ...(o.mx ? { mx: o.mx } : {}) });
-      case 'complained':
-        events.push(emailEvent(next, 'email.delivered', now, r.address, { reply: o.reply }));
-        events.push(emailEvent(next, 'email.complained', now, r.address, { feedback_type: 'abuse' }));
-        if (live) suppress.push({ address: r.address, reason: 'complaint' });
-        return set('complained', { reply: o.reply });
-      case 'bounced':
-        events.push(emailEvent(next, 'email.bounced', now, r.address, { bounce_type: o.bounceType, diagnostic: o.reply }));
-        if (live && o.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
-        return set('bounced', { reply: o.reply, bounce_type: o.bounceType, ...(o.mx ? { mx: o.mx } : {}) });
-      case 'deferred': {
-        if (retryIn === undefined) {
-          perRecipientFailure = true;
-          const reason = `gave up after ${delivery.attempts} attempts: ${o.reply}`;
-          events.push(emailEvent(next, 'email.failed', now, r.address, { reason }));
-          return set('failed', { reply: o.reply, reason });
-        }
-        if (!r.delayNotified) events.push(emailEvent(next, 'email.delivery_delayed', now, r.address, { diagnostic: o.reply, next_attempt_at: new Date(now + retryIn).toISOString() }));
-        return set('deferred', { reply: o.reply, ...(o.mx ? { mx: o.mx } : {}) }, { delayNotified: true });
+export function acceptEmail(draft: EmailDraft, recipients: RecipientDraft[], now: number): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } {
+  const rows = new Map<string, QueueRow>();
+  const dueAt = draft.scheduledAt ?? now;
+  const list = recipients.map((r): Recipient => {
+    let row: QueueRow | null = null;
+    if (!r.suppressed) {
+      row = rows.get(r.route) ?? null;
+      if (!row) {
+        row = { id: newId('queueRow', now), emailId: draft.id, projectId: draft.projectId, route: r.route, state: 'queued', attempts: 0, nextAttemptAt: dueAt, leaseOwner: null, leaseUntil: null, dataStarted: false, createdAt: now, updatedAt: now };
+        rows.set(r.route, row);
       }
-      case 'ambiguous':
-        return set('ambiguous', { reply: o.reply, ...(o.mx ? { mx: o.mx } : {}) });
-      case 'failed':
-        perRecipientFailure = true;
-        events.push(emailEvent(next, 'email.failed', now, r.address, { reason: o.reason }));
-        return set('failed', { reason: o.reason });
-      case 'suppressed':
-        events.push(emailEvent(next, 'email.suppressed', now, r.address, { reason: o.reason }));
-        return set('suppressed', null, { deliveryId: null });
     }
+    return { id: newId('recipient', now), address: r.address, kind: r.kind, status: r.suppressed ? 'suppressed' : 'queued', details: null, queueRowId: row?.id ?? null, delayNotified: false, updatedAt: now };
   });
-
-  const waiting = recipients.some((r) => r.deliveryId === delivery.id && (r.status === 'deferred' || r.status === 'queued'));
-  const nextDelivery: Delivery = waiting
-    ? { ...delivery, state: 'queued', nextAttemptAt: now + (retryIn ?? 0), leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now }
-    : { ...delivery, state: 'done', leaseOwner: null, leaseUntil: null, updatedAt: now };
-
-  const status = emailStatus(next, recipients, [nextDelivery, ...ctx.otherDeliveries]);
-  next = { ...next, recipients, status, statusReason: statusReason(status, recipients, ctx.failureReason) };
-  if (status === 'failed' && email.status !== 'failed' && !perRecipientFailure) {
-    events.push(emailEvent(next, 'email.failed', now, null, { reason: next.statusReason }));
-  }
-  return { email: next, delivery: nextDelivery, recipients, events, suppress };
+  const email: Email = { ...draft, status: draft.scheduledAt ? 'scheduled' : 'queued', statusReason: null, attempts: 0, providerMessageId: null, acceptedAt: null, updatedAt: now, recipients: list };
+  const events: OutboxEvent[] = [];
+  recipients.forEach((r, i) => {
+    if (r.suppressed) events.push(emailEvent(email, 'email.suppressed', now, list[i]!.address, { reason: r.suppressed }));
+  });
+  if (email.scheduledAt !== null) events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt).toISOString() }));
+  return { email, rows: [...rows.values()], events };
 }
 
-/** The lease a claim writes on a queue row: who holds it, until when. */
-export interface Lease {
-  owner: string;
-  until: number;
+/** A row whose turn has come: waiting in the queue and due by `now`. */
+export const isDue = (q: QueueRow, now: number) => q.state === 'queued' && q.nextAttemptAt <= now;
+
+/** Whether anything of the email is left in the queue (the MTA is told to look). */
+export const isWaiting = (q: QueueRow) => q.state === 'queued';
+
+/** Live mail that the accept stored to go out now (not scheduled), which it may hand to the MTA at once. */
+export const goesOutNow = (e: Email) => e.environment === 'live' && e.status === 'queued';
+
+/** The recipients of a row still to be sent to. */
+export function waitingOn(email: Email, q: QueueRow): Recipient[] {
+  return email.recipients.filter((r) => r.queueRowId === q.id && WAITING.includes(r.status));
 }
 
 /**
- * A queue row and its email as a claim leaves them: submitting, one more
- * attempt, no data started, held by `lease` (null for an attempt settled in
- * the claiming transaction itself, which nobody else can see meanwhile).
- * The worker's claim, the accept's claim for the worker and the accept's
- * simulation of test mail all start from this.
+ * queued → submitting: a claim starts an attempt at the row, held by
+ * `lease` (null for an attempt settled in the claiming transaction itself,
+ * which nobody else can see meanwhile). The worker's claim, the accept's
+ * claim for the worker and the accept's simulation of test mail all start
+ * from this.
  */
-export function claimedDelivery(d: Delivery, now: number, lease: Lease | null): Delivery {
-  return { ...d, state: 'submitting', attempts: d.attempts + 1, dataStarted: false, leaseOwner: lease?.owner ?? d.leaseOwner, leaseUntil: lease?.until ?? d.leaseUntil, updatedAt: now };
+export function claimRow(q: QueueRow, now: number, lease: Lease | null): QueueRow {
+  return { ...q, state: moveRow(q, 'submitting'), attempts: q.attempts + 1, dataStarted: false, leaseOwner: lease?.owner ?? q.leaseOwner, leaseUntil: lease?.until ?? q.leaseUntil, updatedAt: now };
 }
 
-/** `attempted`: whether the claim starts an attempt (LIFECYCLE: `attempts` counts the transactions started). */
-export function claimedEmail(email: Email, now: number, attempted = true): Email {
-  return { ...email, status: 'submitting', attempts: email.attempts + (attempted ? 1 : 0), updatedAt: now };
+/** The email of a claimed row; `attempted`: whether an SMTP transaction starts (LIFECYCLE: `attempts` counts them). */
+export function claimEmail(email: Email, now: number, attempted = true): Email {
+  return { ...email, status: moveEmail(email, 'submitting'), attempts: email.attempts + (attempted ? 1 : 0), updatedAt: now };
+}
+
+/**
+ * A row left submitting by a process that died before the message body
+ * started goes back to the queue, due now; the email's status follows its
+ * rows. (One whose body may have gone: ambiguousAfterCrash.)
+ */
+export function requeueOrphan(email: Email, q: QueueRow, others: QueueRow[], now: number): { email: Email; row: QueueRow } {
+  const row: QueueRow = { ...q, state: moveRow(q, 'queued'), leaseOwner: null, leaseUntil: null, nextAttemptAt: now, updatedAt: now };
+  const status = emailStatus(email, email.recipients, [row, ...others]);
+  return { email: { ...email, status: moveEmail(email, status), updatedAt: now }, row };
+}
+
+/** The outcome of a row whose process died after the body may have started: only the receiving server knows. */
+export const ambiguousAfterCrash = (email: Email, q: QueueRow) =>
+  new Map(waitingOn(email, q).map((r) => [r.id, { kind: 'ambiguous' as const, reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]));
+
+/**
+ * PATCH /v1/emails/{id}: scheduled (or queued with a future scheduled_at and
+ * no attempt yet) → scheduled at `at` (email.scheduled). Anything on its way
+ * or done is refused with the reason.
+ */
+export function reschedule(email: Email, rows: QueueRow[], at: number, now: number): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | { refused: string } {
+  const waiting = email.status === 'scheduled' || (email.status === 'queued' && email.scheduledAt !== null && email.scheduledAt > now && email.attempts === 0);
+  if (!waiting) return { refused: `email ${email.id} is ${email.status}: only an email still waiting for its scheduled time can be rescheduled` };
+  if (rows.some((q) => q.state !== 'queued' || q.attempts > 0)) return { refused: `email ${email.id} is already on its way` };
+  const next: Email = { ...email, status: moveEmail(email, 'scheduled'), scheduledAt: at, updatedAt: now };
+  return { email: next, rows: rows.map((q) => ({ ...q, nextAttemptAt: at, updatedAt: now })), events: [emailEvent(next, 'email.scheduled', now, null, { scheduled_at: new Date(at).toISOString() })] };
+}
+
+/**
+ * `posthorn queue retry` (interface §1.9): an operator who checked that the
+ * first copy did not arrive puts the ambiguous recipients back in the queue,
+ * due now; the only way ambiguous mail goes out again.
+ */
+export function retryAmbiguous(email: Email, rows: QueueRow[], now: number): { email: Email; recipients: Recipient[]; rows: QueueRow[] } | { refused: string } {
+  const ambiguous = email.recipients.filter((r) => r.status === 'ambiguous');
+  if (!ambiguous.length) return { refused: `email ${email.id} has no ambiguous recipient (status ${email.status}); only ambiguous mail is retried by hand` };
+  const recipients = ambiguous.map((r): Recipient => ({ ...r, status: moveRecipient(r, 'queued'), updatedAt: now }));
+  const carrying = new Set(ambiguous.map((r) => r.queueRowId));
+  const back = rows.filter((q) => carrying.has(q.id)).map((q): QueueRow => ({ ...q, state: moveRow(q, 'queued'), nextAttemptAt: now, leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now }));
+  const status: EmailStatus = email.acceptedAt !== null ? 'accepted' : 'queued';
+  return { email: { ...email, status: moveEmail(email, status), statusReason: statusReason(status, email.recipients), updatedAt: now }, recipients, rows: back };
 }
 
 /**
@@ -143,29 +144,6 @@ export function claimedEmail(email: Email, now: number, attempted = true): Email
  * `posthorn queue retry` to put back. Live mail keeps its rows: `queue show`
  * tells an operator how each destination went.
  */
-export function keepsQueueRow(email: Email, delivery: Delivery): boolean {
-  return delivery.state !== 'done' || email.environment !== 'test' || email.recipients.some((r) => r.status === 'ambiguous');
-}
-
-/** The email's status from its recipients and queue rows (interface §3). */
-export function emailStatus(email: Email, recipients: Recipient[], deliveries: Delivery[]): EmailStatus {
-  if (deliveries.some((d) => d.state === 'submitting')) return 'submitting';
-  if (email.acceptedAt !== null) return 'accepted';
-  if (recipients.some((r) => r.status === 'ambiguous')) return 'ambiguous';
-  if (deliveries.some((d) => d.state === 'queued')) return email.status === 'scheduled' && deliveries.every((d) => d.attempts === 0) ? 'scheduled' : 'queued';
-  if (recipients.every((r) => r.status === 'suppressed')) return 'suppressed';
-  return 'failed';
-}
-
-function statusReason(status: EmailStatus, recipients: Recipient[], failureReason?: string): string | null {
-  switch (status) {
-    case 'failed':
-      return failureReason ?? (recipients.every((r) => r.status === 'bounced' || r.status === 'suppressed') ? 'every recipient bounced' : 'no recipient could be reached');
-    case 'ambiguous':
-      return 'the receiving server did not answer after the message was transmitted; it is not sent again unless an operator retries it';
-    case 'suppressed':
-      return 'every recipient is on the suppression list';
-    default:
-      return null;
-  }
+export function keepsQueueRow(email: Email, q: QueueRow): boolean {
+  return q.state !== 'done' || email.environment !== 'test' || email.recipients.some((r) => r.status === 'ambiguous');
 }

@@ -2,7 +2,7 @@ import { parseAddress, type ParsedAddress } from '../../lib/address.js';
 import { validationError } from '../../lib/errors.js';
 import { checkCustomHeaders } from './headers.js';
 import { checkAttachmentName, decodeBase64Strict, sniffExecutable } from './attachments.js';
-import type { RecipientKind } from './emails.repo.js';
+import type { RecipientKind } from './email.js';
 import type { SendEmailBody } from './emails.schema.js';
 
 export const MAX_RECIPIENTS = 50;

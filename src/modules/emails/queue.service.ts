@@ -1,8 +1,14 @@
 import { apiError, notFound } from '../../lib/errors.js';
-import type { Clock } from '../../lib/time.js';
+import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
-import { deliveriesOfEmail, queueCounts, saveDelivery } from './deliveries.repo.js';
-import { findEmailById, saveEmailState, saveRecipient, type Email } from './emails.repo.js';
+import { eventsOfEmail } from '../events/events.repo.js';
+import type { Email } from './email.js';
+import { emailStatusCounts, findEmailById, saveEmailState, saveRecipient } from './emails.repo.js';
+import { presentEmail } from './emails.presenter.js';
+import { retryAmbiguous as retry } from './lifecycle.js';
+import { queueRowsOfEmail, queueStateCounts, saveQueueRow } from './queue.repo.js';
+
+// The outbound queue as an operator sees it: `posthorn queue stats | show | retry` (CONTRACT §3).
 
 /**
  * `posthorn queue retry`: the only way an ambiguous email goes out again
@@ -13,24 +19,32 @@ export async function retryAmbiguous(deps: { store: Store; clock: Clock }, email
   return deps.store.tx(async (trx) => {
     const email = await findEmailById(trx, emailId);
     if (!email) throw notFound(`email ${emailId}`);
-    const ambiguous = email.recipients.filter((r) => r.status === 'ambiguous');
-    if (!ambiguous.length) throw apiError('conflict', `email ${emailId} has no ambiguous recipient (status ${email.status}); only ambiguous mail is retried by hand`);
-    const now = deps.clock.now();
-    for (const r of ambiguous) await saveRecipient(trx, { ...r, status: 'queued', updatedAt: now });
-    const rows = new Set(ambiguous.map((r) => r.deliveryId));
-    for (const d of await deliveriesOfEmail(trx, emailId)) {
-      if (rows.has(d.id)) await saveDelivery(trx, { ...d, state: 'queued', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now });
-    }
-    const next: Email = { ...email, status: email.acceptedAt !== null ? 'accepted' : 'queued', statusReason: null, updatedAt: now };
-    await saveEmailState(trx, next);
+    const back = retry(email, await queueRowsOfEmail(trx, emailId), deps.clock.now());
+    if ('refused' in back) throw apiError('conflict', back.refused);
+    for (const r of back.recipients) await saveRecipient(trx, r);
+    for (const q of back.rows) await saveQueueRow(trx, q);
+    await saveEmailState(trx, back.email);
     return (await findEmailById(trx, emailId))!;
   });
 }
 
 export async function queueStats(store: Store) {
-  const [deliveries, emails] = await Promise.all([
-    queueCounts(store.reader),
-    store.reader('emails').select('status').count({ n: '*' }).groupBy('status') as unknown as Promise<Array<{ status: string; n: number | string }>>,
-  ]);
-  return { deliveries, emails: Object.fromEntries(emails.map((r) => [r.status, Number(r.n)])) };
+  const [rows, emails] = await Promise.all([queueStateCounts(store.reader), emailStatusCounts(store.reader)]);
+  // `deliveries`: the queue rows by state, under the name this output has always had (tools read it)
+  return { deliveries: rows, emails };
+}
+
+/** `posthorn queue show`: an email with its recipients' details, its queue rows and its events. */
+export async function showQueuedEmail(store: Store, emailId: string) {
+  const email = await findEmailById(store.reader, emailId);
+  if (!email) throw notFound(`email ${emailId}`);
+  const [rows, events] = await Promise.all([queueRowsOfEmail(store.reader, emailId), eventsOfEmail(store.reader, emailId)]);
+  return {
+    ...presentEmail(email),
+    project_id: email.projectId,
+    message_id: email.messageId,
+    recipients: email.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status, details: r.details })),
+    queue: rows.map((q) => ({ id: q.id, route: q.route || '(one transaction)', state: q.state, attempts: q.attempts, next_attempt_at: iso(q.nextAttemptAt), data_started: q.dataStarted })),
+    events: events.map((e) => ({ id: e.id, type: e.type, recipient: e.recipient, created_at: iso(e.createdAt) })),
+  };
 }

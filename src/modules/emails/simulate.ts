@@ -1,5 +1,5 @@
 import type { RecipientOutcome } from './lifecycle.js';
-import type { Email, Recipient } from './emails.repo.js';
+import type { Email, Recipient } from './email.js';
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];

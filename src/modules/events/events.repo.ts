@@ -1,4 +1,5 @@
-import type { Db } from '../../store/store.js';
+import type { Knex } from 'knex';
+import { dialectOf, type Db } from '../../store/store.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { EventType } from './event-types.js';
 
@@ -52,19 +53,54 @@ async function subscribedTypes(db: Db, projectIds: string[]): Promise<Map<string
   return out;
 }
 
+const EVENT_COLUMNS = ['id', 'project_id', 'type', 'email_id', 'recipient', 'simulated', 'data', 'created_at'] as const;
+
+interface EventRow {
+  id: string;
+  project_id: string;
+  type: EventType;
+  email_id: string | null;
+  recipient: string | null;
+  simulated: number | boolean;
+  data: string;
+  created_at: number;
+}
+
+const eventFromRow = (r: EventRow): OutboxEvent => ({
+  id: r.id,
+  projectId: r.project_id,
+  type: r.type,
+  emailId: r.email_id,
+  recipient: r.recipient,
+  simulated: Boolean(r.simulated),
+  data: JSON.parse(r.data) as Record<string, unknown>,
+  createdAt: Number(r.created_at),
+});
+
 export async function eventsOfEmail(db: Db, emailId: string): Promise<OutboxEvent[]> {
-  const rows = (await db('events')
-    .select('id', 'project_id', 'type', 'email_id', 'recipient', 'simulated', 'data', 'created_at')
-    .where({ email_id: emailId })
-    .orderBy('id', 'asc')) as Array<{ id: string; project_id: string; type: EventType; email_id: string | null; recipient: string | null; simulated: number | boolean; data: string; created_at: number }>;
-  return rows.map((r) => ({
-    id: r.id,
-    projectId: r.project_id,
-    type: r.type,
-    emailId: r.email_id,
-    recipient: r.recipient,
-    simulated: Boolean(r.simulated),
-    data: JSON.parse(r.data) as Record<string, unknown>,
-    createdAt: Number(r.created_at),
-  }));
+  return ((await db('events').select(EVENT_COLUMNS).where({ email_id: emailId }).orderBy('id', 'asc')) as EventRow[]).map(eventFromRow);
+}
+
+/**
+ * Events not fanned out yet, oldest first, locked on PostgreSQL so that two
+ * dispatchers never fan one out twice (the webhook dispatcher's outbox read).
+ */
+export async function eventsToFanOut(trx: Knex.Transaction, limit: number): Promise<Array<Pick<OutboxEvent, 'id' | 'projectId' | 'type'>>> {
+  // the partial index's own predicate, literally: SQLite uses such an index only then
+  const q = trx('events').select('id', 'project_id', 'type').whereRaw('fanned_out = false').orderBy('id').limit(limit);
+  if (dialectOf(trx) === 'pg') q.forUpdate().skipLocked();
+  const rows = (await q) as Array<{ id: string; project_id: string; type: EventType }>;
+  return rows.map((r) => ({ id: r.id, projectId: r.project_id, type: r.type }));
+}
+
+export async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promise<void> {
+  if (ids.length) await trx('events').whereIn('id', ids).update({ fanned_out: true });
+}
+
+/** One event; with `projectId`, only that project's (another project's id is not found). */
+export async function findEvent(db: Db, id: string, projectId?: string): Promise<OutboxEvent | null> {
+  const q = db('events').select(EVENT_COLUMNS).where({ id });
+  if (projectId !== undefined) q.andWhere({ project_id: projectId });
+  const row = (await q.first()) as EventRow | undefined;
+  return row ? eventFromRow(row) : null;
 }

@@ -1,38 +1,27 @@
-import type Router from '@koa/router';
-import type { ApiDeps } from '../../api/deps.js';
-import { apiError } from '../../lib/errors.js';
+import { routesFor } from '../../lib/route.js';
+import type { HealthService } from './health.service.js';
 
-/** CONTRACT §4: /healthz answers once the API listens; /readyz when the database answers and is migrated. No key. */
-export function healthRoutes(router: Router, deps: ApiDeps): void {
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
-    let pending: string[];
-    try {
-      pending = await withTimeout(
-        (async () => {
-          await deps.store.reader.raw('select 1');
-          return deps.store.pendingMigrations();
-        })(),
-        READY_TIMEOUT_MS,
-      );
-    } catch (e) {
-      deps.logger.warn({ err: e }, 'readiness check: database unavailable');
-      throw apiError('service_unavailable', 'the database does not answer');
-    }
-    if (pending.length) throw apiError('service_unavailable', `migrations not applied: ${pending.join(', ')}`);
-    ctx.body = { status: 'ready' };
-  });
-}
+const route = routesFor<{ health: HealthService }, null, null>();
 
-/** A load balancer asks often and must hear "no" rather than wait on a database that hangs. */
-const READY_TIMEOUT_MS = 2000;
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
+// CONTRACT §4: no key.
+export const healthRoutes = [
+  route({
+    method: 'GET',
+    path: '/healthz',
+    scope: null,
+    summary: 'Answers once the API listens',
+    async handler() {
+      return { status: 200, body: { status: 'ok' } };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/readyz',
+    scope: null,
+    summary: 'Answers when the database answers and is migrated; 503 otherwise',
+    async handler({ services }) {
+      await services.health.ready();
+      return { status: 200, body: { status: 'ready' } };
+    },
+  }),
+];

@@ -1,17 +1,19 @@
-import { route, type RouteDef } from '../../api/route.js';
 import { presentKey, presentNewKey } from './keys.presenter.js';
 import { CreateKeyBody } from './keys.schema.js';
-import { createKey, listKeys, revokeKey } from './keys.service.js';
+import type { KeyService } from './keys.service.js';
+import { keyedRoutes } from './principal.js';
+
+const route = keyedRoutes<{ keys: KeyService }>();
 
 // CONTRACT §5 "API keys". A key creates keys only within what it holds.
-export const keyRoutes: RouteDef[] = [
+export const keyRoutes = [
   route({
     method: 'GET',
     path: '/v1/api-keys',
     scope: 'keys:manage',
     summary: 'List the project\'s API keys (never their secrets)',
-    async handler({ deps, principal }) {
-      const keys = await listKeys(deps, principal.project.id);
+    async handler({ services, principal }) {
+      const keys = await services.keys.list(principal.project.id);
       return { status: 200, body: { object: 'list', data: keys.map(presentKey) } };
     },
   }),
@@ -21,8 +23,8 @@ export const keyRoutes: RouteDef[] = [
     scope: 'keys:manage',
     summary: 'Create an API key; the key is shown in this answer only',
     body: CreateKeyBody,
-    async handler({ deps, principal, body }) {
-      const { key, secret } = await createKey(deps, {
+    async handler({ services, principal, body }) {
+      const { key, secret } = await services.keys.create({
         projectId: principal.project.id,
         mode: body.mode ?? principal.key.mode,
         scopes: body.scopes,
@@ -37,10 +39,8 @@ export const keyRoutes: RouteDef[] = [
     path: '/v1/api-keys/:id',
     scope: 'keys:manage',
     summary: 'Revoke an API key',
-    async handler({ deps, principal, params }) {
-      const key = await revokeKey(deps, params.id!, principal.project.id);
-      deps.auth.invalidate();
-      return { status: 200, body: presentKey(key) };
+    async handler({ services, principal, params }) {
+      return { status: 200, body: presentKey(await services.keys.revoke(params.id!, principal.project.id)) };
     },
   }),
 ];

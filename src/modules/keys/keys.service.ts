@@ -2,11 +2,12 @@ import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
-import { findProject, type Project } from '../projects/projects.repo.js';
+import { findProject } from '../projects/projects.repo.js';
 import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
 import { findKey, findKeyWithProjectByHash, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
 import { isScope, KEY_MODES, SCOPES, type KeyMode, type Scope } from './scopes.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
+import type { Principal } from './principal.js';
 
 export interface KeyDeps {
   store: Store;
@@ -77,11 +78,6 @@ export async function revokeKey(deps: KeyDeps, id: string, projectId?: string): 
   });
 }
 
-export interface Principal {
-  key: ApiKey;
-  project: Project;
-}
-
 /**
  * A key and its project are read again at most this long after the last
  * read: under load a key asks the database a few times a second instead of
@@ -129,3 +125,18 @@ export class KeyAuthenticator {
     await this.deps.store.tx((trx) => touchKeys(trx, batch));
   }
 }
+
+/** What the /v1/api-keys routes use: a revocation counts at once in this process. */
+export function keyService(deps: KeyDeps, auth: KeyAuthenticator) {
+  return {
+    list: (projectId: string) => listKeys(deps, projectId),
+    create: (input: CreateKeyInput) => createKey(deps, input),
+    async revoke(id: string, projectId: string): Promise<ApiKey> {
+      const key = await revokeKey(deps, id, projectId);
+      auth.invalidate();
+      return key;
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof keyService>;

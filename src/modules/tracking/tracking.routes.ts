@@ -1,40 +1,32 @@
-import type Router from '@koa/router';
-import { apiError } from '../../lib/errors.js';
-import type { Logger } from '../../log/logger.js';
-import { verifyTrackingToken } from './token.js';
-import { recordTracking, type TrackingDeps } from './tracking.service.js';
+import { routesFor } from '../../lib/route.js';
+import type { TrackingService } from './tracking.service.js';
+
+const route = routesFor<{ tracking: TrackingService }, null, null>();
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const NO_STORE = { 'Cache-Control': 'no-store, private' };
 
-/**
- * The public tracking endpoints (no key: mail clients fetch them). A click
- * only ever redirects to the URL its token signed; a token that does not
- * verify is 404.
- */
-export function trackingRoutes(router: Router, deps: TrackingDeps, logger: Logger): void {
-  const claimOf = async (token: string, kind: 'open' | 'click') => {
-    const claim = verifyTrackingToken(await deps.key(), token);
-    if (!claim || claim.kind !== kind) throw apiError('not_found', 'no such tracking link');
-    return claim;
-  };
-  const record = (claim: Parameters<typeof recordTracking>[1], ua: string) =>
-    recordTracking(deps, claim, ua || null).catch((e: unknown) => logger.warn({ err: e }, 'could not record a tracking event'));
-
-  router.get('/t/o/:token', async (ctx) => {
-    const claim = await claimOf(ctx.params.token!, 'open');
-    await record(claim, ctx.get('user-agent'));
-    ctx.set('Cache-Control', 'no-store, private');
-    ctx.type = 'image/gif';
-    ctx.body = PIXEL;
-  });
-
-  router.get('/t/c/:token', async (ctx) => {
-    const claim = await claimOf(ctx.params.token!, 'click');
-    await record(claim, ctx.get('user-agent'));
-    ctx.set('Cache-Control', 'no-store, private');
-    ctx.status = 302;
-    ctx.set('Location', claim.url!);
-    ctx.body = '';
-  });
-}
+// The public tracking endpoints: no key, mail clients fetch them (interface §6).
+export const trackingRoutes = [
+  route({
+    method: 'GET',
+    path: '/t/o/:token',
+    scope: null,
+    summary: 'Open pixel: records email.opened while the domain tracks opens',
+    async handler({ services, params, header }) {
+      await services.tracking.open(params.token!, header('user-agent') ?? null);
+      return { status: 200, headers: { ...NO_STORE, 'Content-Type': 'image/gif' }, body: PIXEL };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/t/c/:token',
+    scope: null,
+    summary: 'Tracked link: records email.clicked while the domain tracks clicks, then redirects to the signed URL',
+    async handler({ services, params, header }) {
+      const url = await services.tracking.click(params.token!, header('user-agent') ?? null);
+      return { status: 302, headers: { ...NO_STORE, Location: url }, body: '' };
+    },
+  }),
+];

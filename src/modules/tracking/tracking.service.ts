@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { apiError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
+import type { Logger } from '../../log/logger.js';
+import { insertMetaOnce, readMeta } from '../../store/meta.js';
 import type { Store } from '../../store/store.js';
 import { findDomainByName } from '../domains/domains.repo.js';
+import { emailEvent } from '../emails/email-events.js';
 import { findEmailById } from '../emails/emails.repo.js';
-import { emailEvent } from '../events/emit.js';
 import { insertEvents } from '../events/events.repo.js';
 import { addTracking } from './rewrite.js';
-import { signTrackingToken, type TrackingClaim } from './token.js';
+import { signTrackingToken, verifyTrackingToken, type TrackingClaim, type TrackingKind } from './token.js';
 
 const KEY_NAME = 'tracking_key';
 
@@ -18,9 +21,8 @@ const KEY_NAME = 'tracking_key';
 export function trackingKey(store: Store): () => Promise<Buffer> {
   let cached: Promise<Buffer> | null = null;
   const load = async (): Promise<Buffer> => {
-    await store.tx((trx) => trx('meta').insert({ key: KEY_NAME, value: randomBytes(32).toString('hex') }).onConflict('key').ignore());
-    const row = (await store.knex('meta').select('value').where({ key: KEY_NAME }).first()) as { value: string };
-    return Buffer.from(row.value, 'hex');
+    await store.tx((trx) => insertMetaOnce(trx, KEY_NAME, randomBytes(32).toString('hex')));
+    return Buffer.from((await readMeta(store.knex, KEY_NAME))!, 'hex');
   };
   return () => {
     cached ??= load().catch((e: unknown) => {
@@ -66,3 +68,24 @@ export async function recordTracking(deps: TrackingDeps, claim: TrackingClaim, u
   const details = claim.kind === 'click' ? { url: claim.url, user_agent: userAgent } : { user_agent: userAgent };
   await deps.store.tx((trx) => insertEvents(trx, [emailEvent(email, claim.kind === 'click' ? 'email.clicked' : 'email.opened', now, recipient.address, details)]));
 }
+
+/**
+ * What the public /t/ routes use: a token that does not verify is 404; a
+ * verified one is recorded (a failure to record is logged, never shown to
+ * the mail client) and, for a click, says where to redirect: only ever the
+ * URL it signed.
+ */
+export function trackingService(deps: TrackingDeps, logger: Logger) {
+  const follow = async (token: string, kind: TrackingKind, userAgent: string | null): Promise<TrackingClaim> => {
+    const claim = verifyTrackingToken(await deps.key(), token);
+    if (!claim || claim.kind !== kind) throw apiError('not_found', 'no such tracking link');
+    await recordTracking(deps, claim, userAgent).catch((e: unknown) => logger.warn({ err: e }, 'could not record a tracking event'));
+    return claim;
+  };
+  return {
+    open: async (token: string, userAgent: string | null): Promise<void> => void (await follow(token, 'open', userAgent)),
+    click: async (token: string, userAgent: string | null): Promise<string> => (await follow(token, 'click', userAgent)).url!,
+  };
+}
+
+export type TrackingService = ReturnType<typeof trackingService>;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../store/store.js';
+import { claimRows, dropLeases, releaseLeases, type Lease } from '../../store/lease.js';
 import type { EventType } from '../events/event-types.js';
 
 export interface Endpoint {
@@ -169,17 +170,13 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
 }
 
 /**
- * Claim due deliveries of active endpoints (lease + SKIP LOCKED on
- * PostgreSQL), oldest first (ties in creation order), each with the email
- * its event is about (null for an event about no email). A delivery whose
- * lease ran out (its process died mid-request) is due again: at-least-once.
+ * Claim due deliveries of active endpoints, oldest first (ties in creation
+ * order), each with the email its event is about (null for an event about no
+ * email). A delivery whose lease ran out (its process died mid-request) is
+ * due again: at-least-once.
  */
-export async function claimDueDeliveries(
-  trx: Knex.Transaction,
-  client: 'sqlite' | 'pg',
-  o: { now: number; limit: number; owner: string; leaseMs: number; skipEndpoints: string[] },
-): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
-  const q = trx('webhook_deliveries as d')
+export async function claimDueDeliveries(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; skipEndpoints: string[] }): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
+  const select = trx('webhook_deliveries as d')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .leftJoin('events as ev', 'ev.id', 'd.event_id')
     .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'ev.email_id as event_email_id'])
@@ -190,11 +187,14 @@ export async function claimDueDeliveries(
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .limit(o.limit);
-  if (o.skipEndpoints.length) q.whereNotIn('d.endpoint_id', o.skipEndpoints);
-  if (client === 'pg') q.forUpdate('d').skipLocked();
-  const rows = ((await q) as Array<DeliveryRow & { event_email_id: string | null }>).map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
-  if (rows.length) await trx('webhook_deliveries').whereIn('id', rows.map((r) => r.id)).update({ lease_owner: o.owner, lease_until: o.now + o.leaseMs });
-  return rows;
+  if (o.skipEndpoints.length) select.whereNotIn('d.endpoint_id', o.skipEndpoints);
+  const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, { table: 'webhook_deliveries', alias: 'd', lease: o.lease });
+  return rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
+}
+
+/** A single process owns the SQLite store: at its start, a lease on a pending delivery belongs to a process that died. */
+export async function dropDeliveryLeases(db: Db): Promise<void> {
+  await dropLeases(db, 'webhook_deliveries', { state: 'pending' });
 }
 
 /**
@@ -221,8 +221,7 @@ export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a
 
 /** Give claimed deliveries back unattempted (over an endpoint's share, or its endpoint paused since the claim). */
 export async function releaseDeliveries(db: Db, ids: string[], owner: string): Promise<void> {
-  if (!ids.length) return;
-  await db('webhook_deliveries').whereIn('id', ids).andWhere('lease_owner', owner).update({ lease_owner: null, lease_until: null });
+  await releaseLeases(db, 'webhook_deliveries', owner, ids);
 }
 
 export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {

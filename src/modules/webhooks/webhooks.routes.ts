@@ -1,19 +1,21 @@
-import { route, type RouteDef } from '../../api/route.js';
 import { iso } from '../../lib/time.js';
+import { keyedRoutes } from '../keys/principal.js';
 import { presentDelivery, presentEndpoint, presentNewSecret } from './webhooks.presenter.js';
 import { CreateWebhookBody, DeliveryLogQuery, ReplayBody, UpdateWebhookBody } from './webhooks.schema.js';
-import { createEndpoint, deleteEndpoint, deliveryLog, getEndpoint, listEndpoints, replayEvent, rotateSecret, updateEndpoint } from './webhooks.service.js';
+import type { WebhookService } from './webhooks.service.js';
+
+const route = keyedRoutes<{ webhooks: WebhookService }>();
 
 // interface §4.5 and CONTRACT §5; scope webhooks:manage everywhere
-export const webhookRoutes: RouteDef[] = [
+export const webhookRoutes = [
   route({
     method: 'POST',
     path: '/v1/webhooks',
     scope: 'webhooks:manage',
     summary: 'Create an endpoint; the signing secret is shown in this answer only',
     body: CreateWebhookBody,
-    async handler({ deps, principal, body }) {
-      return { status: 201, body: presentNewSecret(await createEndpoint(deps.webhooks, principal.project.id, body)) };
+    async handler({ services, principal, body }) {
+      return { status: 201, body: presentNewSecret(await services.webhooks.create(principal.project.id, body)) };
     },
   }),
   route({
@@ -21,8 +23,8 @@ export const webhookRoutes: RouteDef[] = [
     path: '/v1/webhooks',
     scope: 'webhooks:manage',
     summary: 'List endpoints',
-    async handler({ deps, principal }) {
-      return { status: 200, body: { object: 'list', data: (await listEndpoints(deps, principal.project.id)).map(presentEndpoint) } };
+    async handler({ services, principal }) {
+      return { status: 200, body: { object: 'list', data: (await services.webhooks.list(principal.project.id)).map(presentEndpoint) } };
     },
   }),
   route({
@@ -30,8 +32,8 @@ export const webhookRoutes: RouteDef[] = [
     path: '/v1/webhooks/:id',
     scope: 'webhooks:manage',
     summary: 'Get an endpoint (never its secret)',
-    async handler({ deps, principal, params }) {
-      return { status: 200, body: presentEndpoint(await getEndpoint(deps, principal.project.id, params.id!)) };
+    async handler({ services, principal, params }) {
+      return { status: 200, body: presentEndpoint(await services.webhooks.get(principal.project.id, params.id!)) };
     },
   }),
   route({
@@ -40,8 +42,8 @@ export const webhookRoutes: RouteDef[] = [
     scope: 'webhooks:manage',
     summary: 'Change the URL, events, description, or pause it',
     body: UpdateWebhookBody,
-    async handler({ deps, principal, params, body }) {
-      return { status: 200, body: presentEndpoint(await updateEndpoint(deps.webhooks, principal.project.id, params.id!, body)) };
+    async handler({ services, principal, params, body }) {
+      return { status: 200, body: presentEndpoint(await services.webhooks.update(principal.project.id, params.id!, body)) };
     },
   }),
   route({
@@ -49,8 +51,8 @@ export const webhookRoutes: RouteDef[] = [
     path: '/v1/webhooks/:id',
     scope: 'webhooks:manage',
     summary: 'Delete an endpoint; nothing more is sent to it, pending deliveries included',
-    async handler({ deps, principal, params }) {
-      const e = await deleteEndpoint(deps, principal.project.id, params.id!);
+    async handler({ services, principal, params }) {
+      const e = await services.webhooks.delete(principal.project.id, params.id!);
       return { status: 200, body: { id: e.id, object: 'webhook_endpoint', deleted: true } };
     },
   }),
@@ -59,8 +61,8 @@ export const webhookRoutes: RouteDef[] = [
     path: '/v1/webhooks/:id/rotate-secret',
     scope: 'webhooks:manage',
     summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
-    async handler({ deps, principal, params }) {
-      const e = await rotateSecret(deps, principal.project.id, params.id!);
+    async handler({ services, principal, params }) {
+      const e = await services.webhooks.rotateSecret(principal.project.id, params.id!);
       return { status: 200, body: { ...presentNewSecret(e), previous_secret_expires_at: iso(e.previousSecretUntil) } };
     },
   }),
@@ -70,8 +72,8 @@ export const webhookRoutes: RouteDef[] = [
     scope: 'webhooks:manage',
     summary: 'The delivery log of an endpoint: attempts, status codes, response times, errors',
     query: DeliveryLogQuery,
-    async handler({ deps, principal, params, query }) {
-      const { items, attempts, more } = await deliveryLog(deps, principal.project.id, params.id!, query.limit, query.cursor);
+    async handler({ services, principal, params, query }) {
+      const { items, attempts, more } = await services.webhooks.deliveryLog(principal.project.id, params.id!, query.limit, query.cursor);
       return { status: 200, body: { object: 'list', data: items.map((d) => presentDelivery(d, attempts.get(d.id) ?? [])), next_cursor: more ? items[items.length - 1]!.id : null } };
     },
   }),
@@ -81,8 +83,8 @@ export const webhookRoutes: RouteDef[] = [
     scope: 'webhooks:manage',
     summary: 'Send one event to this endpoint again (same event id)',
     body: ReplayBody,
-    async handler({ deps, principal, params, body }) {
-      const d = await replayEvent(deps.webhooks, principal.project.id, params.id!, body.event_id);
+    async handler({ services, principal, params, body }) {
+      const d = await services.webhooks.replay(principal.project.id, params.id!, body.event_id);
       return { status: 202, body: presentDelivery(d, []) };
     },
   }),

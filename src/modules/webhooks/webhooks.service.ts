@@ -3,7 +3,9 @@ import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { DEFAULT_SUBSCRIPTION, type EventType } from '../events/event-types.js';
-import { generateWebhookSecret } from '../../webhooks/sign.js';
+import { findEvent } from '../events/events.repo.js';
+import { newDelivery } from './deliveries.js';
+import { generateWebhookSecret } from './sign.js';
 import * as repo from './webhooks.repo.js';
 import type { Endpoint, WebhookDelivery } from './webhooks.repo.js';
 
@@ -111,21 +113,15 @@ export async function rotateSecret(deps: Pick<WebhookDeps, 'store' | 'clock'>, p
   });
 }
 
-/** Secrets that sign a request sent at `now`: the current one, and the previous one during its grace period. */
-export function signingSecrets(e: Endpoint, now: number): string[] {
-  return e.previousSecret && e.previousSecretUntil !== null && e.previousSecretUntil > now ? [e.secret, e.previousSecret] : [e.secret];
-}
-
 /** interface §6 rule 4: a replay sends the same event (same id) again, as a new series of attempts. */
 export async function replayEvent(deps: WebhookDeps, projectId: string, endpointId: string, eventId: string): Promise<WebhookDelivery> {
   const delivery = await deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, endpointId);
     if (!e) throw notFound(`webhook endpoint ${endpointId}`);
-    const event = await trx('events').select('id').where({ id: eventId, project_id: projectId }).first();
+    const event = await findEvent(trx, eventId, projectId);
     if (!event) throw notFound(`event ${eventId}`);
     if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
-    const now = deps.clock.now();
-    const d: WebhookDelivery = { id: newId('delivery', now), endpointId, eventId, projectId, state: 'pending', attempts: 0, nextAttemptAt: now, lastStatus: null, lastError: null, createdAt: now, updatedAt: now };
+    const d = newDelivery(event, endpointId, deps.clock.now(), 0);
     await repo.insertDeliveries(trx, [d]);
     return d;
   });
@@ -141,3 +137,19 @@ export async function deliveryLog(deps: Pick<WebhookDeps, 'store'>, projectId: s
   const attempts = await repo.attemptsOf(deps.store.reader, items.map((d) => d.id));
   return { items, attempts, more: page.length > limit };
 }
+
+/** What the /v1/webhooks routes use. */
+export function webhookService(deps: WebhookDeps) {
+  return {
+    create: (projectId: string, input: Parameters<typeof createEndpoint>[2]) => createEndpoint(deps, projectId, input),
+    get: (projectId: string, id: string) => getEndpoint(deps, projectId, id),
+    list: (projectId: string) => listEndpoints(deps, projectId),
+    update: (projectId: string, id: string, patch: Parameters<typeof updateEndpoint>[3]) => updateEndpoint(deps, projectId, id, patch),
+    delete: (projectId: string, id: string) => deleteEndpoint(deps, projectId, id),
+    rotateSecret: (projectId: string, id: string) => rotateSecret(deps, projectId, id),
+    deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
+    replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
+  };
+}
+
+export type WebhookService = ReturnType<typeof webhookService>;

@@ -1,7 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentDomain } from '../../../modules/domains/domains.presenter.js';
-import { listDomains, recordsOf } from '../../../modules/domains/domains.service.js';
+import { describeDomain, listDomains } from '../../../modules/domains/domains.service.js';
 import { getProject } from '../../../modules/projects/projects.service.js';
 
 export default class DomainList extends BaseCommand {
@@ -15,7 +14,7 @@ export default class DomainList extends BaseCommand {
     return this.withStore(flags.config, async (deps) => {
       await getProject(deps, flags.project);
       const domains = await listDomains(deps, flags.project);
-      return Promise.all(domains.map(async (d) => presentDomain(d, await recordsOf(deps, d), deps.domains.trackingAvailable)));
+      return Promise.all(domains.map((d) => describeDomain(deps, d)));
     });
   }
 }

@@ -1,9 +1,7 @@
+import type { presentDomain } from '../../../modules/domains/domains.presenter.js';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentDomain } from '../../../modules/domains/domains.presenter.js';
-import { findDomainById } from '../../../modules/domains/domains.repo.js';
-import { recordsOf } from '../../../modules/domains/domains.service.js';
-import { notFound } from '../../../lib/errors.js';
+import { describeDomain, getDomainById } from '../../../modules/domains/domains.service.js';
 
 export default class DomainShow extends BaseCommand {
   static override description = 'Show a domain with the DNS records to publish and the last check';
@@ -13,9 +11,7 @@ export default class DomainShow extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(DomainShow);
     return this.withStore(flags.config, async (deps) => {
-      const d = await findDomainById(deps.store.knex, args.id);
-      if (!d) throw notFound(`domain ${args.id}`);
-      return presentDomain(d, await recordsOf(deps, d), deps.domains.trackingAvailable);
+      return describeDomain(deps, await getDomainById(deps, args.id));
     });
   }
 

@@ -1,9 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentDomain } from '../../../modules/domains/domains.presenter.js';
-import { findDomainById } from '../../../modules/domains/domains.repo.js';
-import { recordsOf, verifyDomain } from '../../../modules/domains/domains.service.js';
-import { notFound } from '../../../lib/errors.js';
+import { describeDomain, getDomainById, verifyDomain } from '../../../modules/domains/domains.service.js';
 
 export default class DomainVerify extends BaseCommand {
   static override description = 'Check a domain\'s DNS records now (through dns.resolvers) and update its status';
@@ -13,10 +10,7 @@ export default class DomainVerify extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(DomainVerify);
     return this.withStore(flags.config, async (deps) => {
-      const d = await findDomainById(deps.store.knex, args.id);
-      if (!d) throw notFound(`domain ${args.id}`);
-      const after = await verifyDomain(deps, d);
-      return presentDomain(after, await recordsOf(deps, after), deps.domains.trackingAvailable);
+      return describeDomain(deps, await verifyDomain(deps, await getDomainById(deps, args.id)));
     });
   }
 }

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { iso } from '../../../lib/time.js';
-import { getProject } from '../../../modules/projects/projects.service.js';
-import { listSuppressions } from '../../../modules/suppressions/suppressions.repo.js';
+import { listSuppressed } from '../../../modules/suppressions/suppressions.service.js';
 
 export default class SuppressionList extends BaseCommand {
   static override description = 'List the suppressed addresses of a project';
@@ -12,9 +11,8 @@ export default class SuppressionList extends BaseCommand {
 
   protected async execute() {
     const { flags } = await this.parse(SuppressionList);
-    return this.withStore(flags.config, async (deps) => {
-      await getProject(deps, flags.project);
-      return (await listSuppressions(deps.store.reader, flags.project)).map((s) => ({ object: 'suppression', email: s.address, reason: s.reason, created_at: iso(s.createdAt) }));
-    });
+    return this.withStore(flags.config, async (deps) =>
+      (await listSuppressed(deps, flags.project)).map((s) => ({ object: 'suppression', email: s.address, reason: s.reason, created_at: iso(s.createdAt) })),
+    );
   }
 }

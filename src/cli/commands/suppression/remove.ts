@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { notFound } from '../../../lib/errors.js';
-import { removeSuppression } from '../../../modules/suppressions/suppressions.repo.js';
+import { unsuppressAddress } from '../../../modules/suppressions/suppressions.service.js';
 
 export default class SuppressionRemove extends BaseCommand {
   static override description = 'Take an address off the suppression list';
@@ -11,10 +10,6 @@ export default class SuppressionRemove extends BaseCommand {
 
   protected async execute() {
     const { args, flags } = await this.parse(SuppressionRemove);
-    const address = args.address.trim().toLowerCase();
-    return this.withStore(flags.config, async (deps) => {
-      if (!(await deps.store.tx((trx) => removeSuppression(trx, flags.project, address)))) throw notFound(`suppression of ${address}`);
-      return { object: 'suppression', email: address, deleted: true };
-    });
+    return this.withStore(flags.config, async (deps) => ({ object: 'suppression', email: await unsuppressAddress(deps, flags.project, args.address), deleted: true }));
   }
 }

@@ -1,14 +1,15 @@
-// The entry of the background thread (roles/background.ts): the MTA, the
-// webhook dispatcher and the cron jobs over a store of its own.
+// The entry of the background thread (roles/background.ts), and its
+// composition root: the MTA, the webhook dispatcher, the cron jobs and the
+// accept group commit over a store of its own.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { createLogger } from '../log/logger.js';
-import { systemClock } from '../lib/time.js';
-import { openStore } from '../store/store.js';
-import { buildCore, servingStoreOptions, startRoles } from '../main.js';
-import type { BackgroundData, FromBackground, ToBackground } from './background.js';
-import { fromWire, outcomeOf, storeForRelay } from './accept-relay.js';
-import { SharedDurability } from '../store/shared-durability.js';
+import { createLogger } from './log/logger.js';
+import { systemClock } from './lib/time.js';
+import { openStore } from './store/store.js';
+import { buildCore, servingStoreOptions, startRoles } from './main.js';
+import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
+import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
+import { SharedDurability } from './store/shared-durability.js';
 
 const data = workerData as BackgroundData;
 const port = parentPort!;
@@ -24,7 +25,7 @@ async function run(): Promise<void> {
   const core = buildCore(config, store, logger, systemClock);
   let running;
   try {
-    running = await startRoles(config, core, logger, systemClock, { mta: true, webhooks: true, jobs: true });
+    running = await startRoles(config, core, { mta: true, webhooks: true, jobs: true });
   } catch (e) {
     await store.close().catch(() => undefined);
     await durability?.close();

@@ -1,15 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import { Waker } from '../lib/waker.js';
-import type { Knex } from 'knex';
-import { newId } from '../lib/ids.js';
-import { iso, type Clock } from '../lib/time.js';
-import type { Logger } from '../log/logger.js';
-import type { GroupCommit } from '../store/group-commit.js';
-import type { Store } from '../store/store.js';
-import type { EventType } from '../modules/events/event-types.js';
-import * as repo from '../modules/webhooks/webhooks.repo.js';
-import { signingSecrets } from '../modules/webhooks/webhooks.service.js';
-import { signatureHeader } from './sign.js';
+import { Waker } from '../../lib/waker.js';
+import { iso, type Clock } from '../../lib/time.js';
+import type { Logger } from '../../log/logger.js';
+import type { GroupCommit } from '../../store/group-commit.js';
+import type { Store } from '../../store/store.js';
+import { eventsToFanOut, findEvent, markFannedOut } from '../events/events.repo.js';
+import { afterAttempt, newDelivery } from './deliveries.js';
+import * as repo from './webhooks.repo.js';
+import { signatureHeader, signingSecrets } from './sign.js';
 
 /** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
 export type WebhookPost = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<{ status: number; durationMs: number }>;
@@ -40,15 +38,6 @@ interface PostOutcome {
   status: number | null;
   error: string | null;
   durationMs: number;
-}
-
-interface EventRow {
-  id: string;
-  project_id: string;
-  type: EventType;
-  simulated: number | boolean;
-  data: string;
-  created_at: number;
 }
 
 /**
@@ -90,9 +79,7 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     // On SQLite this process is the only dispatcher: any claim left in the store is from a
     // process that died mid-request, so its attempt is made again now (at least once).
-    if (this.o.store.client === 'sqlite') {
-      await this.o.writer.run((trx) => trx('webhook_deliveries').where('state', 'pending').whereNotNull('lease_owner').update({ lease_owner: null, lease_until: null }));
-    }
+    if (this.o.store.client === 'sqlite') await this.o.writer.run((trx) => repo.dropDeliveryLeases(trx));
     this.stopped = false;
     this.loop = this.run();
   }
@@ -135,31 +122,12 @@ export class WebhookDispatcher {
   async fanOut(): Promise<number> {
     const now = this.o.clock.now();
     return this.o.writer.run(async (trx) => {
-      // the partial index's own predicate, literally: SQLite uses such an index only then
-      const q = trx('events').select('id', 'project_id', 'type').whereRaw('fanned_out = false').orderBy('id').limit(500);
-      if (this.o.store.client === 'pg') q.forUpdate().skipLocked();
-      const events = (await q) as Array<Pick<EventRow, 'id' | 'project_id' | 'type'>>;
+      const events = await eventsToFanOut(trx, 500);
       if (!events.length) return 0;
-      const endpoints = await repo.activeEndpointsOf(trx, [...new Set(events.map((e) => e.project_id))]);
-      const deliveries: repo.WebhookDelivery[] = [];
-      for (const ev of events) {
-        for (const ep of endpoints) {
-          if (ep.projectId !== ev.project_id || !ep.events.includes(ev.type)) continue;
-          deliveries.push({
-            id: newId('delivery', now),
-            endpointId: ep.id,
-            eventId: ev.id,
-            projectId: ev.project_id,
-            state: 'pending',
-            attempts: 0,
-            nextAttemptAt: now + (this.o.retryScheduleMs[0] ?? 0),
-            lastStatus: null,
-            lastError: null,
-            createdAt: now,
-            updatedAt: now,
-          });
-        }
-      }
+      const endpoints = await repo.activeEndpointsOf(trx, [...new Set(events.map((e) => e.projectId))]);
+      const deliveries = events.flatMap((ev) =>
+        endpoints.filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type)).map((ep) => newDelivery(ev, ep.id, now, this.o.retryScheduleMs[0] ?? 0)),
+      );
       await repo.insertDeliveries(trx, deliveries);
       await markFannedOut(trx, events.map((e) => e.id));
       return events.length;
@@ -169,9 +137,9 @@ export class WebhookDispatcher {
   private async claim(room: number): Promise<Array<repo.WebhookDelivery & { emailId: string | null }>> {
     const cap = this.o.perEndpoint ?? 4;
     const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
-    const claimed = await this.o.writer.run((trx) =>
-      repo.claimDueDeliveries(trx, this.o.store.client, { now: this.o.clock.now(), limit: room * 2, owner: this.o.owner, leaseMs: this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs), skipEndpoints: full }),
-    );
+    const now = this.o.clock.now();
+    const lease = { owner: this.o.owner, until: now + (this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs)) };
+    const claimed = await this.o.writer.run((trx) => repo.claimDueDeliveries(trx, { now, limit: room * 2, lease, skipEndpoints: full }));
     // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
     // An event waits too while an earlier one about the same email is on its way to that endpoint
     // (LIFECYCLE: creation order per endpoint, best effort): the claim comes oldest first, so the
@@ -212,7 +180,7 @@ export class WebhookDispatcher {
   }
 
   private async attempt(d: repo.WebhookDelivery): Promise<void> {
-    const event = (await this.o.store.reader('events').select('id', 'project_id', 'type', 'simulated', 'data', 'created_at').where({ id: d.eventId }).first()) as EventRow | undefined;
+    const event = await findEvent(this.o.store.reader, d.eventId);
     // Read again just before the POST: the endpoint may have been paused or deleted since the claim.
     const endpoint = await repo.findEndpointById(this.o.store.reader, d.endpointId);
     if (!endpoint || !event) return;
@@ -221,21 +189,11 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = d.attempts + 1;
-    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(Number(event.created_at)), simulated: Boolean(event.simulated), data: JSON.parse(event.data) as unknown });
+    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(event.createdAt), simulated: event.simulated, data: event.data });
     const result = await this.post(endpoint, event.id, attempt, body);
     if (!result) return;
     const finished = this.o.clock.now();
-    const ok = result.error === null;
-    const nextDelay = this.o.retryScheduleMs[attempt];
-    const next: repo.WebhookDelivery = {
-      ...d,
-      attempts: attempt,
-      state: ok ? 'succeeded' : nextDelay === undefined ? 'failed' : 'pending',
-      nextAttemptAt: ok || nextDelay === undefined ? d.nextAttemptAt : finished + nextDelay,
-      lastStatus: result.status,
-      lastError: result.error,
-      updatedAt: finished,
-    };
+    const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);
     const recorded = await this.o.writer.run((trx) => repo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
     if (!recorded) this.o.logger.warn({ delivery: d.id, attempt }, 'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded');
   }
@@ -260,10 +218,6 @@ export class WebhookDispatcher {
       return { status: null, error: (e as Error).message, durationMs: this.o.clock.now() - now };
     }
   }
-}
-
-async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promise<void> {
-  await trx('events').whereIn('id', ids).update({ fanned_out: true });
 }
 
 /** The key that keeps one email's events to one endpoint in order; null for an event about no email. */

@@ -1,7 +1,7 @@
 import { newId } from '../../lib/ids.js';
-import type { Email } from '../emails/emails.repo.js';
-import type { EventType } from './event-types.js';
-import type { OutboxEvent } from './events.repo.js';
+import type { EventType } from '../events/event-types.js';
+import type { OutboxEvent } from '../events/events.repo.js';
+import type { Email } from './email.js';
 
 /**
  * An event about an email, payload `data` per interface §6: never the bodies

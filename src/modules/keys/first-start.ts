@@ -1,8 +1,9 @@
 import type { Clock } from '../../lib/time.js';
+import { insertMetaOnce } from '../../store/meta.js';
 import { withinTransaction, type Store } from '../../store/store.js';
-import { createKey } from '../keys/keys.service.js';
-import { findProjectByName } from './projects.repo.js';
-import { createProject } from './projects.service.js';
+import { findProjectByName } from '../projects/projects.repo.js';
+import { createProject } from '../projects/projects.service.js';
+import { createKey } from './keys.service.js';
 
 export interface FirstStart {
   projectId: string;
@@ -21,8 +22,7 @@ export async function firstStart(store: Store, clock: Clock): Promise<FirstStart
     // The marker is claimed first: of several processes starting together on one PostgreSQL
     // database, the one whose insert wins creates the project; the others wait on its row
     // lock, then find it taken and print nothing.
-    const claimed = await trx('meta').insert({ key: MARK, value: new Date(clock.now()).toISOString() }).onConflict('key').ignore().returning('key');
-    if (!(claimed as unknown[]).length) return null;
+    if (!(await insertMetaOnce(trx, MARK, new Date(clock.now()).toISOString()))) return null;
     const scoped = { store: withinTransaction(store, trx), clock };
     const project = (await findProjectByName(trx, 'default')) ?? (await createProject(scoped, { name: 'default' }));
     const { secret } = await createKey(scoped, { projectId: project.id, mode: 'test', name: 'first start' });

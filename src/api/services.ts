@@ -1,0 +1,17 @@
+import type { DomainService } from '../modules/domains/domains.service.js';
+import type { EmailService } from '../modules/emails/emails.service.js';
+import type { HealthService } from '../modules/health/health.service.js';
+import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
+import type { TrackingService } from '../modules/tracking/tracking.service.js';
+import type { WebhookService } from '../modules/webhooks/webhooks.service.js';
+
+/** What the edge and the route handlers use: module services, never the store. Built once by main.ts (or a test). */
+export interface Services {
+  auth: KeyAuthenticator;
+  emails: EmailService;
+  domains: DomainService;
+  webhooks: WebhookService;
+  keys: KeyService;
+  health: HealthService;
+  tracking: TrackingService;
+}

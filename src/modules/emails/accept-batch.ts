@@ -1,0 +1,201 @@
+import type { Knex } from 'knex';
+import { apiError, ApiError } from '../../lib/errors.js';
+import type { Clock } from '../../lib/time.js';
+import type { Logger } from '../../log/logger.js';
+import type { Committed, Store } from '../../store/store.js';
+import type { GroupCommit } from '../../store/group-commit.js';
+import { verifiedDomainsOf } from '../domains/domains.repo.js';
+import { insertEvents } from '../events/events.repo.js';
+import { findProjectsById } from '../projects/projects.repo.js';
+import { addUsage, periodsOf, usageCounts } from '../projects/usage.repo.js';
+import { suppressedAmong } from '../suppressions/suppressions.repo.js';
+import { planAccept, type AcceptFacts, type AcceptPlan, type AcceptRequest, type AcceptSettings, type Accepted } from './accept-rules.js';
+import { insertEmails } from './emails.repo.js';
+import { answersFor, recordAnswers } from './idempotency.repo.js';
+import { isWaiting } from './lifecycle.js';
+import { insertQueueRows } from './queue.repo.js';
+
+/** A committed email whose commit is not known to be on disk: storing it again could queue it twice. */
+export const notDurable = () => apiError('internal_error', 'the email could not be stored durably; retry it');
+
+/** Takes an email into the queue; resolves once it is stored durably (AcceptQueue, or its relay to another thread). */
+export interface Acceptor {
+  submit(req: AcceptRequest): Promise<Accepted>;
+}
+
+/**
+ * The MTA of this thread, when it runs here (mta/handoff.ts): in the
+ * transaction that stores a batch, it may claim the batch's live mail due now
+ * for its worker, rewriting the plan's emails and rows as claimed before they
+ * are written. The claim is handed over once the commit is durable, and
+ * given back if the transaction fails or its commit is not made durable.
+ */
+export interface AcceptHandoff {
+  claim(plan: AcceptPlan, now: number): HandoffClaim | null;
+}
+
+export interface HandoffClaim {
+  /** the commit that holds the claim is durable: the attempts start */
+  handOver(): void;
+  /** the claim was rolled back or may be lost: the worker's room comes back, its rows wait for recovery */
+  giveBack(): void;
+}
+
+export interface AcceptOptions extends AcceptSettings {
+  /** largest group of requests committed together */
+  maxBatch?: number;
+  /** limits.idempotency_ttl: how long a recorded answer is given again */
+  idempotencyTtlMs?: number;
+  /** told after every commit that left work in the queue, once it is durable */
+  onStored?: () => void;
+  /** the MTA of this thread, if any (looked up per batch: it starts after the accept queue) */
+  handoff?: () => AcceptHandoff | null;
+  /** the thread's group commit: accepted emails share commits with the queue's own writes */
+  writer: GroupCommit;
+}
+
+interface Pending extends AcceptRequest {
+  resolve(a: Committed<Accepted>): void;
+  reject(err: unknown): void;
+}
+
+/** A batch's answer for each request, whether it left work in the queue, and what the MTA claimed of it. */
+interface Stored {
+  outcomes: Array<Accepted | ApiError>;
+  queued: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Group commit of accepted emails. Requests wait here until the current
+ * transaction commits; then everything that arrived meanwhile is checked
+ * (accept-rules.ts, over what this transaction reads) and stored in the next
+ * single transaction (a few multi-row statements, one fsync). No request is
+ * answered before the commit that holds it, so a 202 always survives a crash.
+ */
+export class AcceptQueue implements Acceptor {
+  private waiting: Pending[] = [];
+  private running = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly opts: AcceptOptions,
+  ) {}
+
+  submit(req: AcceptRequest): Promise<Accepted> {
+    return this.submitCommitted(req).then(({ value, durable }) =>
+      durable.then(
+        () => value,
+        () => Promise.reject(notDurable()),
+      ),
+    );
+  }
+
+  /**
+   * Resolves at the commit that stores the email, before it is on disk: for
+   * the background thread, which sends it to the API thread at once with its
+   * commit number (roles/accept-relay.ts). Nobody may be told it is accepted
+   * before `durable` resolves.
+   */
+  submitCommitted(req: AcceptRequest): Promise<Committed<Accepted>> {
+    return new Promise<Committed<Accepted>>((resolve, reject) => {
+      this.waiting.push({ ...req, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        // the requests of this turn of the event loop join the batch
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /**
+   * Each batch is one job of the thread's group commit: while a commit is under way, what comes
+   * next waits for the following one, and a batch fails alone (its own savepoint).
+   */
+  private flush(): void {
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
+      const claim: ClaimHolder = { current: null };
+      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, batch, claim)).then(
+        (committed) => this.settle(batch, committed, claim),
+        (e: unknown) => {
+          giveBack(claim);
+          void this.oneByOne(batch, e);
+        },
+      );
+    }
+    this.running = false;
+  }
+
+  /** One request must not fail the others that shared its transaction: each goes again alone. */
+  private async oneByOne(batch: Pending[], e: unknown): Promise<void> {
+    if (batch.length > 1) this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
+    for (const one of batch) {
+      const claim: ClaimHolder = { current: null };
+      try {
+        if (batch.length === 1) throw e;
+        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one], claim)), claim);
+      } catch (err) {
+        giveBack(claim);
+        this.logger.error({ err }, 'could not store an email');
+        one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
+      }
+    }
+  }
+
+  private settle(batch: Pending[], { value: { outcomes, queued }, durable, seq }: Committed<Stored>, claim: ClaimHolder): void {
+    durable.catch((e: unknown) => this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'));
+    const taken = claim.current;
+    claim.current = null;
+    // nothing is sent of a commit that may be lost
+    if (taken) durable.then(() => taken.handOver(), () => taken.giveBack());
+    batch.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o instanceof ApiError) p.reject(o);
+      else p.resolve({ value: o, durable, seq });
+    });
+    if (queued) durable.then(() => this.opts.onStored?.(), () => undefined);
+  }
+
+  private async storeBatch(trx: Knex.Transaction, batch: Pending[], claim: ClaimHolder): Promise<Stored> {
+    // a transaction run again (a retry of the store) claims afresh
+    giveBack(claim);
+    const now = this.clock.now();
+    const since = now - (this.opts.idempotencyTtlMs ?? DAY_MS);
+    const plan = planAccept(batch, await this.readFacts(trx, batch, now, since), this.opts);
+    claim.current = this.opts.handoff?.()?.claim(plan, now) ?? null;
+    await insertEmails(trx, plan.emails, plan.attachments);
+    await insertQueueRows(trx, plan.rows);
+    await insertEvents(trx, plan.events);
+    for (const [projectId, period, n] of plan.usage) await addUsage(trx, projectId, period, n);
+    await recordAnswers(trx, plan.answers, since);
+    return { outcomes: plan.outcomes, queued: plan.rows.some(isWaiting) };
+  }
+
+  /** What the rules must see as stored now, read in the batch's transaction: one query per kind for the whole batch. */
+  private async readFacts(trx: Knex.Transaction, batch: Pending[], now: number, since: number): Promise<AcceptFacts> {
+    const live = batch.filter((p) => p.environment === 'live');
+    const liveProjects = [...new Set(live.map((p) => p.project.id))];
+    return {
+      now,
+      suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address })))),
+      verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),
+      projects: await findProjectsById(trx, liveProjects),
+      usage: await usageCounts(trx, liveProjects, Object.values(periodsOf(now))),
+      answered: await answersFor(trx, batch.flatMap((p) => (p.idempotency ? [{ projectId: p.project.id, key: p.idempotency.key }] : [])), since),
+    };
+  }
+}
+
+/** The claim the MTA made in the batch's current transaction, if any. */
+interface ClaimHolder {
+  current: HandoffClaim | null;
+}
+
+function giveBack(claim: ClaimHolder): void {
+  claim.current?.giveBack();
+  claim.current = null;
+}

@@ -1,0 +1,43 @@
+import type { Config } from '../config/load.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import { TtlCache } from '../lib/ttl-cache.js';
+import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
+import type { TlsMode } from '../modules/domains/domains.repo.js';
+import { resolveDestinations, type Destinations } from './mx.js';
+import type { Destination } from './smtp-sender.js';
+
+/** Where a queue row's message goes: the relay, or the MX hosts of its route (direct mode). */
+export class DestinationFinder {
+  // MX answers are kept a minute: a burst to one domain asks DNS once. Failures are not kept.
+  private readonly mx = new TtlCache<Destinations>(60_000, (v) => v.kind !== 'dns_error');
+
+  constructor(
+    private readonly outbound: Pick<Config['outbound'], 'mode' | 'relay' | 'mxPort'>,
+    private readonly resolver: DnsResolver,
+  ) {}
+
+  /**
+   * The hosts to try in order, or the recipients' outcome when the route's
+   * domain takes no mail (null MX, NXDOMAIN: bounced) or DNS failed (deferred).
+   * A domain with tls: enforced never leaves over plain text, the first hop
+   * to a relay included; a relay gets credentials, so its certificate is checked.
+   */
+  async of(route: string, tls: TlsMode): Promise<Destination[] | RecipientOutcome> {
+    const out = this.outbound;
+    if (out.mode === 'relay') {
+      const r = out.relay!;
+      return [{ host: r.host!, port: r.port, secure: r.secure, tls, verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
+    }
+    const found = await this.mx.get(route, () => resolveDestinations(route, this.resolver));
+    switch (found.kind) {
+      case 'hosts':
+        return found.hosts.flatMap((h) => h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls })));
+      case 'null_mx':
+        return { kind: 'bounced', bounceType: 'Permanent', reply: `556 5.1.10 ${route} does not accept mail (null MX, RFC 7505)` };
+      case 'no_domain':
+        return { kind: 'bounced', bounceType: 'Permanent', reply: `550 5.1.2 ${route} does not exist (NXDOMAIN)` };
+      case 'dns_error':
+        return { kind: 'deferred', reply: `451 4.4.3 DNS lookup for ${route} failed: ${found.reason}` };
+    }
+  }
+}
