@@ -432,6 +432,28 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expectError(await t.api.patch(`/v1/emails/${res.body.id}`, {}), 400, 'validation_error', 'scheduled_at');
     });
 
+    it('accepts and reschedules to 29 days ahead, and refuses a time just past 30 days (interface §8)', async function () {
+      const day = 86_400_000;
+      const at = new Date(Date.now() + 29 * day);
+      const res = await t.api.post('/v1/emails', { ...base, scheduled_at: at.toISOString() });
+      expect(res.status, res.text).to.equal(202);
+      expect(res.body).to.include({ status: 'scheduled', scheduled_at: at.toISOString() });
+      expect((await t.api.get(`/v1/emails/${res.body.id}`)).body).to.include({ status: 'scheduled', scheduled_at: at.toISOString() });
+      // a minute past the edge: the server's clock runs after this one, so this is past 30 days there too
+      const pastEdge = () => new Date(Date.now() + 30 * day + 60_000).toISOString();
+      expectError(await t.api.post('/v1/emails', { ...base, scheduled_at: pastEdge() }), 400, 'validation_error', 'scheduled_at');
+
+      const soon = await t.api.post('/v1/emails', { ...base, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+      const moved = new Date(Date.now() + 29 * day);
+      const patched = await t.api.patch(`/v1/emails/${soon.body.id}`, { scheduled_at: moved.toISOString() });
+      expect(patched.status, patched.text).to.equal(200);
+      expect(patched.body).to.deep.equal({ id: soon.body.id, status: 'scheduled', scheduled_at: moved.toISOString() });
+      expect((await t.api.get(`/v1/emails/${soon.body.id}`)).body.scheduled_at).to.equal(moved.toISOString());
+      expectError(await t.api.patch(`/v1/emails/${soon.body.id}`, { scheduled_at: pastEdge() }), 400, 'validation_error', 'scheduled_at');
+      // the refused PATCH left the time it had
+      expect((await t.api.get(`/v1/emails/${soon.body.id}`)).body.scheduled_at).to.equal(moved.toISOString());
+    });
+
     it('answers 409 not_schedulable once the email is sent', async function () {
       const res = await t.api.post('/v1/emails', base);
       await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
