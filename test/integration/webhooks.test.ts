@@ -286,6 +286,20 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expectError(await t.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: 'evt_00000000000000000000000000' }), 404, 'not_found');
     });
 
+    it('answers 404 not_found to a replay of another project\'s event, and delivers that event nowhere', async function () {
+      const mine = await endpoint('ok', { events: ['email.delivered'] });
+      await send();
+      const theirs = await hooks.waitFor((x) => x.path === mine.path);
+      const u = await api.tenant();
+      const e = await endpoint('ok', { events: ['email.delivered'] }, u);
+      expectError(await u.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: theirs.json.id }), 404, 'not_found');
+      expect((await u.api.get(`/v1/webhooks/${e.id}/deliveries`)).body.data).to.deep.equal([]);
+      // the endpoint works: its own project's event reaches it, and that is all that did
+      const own = await send(undefined, u);
+      await hooks.waitFor((x) => x.path === e.path && x.json.data.email_id === own, 5000, 'the project\'s own event');
+      expect(hooks.to(e.path).map((x) => x.json.data.email_id)).to.deep.equal([own]);
+    });
+
     it('sends nothing to a paused endpoint; its pending retry goes out once it is active again, events of the pause only by replay', async function () {
       const u = await api.tenant();
       const e = await endpoint('toggle', { events: ['email.delivered'] }, u);
