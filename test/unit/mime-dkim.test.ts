@@ -61,6 +61,11 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   after(async () => world.stop());
 
   async function verify(raw: Buffer) {
+    return (await dkimOf(raw)).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+  }
+
+  /** mailauth's DKIM results, resolving the public key through the world DNS */
+  async function dkimOf(raw: Buffer) {
     const r = createResolver({ servers: [world.address] });
     const res = await authenticate(raw, {
       ip: '127.0.0.1',
@@ -71,7 +76,7 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       disableDmarc: true,
       resolver: async (name: string, type: string) => (type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name)),
     } as Parameters<typeof authenticate>[1]);
-    return (res.dkim?.results ?? []).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+    return res.dkim?.results ?? [];
   }
 
   const signer = createDkimSigner({ domainName: 'example.test', selector: 'sel1', privateKey });
@@ -88,6 +93,36 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
     expect((await verify(Buffer.from(signed.replace('Hello', 'Hullo'), 'binary')))[0]).to.be.oneOf(['example.test:neutral', 'example.test:fail']);
     expect(await verify(Buffer.from(signed.replace(/^Subject: .*$/m, 'Subject: changed'), 'binary'))).to.deep.equal(['example.test:fail']);
   });
+
+  /** the message with one top-level header field (and its folded lines) given another value */
+  const withHeader = (signed: string, name: string, value: string) => {
+    const end = signed.indexOf('\r\n\r\n');
+    const head = signed.slice(0, end).replace(new RegExp(`(^|\r\n)${name}:[^\r]*(\r\n[ \t][^\r]*)*`), `$1${name}: ${value}`);
+    expect(head, `a ${name} header to change`).to.not.equal(signed.slice(0, end));
+    return Buffer.from(head + signed.slice(end), 'binary');
+  };
+
+  it('covers From, To, Cc, Subject, Date and Message-ID (h=), as a verifier reads it', async function () {
+    const [result] = await dkimOf(await signer(await buildMime({ ...base, attachments: [] })));
+    expect(result?.status?.result).to.equal('pass');
+    // mailauth lists the header fields h= made it hash (its typings leave the field out)
+    const { signingHeaders } = result as unknown as { signingHeaders: { keys: string } };
+    const covered = signingHeaders.keys.split(/:\s*/).map((k) => k.toLowerCase());
+    expect(covered).to.include.members(['from', 'to', 'cc', 'subject', 'date', 'message-id']);
+  });
+
+  for (const [name, value] of [
+    ['To', 'mallory@evil.test'],
+    ['Cc', 'mallory@evil.test'],
+    ['Date', 'Mon, 23 Nov 2026 10:00:00 +0000'],
+    ['Message-ID', '<replayed@evil.test>'],
+  ] as const) {
+    it(`fails when the ${name} changes after signing`, async function () {
+      const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
+      expect(await verify(Buffer.from(signed, 'binary'))).to.deep.equal(['example.test:pass']);
+      expect(await verify(withHeader(signed, name, value))).to.deep.equal(['example.test:fail']);
+    });
+  }
 
   it('fails when a second From is added (oversigned)', async function () {
     const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
