@@ -9,7 +9,8 @@ import { AcceptQueue } from '../../src/modules/emails/accept-batch.js';
 import type { AcceptRequest } from '../../src/modules/emails/accept-rules.js';
 import { emailOf } from '../helpers/accept.js';
 import { prepareEmail } from '../../src/modules/emails/prepare.js';
-import { attachmentsOf } from '../../src/modules/emails/emails.repo.js';
+import { attachmentsOf, findEmail } from '../../src/modules/emails/emails.repo.js';
+import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
 import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
@@ -90,6 +91,49 @@ eachDatabase('the accept group commit', (db, kind) => {
     const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
     expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
     expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
+  });
+
+  it("checks each request of a batch against its own project's suppression list: the address another project suppressed is sent to", async function () {
+    const { store } = db();
+    // every batch of the accept queue is one job of the thread's group commit
+    let batches = 0;
+    const writer = new (class extends GroupCommit {
+      override runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>) {
+        batches++;
+        return super.runCommitted(fn);
+      }
+    })(store);
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer });
+    const a = await createProject({ store, clock: systemClock }, { name: `supp-a${Date.now()}` });
+    const b = await createProject({ store, clock: systemClock }, { name: `supp-b${Date.now()}` });
+    await addSuppression(store.knex, { projectId: a.id, address: 'x@example.test', reason: 'complaint', emailId: null, createdAt: Date.now() });
+    const toX = (p: Project, i: number) => request(p, i, { prepared: prepareEmail({ from: 'a@example.test', to: ['x@example.test'], subject: 's', text: 't' }, Date.now()) });
+
+    // both orders within one batch: whichever project comes first, each is checked against its own list
+    for (const order of [[a, b], [b, a]]) {
+      const before = batches;
+      // submitted in one turn of the event loop: they share one transaction
+      const results = await Promise.allSettled(order.map((p, i) => accept.submit(toX(p, i))));
+      expect(batches - before, 'the two requests were one batch').to.equal(1);
+      const of = (p: Project) => results[order.indexOf(p)]!;
+
+      const refused = of(a);
+      expect(refused.status).to.equal('rejected');
+      expect((refused as PromiseRejectedResult).reason).to.be.instanceOf(ApiError).and.include({ status: 422, code: 'recipient_suppressed' });
+
+      const sent = of(b);
+      expect(sent.status, String((sent as PromiseRejectedResult).reason)).to.equal('fulfilled');
+      const email = (sent as PromiseFulfilledResult<{ id: string; status: string; recipients: Array<{ address: string; status: string }> }>).value;
+      expect(email.status).to.equal('queued');
+      expect(email.recipients.map((r) => `${r.address}:${r.status}`)).to.deep.equal(['x@example.test:queued']);
+      // as stored: the recipient is not suppressed, and no email.suppressed was written for it
+      const stored = (await findEmail(store.knex, b.id, email.id))!;
+      expect(stored.recipients.map((r) => r.status)).to.not.include('suppressed');
+      expect((await eventsOfEmail(store.knex, email.id)).map((e) => e.type)).to.not.include('email.suppressed');
+    }
+    // project A's refusals stored nothing; B's two emails are there
+    expect(await store.knex('emails').where({ project_id: a.id })).to.have.length(0);
+    expect(await store.knex('emails').where({ project_id: b.id })).to.have.length(2);
   });
 
   it('a batch committed but not made durable (the fsync failed) is answered 500 and never stored a second time', async function () {
