@@ -1,6 +1,9 @@
 import { expect } from 'chai';
-import { readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
 import { WalSyncer } from '../../src/store/wal-sync.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -12,6 +15,7 @@ class ObservedSyncer extends WalSyncer {
   }
 }
 
+const execFileAsync = promisify(execFile);
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('WalSyncer (durable commits without blocking the event loop)', function () {
@@ -36,10 +40,37 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     expect(s.started).to.have.length(2);
   });
 
-  it('fsyncs a real WAL file, and treats a missing one as nothing to sync', async function () {
-    const dir = tempDir('posthorn-wal-');
-    writeFileSync(join(dir, 'x-wal'), 'frames');
-    await new WalSyncer(join(dir, 'x-wal')).sync();
+  it('fsyncs the WAL a commit wrote to (seen by strace in a child process), and treats a missing one as nothing to sync', async function () {
+    const dir = realpathSync(tempDir('posthorn-wal-'));
+    const trace = join(dir, 'trace');
+    // SQLite with synchronous=OFF never fsyncs on its own; the fsync of marker is where sync() begins
+    const child = `
+      const [dir, syncer] = process.argv.slice(1);
+      const { default: Database } = await import('better-sqlite3');
+      const { fsyncSync, openSync } = await import('node:fs');
+      const { WalSyncer } = await import(syncer);
+      const db = new Database(dir + '/posthorn.sqlite');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = OFF');
+      db.exec('CREATE TABLE t (v TEXT)');
+      db.prepare('INSERT INTO t VALUES (?)').run('committed');
+      fsyncSync(openSync(dir + '/marker', 'w'));
+      await new WalSyncer(dir + '/posthorn.sqlite-wal').sync();
+      process.exit(0);
+    `;
+    const syncer = new URL('../../src/store/wal-sync.ts', import.meta.url).href;
+    await execFileAsync('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync', '-o', trace, process.execPath, '--import', 'tsx', '--input-type=module', '-e', child, dir, syncer], { cwd: PACKAGE_ROOT });
+    const synced = readFileSync(trace, 'utf8')
+      .split('\n')
+      .map((line) => /\b(?:fsync|fdatasync)\(\d+<([^>]+)>\) += 0/.exec(line)?.[1])
+      .filter((path): path is string => path !== undefined);
+    const seen = `fsyncs seen: ${synced.join(', ')}`;
+    const marker = synced.indexOf(join(dir, 'marker'));
+    expect(marker, seen).to.be.at.least(0);
+    // nothing synced the WAL before sync() was called, and sync() did
+    expect(synced.slice(0, marker), seen).to.not.include(join(dir, 'posthorn.sqlite-wal'));
+    expect(synced.slice(marker + 1), seen).to.include(join(dir, 'posthorn.sqlite-wal'));
+
     await new WalSyncer(join(dir, 'missing-wal')).sync();
   });
 
