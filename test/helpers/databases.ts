@@ -15,6 +15,17 @@ export interface TestDatabase {
 
 export const PG_URL = process.env.POSTHORN_TEST_PG_URL;
 
+/** Printed at the end of a run without POSTHORN_TEST_PG_URL, whose PostgreSQL variants were never defined. */
+export const PG_LEFT_OUT = 'PostgreSQL variants not run: set POSTHORN_TEST_PG_URL';
+
+// Imported while mocha loads a spec file, so this is a hook of the root suite, registered once:
+// a run of SQLite alone must not read as the whole suite (the project leaves no skipped tests behind).
+if (!PG_URL && typeof after === 'function') {
+  after(function () {
+    console.log(`\n  ${PG_LEFT_OUT}`);
+  });
+}
+
 type ExtraOptions = Omit<StoreOptions, 'client' | 'dataDir'>;
 
 /**
