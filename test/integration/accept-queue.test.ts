@@ -113,7 +113,7 @@ eachDatabase('the accept group commit', (db, kind) => {
     for (const order of [[a, b], [b, a]]) {
       const before = batches;
       // submitted in one turn of the event loop: they share one transaction
-      const results = await Promise.allSettled(order.map((p, i) => accept.submit(toX(p, i))));
+      const results = await Promise.allSettled(order.map((p, i) => emailOf(accept.submit(toX(p, i)))));
       expect(batches - before, 'the two requests were one batch').to.equal(1);
       const of = (p: Project) => results[order.indexOf(p)]!;
 
