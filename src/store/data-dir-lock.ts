@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { makeDirectory } from './directory.js';
 
 export const LOCK_FILE = 'posthorn.lock';
 
@@ -20,7 +20,7 @@ export class DataDirLocked extends Error {
  * refuses to start when another process holds it. CLI commands do not take it.
  */
 export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
   try {
     // In exclusive locking mode the lock taken by the first write is kept until the connection closes.

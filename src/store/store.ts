@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import knexModule, { type Knex } from 'knex';
 import Database from 'better-sqlite3';
@@ -6,6 +5,7 @@ import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
 import { BackgroundCheckpointer, WalSyncer } from './wal-sync.js';
 import { WriteLock } from './write-lock.js';
+import { makeDirectory } from './directory.js';
 import type { SharedDurability } from './shared-durability.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
@@ -202,7 +202,7 @@ export function sqliteValue(v: unknown): unknown {
 export const WAL_BOUND_PAGES = 16_384;
 
 function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointPages?: number | undefined } = {}): Knex {
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
   // counts as committed (synchronous=NORMAL plus WalSyncer: FULL's guarantee without blocking
   // the event loop), so a 202 survives power loss.

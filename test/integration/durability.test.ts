@@ -142,3 +142,62 @@ describe('webhook delivery survives kill -9 of the dispatcher mid-request', func
     }
   });
 });
+
+/**
+ * A send with an Idempotency-Key whose process is killed with kill -9 while it
+ * still downloads an attachment: nothing was stored for it, so the client's
+ * prompt retry (on the restarted process, or on another process of the same
+ * PostgreSQL database) is accepted, once, and a further retry is its replay.
+ */
+for (const kind of PG_URL ? (['sqlite', 'pg'] as const) : (['sqlite'] as const)) {
+  describe(`an Idempotency-Key send cut off by kill -9 is accepted when retried at once [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
+    this.timeout(90_000);
+
+    it('answers the retry 202 (not 409), stores the email once, and replays it to the next retry', async function () {
+      const world = await startDnsWorld();
+      const files = await startReceiver();
+      world.add('hooks.test', 'A', '127.0.0.1');
+      // the first download never gets its answer: the process is killed meanwhile
+      let holding = true;
+      files.setBehaviour('/held/', (_req, answer) => {
+        if (!holding) answer(200, 'a,b\n1,2\n', { 'content-type': 'text/csv' });
+      });
+      const db = kind === 'pg' ? await freshPg() : null;
+      const base = {
+        dns: { resolvers: [world.address] },
+        network: { allow_private: true },
+        webhooks: { ca_file: files.caFile },
+        ...(db ? { database: { client: 'pg', url: db.options.url } } : {}),
+      };
+      const { path } = writeConfig(base);
+      const first = await startServe(path);
+      // SQLite: the same data directory after a restart; PostgreSQL: a second process that stays up
+      let survivor = kind === 'pg' ? await startServe(writeConfig(base).path) : null;
+      try {
+        const key = first.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
+        const body = { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'cut off', text: 'x', attachments: [{ path: files.url('/held/report.csv') }] };
+        const headers = { 'Idempotency-Key': `cut-${Date.now()}` };
+        const cut = client(first.baseUrl, key).post('/v1/emails', body, headers).catch((e: unknown) => e);
+        await files.waitFor((r) => r.path === '/held/report.csv', 15_000, 'the attachment download of the first request');
+        first.child.kill('SIGKILL');
+        await first.exited;
+        await cut;
+        survivor ??= await startServe(path);
+        holding = false;
+        const api = client(survivor.baseUrl, key);
+        const retry = await api.post('/v1/emails', body, headers);
+        expect(retry.status, retry.text).to.equal(202);
+        const again = await api.post('/v1/emails', body, headers);
+        expect(again.status, again.text).to.equal(202);
+        expect(again.body).to.deep.equal(retry.body);
+        expect((await api.get('/v1/emails')).body.data.map((e: { id: string }) => e.id)).to.deep.equal([retry.body.id]);
+      } finally {
+        if (first.child.exitCode === null && first.child.signalCode === null) await first.stop();
+        await survivor?.stop();
+        await files.stop();
+        await world.stop();
+        await db?.drop();
+      }
+    });
+  });
+}

@@ -16,6 +16,15 @@ class ObservedSyncer extends WalSyncer {
 }
 
 const execFileAsync = promisify(execFile);
+
+/** The paths a child process running `script` (an ES module, with `args`) fsyncs, in order, as strace sees them. */
+async function syncsOf(script: string, args: string[], trace: string): Promise<string[]> {
+  await execFileAsync('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync', '-o', trace, process.execPath, '--import', 'tsx', '--input-type=module', '-e', script, ...args], { cwd: PACKAGE_ROOT });
+  return readFileSync(trace, 'utf8')
+    .split('\n')
+    .map((line) => /\b(?:fsync|fdatasync)\(\d+<([^>]+)>\) += 0/.exec(line)?.[1])
+    .filter((path): path is string => path !== undefined);
+}
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('WalSyncer (durable commits without blocking the event loop)', function () {
@@ -59,11 +68,7 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
       process.exit(0);
     `;
     const syncer = new URL('../../src/store/wal-sync.ts', import.meta.url).href;
-    await execFileAsync('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync', '-o', trace, process.execPath, '--import', 'tsx', '--input-type=module', '-e', child, dir, syncer], { cwd: PACKAGE_ROOT });
-    const synced = readFileSync(trace, 'utf8')
-      .split('\n')
-      .map((line) => /\b(?:fsync|fdatasync)\(\d+<([^>]+)>\) += 0/.exec(line)?.[1])
-      .filter((path): path is string => path !== undefined);
+    const synced = await syncsOf(child, [dir, syncer], trace);
     const seen = `fsyncs seen: ${synced.join(', ')}`;
     const marker = synced.indexOf(join(dir, 'marker'));
     expect(marker, seen).to.be.at.least(0);
@@ -72,6 +77,63 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     expect(synced.slice(marker + 1), seen).to.include(join(dir, 'posthorn.sqlite-wal'));
 
     await new WalSyncer(join(dir, 'missing-wal')).sync();
+  });
+
+  it('syncs a WAL\'s directory before the WAL, the first time it syncs that file and again for a WAL made anew (strace)', async function () {
+    const dir = realpathSync(tempDir('posthorn-wal-'));
+    const trace = join(dir, 'trace');
+    // SQLite with synchronous=OFF syncs nothing, its directory included; closing deletes the WAL, and the
+    // next connection makes a new one. The fsyncs of the markers say where each sync() begins.
+    const child = `
+      const [dir, syncer] = process.argv.slice(1);
+      const { default: Database } = await import('better-sqlite3');
+      const { fsyncSync, openSync } = await import('node:fs');
+      const { WalSyncer } = await import(syncer);
+      const wal = new WalSyncer(dir + '/posthorn.sqlite-wal');
+      for (const round of [1, 2]) {
+        const db = new Database(dir + '/posthorn.sqlite');
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = OFF');
+        db.exec('CREATE TABLE IF NOT EXISTS t (v TEXT)');
+        db.prepare('INSERT INTO t VALUES (?)').run('round ' + round);
+        fsyncSync(openSync(dir + '/marker' + round, 'w'));
+        await wal.sync();
+        db.close();
+      }
+      process.exit(0);
+    `;
+    const syncer = new URL('../../src/store/wal-sync.ts', import.meta.url).href;
+    const synced = await syncsOf(child, [dir, syncer], trace);
+    const seen = `fsyncs seen: ${synced.join(', ')}`;
+    const walPath = join(dir, 'posthorn.sqlite-wal');
+    for (const round of [1, 2]) {
+      const from = synced.indexOf(join(dir, `marker${round}`));
+      const part = synced.slice(from + 1, round === 1 ? synced.indexOf(join(dir, 'marker2')) : undefined);
+      expect(from, seen).to.be.at.least(0);
+      const firstWal = part.indexOf(walPath);
+      expect(firstWal, seen).to.be.at.least(0);
+      expect(part.slice(0, firstWal), seen).to.include(dir);
+    }
+  });
+
+  it('makes a new data directory durable by name: each directory made for it is synced into its parent before the store commits (strace)', async function () {
+    const dir = realpathSync(tempDir('posthorn-wal-'));
+    const data = join(dir, 'new', 'data');
+    const child = `
+      const [data, marker, storeModule] = process.argv.slice(1);
+      const { fsyncSync, openSync } = await import('node:fs');
+      const { openStore } = await import(storeModule);
+      const store = openStore({ client: 'sqlite', dataDir: data });
+      await store.migrateLatest();
+      fsyncSync(openSync(marker, 'w'));
+      await store.close();
+      process.exit(0);
+    `;
+    const storeModule = new URL('../../src/store/store.ts', import.meta.url).href;
+    const synced = await syncsOf(child, [data, join(dir, 'marker'), storeModule], join(dir, 'trace'));
+    const seen = `fsyncs seen: ${synced.join(', ')}`;
+    const beforeCommit = synced.slice(0, synced.indexOf(join(data, 'posthorn.sqlite-wal')));
+    expect(beforeCommit, seen).to.include.members([dir, join(dir, 'new')]);
   });
 
   it('follows the WAL at its path: a WAL deleted and made again is the one synced, and close lets go of it', async function () {

@@ -1,8 +1,14 @@
-import type { Config } from '../../config/load.js';
 import type { DomainSettings } from './domains.service.js';
 
-/** The slice of the config the domains module works with. */
-export function domainSettings(config: Config): DomainSettings {
+/** The keys of the config the domains module works with (the caller passes its config; only these are read). */
+export interface DomainConfigSlice {
+  dns: { zone: string };
+  outbound: { hostname: string };
+  testDomain: string;
+  http: { publicUrl: string | null };
+}
+
+export function domainSettings(config: DomainConfigSlice): DomainSettings {
   return {
     zone: config.dns.zone,
     hostname: config.outbound.hostname,
