@@ -18,7 +18,7 @@ import YAML from 'yaml';
 import { startDnsWorld } from '../test/helpers/dns-world.js';
 import { startSink } from '../test/helpers/smtp-sink.js';
 import { startReceiver } from '../test/helpers/https-receiver.js';
-import { PACKAGE_ROOT } from '../src/lib/package-root.js';
+import { PACKAGE_ROOT } from '../src/config/package-root.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);

@@ -1,26 +1,15 @@
-import { readFileSync } from 'node:fs';
 import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
-import { validationError } from './lib/errors.js';
-import { PACKAGE_VERSION } from './lib/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
-import type { Services } from './api/services.js';
-import { createResolver, type DnsResolver } from './dns/resolver.js';
-import { openStore, sqliteFile, type Store, type StoreOptions } from './store/store.js';
+import { openStore, type Store, type StoreOptions } from './store/store.js';
 import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
-import { GroupCommit } from './store/group-commit.js';
+import { sqliteFile } from './store/sqlite.js';
+import { buildCore, egressOptions, USER_AGENT, type Core } from './core.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { domainSettings } from './modules/domains/domain-settings.js';
-import { domainService, recheckDomains, type DomainSettings } from './modules/domains/domains.service.js';
+import { recheckDomains } from './modules/domains/domains.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
-import { AcceptQueue, type AcceptHandoff, type Acceptor } from './modules/emails/accept-batch.js';
-import { EmailService, purgeIdempotencyKeys, type AttachmentFetcher } from './modules/emails/emails.service.js';
-import { healthService } from './modules/health/health.service.js';
+import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
 import { firstStart, type FirstStart } from './modules/keys/first-start.js';
-import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
-import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
-import { webhookService } from './modules/webhooks/webhooks.service.js';
-import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
 import { SmtpSender } from './mta/smtp-sender.js';
@@ -34,124 +23,15 @@ import type { Role } from './roles/role.js';
 import { startSigning } from './roles/signing.js';
 import { startWebhooks } from './roles/webhooks.js';
 
-// The composition root: config → store → dependencies → services → roles.
-// The only place that reads the whole config; every role gets its slice.
+// The composition root: config → store → dependencies and services
+// (core.ts) → roles. The only place, with core.ts, that reads the whole
+// config; every role gets its slice.
 
 export interface Appliance {
   store: Store;
   api: ApiRole;
   firstStart: FirstStart | null;
   stop(): Promise<void>;
-}
-
-const USER_AGENT = `Posthorn/${PACKAGE_VERSION} (+webhooks)`;
-
-/** Every outgoing request to a user-given URL goes through this (CONTRACT §4: allow_private, ca_file, resolvers). */
-export function egressOptions(config: Config, resolver: DnsResolver, timeoutMs: number): EgressOptions {
-  return {
-    allowPrivate: config.network.allowPrivate,
-    ca: config.webhooks.caFile ? readFileSync(config.webhooks.caFile) : null,
-    resolve: resolverLookup(resolver),
-    timeoutMs,
-    userAgent: USER_AGENT,
-  };
-}
-
-/** What the services and the roles of one thread are built from. */
-export interface CoreDeps {
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  resolver: DnsResolver;
-  tracking: TrackingDeps;
-  domains: DomainSettings;
-  auth: KeyAuthenticator;
-}
-
-export interface Core {
-  deps: CoreDeps;
-  services: Services;
-  /** the accept group commit built here; null when another thread's was passed in */
-  acceptQueue: AcceptQueue | null;
-  writer: GroupCommit;
-  wakeMta(): void;
-  wakeDispatcher(): void;
-  /** set by the roles that want to hear about new work */
-  onMtaWake(fn: () => void): void;
-  onDispatcherWake(fn: () => void): void;
-  /** the MTA started in this thread: the accept claims live mail due now for it */
-  setHandoff(h: AcceptHandoff): void;
-}
-
-/** The dependencies and services of one thread, shared by `serve` and the tests. */
-export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor } = {}): Core {
-  const writer = new GroupCommit(store);
-  const resolver = createResolver({ servers: config.dns.resolvers });
-  const wake = { mta: () => undefined as void, dispatcher: () => undefined as void };
-  let handoff: AcceptHandoff | null = null;
-  // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
-  const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, {
-    hostname: config.outbound.hostname,
-    routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
-    testDomain: config.testDomain,
-    idempotencyTtlMs: config.limits.idempotencyTtlMs,
-    onStored: () => wake.mta(),
-    handoff: () => handoff,
-    writer,
-  });
-  const deps: CoreDeps = {
-    store,
-    clock,
-    logger,
-    resolver,
-    tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
-    domains: domainSettings(config),
-    auth: new KeyAuthenticator({ store, clock }),
-  };
-  return {
-    deps,
-    services: buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher()),
-    acceptQueue,
-    writer,
-    wakeMta: () => wake.mta(),
-    wakeDispatcher: () => wake.dispatcher(),
-    onMtaWake: (fn) => void (wake.mta = fn),
-    onDispatcherWake: (fn) => void (wake.dispatcher = fn),
-    setHandoff: (h) => void (handoff = h),
-  };
-}
-
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void): Services {
-  const { store, clock, logger, resolver } = deps;
-  const egress = egressOptions(config, resolver, 30_000);
-  return {
-    auth: deps.auth,
-    emails: new EmailService({ store, clock, accept, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
-    domains: domainService({ store, clock, resolver, domains: deps.domains }),
-    webhooks: webhookService({
-      store,
-      clock,
-      checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
-      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
-      onQueued: wakeDispatcher,
-    }),
-    keys: keyService({ store, clock }, deps.auth),
-    health: healthService(store, logger),
-    tracking: trackingService(deps.tracking, logger),
-  };
-}
-
-/** Attachments by `path` come through the SSRF guard; a failure names the field. */
-function attachmentFetcher(egress: EgressOptions): AttachmentFetcher {
-  return async (url, field, maxBytes) => {
-    try {
-      const res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
-      if (res.status < 200 || res.status > 299) throw new Error(`the server answered HTTP ${res.status}`);
-      return { content: res.body, contentType: res.headers['content-type']?.split(';')[0]?.trim() || null };
-    } catch (e) {
-      throw validationError(field, `could not be downloaded: ${(e as Error).message}`);
-    }
-  };
 }
 
 /** Which roles to run; `serve` runs all of them, over two threads; tests pick. */

@@ -7,7 +7,7 @@ import cron from 'node-cron';
 import { ConfigSchema, type RawConfig } from './schema.js';
 import { parseDuration } from '../lib/duration.js';
 import { describeAjvError } from '../lib/ajv-errors.js';
-import { PACKAGE_ROOT } from '../lib/package-root.js';
+import { PACKAGE_ROOT } from './package-root.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 

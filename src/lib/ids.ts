@@ -95,10 +95,6 @@ export function newId(kind: IdKind, now?: number): string {
   return `${ID_PREFIX[kind]}_${timeOrderedId(now)}`;
 }
 
-export function hasPrefix(id: string, kind: IdKind): boolean {
-  return id.startsWith(`${ID_PREFIX[kind]}_`) && /^[a-z]+_[0-9a-z]{26}$/.test(id);
-}
-
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Uniform base62 string: bytes >= 248 are rejected so every character is equally likely. */

@@ -4,7 +4,7 @@ import { TtlCache } from '../lib/ttl-cache.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { TlsMode } from '../modules/domains/domains.repo.js';
 import { resolveDestinations, type Destinations } from './mx.js';
-import type { Destination } from './smtp-sender.js';
+import type { Destination } from './smtp-pool.js';
 
 /** Where a queue row's message goes: the relay, or the MX hosts of its route (direct mode). */
 export class DestinationFinder {

@@ -12,8 +12,9 @@ import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.ser
 import { DestinationFinder } from './destinations.js';
 import type { MessageSigner } from './signing-pool.js';
 import { SignedCache } from './signed-cache.js';
-import { providerQueueId, type Destination, type SendResult, type SmtpSender } from './smtp-sender.js';
-import type { AttemptHooks, AttemptResult } from './worker.js';
+import type { Destination } from './smtp-pool.js';
+import { providerQueueId, type SendResult, type SmtpSender } from './smtp-sender.js';
+import type { AttemptHooks, AttemptResult } from './attempt.js';
 
 export interface LiveAttemptOptions {
   store: Store;

@@ -1,19 +1,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.js';
-import { lockRows } from '../store/store.js';
+import { lockRows } from '../store/db.js';
 import type { Email } from '../modules/emails/email.js';
 import { findEmailsById, saveEmailState, saveRecipient } from '../modules/emails/emails.repo.js';
 import { ambiguousAfterCrash, applyOutcomes, keepsQueueRow, requeueOrphan, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { deleteQueueRow, orphanedRows, queueRowsOfEmails, saveQueueRow, type QueueRow } from '../modules/emails/queue.repo.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
 import { addSuppression } from '../modules/suppressions/suppressions.repo.js';
-
-/** What an attempt at one queue row found out. */
-export interface AttemptResult {
-  outcomes: Map<string, RecipientOutcome>;
-  providerMessageId?: string | null;
-  failureReason?: string;
-}
+import type { AttemptResult } from './attempt.js';
 
 /** An attempt that ended: its row, the outcome of each recipient (the attempt's and the screen's), and the attempt's result. */
 export interface Completed {

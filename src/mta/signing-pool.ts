@@ -34,68 +34,82 @@ interface Waiting {
  * wrong), and the failure is logged once.
  */
 export function startSigningThread(logger: Logger): MessageSigner {
-  const inline = signedMessageBuilder();
-  let worker: Worker | null = startThread(import.meta.url, 'signing-thread');
-  const waiting = new Map<number, Waiting>();
-  let nextId = 1;
-  const gone = (why: string) => {
-    if (!worker) return;
-    worker = null;
-    logger.error({ reason: why }, 'the signing thread stopped; messages are signed on the MTA thread');
-    // the messages it held are built here instead
-    for (const w of waiting.values()) inline(w.input).then(w.resolve, w.reject);
-    waiting.clear();
-  };
-  worker.on('message', (results: SignResult[]) => {
+  return new SigningThread(logger);
+}
+
+class SigningThread implements MessageSigner {
+  private readonly inline = signedMessageBuilder();
+  private worker: Worker | null = startThread(import.meta.url, 'signing-thread');
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 1;
+  /** the messages asked for in this turn of the event loop */
+  private outgoing: SignRequest[] | null = null;
+
+  constructor(private readonly logger: Logger) {
+    this.worker!.on('message', (results: SignResult[]) => this.received(results));
+    this.worker!.on('error', (e) => this.gone(e.message));
+    this.worker!.on('exit', (code) => this.gone(`exit code ${code}`));
+  }
+
+  sign(input: SignedMessageInput): Promise<Buffer> {
+    if (!this.worker) return this.inline(input);
+    return new Promise<Buffer>((resolve, reject) => {
+      const id = this.nextId++;
+      this.waiting.set(id, { input, resolve, reject });
+      // The messages asked for in one turn of the event loop (a claimed batch) go over as one:
+      // each message between threads wakes the other one, which costs more than copying the inputs.
+      if (!this.outgoing) {
+        this.outgoing = [];
+        setImmediate(() => this.flush());
+      }
+      this.outgoing.push({ id, input });
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.terminate();
+    // anything still waiting (an attempt cut short by the stop) is built here
+    this.buildHere([...this.waiting.keys()]);
+  }
+
+  private flush(): void {
+    const batch = this.outgoing!;
+    this.outgoing = null;
+    // without the thread, its stop already built these here (they were waiting)
+    try {
+      this.worker?.postMessage(batch);
+    } catch {
+      // input that cannot cross to the thread is built here
+      this.buildHere(batch.map((r) => r.id));
+    }
+  }
+
+  private received(results: SignResult[]): void {
     for (const m of results) {
-      const w = waiting.get(m.id);
+      const w = this.waiting.get(m.id);
       if (!w) continue;
-      waiting.delete(m.id);
+      this.waiting.delete(m.id);
       if (m.error !== undefined) w.reject(new Error(m.error));
       else w.resolve(asBuffer(m.raw!));
     }
-  });
-  worker.on('error', (e) => gone(e.message));
-  worker.on('exit', (code) => gone(`exit code ${code}`));
-  // The messages asked for in one turn of the event loop (a claimed batch) go over as one:
-  // each message between threads wakes the other one, which costs more than copying the inputs.
-  let outgoing: SignRequest[] | null = null;
-  const flush = () => {
-    const batch = outgoing!;
-    outgoing = null;
-    // without the thread, its stop already built these here (they were waiting)
-    try {
-      worker?.postMessage(batch);
-    } catch {
-      // input that cannot cross to the thread is built here
-      for (const r of batch) {
-        const w = waiting.get(r.id);
-        if (!w) continue;
-        waiting.delete(r.id);
-        inline(r.input).then(w.resolve, w.reject);
-      }
+  }
+
+  private gone(why: string): void {
+    if (!this.worker) return;
+    this.worker = null;
+    this.logger.error({ reason: why }, 'the signing thread stopped; messages are signed on the MTA thread');
+    // the messages it held are built here instead
+    this.buildHere([...this.waiting.keys()]);
+  }
+
+  private buildHere(ids: number[]): void {
+    for (const id of ids) {
+      const w = this.waiting.get(id);
+      if (!w) continue;
+      this.waiting.delete(id);
+      this.inline(w.input).then(w.resolve, w.reject);
     }
-  };
-  return {
-    sign(input) {
-      if (!worker) return inline(input);
-      return new Promise<Buffer>((resolve, reject) => {
-        const id = nextId++;
-        waiting.set(id, { input, resolve, reject });
-        if (!outgoing) {
-          outgoing = [];
-          setImmediate(flush);
-        }
-        outgoing.push({ id, input });
-      });
-    },
-    async close() {
-      const w = worker;
-      worker = null;
-      await w?.terminate();
-      // anything still waiting (an attempt cut short by the stop) is built here
-      for (const x of waiting.values()) inline(x.input).then(x.resolve, x.reject);
-      waiting.clear();
-    },
-  };
+  }
 }

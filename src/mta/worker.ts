@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.js';
 import { Waker } from '../lib/waker.js';
 import type { Clock } from '../lib/time.js';
-import { lockRows, type Store } from '../store/store.js';
+import { lockRows } from '../store/db.js';
+import { type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { Batcher } from '../store/batcher.js';
 import type { Lease } from '../store/lease.js';
@@ -10,27 +11,11 @@ import type { Email, Recipient } from '../modules/emails/email.js';
 import { attachmentCounts, findEmailsById, saveEmailState } from '../modules/emails/emails.repo.js';
 import { claimEmail, claimRow, waitingOn, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { claimDueRows, markDataStarted, nextDueAt, renewQueueLeases, type QueueRow } from '../modules/emails/queue.repo.js';
-import { suppressedAmong, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppressions.repo.js';
+import { suppressionKey, type SuppressionReason } from '../modules/suppressions/suppression.js';
+import { suppressedAmong } from '../modules/suppressions/suppressions.repo.js';
 import type { WorkerRoom } from './handoff.js';
-import { recordOutcomes, recoverOrphans, type AttemptResult, type Completed } from './record.js';
-
-export type { AttemptResult } from './record.js';
-
-export interface AttemptHooks {
-  /** resolves once the store records that the message body is about to go out (commit included) */
-  beforeData(): Promise<void>;
-}
-
-/** One attempt at one queue row: SMTP for live mail (live-attempt.ts). */
-export type Attempt = (email: Email, row: QueueRow, recipients: Recipient[], hooks: AttemptHooks) => Promise<AttemptResult>;
-
-/**
- * An attempt that needs no I/O (the simulation of test keys): its outcome is
- * known at once, so it is recorded in the transaction that claims the row —
- * one commit instead of two, and no body read. Returns null for an email it
- * does not handle (live mail), which then gets a normal attempt.
- */
-export type InstantAttempt = (email: Email, row: QueueRow, recipients: Recipient[]) => AttemptResult | null;
+import type { Attempt, AttemptResult, InstantAttempt } from './attempt.js';
+import { recordOutcomes, recoverOrphans, type Completed } from './record.js';
 
 export interface WorkerOptions {
   store: Store;

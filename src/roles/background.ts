@@ -4,6 +4,7 @@ import type { Role } from './role.js';
 import type { AcceptRequest } from '../modules/emails/accept-rules.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
+import type { Worker } from 'node:worker_threads';
 import { startThread } from '../lib/thread.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
@@ -44,8 +45,44 @@ const STOP_TIMEOUT_MS = 30_000;
 export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null): Promise<BackgroundThread> {
   // its entry is the thread's own composition root, beside main.ts
   const worker = startThread(import.meta.url, '../background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
+  await ready(worker);
   let stopping = false;
-  await new Promise<void>((resolve, reject) => {
+  const post = (m: ToBackground) => worker.postMessage(m);
+  const accept = new RemoteAcceptor(
+    (id, requests) => post({ type: 'accept', id, requests }),
+    // without a shared fsync thread (PostgreSQL) the commits come back already durable, with no number
+    (seq) => durability?.whenDurable(seq) ?? Promise.resolve(),
+  );
+  worker.on('message', (m: FromBackground) => {
+    if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
+  });
+  worker.on('error', (e) => {
+    logger.fatal({ err: e }, 'the background thread failed');
+    accept.close('the background thread failed');
+    if (!stopping) onFailure(e.message);
+  });
+  worker.on('exit', (code) => {
+    accept.close('the background thread has stopped');
+    if (!stopping) {
+      logger.fatal({ code }, 'the background thread exited');
+      onFailure(`the background thread exited with code ${code}`);
+    }
+  });
+  return {
+    name: 'background',
+    accept,
+    wake: batchedWakes((roles) => post({ type: 'wake', roles }), () => stopping),
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await stopWorker(worker, logger);
+    },
+  };
+}
+
+/** Resolves once the thread's roles have started; rejects (and ends the thread) if it fails first. */
+function ready(worker: Worker): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onMessage = (m: FromBackground) => {
       if (m.type === 'ready') done(null);
       if (m.type === 'failed') done(new Error(`the background thread did not start: ${m.message}`));
@@ -65,64 +102,41 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     worker.on('error', onError);
     worker.on('exit', onExit);
   });
-  const accept = new RemoteAcceptor(
-    (id, requests) => worker.postMessage({ type: 'accept', id, requests } satisfies ToBackground),
-    // without a shared fsync thread (PostgreSQL) the commits come back already durable, with no number
-    (seq) => durability?.whenDurable(seq) ?? Promise.resolve(),
-  );
-  worker.on('message', (m: FromBackground) => {
-    if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
-  });
-  worker.on('error', (e) => {
-    logger.fatal({ err: e }, 'the background thread failed');
-    accept.close('the background thread failed');
-    if (!stopping) onFailure(e.message);
-  });
-  worker.on('exit', (code) => {
-    accept.close('the background thread has stopped');
-    if (!stopping) {
-      logger.fatal({ code }, 'the background thread exited');
-      onFailure(`the background thread exited with code ${code}`);
-    }
-  });
+}
 
-  // Wake-ups of one turn of the event loop go over as one message.
+/** Wake-ups of one turn of the event loop go over as one message. */
+function batchedWakes(send: (roles: BackgroundRole[]) => void, stopping: () => boolean): (role: BackgroundRole) => void {
   let pending: Set<BackgroundRole> | null = null;
-  const post = (m: ToBackground) => worker.postMessage(m);
-  return {
-    name: 'background',
-    accept,
-    wake(role) {
-      if (stopping) return;
-      if (!pending) {
-        pending = new Set();
-        setImmediate(() => {
-          const roles = [...pending!];
-          pending = null;
-          if (!stopping) post({ type: 'wake', roles });
-        });
-      }
-      pending.add(role);
-    },
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      const stopped = new Promise<void>((resolve) => {
-        worker.on('message', (m: FromBackground) => {
-          if (m.type === 'stopped') resolve();
-        });
-        worker.once('exit', () => resolve());
+  return (role) => {
+    if (stopping()) return;
+    if (!pending) {
+      pending = new Set();
+      setImmediate(() => {
+        const roles = [...pending!];
+        pending = null;
+        if (!stopping()) send(roles);
       });
-      post({ type: 'stop' });
-      const timer = setTimeout(() => {
-        logger.warn('the background thread did not stop in time; ending it');
-        void worker.terminate();
-      }, STOP_TIMEOUT_MS);
-      await stopped;
-      clearTimeout(timer);
-      // Its roles are stopped and its store is closed: whatever still holds its event loop open
-      // (an idle keep-alive socket, a resolver's socket) goes with it.
-      await worker.terminate();
-    },
+    }
+    pending.add(role);
   };
+}
+
+/** Asks the thread to stop its roles and close its store, ends it if it does not in time. */
+async function stopWorker(worker: Worker, logger: Logger): Promise<void> {
+  const stopped = new Promise<void>((resolve) => {
+    worker.on('message', (m: FromBackground) => {
+      if (m.type === 'stopped') resolve();
+    });
+    worker.once('exit', () => resolve());
+  });
+  worker.postMessage({ type: 'stop' } satisfies ToBackground);
+  const timer = setTimeout(() => {
+    logger.warn('the background thread did not stop in time; ending it');
+    void worker.terminate();
+  }, STOP_TIMEOUT_MS);
+  await stopped;
+  clearTimeout(timer);
+  // Its roles are stopped and its store is closed: whatever still holds its event loop open
+  // (an idle keep-alive socket, a resolver's socket) goes with it.
+  await worker.terminate();
 }

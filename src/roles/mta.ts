@@ -6,7 +6,8 @@ import type { Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Email } from '../modules/emails/email.js';
 import { simulateAttempt, SIMULATED_RETRY_MS } from '../modules/emails/simulate.js';
-import { QueueWorker, type Attempt, type InstantAttempt } from '../mta/worker.js';
+import type { Attempt, InstantAttempt } from '../mta/attempt.js';
+import { QueueWorker } from '../mta/worker.js';
 import type { Role } from './role.js';
 
 export interface MtaRole extends Role {

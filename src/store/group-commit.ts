@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { sqliteConnectionOf, type Committed, type Store } from './store.js';
+import { sqliteConnectionOf } from './sqlite.js';
+import { type Committed, type Store } from './store.js';
 
 /**
  * The transaction committed but its commit could not be made durable (the WAL

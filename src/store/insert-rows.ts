@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { sqliteConnectionOf, sqliteValue, type Db } from './store.js';
+import { sqliteConnectionOf, sqliteValue } from './sqlite.js';
+import { type Db } from './db.js';
 
 const sqlCache = new Map<string, string>();
 const CHUNKS = [64, 32, 16, 8, 4, 2, 1];

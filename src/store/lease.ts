@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Db } from './store.js';
+import { dialectOf, type Db } from './db.js';
 
 /**
  * The one claim/lease helper of the store's queues (STYLE 8, 14): the MTA's

@@ -1,4 +1,4 @@
-import type { Db } from './store.js';
+import type { Db } from './db.js';
 
 // The meta table: facts about the installation kept in its database (the
 // first start's marker, the tracking key), so that every process of a

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { sqliteConnectionOf, sqliteValue, type Db, type SqlRunner } from './store.js';
+import { sqliteConnectionOf, sqliteValue } from './sqlite.js';
+import { type Db, type SqlRunner } from './db.js';
 
 /**
  * A query built once with knex and then run as raw SQL: knex's builder

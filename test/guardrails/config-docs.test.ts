@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDoc } from '../../src/config/docs.js';
-import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
+import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 
 describe('config documentation', function () {
   it('docs/CONFIG.md is what the schema generates (run npm run docs)', function () {

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
+import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { PG_LEFT_OUT } from '../helpers/databases.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -6,7 +6,8 @@ import { createProject, setProject } from '../../src/modules/projects/projects.s
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import type { KeyMode } from '../../src/modules/keys/scopes.js';
 import type { ApiRole } from '../../src/roles/api.js';
-import { buildCore, startRoles, type Core, type CoreDeps, type RoleSelection, type RunningRoles } from '../../src/main.js';
+import { buildCore, type Core, type CoreDeps } from '../../src/core.js';
+import { startRoles, type RoleSelection, type RunningRoles } from '../../src/main.js';
 import type { Store } from '../../src/store/store.js';
 import { client, type Client } from './http.js';
 

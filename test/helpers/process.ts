@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import YAML from 'yaml';
-import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
+import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { tempDir } from './temp-dir.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');

@@ -13,7 +13,8 @@ import { createProject } from '../../src/modules/projects/projects.service.js';
 import type { Project } from '../../src/modules/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import type { Store } from '../../src/store/store.js';
-import { QueueWorker, type Attempt } from '../../src/mta/worker.js';
+import { QueueWorker } from '../../src/mta/worker.js';
+import type { Attempt } from '../../src/mta/attempt.js';
 
 const DOMAIN = 'handoff.example.test';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { sqliteFile } from '../../src/store/store.js';
+import { sqliteFile } from '../../src/store/sqlite.js';
 import { SharedDurability, WalSyncThread } from '../../src/store/shared-durability.js';
 import { MessageChannel } from 'node:worker_threads';
 import { silentLogger } from '../../src/log/logger.js';

@@ -9,7 +9,9 @@ import { SCOPES } from '../../src/modules/keys/scopes.js';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { isUniqueViolation, openStore, WAL_BOUND_PAGES } from '../../src/store/store.js';
+import { isUniqueViolation } from '../../src/store/db.js';
+import { openStore } from '../../src/store/store.js';
+import { WAL_BOUND_PAGES } from '../../src/store/sqlite.js';
 import { findEmailById, insertEmails, saveEmailState } from '../../src/modules/emails/emails.repo.js';
 import { storedEmail } from '../helpers/fixtures.js';
 

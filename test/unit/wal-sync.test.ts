@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PACKAGE_ROOT } from '../../src/lib/package-root.js';
+import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { WalSyncer } from '../../src/store/wal-sync.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

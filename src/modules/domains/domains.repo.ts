@@ -1,4 +1,4 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import type { DomainStatus } from './domain-state.js';
 
 export interface StoredCheck {

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import type { InsightCounts } from './insights.js';
 
 /** Live mail of one domain of one project created since `since` (interface §2.3: only live mail counts). */

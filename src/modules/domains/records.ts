@@ -1,5 +1,4 @@
 export const DKIM_SELECTORS = ['ph1', 'ph2', 'ph3'] as const;
-export type DkimSelector = (typeof DKIM_SELECTORS)[number];
 
 import type { ExpectedRecord } from '../../dns/checks.js';
 

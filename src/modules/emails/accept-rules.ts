@@ -2,7 +2,7 @@ import { apiError, type ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { OutboxEvent } from '../events/events.repo.js';
 import type { Project } from '../projects/projects.repo.js';
-import { suppressionKey, type SuppressionReason } from '../suppressions/suppressions.repo.js';
+import { suppressionKey, type SuppressionReason } from '../suppressions/suppression.js';
 import type { Email, Environment, StoredAttachment } from './email.js';
 import { presentEmail } from './emails.presenter.js';
 import { answerKey, differentBody, type IdempotencyRecord, type RecordedAnswer } from './idempotency.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { Email, EmailStatus, Environment, Recipient, RecipientDetails, RecipientKind, RecipientStatus, StoredAttachment } from './email.js';
@@ -101,7 +101,7 @@ function recipientFromRow(r: RecipientRow): Recipient {
   };
 }
 
-export function emailRow(e: Email): EmailRow {
+function emailRow(e: Email): EmailRow {
   return {
     id: e.id,
     project_id: e.projectId,
@@ -132,7 +132,7 @@ export function emailRow(e: Email): EmailRow {
   };
 }
 
-export function recipientRow(emailId: string, projectId: string, r: Recipient) {
+function recipientRow(emailId: string, projectId: string, r: Recipient) {
   return {
     id: r.id,
     email_id: emailId,

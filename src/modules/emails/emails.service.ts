@@ -1,6 +1,7 @@
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
-import { lockRows, type Store } from '../../store/store.js';
+import { lockRows } from '../../store/db.js';
+import { type Store } from '../../store/store.js';
 import { insertEvents } from '../events/events.repo.js';
 import type { Principal } from '../keys/principal.js';
 import type { Acceptor } from './accept-batch.js';

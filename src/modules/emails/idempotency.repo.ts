@@ -1,4 +1,4 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import { answerKey, type IdempotencyRecord, type RecordedAnswer } from './idempotency.js';
 
 interface Row {

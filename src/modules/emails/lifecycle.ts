@@ -1,7 +1,7 @@
 import { newId } from '../../lib/ids.js';
 import type { Lease } from '../../store/lease.js';
 import type { OutboxEvent } from '../events/events.repo.js';
-import type { SuppressionReason } from '../suppressions/suppressions.repo.js';
+import type { SuppressionReason } from '../suppressions/suppression.js';
 import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientKind, RecipientStatus } from './email.js';
 import { emailStatus, statusReason } from './lifecycle-outcomes.js';
@@ -130,10 +130,12 @@ export function retryAmbiguous(email: Email, rows: QueueRow[], now: number): { e
   const ambiguous = email.recipients.filter((r) => r.status === 'ambiguous');
   if (!ambiguous.length) return { refused: `email ${email.id} has no ambiguous recipient (status ${email.status}); only ambiguous mail is retried by hand` };
   const recipients = ambiguous.map((r): Recipient => ({ ...r, status: moveRecipient(r, 'queued'), updatedAt: now }));
+  const retried = new Map(recipients.map((r) => [r.id, r]));
+  const all = email.recipients.map((r) => retried.get(r.id) ?? r);
   const carrying = new Set(ambiguous.map((r) => r.queueRowId));
   const back = rows.filter((q) => carrying.has(q.id)).map((q): QueueRow => ({ ...q, state: moveRow(q, 'queued'), nextAttemptAt: now, leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now }));
   const status: EmailStatus = email.acceptedAt !== null ? 'accepted' : 'queued';
-  return { email: { ...email, status: moveEmail(email, status), statusReason: statusReason(status, email.recipients), updatedAt: now }, recipients, rows: back };
+  return { email: { ...email, recipients: all, status: moveEmail(email, status), statusReason: statusReason(status, all), updatedAt: now }, recipients, rows: back };
 }
 
 /**

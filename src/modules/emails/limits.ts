@@ -1,6 +1,6 @@
 import { apiError, type ApiError } from '../../lib/errors.js';
 import type { Project } from '../projects/projects.repo.js';
-import { periodsOf } from '../projects/usage.repo.js';
+import { periodsOf } from '../projects/periods.js';
 
 /**
  * The daily and monthly limits of interface §7, counted in live recipients

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import { insertRows } from '../../store/insert-rows.js';
 import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../store/lease.js';

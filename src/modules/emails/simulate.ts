@@ -8,7 +8,7 @@ export const SIMULATED_RETRY_MS = [1000];
  * CONTRACT §4: the local part of an address at the test domain picks the
  * outcome; any other address is delivered. Nothing leaves the machine.
  */
-export function simulateOutcome(address: string, testDomain: string, attempt: number): RecipientOutcome {
+function simulateOutcome(address: string, testDomain: string, attempt: number): RecipientOutcome {
   const at = address.lastIndexOf('@');
   const local = address.slice(0, at).toLowerCase();
   const domain = address.slice(at + 1).toLowerCase();

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Db } from '../../store/store.js';
+import { dialectOf, type Db } from '../../store/db.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { EventType } from './event-types.js';
 

@@ -1,4 +1,4 @@
-import type { Db, SqlRunner } from '../../store/store.js';
+import type { Db, SqlRunner } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import { PROJECT_COLUMNS, projectFromRow, type Project, type ProjectRow } from '../projects/projects.repo.js';
 import type { KeyMode, Scope } from './scopes.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 
 export interface ProjectLimits {
   /** live recipients per UTC day; 0 = unlimited */

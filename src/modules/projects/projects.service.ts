@@ -1,7 +1,8 @@
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
-import { isUniqueViolation, type Store } from '../../store/store.js';
+import { isUniqueViolation } from '../../store/db.js';
+import { type Store } from '../../store/store.js';
 import { findProject, findProjectByName, insertProject, listProjects as listAll, updateProject, type Project, type ProjectLimits } from './projects.repo.js';
 
 export interface ProjectDeps {

@@ -1,10 +1,4 @@
-import type { Db } from '../../store/store.js';
-
-/** UTC periods of the sending limits: 'd:2026-11-22', 'm:2026-11'. */
-export function periodsOf(now: number): { day: string; month: string } {
-  const iso = new Date(now).toISOString();
-  return { day: `d:${iso.slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` };
-}
+import type { Db } from '../../store/db.js';
 
 export async function usageCounts(db: Db, projectIds: string[], periods: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();

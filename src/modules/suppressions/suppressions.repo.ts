@@ -1,14 +1,6 @@
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 
-export type SuppressionReason = 'bounce' | 'complaint' | 'manual';
-
-export interface Suppression {
-  projectId: string;
-  address: string;
-  reason: SuppressionReason;
-  emailId: string | null;
-  createdAt: number;
-}
+import { suppressionKey, type Suppression, type SuppressionReason } from './suppression.js';
 
 /** The suppressed ones among (project, address) pairs, keyed by suppressionKey, with their reasons: one query for a whole batch. */
 export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; address: string }>): Promise<Map<string, SuppressionReason>> {
@@ -25,8 +17,6 @@ export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; 
   }
   return out;
 }
-
-export const suppressionKey = (projectId: string, address: string) => `${projectId}\u0000${address}`;
 
 /** Add, keeping the first reason an address was suppressed for. */
 export async function addSuppression(db: Db, s: Suppression): Promise<void> {

@@ -3,7 +3,8 @@ import { parseAddress } from '../../lib/address.js';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { findProject } from '../projects/projects.repo.js';
-import { addSuppression, listSuppressions, removeSuppression, type Suppression } from './suppressions.repo.js';
+import type { Suppression } from './suppression.js';
+import { addSuppression, listSuppressions, removeSuppression } from './suppressions.repo.js';
 
 export interface SuppressionDeps {
   store: Store;

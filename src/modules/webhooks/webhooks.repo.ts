@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../store/store.js';
+import type { Db } from '../../store/db.js';
 import { claimRows, dropLeases, releaseLeases, type Lease } from '../../store/lease.js';
 import type { EventType } from '../events/event-types.js';
 

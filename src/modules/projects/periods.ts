@@ -1,0 +1,5 @@
+/** UTC periods of the sending limits: 'd:2026-11-22', 'm:2026-11'. */
+export function periodsOf(now: number): { day: string; month: string } {
+  const iso = new Date(now).toISOString();
+  return { day: `d:${iso.slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` };
+}

@@ -1,0 +1,14 @@
+// A suppression as the accept and the MTA compare against it (no I/O).
+
+export type SuppressionReason = 'bounce' | 'complaint' | 'manual';
+
+export interface Suppression {
+  projectId: string;
+  address: string;
+  reason: SuppressionReason;
+  emailId: string | null;
+  createdAt: number;
+}
+
+/** Suppressions are per project: the key of a (project, bare lower-cased address) pair. */
+export const suppressionKey = (projectId: string, address: string) => `${projectId}\u0000${address}`;

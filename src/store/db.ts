@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+
+// What every repo works with: a knex handle or transaction on either
+// database, and the few SQL helpers whose SQL differs between the two.
+
+export type Db = Knex | Knex.Transaction;
+export type DatabaseClient = 'sqlite' | 'pg';
+
+export interface SqlRunner {
+  /** for compiling queries in this database's dialect */
+  readonly knex: Knex;
+  all<T>(sql: string, params: unknown[]): Promise<T[]>;
+}
+
+/** The dialect behind a knex handle or transaction. */
+export function dialectOf(db: Db): DatabaseClient {
+  return (db.client as { config?: { client?: string } }).config?.client === 'pg' ? 'pg' : 'sqlite';
+}
+
+/**
+ * Lock rows for the rest of the transaction before reading and rewriting
+ * them (read-modify-write). PostgreSQL needs it when several processes share
+ * the store; SQLite has one writer, whose transaction already excludes every
+ * other. Ids are locked in order so that two transactions cannot deadlock.
+ */
+export async function lockRows(trx: Knex.Transaction, table: string, ids: string[]): Promise<void> {
+  if (!ids.length || dialectOf(trx) !== 'pg') return;
+  await trx(table).select('id').whereIn('id', [...ids].sort()).orderBy('id').forUpdate();
+}
+
+/** A unique index refused the row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */
+export function isUniqueViolation(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
