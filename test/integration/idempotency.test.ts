@@ -5,6 +5,16 @@ import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { expectError } from '../helpers/assert.js';
 import { purgeIdempotencyKeys } from '../../src/modules/emails/emails.service.js';
+import { PG_URL, freshPg } from '../helpers/databases.js';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/log/logger.js';
+import { systemClock } from '../../src/lib/time.js';
+import { AcceptQueue } from '../../src/modules/emails/accept-batch.js';
+import type { AcceptRequest } from '../../src/modules/emails/accept-rules.js';
+import { prepareEmail } from '../../src/modules/emails/prepare.js';
+import { createProject } from '../../src/modules/projects/projects.service.js';
+import { GroupCommit } from '../../src/store/group-commit.js';
+import { openStore, type Store } from '../../src/store/store.js';
 
 const SIM = 'simulator.posthorn.test';
 const base = { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'Hello', text: 'hi' };
@@ -65,3 +75,60 @@ eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
     expect(again.body.id).to.not.equal(first.body.id);
   });
 });
+
+// Only PostgreSQL has several processes on one database (SQLite: one serve owns the data directory).
+if (PG_URL) {
+  describe('Idempotency-Key: two processes racing with one key @pg', function () {
+    it('store the email once, and the process that loses the key gives the winner\'s 202', async function () {
+      const db = await freshPg();
+      await db.store.migrateLatest();
+      // the second process: a pool of its own on the same database
+      const other = openStore(db.options);
+      try {
+        const project = await createProject({ store: db.store, clock: systemClock }, { name: 'race' });
+        // the first process's transaction has written the key's answer and stays open until released
+        let written!: () => void;
+        const wrote = new Promise<void>((r) => (written = r));
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        const slow: Store = {
+          ...db.store,
+          commit: (fn) =>
+            db.store.commit(async (trx) => {
+              const value = await fn(trx);
+              written();
+              await held;
+              return value;
+            }),
+        };
+        const logs: string[] = [];
+        const logger = createLogger('warn', new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }));
+        const queue = (store: Store) => new AcceptQueue(store, systemClock, logger, { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+        const request: AcceptRequest = {
+          project,
+          environment: 'test',
+          prepared: prepareEmail({ ...base }, Date.now()),
+          attachments: [],
+          requestId: 'req_race',
+          idempotency: { key: 'race', hash: 'h' },
+        };
+        const first = queue(slow).submit(request);
+        await wrote;
+        const second = queue(other).submit({ ...request, requestId: 'req_race_2' });
+        // the second's insert of the key now waits on the first's open transaction
+        await new Promise((r) => setTimeout(r, 500));
+        release();
+        const [a, b] = await Promise.all([first, second]);
+        expect(a.email?.id).to.be.a('string');
+        expect(b.replay?.status).to.equal(202);
+        expect(b.replay?.body).to.include({ id: a.email!.id });
+        expect(await db.store.knex('emails').where({ project_id: project.id })).to.have.length(1);
+        // it was the key's unique index that decided, as the second batch found no answer when it began
+        expect(logs.join('')).to.include('storing them one by one');
+      } finally {
+        await other.close();
+        await db.drop();
+      }
+    });
+  });
+}

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { createLogger } from '../../log/logger.js';
 
 export default class Serve extends BaseCommand {
-  static override description = 'Run the appliance: API, MTA, inbound and submission SMTP, DNS, jobs';
+  static override description = 'Run the appliance: the API, the MTA, the webhook dispatcher, the DKIM zone DNS server and the jobs';
   static override examples = ['<%= config.bin %> serve --config /etc/posthorn/posthorn.yaml'];
 
   protected async execute() {

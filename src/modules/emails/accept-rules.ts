@@ -99,7 +99,7 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
       // the 202 shows the email as accepted (queued, attempts 0), whatever its simulation did next
       const answer: RecordedAnswer = { hash: req.idempotency.hash, status: 202, body: presentEmail(email) };
       answered.set(answerKey(req.project.id, req.idempotency.key), answer);
-      plan.answers.push({ projectId: req.project.id, key: req.idempotency.key, createdAt: now, ...answer });
+      plan.answers.push({ projectId: req.project.id, key: req.idempotency.key, createdAt: now, hash: answer.hash, status: answer.status, body: answer.body });
     }
   }
   plan.usage = limits.increments();

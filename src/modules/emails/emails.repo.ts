@@ -253,6 +253,23 @@ export async function saveRecipient(db: Db, r: Recipient): Promise<void> {
   await updateRecipient(db, r.status, r.details ? JSON.stringify(r.details) : null, r.queueRowId, r.delayNotified, r.updatedAt, r.id);
 }
 
+/**
+ * The emails of a claim, as lifecycle.ts claimEmail left them: their status,
+ * and one more attempt for those in `attempted` (read in the same
+ * transaction, so the counter moves as the state machine moved it). Two
+ * statements for the whole claim instead of one per email.
+ */
+export async function saveClaimedEmails(db: Db, emails: Email[], attempted: Set<string>, now: number): Promise<void> {
+  for (const counted of [true, false]) {
+    const group = emails.filter((e) => attempted.has(e.id) === counted);
+    if (!group.length) continue;
+    const status = group[0]!.status;
+    if (group.some((e) => e.status !== status)) throw new Error('a claim leaves its emails in one status');
+    const set = counted ? { status, attempts: db.raw('attempts + 1'), updated_at: now } : { status, updated_at: now };
+    await db('emails').whereIn('id', group.map((e) => e.id)).update(set);
+  }
+}
+
 /** How many emails there are in each status (posthorn queue stats). */
 export async function emailStatusCounts(db: Db): Promise<Record<string, number>> {
   const rows = (await db('emails').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>;

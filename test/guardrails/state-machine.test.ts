@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '../../src/modules/emails/email.js';
+import { QUEUE_STATES } from '../../src/modules/emails/queue.repo.js';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** The state machine (lifecycle*.ts) and the repos that store what it returns. */
+const OWNERS = /^modules\/emails\/(lifecycle(-\w+)?\.ts|emails\.repo\.ts|queue\.repo\.ts)$/;
+
+/**
+ * An object property or an assignment giving `status` one of an email's or a
+ * recipient's statuses, or `state` one of a queue row's, as a literal. (The
+ * Idempotency-Key rows have a `state` of their own: 'done'.)
+ */
+const statuses = [...new Set([...EMAIL_STATUSES, ...RECIPIENT_STATUSES])].join('|');
+const WRITE = new RegExp(`\\b(?:status\\s*[:=]\\s*'(?:${statuses})'|state\\s*[:=]\\s*'(?:${QUEUE_STATES.join('|')})')`);
+const EXCEPT = { 'modules/emails/idempotency.repo.ts': /state: 'done'/ };
+
+describe('one owner of the email state machine (STYLE 13, LIFECYCLE.md)', function () {
+  it('no status of an email, a recipient or a queue row is written outside lifecycle.ts and its repos', function () {
+    const found: string[] = [];
+    for (const rel of readdirSync(SRC, { recursive: true, encoding: 'utf8' }).map((f) => f.split('\\').join('/'))) {
+      if (!rel.endsWith('.ts') || OWNERS.test(rel)) continue;
+      readFileSync(join(SRC, rel), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          const allowed = EXCEPT[rel as keyof typeof EXCEPT];
+          if (WRITE.test(line) && !(allowed && allowed.test(line))) found.push(`src/${rel}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found, found.join('\n')).to.deep.equal([]);
+  });
+});
