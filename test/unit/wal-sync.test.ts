@@ -17,6 +17,20 @@ class ObservedSyncer extends WalSyncer {
 
 const execFileAsync = promisify(execFile);
 
+/** How the strace children begin: their arguments, WalSyncer, and a SQLite database that syncs nothing itself (synchronous=OFF). */
+const CHILD_HEAD = `
+  const [dir, syncer] = process.argv.slice(1);
+  const { default: Database } = await import('better-sqlite3');
+  const { fsyncSync, openSync } = await import('node:fs');
+  const { WalSyncer } = await import(syncer);
+  const openSyncingNothing = () => {
+    const db = new Database(dir + '/posthorn.sqlite');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = OFF');
+    return db;
+  };
+`;
+
 /** The paths a child process running `script` (an ES module, with `args`) fsyncs, in order, as strace sees them. */
 async function syncsOf(script: string, args: string[], trace: string): Promise<string[]> {
   await execFileAsync('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync', '-o', trace, process.execPath, '--import', 'tsx', '--input-type=module', '-e', script, ...args], { cwd: PACKAGE_ROOT });
@@ -53,14 +67,8 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     const dir = realpathSync(tempDir('posthorn-wal-'));
     const trace = join(dir, 'trace');
     // SQLite with synchronous=OFF never fsyncs on its own; the fsync of marker is where sync() begins
-    const child = `
-      const [dir, syncer] = process.argv.slice(1);
-      const { default: Database } = await import('better-sqlite3');
-      const { fsyncSync, openSync } = await import('node:fs');
-      const { WalSyncer } = await import(syncer);
-      const db = new Database(dir + '/posthorn.sqlite');
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = OFF');
+    const child = `${CHILD_HEAD}
+      const db = openSyncingNothing();
       db.exec('CREATE TABLE t (v TEXT)');
       db.prepare('INSERT INTO t VALUES (?)').run('committed');
       fsyncSync(openSync(dir + '/marker', 'w'));
@@ -84,16 +92,10 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     const trace = join(dir, 'trace');
     // SQLite with synchronous=OFF syncs nothing, its directory included; closing deletes the WAL, and the
     // next connection makes a new one. The fsyncs of the markers say where each sync() begins.
-    const child = `
-      const [dir, syncer] = process.argv.slice(1);
-      const { default: Database } = await import('better-sqlite3');
-      const { fsyncSync, openSync } = await import('node:fs');
-      const { WalSyncer } = await import(syncer);
+    const child = `${CHILD_HEAD}
       const wal = new WalSyncer(dir + '/posthorn.sqlite-wal');
       for (const round of [1, 2]) {
-        const db = new Database(dir + '/posthorn.sqlite');
-        db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = OFF');
+        const db = openSyncingNothing();
         db.exec('CREATE TABLE IF NOT EXISTS t (v TEXT)');
         db.prepare('INSERT INTO t VALUES (?)').run('round ' + round);
         fsyncSync(openSync(dir + '/marker' + round, 'w'));
