@@ -167,7 +167,8 @@ export class QueueWorker implements WorkerRoom {
     let emails = new Map<string, Email>();
     let suppressed = new Map<string, SuppressionReason>();
     const rows = await this.o.writer.run(async (trx) => {
-      const claimed = (await claimDueRows(trx, { now, limit, lease: this.lease(now) })).map((q) => claimRow(q, now, this.lease(now)));
+      const lease = this.lease(now);
+      const claimed = (await claimDueRows(trx, { now, limit, lease })).map((q) => claimRow(q, now, lease));
       count = claimed.length;
       if (!claimed.length) return claimed;
       // What every attempt of the batch needs, read once, here: on SQLite the writer's connection

@@ -163,6 +163,7 @@ function recipientsOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSe
  * queue row is dropped when the walk is over and nothing could put it back.
  */
 function settleSimulated(email: Email, rows: QueueRow[], now: number, testDomain: string | undefined): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | null {
+  // test mail goes out in one transaction (routeOf gives it one route): a walk of several rows is the worker's
   if (testDomain === undefined || email.environment !== 'test' || email.status !== 'queued' || rows.length !== 1) return null;
   // as the worker's claim leaves them: submitting, one attempt
   const row = claimRow(rows[0]!, now, null);

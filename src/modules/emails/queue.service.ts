@@ -24,7 +24,7 @@ export async function retryAmbiguous(deps: { store: Store; clock: Clock }, email
     for (const r of back.recipients) await saveRecipient(trx, r);
     for (const q of back.rows) await saveQueueRow(trx, q);
     await saveEmailState(trx, back.email);
-    return (await findEmailById(trx, emailId))!;
+    return back.email;
   });
 }
 
