@@ -35,7 +35,21 @@ export interface MimeInput {
 export function buildMime(m: MimeInput): Promise<Buffer> {
   const composer = mimeComposer(m);
   const written = writeTree(composer.compile());
-  return written ? Promise.resolve(written) : composer.compile().build();
+  return written ? Promise.resolve(crlf(written)) : composer.compile().build().then(crlf);
+}
+
+const BARE_NEWLINE = /\r(?!\n)|(?<!\r)\n/g;
+
+/**
+ * Every line ends in CRLF, as SMTP carries it (RFC 5322 §2.3). The composer
+ * keeps a 7bit or 8bit text part's bare LFs as the client sent them; the
+ * SMTP client turns them into CRLF on the wire, after the DKIM signature was
+ * computed over the LFs, and the receiver's body hash then differs.
+ */
+function crlf(raw: Buffer): Buffer {
+  const s = raw.toString('latin1');
+  BARE_NEWLINE.lastIndex = 0;
+  return BARE_NEWLINE.test(s) ? Buffer.from(s.replace(BARE_NEWLINE, '\r\n'), 'latin1') : raw;
 }
 
 /** The composer for a message; each `compile()` gives a fresh tree of the same message (same boundaries). */

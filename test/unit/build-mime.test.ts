@@ -102,6 +102,14 @@ describe('buildMime: the composer tree written in one pass', function () {
     expect([...seen].sort()).to.deep.equal(['7bit', 'base64', 'multipart/alternative', 'multipart/mixed', 'multipart/related', 'quoted-printable']);
   });
 
+  it('ends every line in CRLF, so that the SMTP client changes no byte the DKIM body hash covers', async function () {
+    for (const text of ['one\ntwo\n\nthree', 'cr\ronly', 'mixed\r\nand\nbare\r']) {
+      const raw = (await buildMime({ ...plain, text, html: '<p>a\nb</p>' })).toString('latin1');
+      expect(raw, JSON.stringify(text)).to.not.match(/\r(?!\n)|(?<!\r)\n/);
+      expect((await simpleParser(raw)).text).to.equal(text.replace(/\r\n|\r|\n/g, '\n'));
+    }
+  });
+
   it('gives each message boundaries of its own', async function () {
     const a = (await buildMime({ ...plain, html: '<p>a</p>' })).toString();
     const b = (await buildMime({ ...plain, html: '<p>a</p>' })).toString();

@@ -1,0 +1,82 @@
+import type { Where } from './errors.js';
+
+/** A piece of source: literal text, or a `{{ … }}` tag with its inside and where both start. */
+export type Token = { kind: 'text'; text: string } | { kind: 'tag'; inner: string; start: number; innerStart: number; block: boolean };
+
+/**
+ * Splits a source into text and tags. A tag ends at the first `}}` outside
+ * a quoted string, so `{{ x | '}}' }}` is one tag. Block tags (`#…`, `/…`,
+ * `else…`) that stand alone on their line take the line with them.
+ */
+export function lex(source: string, where: Where): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < source.length) {
+    const open = source.indexOf('{{', i);
+    if (open < 0) {
+      tokens.push({ kind: 'text', text: source.slice(i) });
+      break;
+    }
+    if (open > i) tokens.push({ kind: 'text', text: source.slice(i, open) });
+    if (source.charCodeAt(open + 2) === 123 /* { */) {
+      throw where.error(open, '{{{ … }}} is not supported: values are always escaped in html, and inserted as they are in subject and text');
+    }
+    const close = closingBraces(source, open + 2);
+    if (close < 0) throw where.error(open, '{{ is never closed with }}');
+    const inner = source.slice(open + 2, close);
+    const head = inner.trimStart();
+    const block = head.startsWith('#') || head.startsWith('/') || /^else(\s|$)/.test(head);
+    tokens.push({ kind: 'tag', inner, start: open, innerStart: open + 2, block });
+    i = close + 2;
+  }
+  return stripStandalone(tokens);
+}
+
+function closingBraces(source: string, from: number): number {
+  let quote = 0;
+  for (let i = from; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (quote) {
+      if (c === 92 /* \ */) i++;
+      else if (c === quote) quote = 0;
+    } else if (c === 39 || c === 34) quote = c;
+    else if (c === 125 && source.charCodeAt(i + 1) === 125) return i;
+    // a tag does not run over a line break into the rest of the document with an open quote
+    else if (c === 10 && source.indexOf('}}', i) < 0) return -1;
+  }
+  if (quote) return source.indexOf('}}', from);
+  return -1;
+}
+
+const BLANK = /^[ \t]*$/;
+
+/**
+ * Handlebars' standalone rule: a line that holds one block tag and only
+ * spaces renders as nothing, newline included, so that a text template
+ * written one tag per line does not fill with blank lines.
+ */
+function stripStandalone(tokens: Token[]): Token[] {
+  const original = tokens.map((t) => (t.kind === 'text' ? t.text : null));
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind !== 'tag' || !t.block) continue;
+    const before = i === 0 ? '' : original[i - 1];
+    const after = i === tokens.length - 1 ? '' : original[i + 1];
+    if (before === null || after === null || before === undefined || after === undefined) continue;
+    const nl = before.lastIndexOf('\n');
+    const lineHead = nl < 0 ? before : before.slice(nl + 1);
+    if (!BLANK.test(lineHead) || (nl < 0 && i > 1)) continue;
+    const nlAfter = after.indexOf('\n');
+    const lineTail = nlAfter < 0 ? after : after.slice(0, nlAfter);
+    if (!BLANK.test(lineTail.replace(/\r$/, '')) || (nlAfter < 0 && i + 1 < tokens.length - 1)) continue;
+    if (i > 0) {
+      const prev = tokens[i - 1] as { kind: 'text'; text: string };
+      prev.text = prev.text.slice(0, prev.text.length - lineHead.length);
+    }
+    if (i < tokens.length - 1) {
+      const next = tokens[i + 1] as { kind: 'text'; text: string };
+      next.text = nlAfter < 0 ? '' : next.text.slice(nlAfter + 1);
+    }
+  }
+  return tokens.filter((t) => t.kind === 'tag' || t.text !== '');
+}

@@ -1,0 +1,154 @@
+import type { CompiledTemplate, Condition, Literal, Node, Path, PipeStep } from './ast.js';
+import { applyFilter, localeOf } from './filters.js';
+
+// Rendering walks the tree a version stored (no parsing at send). Hot path:
+// plain loops and string concatenation, no closures per node.
+
+export interface RenderOptions {
+  /** escape inserted values for HTML (the html part); subject and text insert them as they are */
+  html: boolean;
+  /** the send's language (interface §4.1): numbers, currencies and dates; English when null */
+  language?: string | null;
+}
+
+interface Loop {
+  alias: string;
+  item: unknown;
+  index: number;
+  length: number;
+}
+
+interface Scope {
+  vars: Record<string, unknown>;
+  loops: Loop[];
+  html: boolean;
+  locale: string;
+}
+
+export function renderTemplate(t: CompiledTemplate, variables: Record<string, unknown>, options: RenderOptions): string {
+  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language) });
+}
+
+function renderNodes(nodes: Node[], s: Scope): string {
+  let out = '';
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    if (typeof n === 'string') out += n;
+    else if ('out' in n) {
+      const text = valueText(pipe(resolve(n.out, s), n.pipe, s.locale));
+      out += s.html ? escapeHtml(text) : text;
+    } else if ('branches' in n) {
+      let body = n.otherwise;
+      for (let b = 0; b < n.branches.length; b++) {
+        if (test(n.branches[b]!.when, s)) {
+          body = n.branches[b]!.body;
+          break;
+        }
+      }
+      if (body) out += renderNodes(body, s);
+    } else {
+      const list = resolve(n.each, s);
+      if (Array.isArray(list) && list.length > 0) {
+        const loop: Loop = { alias: n.as, item: undefined, index: 0, length: list.length };
+        s.loops.push(loop);
+        for (let k = 0; k < list.length; k++) {
+          loop.item = list[k];
+          loop.index = k;
+          out += renderNodes(n.body, s);
+        }
+        s.loops.pop();
+      } else if (n.otherwise) out += renderNodes(n.otherwise, s);
+    }
+  }
+  return out;
+}
+
+function resolve(p: Path, s: Scope): unknown {
+  let v: unknown;
+  const root = p.root;
+  let found = false;
+  for (let i = s.loops.length - 1; i >= 0; i--) {
+    const loop = s.loops[i]!;
+    if (root.charCodeAt(0) === 64 /* @ */) {
+      v = root === '@index' ? loop.index : root === '@first' ? loop.index === 0 : loop.index === loop.length - 1;
+      found = true;
+      break;
+    }
+    if (loop.alias === root) {
+      v = loop.item;
+      found = true;
+      break;
+    }
+  }
+  // own properties only: a variable named "constructor" must not reach Object's
+  if (!found) v = Object.hasOwn(s.vars, root) ? s.vars[root] : undefined;
+  for (let i = 0; i < p.keys.length && v !== undefined; i++) {
+    v = v !== null && typeof v === 'object' && Object.hasOwn(v, p.keys[i]!) ? (v as Record<string, unknown>)[p.keys[i]!] : undefined;
+  }
+  return v;
+}
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
+function pipe(value: unknown, steps: PipeStep[], locale: string): unknown {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    if ('fallback' in step) {
+      if (absent(value)) value = step.fallback;
+    } else if (value !== undefined && value !== null) {
+      value = applyFilter(step.filter, step.arg, value, valueText, locale);
+    }
+  }
+  return value;
+}
+
+/** How a value is inserted: text as it is, numbers and booleans as JSON has them, lists joined with ", ". */
+export function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return v.map(valueText).join(', ');
+  return JSON.stringify(v);
+}
+
+const HTML_SPECIAL = /[&<>"']/;
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(s: string): string {
+  return HTML_SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!) : s;
+}
+
+function truthy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0;
+  return !(v === undefined || v === null || v === false || v === '' || v === 0 || Number.isNaN(v));
+}
+
+function numeric(v: unknown): number | null {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+function compare(v: unknown, op: string, lit: Literal): boolean {
+  if (op === '==' || op === '!=') {
+    let eq: boolean;
+    if (lit === null) eq = v === undefined || v === null;
+    else if (typeof lit === 'number' && typeof v === 'number') eq = v === lit;
+    else if (v === undefined || v === null) eq = false;
+    else eq = valueText(v) === String(lit);
+    return op === '==' ? eq : !eq;
+  }
+  if (v === undefined || v === null || lit === null) return false;
+  const a = numeric(v);
+  const b = numeric(lit);
+  const c = a !== null && b !== null ? a - b : valueText(v) < String(lit) ? -1 : valueText(v) > String(lit) ? 1 : 0;
+  return op === '>' ? c > 0 : op === '>=' ? c >= 0 : op === '<' ? c < 0 : c <= 0;
+}
+
+export function test(c: Condition, s: Scope): boolean {
+  if ('truthy' in c) return truthy(resolve(c.truthy, s));
+  if ('not' in c) return !truthy(resolve(c.not, s));
+  if ('compare' in c) return compare(resolve(c.compare, s), c.op, c.value);
+  if ('and' in c) return c.and.every((x) => test(x, s));
+  return c.or.some((x) => test(x, s));
+}
