@@ -2,7 +2,9 @@
 //   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
 //   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains
 //   3. events delivered/s to a local HTTPS webhook receiver
-//   4. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
+//   4. templates: renders/s of a typical template on one core (in this process), and template sends
+//      against plain sends of the same content in the accept phase (test key)
+//   5. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -19,6 +21,10 @@ import { startDnsWorld } from '../test/helpers/dns-world.js';
 import { startSink } from '../test/helpers/smtp-sink.js';
 import { startReceiver } from '../test/helpers/https-receiver.js';
 import { PACKAGE_ROOT } from '../src/config/package-root.js';
+import { compileVersion, declaredOf } from '../src/modules/templates/versions.js';
+import { renderVersion } from '../src/modules/templates/render-version.js';
+import type { TemplateVersion } from '../src/modules/templates/template.js';
+import { TYPICAL_TEMPLATE, TYPICAL_VARIABLES } from './typical-template.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,7 +37,7 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PROFILE=DIR writes a CPU profile of the appliance there. For experiments (the issues' figures
 // use none of them): BENCH_CLIENTS (64), BENCH_NODE_ARGS (flags for the appliance's node, e.g.
 // --trace-gc), BENCH_SERVE_LOG=FILE (a copy of the appliance's stdout), BENCH_QUICK=1 (no calibration).
-const phases = new Set((process.env.BENCH_PHASES ?? 'accept,delivery,webhooks').split(','));
+const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks').split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -364,6 +370,42 @@ async function main() {
     await sinkHas(liveAccept.n, 'the live accept phase');
   }
 
+  if (phases.has('templates')) await templatePhase();
+  async function templatePhase() {
+    step('templates: renders of the typical template on one core (variables checked, subject, html, text)');
+    const version = typicalVersion();
+    const rendered = renderVersion(version, TYPICAL_VARIABLES, null);
+    const rate = (ms: number) => {
+      let n = 0;
+      const end = performance.now() + ms;
+      while (performance.now() < end) for (let i = 0; i < 100; i++, n++) renderVersion(version, TYPICAL_VARIABLES, null);
+      return n / (ms / 1000);
+    };
+    rate(1000);
+    report.template_renders_per_s = Math.round(rate(3000));
+    step(`  ${report.template_renders_per_s}/s`);
+    step('templates: template sends and plain sends of the same content, test key (A B B A)');
+    const published = await api(app.key, 'POST', '/v1/templates', TYPICAL_TEMPLATE);
+    if (published.version !== 1) throw new Error(`template not published: ${JSON.stringify(published)}`);
+    const to = ['user@@I@@@simulator.posthorn.test'];
+    const plain = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to, subject: rendered.subject, html: rendered.html, text: rendered.text });
+    const templated = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to, template_id: TYPICAL_TEMPLATE.id, variables: TYPICAL_VARIABLES });
+    const runs: Record<'plain' | 'template', Array<Awaited<ReturnType<typeof measured<LoadResult>>>>> = { plain: [], template: [] };
+    for (const kind of ['plain', 'template', 'template', 'plain'] as const) {
+      runs[kind].push(await measured(app.child.pid!, () => acceptLoad(base, app.key, kind === 'plain' ? plain : templated, Math.max(2, seconds / 2))));
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const summary = (kind: 'plain' | 'template') => ({
+      rate: mean(runs[kind].map((r) => r.rate)),
+      p99: Math.max(...runs[kind].map((r) => r.p99)),
+      api_thread_us_per_request: mean(runs[kind].map((r) => r.appliance_cpu_us_per_request.main)),
+      errors: runs[kind].reduce((n, r) => n + r.errors, 0),
+    });
+    const [a, b] = [summary('plain'), summary('template')];
+    report.template_sends = { plain: a, template: b, cost_by_rate: a.rate / b.rate, cost_by_api_thread_cpu: b.api_thread_us_per_request / a.api_thread_us_per_request };
+    step(`  ${JSON.stringify(report.template_sends)}`);
+  }
+
   /** How many live recipients the appliance holds in each state, read from its database (read-only). */
   function recipientStates(): string {
     const db = new Database(join(dir, 'data', 'posthorn.sqlite'), { readonly: true });
@@ -449,6 +491,12 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   const round = (x: unknown) => (typeof x === 'object' && x ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v])) : x);
   console.log(JSON.stringify(Object.fromEntries(Object.entries(report).map(([k, v]) => [k, round(v)])), null, 2));
+}
+
+/** The typical template as a send renders it: compiled once, as a publish stores it. */
+function typicalVersion(): TemplateVersion {
+  const content = { subject: TYPICAL_TEMPLATE.subject, html: TYPICAL_TEMPLATE.html, text: TYPICAL_TEMPLATE.text, design: null, translations: {}, variables: declaredOf(TYPICAL_TEMPLATE.variables as never) };
+  return { ...content, compiled: compileVersion(content), templateUid: 'tpl_bench', templateId: TYPICAL_TEMPLATE.id, version: 1, restoredFrom: null, createdAt: 0 };
 }
 
 main().catch((e: unknown) => {

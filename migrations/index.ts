@@ -10,6 +10,7 @@ import * as m0008 from './0008_unused_index.js';
 import * as m0009 from './0009_unfanned_events.js';
 import * as m0010 from './0010_events_by_type.js';
 import * as m0011 from './0011_outbound_queue.js';
+import * as m0012 from './0012_templates.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0009_unfanned_events', m0009],
   ['0010_events_by_type', m0010],
   ['0011_outbound_queue', m0011],
+  ['0012_templates', m0012],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

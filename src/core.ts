@@ -14,6 +14,7 @@ import { AcceptQueue, type AcceptHandoff, type Acceptor } from './modules/emails
 import { EmailService, type AttachmentFetcher } from './modules/emails/emails.service.js';
 import { healthService } from './modules/health/health.service.js';
 import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
+import { TemplateService } from './modules/templates/templates.service.js';
 import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
 import { webhookService } from './modules/webhooks/webhooks.service.js';
 import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
@@ -101,9 +102,11 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
 function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void): Services {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
+  const templates = new TemplateService({ store, clock });
   return {
     auth: deps.auth,
-    emails: new EmailService({ store, clock, accept, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
+    emails: new EmailService({ store, clock, accept, templates, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
+    templates,
     domains: domainService({ store, clock, resolver, domains: deps.domains }),
     webhooks: webhookService({
       store,

@@ -2,6 +2,7 @@ import type { DomainService } from '../modules/domains/domains.service.js';
 import type { EmailService } from '../modules/emails/emails.service.js';
 import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
+import type { TemplateService } from '../modules/templates/templates.service.js';
 import type { TrackingService } from '../modules/tracking/tracking.service.js';
 import type { WebhookService } from '../modules/webhooks/webhooks.service.js';
 
@@ -11,6 +12,7 @@ export interface Services {
   emails: EmailService;
   domains: DomainService;
   webhooks: WebhookService;
+  templates: TemplateService;
   keys: KeyService;
   health: HealthService;
   tracking: TrackingService;

@@ -15,6 +15,9 @@ import SuppressionRemove from './commands/suppression/remove.js';
 import ProjectList from './commands/project/list.js';
 import ProjectSet from './commands/project/set.js';
 import Serve from './commands/serve.js';
+import TemplateList from './commands/template/list.js';
+import TemplateRender from './commands/template/render.js';
+import TemplateShow from './commands/template/show.js';
 
 // The explicit command list (oclif "explicit" strategy): no directory scan at start.
 export const COMMANDS = {
@@ -35,4 +38,7 @@ export const COMMANDS = {
   'queue:stats': QueueStats,
   'queue:show': QueueShow,
   'queue:retry': QueueRetry,
+  'template:list': TemplateList,
+  'template:show': TemplateShow,
+  'template:render': TemplateRender,
 };

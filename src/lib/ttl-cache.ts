@@ -28,6 +28,11 @@ export class TtlCache<V> {
     return entry.value;
   }
 
+  /** Forget one key: the next get loads it (after a local write that changed it). */
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }

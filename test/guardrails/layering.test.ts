@@ -15,6 +15,9 @@ const PURE = [
   ...['verification', 'domain-state', 'insights'].map((f) => `modules/domains/${f}.ts`),
   'mta/classify.ts',
   'dns/checks.ts',
+  ...['versions', 'render-version', 'text-from-html'].map((f) => `modules/templates/${f}.ts`),
+  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'variables'].map((f) => `modules/templates/language/${f}.ts`),
+  ...['check-design', 'design-source', 'design.schema', 'html-blocks', 'html-blocks-rich', 'html-document', 'html-parts', 'palette', 'source-text', 'text-blocks'].map((f) => `modules/templates/design/${f}.ts`),
 ];
 const IO_MODULES = /^(node:)?(fs|net|http|dns|child_process)(\/|$)/;
 const KNEX_HANDLES = new Set(['trx', 'db', 'knex', 'reader', 'sp', 'writer']);

@@ -52,7 +52,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       ['text over 1,000,000 characters', { ...base, text: long(1_000_001) }, 'text'],
       ['template_id with subject', { ...base, template_id: 'welcome' }, 'template_id'],
       ['a template_id of the wrong form', { from: base.from, to: base.to, template_id: 'Welcome!' }, 'template_id'],
-      ['a template send (templates come later)', { from: base.from, to: base.to, template_id: 'welcome', variables: {} }, 'template_id'],
+      ['a template send naming no template of the project', { from: base.from, to: base.to, template_id: 'welcome', variables: {} }, 'template_id'],
       ['template_version 0', { from: base.from, to: base.to, template_id: 'welcome', template_version: 0 }, 'template_version'],
       ['variables without a template', { ...base, variables: { a: 1 } }, 'variables'],
       ['a language of the wrong form', { from: base.from, to: base.to, template_id: 'welcome', language: 'english' }, 'language'],

@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../lib/schema.js';
+import { LANGUAGE_PATTERN, TEMPLATE_ID_PATTERN } from '../templates/templates.schema.js';
 
 // interface §4.1 and §8, field by field.
 const Address = Type.String({ minLength: 1, maxLength: 254 });
 const Recipients = Type.Array(Address, { maxItems: 50 });
 
-export const TEMPLATE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$';
-export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Za-z]{2,4})?$';
 
 export const Attachment = Type.Object(
   {

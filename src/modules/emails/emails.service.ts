@@ -15,6 +15,7 @@ import { deleteKeysOlderThan, findAnswer } from './idempotency.repo.js';
 import { reschedule } from './lifecycle.js';
 import { checkAttachmentBytes, MAX_ATTACHMENT_BYTES, prepareEmail, scheduleTime, type PendingAttachment, type PreparedEmail } from './prepare.js';
 import { queueRowsOfEmail, saveQueueRow } from './queue.repo.js';
+import type { TemplateService } from '../templates/templates.service.js';
 
 /** Downloads an attachment `path` through the SSRF guard; throws an ApiError naming the field on failure. */
 export type AttachmentFetcher = (url: string, field: string, maxBytes: number) => Promise<{ content: Buffer; contentType: string | null }>;
@@ -23,6 +24,7 @@ export interface EmailDeps {
   store: Store;
   clock: Clock;
   accept: Acceptor;
+  templates: Pick<TemplateService, 'renderForSend'>;
   fetchAttachment: AttachmentFetcher;
   idempotencyTtlMs: number;
 }
@@ -65,8 +67,25 @@ export class EmailService {
 
   // The request is written out whole: a spread adding fields would take V8's slow path on every send.
   private async accept(principal: Principal, prepared: PreparedEmail, requestId: string, idempotency: AcceptRequest['idempotency']): Promise<Accepted> {
+    if (prepared.template) await this.render(principal.project.id, prepared, prepared.template);
     const attachments = await this.resolveAttachments(prepared.attachments);
     return this.deps.accept.submit({ project: principal.project, environment: principal.key.mode, prepared, attachments, requestId, idempotency });
+  }
+
+  /** A template send gets its content here, test keys as live ones; the email records what it was rendered from. */
+  private async render(projectId: string, prepared: PreparedEmail, t: NonNullable<PreparedEmail['template']>): Promise<void> {
+    const { version, rendered } = await this.deps.templates.renderForSend(projectId, {
+      templateId: t.id,
+      version: t.version,
+      variables: t.variables,
+      language: t.language,
+      firstRecipient: prepared.recipients[0]!.address,
+    });
+    prepared.subject = rendered.subject;
+    prepared.html = rendered.html;
+    prepared.text = rendered.text;
+    prepared.templateId = t.id;
+    prepared.templateVersion = version;
   }
 
   private async resolveAttachments(list: PendingAttachment[]): Promise<StoredAttachment[]> {

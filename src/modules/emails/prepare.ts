@@ -29,9 +29,13 @@ export interface PreparedEmail {
   replyTo: string[] | null;
   /** one entry per distinct address: the bare, lower-cased address */
   recipients: Array<{ address: string; kind: RecipientKind }>;
+  /** a template send: rendered into subject, html and text before the accept (EmailService) */
+  template: { id: string; version: number | null; variables: Record<string, unknown>; language: string | null } | null;
   subject: string;
   html: string | null;
   text: string | null;
+  templateId: string | null;
+  templateVersion: number | null;
   tags: Record<string, string>;
   headers: Record<string, string>;
   attachments: PendingAttachment[];
@@ -75,9 +79,13 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
     bcc: lists.bcc.map((s) => s.trim()),
     replyTo: body.reply_to ? body.reply_to.map((s) => s.trim()) : null,
     recipients,
-    subject: body.subject!,
+    template: body.template_id === undefined ? null : { id: body.template_id, version: body.template_version ?? null, variables: body.variables ?? {}, language: body.language ?? null },
+    // a template send's content is its rendering, filled in before the accept
+    subject: body.subject ?? '',
     html: body.html ?? null,
     text: body.text ?? null,
+    templateId: null,
+    templateVersion: null,
     tags: body.tags ?? {},
     headers: body.headers ?? {},
     attachments: prepareAttachments(body),
@@ -89,7 +97,7 @@ function checkContent(body: SendEmailBody): void {
   const hasContent = body.subject !== undefined || body.html !== undefined || body.text !== undefined;
   if (body.template_id !== undefined) {
     if (hasContent) throw validationError('template_id', 'cannot be combined with subject, html or text: send either content or a template');
-    throw validationError('template_id', 'template sends are not available yet: send subject with html and/or text');
+    return;
   }
   for (const f of ['template_version', 'variables', 'language'] as const) {
     if (body[f] !== undefined) throw validationError(f, 'is only allowed with template_id');

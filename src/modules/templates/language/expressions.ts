@@ -28,7 +28,7 @@ function segments(inner: string, offset: number): Array<[string, number]> {
   let start = 0;
   for (let i = 0; i <= inner.length; i++) {
     const c = inner[i];
-    if (quote) {
+    if (quote && i < inner.length) {
       if (c === '\\') i++;
       else if (c === quote) quote = '';
     } else if (c === "'" || c === '"') quote = c;
@@ -112,7 +112,7 @@ export function parseCondition(text: string, offset: number, where: Where, check
   const peekWord = (w: string) => tokens[i]?.t === 'word' && tokens[i]!.v === w;
   const term = (): Condition => {
     const tok = tokens[i];
-    if (!tok) throw where.error(end, `a condition is expected after '${tokens[i - 1]!.v}'`);
+    if (!tok) throw where.error(tokens[i - 1]!.at, `a condition is expected after '${tokens[i - 1]!.v}'`);
     if (tok.t === 'not') {
       const next = tokens[++i];
       if (!next || next.t !== 'word') throw where.error(next?.at ?? end, "a variable is expected after '!'");

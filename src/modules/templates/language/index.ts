@@ -6,3 +6,4 @@ export { TemplateError } from './errors.js';
 export { compileCondition, compileTemplate } from './parser.js';
 export { escapeHtml, renderTemplate, type RenderOptions } from './render.js';
 export { checkVariables } from './variables.js';
+export { tagSpans } from './lexer.js';

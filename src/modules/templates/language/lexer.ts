@@ -32,6 +32,19 @@ export function lex(source: string, where: Where): Token[] {
   return stripStandalone(tokens);
 }
 
+/** Where each tag of a source that compiled is: [start of `{{`, end after `}}`). */
+export function tagSpans(source: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  let i = source.indexOf('{{');
+  while (i >= 0) {
+    const close = closingBraces(source, i + 2);
+    if (close < 0) break;
+    spans.push([i, close + 2]);
+    i = source.indexOf('{{', close + 2);
+  }
+  return spans;
+}
+
 function closingBraces(source: string, from: number): number {
   let quote = 0;
   for (let i = from; i < source.length; i++) {

@@ -20,10 +20,10 @@ export function checkVariables(declared: Declared, variables: Record<string, unk
     const spec = declared[name]!;
     const v = Object.hasOwn(variables, name) ? variables[name] : undefined;
     if (v === undefined || v === null) {
-      if (spec.required) return { variable: name, message: `variables.${name} is required by the template` };
+      if (spec.required !== false) return { variable: name, message: 'is required by the template' };
       continue;
     }
-    if (!TYPE_OF[spec.type](v)) return { variable: name, message: `variables.${name} must be ${spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type} (got ${kindOf(v)})` };
+    if (!TYPE_OF[spec.type](v)) return { variable: name, message: `must be ${spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type} (got ${kindOf(v)})` };
   }
   return null;
 }

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../../lib/errors.js';
+import { checkVariables, renderTemplate } from './language/index.js';
+import type { CompiledParts, CompiledVersion, TemplateVersion } from './template.js';
+import type { SplitItem } from './templates.schema.js';
+import { htmlToText } from './text-from-html.js';
+
+// A version rendered for one send or preview (interface §4.1, §4.3). Pure.
+
+export interface RenderedContent {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** the translation used, or null for the main version */
+  translation: string | null;
+}
+
+/** A send's `language`: the exact tag, then its base (`pt-BR` → `pt`), then the main version. */
+export function partsFor(v: CompiledVersion, language: string | null | undefined): { parts: CompiledParts; translation: string | null } {
+  if (language) {
+    const tag = language.toLowerCase();
+    if (v.translations[tag]) return { parts: v.translations[tag], translation: tag };
+    const base = tag.split('-')[0]!;
+    if (v.translations[base]) return { parts: v.translations[base], translation: base };
+  }
+  return { parts: v.main, translation: null };
+}
+
+const invalid = (field: string, message: string) => new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
+
+/**
+ * The variables are checked against the version's declarations first (400
+ * `invalid_variables` naming the variable). The subject is one line: line
+ * breaks a value brings are folded into spaces, so that no variable can
+ * add a header.
+ */
+export function renderVersion(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined): RenderedContent {
+  const problem = checkVariables(version.variables, variables);
+  if (problem) throw invalid(`variables.${problem.variable}`, problem.message);
+  const { parts, translation } = partsFor(version.compiled, language);
+  const options = { html: false, language };
+  const subject = renderTemplate(parts.subject, variables, options).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
+  if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
+  const html = parts.html ? renderTemplate(parts.html, variables, { html: true, language }) : null;
+  let text = parts.text ? renderTemplate(parts.text, variables, options) : null;
+  if (parts.textFromRenderedHtml && html !== null) text = htmlToText(html);
+  else if (parts.textGenerated && text !== null) text = text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return { subject, html, text, translation };
+}
+
+/**
+ * A split (interface §4.3): a recipient always gets the same version, by a
+ * stable hash of the template id and the address, spread by the percents.
+ */
+export function splitVersion(split: SplitItem[], templateId: string, recipient: string): number {
+  const h = createHash('sha256').update(`${templateId}\n${recipient.toLowerCase()}`).digest().readUInt32BE(0) % 100;
+  let upTo = 0;
+  for (const s of split) {
+    upTo += s.percent;
+    if (h < upTo) return s.version;
+  }
+  return split[split.length - 1]!.version;
+}

@@ -1,0 +1,82 @@
+import { compile } from 'html-to-text';
+import { Parser } from 'htmlparser2';
+import { tagSpans } from './language/index.js';
+
+// The text part of a version that has only HTML (interface §4.3: "if only
+// HTML is sent a plain-text version is generated"), made once at publish
+// from the template's source, so that a send renders a text tree instead of
+// converting HTML. html-to-text (maintained, used by Ghost and Strapi) does
+// the conversion: links as `text [url]`, tables as aligned rows, lists.
+
+const toText = compile({
+  wordwrap: false,
+  selectors: [
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true, noAnchorUrl: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((h) => ({ selector: h, options: { uppercase: false } })),
+  ],
+});
+
+/** Rendered HTML → text, for the rare version whose text could not be made at publish. */
+export function htmlToText(html: string): string {
+  return toText(html);
+}
+
+// A tag becomes a word of private-use characters that the conversion keeps as it is.
+const token = (i: number) => `\uE000${i.toString(36)}\uE001`;
+const TOKEN = /\uE000([0-9a-z]+)\uE001/g;
+const TABLE_PARTS = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
+
+/**
+ * The text source of an HTML source: its tags are swapped for tokens, the
+ * HTML converted, the tags put back. A tag that stands between table rows
+ * (`<tr>` in `{{#each}}`) is given a cell of its own, or the conversion
+ * would drop it. Null when the result is not a template that compiles.
+ */
+export function textSourceFromHtml(source: string): string {
+  const spans = tagSpans(source);
+  if (spans.length === 0) return toText(source);
+  let tokenized = '';
+  let at = 0;
+  spans.forEach(([start, end], i) => {
+    tokenized += source.slice(at, start) + token(i);
+    at = end;
+  });
+  tokenized += source.slice(at);
+  const text = toText(cellsForTableTokens(tokenized));
+  return text.replace(TOKEN, (_, i: string) => {
+    const [start, end] = spans[parseInt(i, 36)]!;
+    return source.slice(start, end);
+  });
+}
+
+function cellsForTableTokens(html: string): string {
+  const open: string[] = [];
+  const inserts: Array<{ at: number; end: number; wrap: 'td' | 'tr' }> = [];
+  const parser = new Parser(
+    {
+      onopentag: (name) => open.push(name),
+      onclosetag: (name) => {
+        const i = open.lastIndexOf(name);
+        if (i >= 0) open.length = i;
+      },
+      ontext: (text) => {
+        const parent = open[open.length - 1];
+        if (!parent || !TABLE_PARTS.has(parent) || !text.includes('\uE000')) return;
+        inserts.push({ at: parser.startIndex, end: parser.endIndex + 1, wrap: parent === 'tr' ? 'td' : 'tr' });
+      },
+    },
+    { decodeEntities: false },
+  );
+  parser.end(html);
+  let out = '';
+  let at = 0;
+  for (const ins of inserts) {
+    const tokens = html.slice(ins.at, ins.end).match(TOKEN) ?? [];
+    const cells = tokens.map((t) => (ins.wrap === 'td' ? `<td>${t}</td>` : `<tr><td>${t}</td></tr>`)).join('');
+    out += html.slice(at, ins.at) + cells;
+    at = ins.end;
+  }
+  return out + html.slice(at);
+}
