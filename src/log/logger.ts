@@ -14,7 +14,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       base: { service: 'posthorn' },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'pass', '*.pass', 'password', '*.password', 'secret', '*.secret', 'key', '*.key'],
+        paths: ['authorization', '*.authorization', 'variables', '*.variables', 'headers.authorization', '*.headers.authorization', 'pass', '*.pass', 'password', '*.password', 'secret', '*.secret', 'key', '*.key'],
         censor: '[redacted]',
       },
     },

@@ -24,6 +24,14 @@ describe('posthorn template list | show | render (issue 20)', function () {
     };
     expect((await api.post('/v1/templates', body)).status).to.equal(201);
     expect((await api.post('/v1/templates', { ...body, subject: 'Invoice #{{ number }}' })).status).to.equal(201);
+    sent = await api.post('/v1/emails', { from: 'billing@example.test', to: ['delivered@simulator.posthorn.test'], template_id: 'invoice', variables: { number: 'n-1', total: 1, lines: ['secret-line-5e1b'] } });
+  });
+  let sent: { status: number; text: string; body: any };
+
+  it('a template send is logged without its variables', async function () {
+    expect(sent.status, sent.text).to.equal(202);
+    expect(server.output()).to.include(sent.body.request_id);
+    expect(server.output()).to.not.include('secret-line-5e1b');
   });
   after(async function () {
     await server.stop();
