@@ -5,6 +5,7 @@ import {
   compileCondition,
   compileTemplate,
   renderTemplate,
+  RenderTooLarge,
   type Declared,
   type VariableSpec,
   type VariableType,
@@ -133,6 +134,8 @@ describe('template language', function () {
       { name: 'a fallback then a filter, value present', source: "{{x | 'none' | upper}}", vars: { x: 'abc' }, expect: 'ABC' },
       { name: 'a filter producing the empty string takes the fallback', source: "{{x | trim | 'blank'}}", vars: { x: '   ' }, expect: 'blank' },
       { name: 'a date filter on a missing value then a fallback', source: "{{d | date:'long' | 'TBD'}}", vars: {}, expect: 'TBD' },
+      { name: 'an apostrophe in a bare fallback is a letter, and the tag still ends at its }}', source: "{{name | it's me}} and {{#if plan == 'pro'}}PRO{{/if}}", vars: { plan: 'pro' }, expect: "it's me and PRO" },
+      { name: 'an apostrophe in a bare fallback does not hide the next pipe', source: "{{name | don't | upper}}", vars: {}, expect: "DON'T" },
     ]);
   });
 
@@ -396,5 +399,25 @@ describe('template language', function () {
         expect(checkVariables(f.declared, f.vars)).to.equal(null);
       });
     }
+  });
+});
+
+describe('template language: limits that keep one send from holding the thread', function () {
+  const declared = { items: { type: 'array' as const, required: true }, flag: { type: 'boolean' as const, required: false } };
+
+  it('stops a rendering whose loops over the send\'s lists would run too long', function () {
+    const items = Array.from({ length: 1000 }, (_, i) => i);
+    const t = compileTemplate('{{#each items as a}}{{#each items as b}}{{#each items as c}}{{/each}}{{/each}}{{/each}}', 'html', declared);
+    const started = Date.now();
+    expect(() => renderTemplate(t, { items }, { html: true })).to.throw(RenderTooLarge);
+    expect(Date.now() - started).to.be.lessThan(2000);
+    // the same template over small lists renders
+    expect(renderTemplate(t, { items: [1, 2] }, { html: true })).to.equal('');
+  });
+
+  it('refuses blocks nested deeper than 50, naming where', function () {
+    const deep = '{{#if flag}}'.repeat(51) + '{{/if}}'.repeat(51);
+    expect(() => compileTemplate(deep, 'html', declared)).to.throw(TemplateError, /html line 1, column 601: blocks nest at most 50 deep/);
+    expect(() => compileTemplate('{{#if flag}}'.repeat(50) + '{{/if}}'.repeat(50), 'html', declared)).to.not.throw();
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../lib/errors.js';
-import { checkVariables, renderTemplate } from './language/index.js';
+import { checkVariables, renderTemplate as renderTree, RenderTooLarge, type CompiledTemplate } from './language/index.js';
 import type { CompiledParts, CompiledVersion, TemplateVersion } from './template.js';
 import type { SplitItem } from './templates.schema.js';
 import { htmlToText } from './text-from-html.js';
@@ -28,6 +28,21 @@ export function partsFor(v: CompiledVersion, language: string | null | undefined
 
 const invalid = (field: string, message: string) => new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
 
+/** interface §8: a rendered html or text part is held to a sent one's 1,000,000 characters. */
+const MAX_PART = 1_000_000;
+
+function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, html: boolean, language: string | null | undefined, part: string): string {
+  let out: string;
+  try {
+    out = renderTree(t, variables, { html, language });
+  } catch (e) {
+    if (e instanceof RenderTooLarge) throw invalid('variables', `${part}: ${e.message}`);
+    throw e;
+  }
+  if (out.length > MAX_PART) throw invalid('variables', `${part} renders to ${out.length} characters with these variables (at most ${MAX_PART})`);
+  return out;
+}
+
 /**
  * The variables are checked against the version's declarations first (400
  * `invalid_variables` naming the variable). The subject is one line: line
@@ -38,12 +53,11 @@ export function renderVersion(version: TemplateVersion, variables: Record<string
   const problem = checkVariables(version.variables, variables);
   if (problem) throw invalid(`variables.${problem.variable}`, problem.message);
   const { parts, translation } = partsFor(version.compiled, language);
-  const options = { html: false, language };
-  const subject = renderTemplate(parts.subject, variables, options).replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const subject = renderPart(parts.subject, variables, false, language, 'subject').replace(/\s*[\r\n]+\s*/g, ' ').trim();
   if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
   if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
-  const html = parts.html ? renderTemplate(parts.html, variables, { html: true, language }) : null;
-  let text = parts.text ? renderTemplate(parts.text, variables, options) : null;
+  const html = parts.html ? renderPart(parts.html, variables, true, language, 'html') : null;
+  let text = parts.text ? renderPart(parts.text, variables, false, language, 'text') : null;
   if (parts.textFromRenderedHtml && html !== null) text = htmlToText(html);
   else if (parts.textGenerated && text !== null) text = text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
   return { subject, html, text, translation };

@@ -21,6 +21,12 @@ export function parsePath(text: string, offset: number, where: Where, checkRoot:
   return { root: m[1]!, keys: m[2] ? m[2].slice(1).split('.') : [] };
 }
 
+/** A quote starts a quoted text at the start of a segment or after a filter's `:`; elsewhere (`it's`) it is a letter. */
+function opensQuote(before: string): boolean {
+  const t = before.trimEnd();
+  return t.trim() === '' || t.endsWith(':');
+}
+
 /** Splits at `|` outside quotes: [text, offset of its first non-blank character][]. */
 function segments(inner: string, offset: number): Array<[string, number]> {
   const out: Array<[string, number]> = [];
@@ -31,7 +37,7 @@ function segments(inner: string, offset: number): Array<[string, number]> {
     if (quote && i < inner.length) {
       if (c === '\\') i++;
       else if (c === quote) quote = '';
-    } else if (c === "'" || c === '"') quote = c;
+    } else if ((c === "'" || c === '"') && opensQuote(inner.slice(start, i))) quote = c;
     else if (c === '|' || i === inner.length) {
       const raw = inner.slice(start, i);
       const lead = raw.length - raw.trimStart().length;

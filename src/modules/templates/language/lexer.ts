@@ -4,9 +4,9 @@ import type { Where } from './errors.js';
 export type Token = { kind: 'text'; text: string } | { kind: 'tag'; inner: string; start: number; innerStart: number; block: boolean };
 
 /**
- * Splits a source into text and tags. A tag ends at the first `}}` outside
- * a quoted string, so `{{ x | '}}' }}` is one tag. Block tags (`#…`, `/…`,
- * `else…`) that stand alone on their line take the line with them.
+ * Splits a source into text and tags. A tag ends at the first `}}`. Block
+ * tags (`#…`, `/…`, `else…`) that stand alone on their line take the line
+ * with them.
  */
 export function lex(source: string, where: Where): Token[] {
   const tokens: Token[] = [];
@@ -45,20 +45,11 @@ export function tagSpans(source: string): Array<[number, number]> {
   return spans;
 }
 
+// A tag ends at the first `}}`: a quoted text in a tag cannot hold `}}`. (Letting quotes
+// decide would let an apostrophe in a bare fallback, `{{ name | it's me }}`, run the tag
+// on into the rest of the document.)
 function closingBraces(source: string, from: number): number {
-  let quote = 0;
-  for (let i = from; i < source.length; i++) {
-    const c = source.charCodeAt(i);
-    if (quote) {
-      if (c === 92 /* \ */) i++;
-      else if (c === quote) quote = 0;
-    } else if (c === 39 || c === 34) quote = c;
-    else if (c === 125 && source.charCodeAt(i + 1) === 125) return i;
-    // a tag does not run over a line break into the rest of the document with an open quote
-    else if (c === 10 && source.indexOf('}}', i) < 0) return -1;
-  }
-  if (quote) return source.indexOf('}}', from);
-  return -1;
+  return source.indexOf('}}', from);
 }
 
 const BLANK = /^[ \t]*$/;

@@ -19,6 +19,8 @@ interface Open {
 const ALIAS = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const RESERVED = new Set(['and', 'or', 'true', 'false', 'null']);
 const LOOP_VARIABLES = new Set(['@index', '@first', '@last']);
+/** Blocks inside blocks: far deeper than any email needs, shallow enough for the renderer's recursion. */
+export const MAX_DEPTH = 50;
 
 /**
  * Source → tree, at publish (interface §2.4): every mistake and every
@@ -99,12 +101,14 @@ class Parser {
 
   private openIf(start: number, cond: string, at: number): void {
     if (cond === '') throw this.where.error(start, '{{#if}} needs a condition, e.g. {{#if plan == \'pro\'}}');
+    this.checkDepth(start);
     const node: IfNode = { branches: [{ when: parseCondition(cond, at, this.where, this.check), body: [] }], otherwise: null };
     this.into().push(node);
     this.open.push({ kind: 'if', start, node, into: node.branches[0]!.body, elseAt: null });
   }
 
   private openEach(start: number, spec: string, at: number): void {
+    this.checkDepth(start);
     const m = /^(\S+)\s+as\s+(\S+)$/.exec(spec);
     if (!m) throw this.where.error(start, "{{#each}} needs a list and a name for its items: {{#each items as item}}");
     const list = parsePath(m[1]!, at, this.where, this.check);
@@ -141,6 +145,10 @@ class Parser {
     const o = this.open.pop();
     if (!o) throw this.where.error(start, `{{/${kind}}} without a matching {{#${kind}}}`);
     if (o.kind !== kind) throw this.where.error(start, `{{/${kind}}} closes the {{#${o.kind}}} opened at ${this.position(o.start)}; close it with {{/${o.kind}}} first`);
+  }
+
+  private checkDepth(start: number): void {
+    if (this.open.length >= MAX_DEPTH) throw this.where.error(start, `blocks nest at most ${MAX_DEPTH} deep`);
   }
 
   private position(offset: number): string {

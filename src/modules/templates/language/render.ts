@@ -23,14 +23,28 @@ interface Scope {
   loops: Loop[];
   html: boolean;
   locale: string;
+  /** pieces left to render: loops over a send's lists could otherwise keep the thread for minutes */
+  budget: number;
+}
+
+/** The pieces (text, values, loop turns) one rendering may take: far above any email, far below a stalled thread. */
+export const RENDER_BUDGET = 2_000_000;
+
+/** A rendering stopped by RENDER_BUDGET: the variables' lists make it too large. */
+export class RenderTooLarge extends Error {
+  constructor() {
+    super(`the template renders more than ${RENDER_BUDGET.toLocaleString('en')} pieces with these variables`);
+    this.name = 'RenderTooLarge';
+  }
 }
 
 export function renderTemplate(t: CompiledTemplate, variables: Record<string, unknown>, options: RenderOptions): string {
-  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language) });
+  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: RENDER_BUDGET });
 }
 
 function renderNodes(nodes: Node[], s: Scope): string {
   let out = '';
+  if ((s.budget -= nodes.length + 1) < 0) throw new RenderTooLarge();
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
     if (typeof n === 'string') out += n;
