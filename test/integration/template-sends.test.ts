@@ -121,6 +121,15 @@ describe('template sends (interface §4.1, §4.3)', function () {
     expect(ok.body.subject).to.equal('Hi Ann Bcc: evil@x.test');
   });
 
+  it('a template deleted since it was last sent is no template for the next send, whatever was cached', async function () {
+    const id = uid();
+    await test.api.post('/v1/templates', { id, subject: 'Hi', text: 'x' });
+    const send = () => test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], template_id: id });
+    expect((await send()).status).to.equal(202);
+    await test.api.delete(`/v1/templates/${id}`);
+    expectError(await send(), 400, 'validation_error', 'template_id');
+  });
+
   it('a send naming a version gets it; a new version serves the next send at once', async function () {
     const id = uid();
     await test.api.post('/v1/templates', { id, subject: 'v1', text: 'one' });

@@ -207,10 +207,31 @@ eachDatabase('templates (interface §2.4, §4.3, CONTRACT §5)', (db) => {
     });
     const render = async (language?: string) => (await t.api.post(`/v1/templates/${id}/render`, { language, variables: { name: 'Ana' } })).body;
     const br = await render('pt-BR');
-    expect(br).to.include({ language: 'pt-br', subject: 'Hello Ana', text: 'Seja bem-vindo, Ana', html: '<p>Welcome, Ana</p>' });
+    expect(br).to.include({ language: 'pt-BR', subject: 'Hello Ana', text: 'Seja bem-vindo, Ana', html: '<p>Welcome, Ana</p>' });
     expect(await render('pt-PT')).to.include({ language: 'pt', subject: 'Olá Ana', text: 'Bem-vindo, Ana' });
     // a translation with its own html gets its text from that html, not the main version's English text
     expect(await render('de')).to.include({ language: 'de', subject: 'Hello Ana', html: '<p>Willkommen, Ana</p>', text: 'Willkommen, Ana' });
     expect(await render('fr')).to.include({ language: null, subject: 'Hello Ana', text: 'Welcome, Ana' });
+  });
+  it('holds up against what a review found: huge versions, deep HTML, case-twin translations, reserved names', async function () {
+    const id = uid();
+    await publish({ id, subject: 'Hi {{ name }}', html: '<p><a href="{{ url }}">{{ url }}</a> &#123;&#123;name}}</p>', variables: { name: {}, url: {} } });
+    // a version number past the latest (and past PostgreSQL's integer column) is no version
+    expectError(await t.api.get(`/v1/templates/${id}/versions/9007199254740991`), 404, 'not_found');
+    expectError(await t.api.post(`/v1/templates/${id}/render`, { version: 9007199254740991 }), 404, 'not_found');
+    expectError(await t.api.post(`/v1/templates/${id}/restore`, { version: 9007199254740991 }), 404, 'not_found');
+    // the generated text keeps a link whose text is its URL once; braces the HTML only shows stay text
+    const r = (await t.api.post(`/v1/templates/${id}/render`, { variables: { name: 'Ann', url: 'https://x.test/a' } })).body;
+    expect(r.text).to.equal('https://x.test/a {{name}}');
+    // a subject that folds a long run of spaces answers at once
+    const started = Date.now();
+    const long = await t.api.post(`/v1/templates/${id}/render`, { variables: { name: `a${' '.repeat(200_000)}\nb`, url: 'u' } });
+    expect(Date.now() - started).to.be.lessThan(3000);
+    expect(long.body.subject).to.equal('Hi a b');
+    // HTML nested too deep for a text part is refused at publish, not at every send
+    const deep = '<div>'.repeat(20_000) + 'x' + '</div>'.repeat(20_000);
+    expectError(await publish({ id: uid(), subject: 's', html: deep }), 400, 'validation_error', 'html');
+    expectError(await publish({ id: uid(), subject: 's', text: 't', translations: { 'pt-BR': { subject: 'a' }, 'pt-br': { subject: 'b' } } }), 400, 'validation_error', 'translations.pt-br');
+    expectError(await publish({ id: uid(), subject: 's', text: 't', variables: JSON.parse('{"__proto__": {}}') }), 400, 'validation_error', 'variables.__proto__');
   });
 });

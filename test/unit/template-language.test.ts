@@ -415,6 +415,19 @@ describe('template language: limits that keep one send from holding the thread',
     expect(renderTemplate(t, { items: [1, 2] }, { html: true })).to.equal('');
   });
 
+  it('charges condition terms and filters too, and stops output past 1,000,000 characters', function () {
+    const items = Array.from({ length: 4000 }, (_, i) => i);
+    const terms = Array.from({ length: 2000 }, () => 'flag').join(' and ');
+    const many = compileTemplate(`{{#each items as i}}{{#if ${terms}}}x{{/if}}{{/each}}`, 'html', declared);
+    expect(() => renderTemplate(many, { items, flag: true }, { html: true })).to.throw(RenderTooLarge, /steps/);
+    const wide = compileTemplate('{{#each items as a}}{{#each items as b}}0123456789{{/each}}{{/each}}', 'html', declared);
+    expect(() => renderTemplate(wide, { items: items.slice(0, 400) }, { html: true })).to.throw(RenderTooLarge, /characters/);
+  });
+
+  it('reads {{#if_a}} as a block it does not know, not as {{#if _a}}', function () {
+    expect(() => compileTemplate('{{#if_a}}{{/if}}', 'html', declared)).to.throw(TemplateError, /unknown block \{\{#if_a\}\}/);
+  });
+
   it('refuses blocks nested deeper than 50, naming where', function () {
     const deep = '{{#if flag}}'.repeat(51) + '{{/if}}'.repeat(51);
     expect(() => compileTemplate(deep, 'html', declared)).to.throw(TemplateError, /html line 1, column 601: blocks nest at most 50 deep/);

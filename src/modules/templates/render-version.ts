@@ -19,17 +19,14 @@ export interface RenderedContent {
 export function partsFor(v: CompiledVersion, language: string | null | undefined): { parts: CompiledParts; translation: string | null } {
   if (language) {
     const tag = language.toLowerCase();
-    if (v.translations[tag]) return { parts: v.translations[tag], translation: tag };
+    if (v.translations[tag]) return { parts: v.translations[tag], translation: v.tags?.[tag] ?? tag };
     const base = tag.split('-')[0]!;
-    if (v.translations[base]) return { parts: v.translations[base], translation: base };
+    if (v.translations[base]) return { parts: v.translations[base], translation: v.tags?.[base] ?? base };
   }
   return { parts: v.main, translation: null };
 }
 
 const invalid = (field: string, message: string) => new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
-
-/** interface §8: a rendered html or text part is held to a sent one's 1,000,000 characters. */
-const MAX_PART = 1_000_000;
 
 function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, html: boolean, language: string | null | undefined, part: string): string {
   let out: string;
@@ -39,7 +36,6 @@ function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, htm
     if (e instanceof RenderTooLarge) throw invalid('variables', `${part}: ${e.message}`);
     throw e;
   }
-  if (out.length > MAX_PART) throw invalid('variables', `${part} renders to ${out.length} characters with these variables (at most ${MAX_PART})`);
   return out;
 }
 
@@ -53,14 +49,24 @@ export function renderVersion(version: TemplateVersion, variables: Record<string
   const problem = checkVariables(version.variables, variables);
   if (problem) throw invalid(`variables.${problem.variable}`, problem.message);
   const { parts, translation } = partsFor(version.compiled, language);
-  const subject = renderPart(parts.subject, variables, false, language, 'subject').replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const subject = oneLine(renderPart(parts.subject, variables, false, language, 'subject'));
   if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
   if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
   const html = parts.html ? renderPart(parts.html, variables, true, language, 'html') : null;
   let text = parts.text ? renderPart(parts.text, variables, false, language, 'text') : null;
   if (parts.textFromRenderedHtml && html !== null) text = htmlToText(html);
-  else if (parts.textGenerated && text !== null) text = text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  else if (parts.textGenerated && text !== null) text = tidy(text);
   return { subject, html, text, translation };
+}
+
+// Line by line, in linear time: a regex with \s* around the line breaks backtracks quadratically on long runs of spaces.
+function oneLine(s: string): string {
+  return s.split(/\r\n|\r|\n/).map((l) => l.trim()).filter((l) => l !== '').join(' ');
+}
+
+/** A generated text part: no spaces at line ends, at most one blank line in a row. */
+function tidy(s: string): string {
+  return s.split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /**

@@ -33,6 +33,8 @@ export interface CompiledVersion {
   main: CompiledParts;
   /** by language tag, lower-cased */
   translations: Record<string, CompiledParts>;
+  /** lower-cased tag → the tag as the client wrote it */
+  tags?: Record<string, string>;
 }
 
 /** A version as listed (GET /v1/templates/{id}): what the client sent, without the parsed trees. */

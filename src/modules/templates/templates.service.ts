@@ -1,4 +1,4 @@
-import { notFound, validationError } from '../../lib/errors.js';
+import { ApiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
@@ -31,13 +31,15 @@ export interface TemplateSendRequest {
   firstRecipient: string;
 }
 
-/** Versions are immutable: a parsed one is kept for every later send. */
+/** Versions are immutable: a parsed one is kept for every later send, within these bounds (size in characters of its trees as JSON). */
 const MAX_CACHED_VERSIONS = 1000;
+const MAX_CACHED_SIZE = 64_000_000;
 
 /** interface §4.3 and template sends (§4.1). */
 export class TemplateService {
   private readonly heads: TtlCache<Template | null>;
-  private readonly versions = new Map<string, TemplateVersion>();
+  private readonly versions = new Map<string, { version: TemplateVersion; size: number }>();
+  private cachedSize = 0;
 
   constructor(private readonly deps: TemplateDeps) {
     this.heads = new TtlCache(deps.headTtlMs ?? 2000, (t) => t !== null, () => deps.clock.now(), 10_000);
@@ -119,7 +121,7 @@ export class TemplateService {
       await repo.deleteTemplate(trx, t.uid);
       return t;
     });
-    this.forget(projectId, id);
+    this.forget(projectId, id, gone.uid);
     return gone;
   }
 
@@ -128,7 +130,7 @@ export class TemplateService {
     const done = await this.deps.store.tx(async (trx) => {
       const old = await repo.findTemplateForUpdate(trx, projectId, id);
       if (!old) throw notFound(`template ${id}`);
-      const source = await repo.findVersion(trx, old, from);
+      const source = from <= old.latestVersion ? await repo.findVersion(trx, old, from) : null;
       if (!source) throw notFound(`version ${from} of template ${id}`);
       const now = this.deps.clock.now();
       const template: Template = { ...old, latestVersion: old.latestVersion + 1, updatedAt: now };
@@ -159,7 +161,11 @@ export class TemplateService {
     if (!template) throw validationError('template_id', `no template '${req.templateId}' in this project`);
     const n = req.version ?? (template.split ? splitVersion(template.split, template.id, req.firstRecipient) : template.latestVersion);
     if (n > template.latestVersion) throw validationError('template_version', `template '${template.id}' has no version ${n} (latest is ${template.latestVersion})`);
-    const version = await this.versionOf(template, n);
+    const version = await this.versionOf(template, n).catch((e: unknown) => {
+      // deleted since its row was read (another appliance, a delete a moment ago): the send names no template
+      if (e instanceof ApiError && e.code === 'not_found') throw validationError('template_id', `no template '${req.templateId}' in this project`);
+      throw e;
+    });
     return { version: n, rendered: renderVersion(version, req.variables, req.language) };
   }
 
@@ -172,16 +178,30 @@ export class TemplateService {
   private async versionOf(template: Template, n: number): Promise<TemplateVersion> {
     const key = `${template.uid}|${n}`;
     const hit = this.versions.get(key);
-    if (hit) return hit;
-    const v = await repo.findVersion(this.deps.store.reader, template, n);
+    if (hit) return hit.version;
+    // a number past the latest is no version (and past PostgreSQL's integer column)
+    const v = n <= template.latestVersion ? await repo.findVersion(this.deps.store.reader, template, n) : null;
     if (!v) throw notFound(`version ${n} of template ${template.id}`);
-    this.versions.set(key, v);
-    if (this.versions.size > MAX_CACHED_VERSIONS) this.versions.delete(this.versions.keys().next().value as string);
+    const size = JSON.stringify(v.compiled).length;
+    this.versions.set(key, { version: v, size });
+    this.cachedSize += size;
+    for (const [k, e] of this.versions) {
+      if (this.versions.size <= MAX_CACHED_VERSIONS && this.cachedSize <= MAX_CACHED_SIZE) break;
+      this.versions.delete(k);
+      this.cachedSize -= e.size;
+    }
     return v;
   }
 
-  private forget(projectId: string, id: string): void {
+  private forget(projectId: string, id: string, uid?: string): void {
     this.heads.delete(`${projectId}\n${id}`);
+    if (uid === undefined) return;
+    for (const [k, e] of this.versions) {
+      if (k.startsWith(`${uid}|`)) {
+        this.versions.delete(k);
+        this.cachedSize -= e.size;
+      }
+    }
   }
 }
 

@@ -18,9 +18,13 @@ const toText = compile({
   ],
 });
 
-/** Rendered HTML → text, for the rare version whose text could not be made at publish. */
-export function htmlToText(html: string): string {
-  return toText(html);
+/** Rendered HTML → text, for the rare version whose text could not be made at publish; null if it cannot be converted. */
+export function htmlToText(html: string): string | null {
+  try {
+    return toText(html);
+  } catch {
+    return null;
+  }
 }
 
 // A tag becomes a word of private-use characters that the conversion keeps as it is.
@@ -32,23 +36,27 @@ const TABLE_PARTS = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
  * The text source of an HTML source: its tags are swapped for tokens, the
  * HTML converted, the tags put back. A tag that stands between table rows
  * (`<tr>` in `{{#each}}`) is given a cell of its own, or the conversion
- * would drop it. Null when the result is not a template that compiles.
+ * would drop it. Null when the text would hold braces the HTML only showed.
  */
-export function textSourceFromHtml(source: string): string {
+export function textSourceFromHtml(source: string): string | null {
   const spans = tagSpans(source);
-  if (spans.length === 0) return toText(source);
+  // one token per distinct tag: `<a href="{{url}}">{{url}}</a>` keeps the link once, as html-to-text does for equal text and href
+  const tags: string[] = [];
+  const tokenOf = new Map<string, number>();
   let tokenized = '';
   let at = 0;
-  spans.forEach(([start, end], i) => {
+  for (const [start, end] of spans) {
+    const tag = source.slice(start, end);
+    let i = tokenOf.get(tag);
+    if (i === undefined) tokenOf.set(tag, (i = tags.push(tag) - 1));
     tokenized += source.slice(at, start) + token(i);
     at = end;
-  });
+  }
   tokenized += source.slice(at);
   const text = toText(cellsForTableTokens(tokenized));
-  return text.replace(TOKEN, (_, i: string) => {
-    const [start, end] = spans[parseInt(i, 36)]!;
-    return source.slice(start, end);
-  });
+  // `&#123;&#123;x}}` shows braces in the HTML; in a text source they would become a live tag
+  if (text.includes('{{')) return null;
+  return text.replace(TOKEN, (_, i: string) => tags[parseInt(i, 36)]!);
 }
 
 function cellsForTableTokens(html: string): string {

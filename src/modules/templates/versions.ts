@@ -12,7 +12,11 @@ import { textSourceFromHtml } from './text-from-html.js';
 /** interface §4.3: type defaults to string, required to true. */
 export function declaredOf(variables: Record<string, VariableDefinition> | undefined): Declared {
   const out: Declared = {};
-  for (const [name, v] of Object.entries(variables ?? {})) out[name] = { type: v.type ?? 'string', required: v.required ?? true };
+  for (const [name, v] of Object.entries(variables ?? {})) {
+    // as a key of a plain object it would set the prototype instead of declaring a variable
+    if (name === '__proto__') throw validationError('variables.__proto__', 'is a reserved name');
+    out[name] = { type: v.type ?? 'string', required: v.required ?? true };
+  }
   return out;
 }
 
@@ -25,6 +29,8 @@ interface PartSources {
 }
 
 export function compileVersion(content: VersionContent): CompiledVersion {
+  // translations inherit the main version's parts: each distinct source is parsed (and converted to text) once
+  const memo = new Map<string, CompiledTemplate | null>();
   try {
     if (content.design && content.html !== null) throw validationError('html', 'a version has a design or html, not both: the design generates the html');
     if (!content.design && content.html === null && content.text === null) throw validationError('html', 'html, text or design is required');
@@ -36,12 +42,17 @@ export function compileVersion(content: VersionContent): CompiledVersion {
         design: content.design ? [content.design, 'design'] : null,
       },
       content.variables,
+      memo,
     );
     const translations: Record<string, CompiledParts> = {};
+    const tags: Record<string, string> = {};
     for (const [lang, t] of Object.entries(content.translations)) {
-      translations[lang.toLowerCase()] = compileParts(translationSources(content, lang, t), content.variables);
+      const key = lang.toLowerCase();
+      if (tags[key] !== undefined) throw validationError(`translations.${lang}`, `is the same language as translations.${tags[key]} (tags are compared without case)`);
+      tags[key] = lang;
+      translations[key] = compileParts(translationSources(content, lang, t), content.variables, memo);
     }
-    return { main, translations };
+    return { main, translations, tags };
   } catch (e) {
     if (e instanceof TemplateError) throw new ApiError(400, 'validation_error', e.message, e.field);
     throw e;
@@ -64,8 +75,14 @@ function translationSources(main: VersionContent, lang: string, t: Translation):
   return { subject: t.subject !== undefined ? [t.subject, `${at}.subject`] : [main.subject, 'subject'], html, text, design };
 }
 
-function compileParts(src: PartSources, declared: Declared): CompiledParts {
-  const subject = compileTemplate(src.subject[0], src.subject[1], declared);
+function compileParts(src: PartSources, declared: Declared, memo: Map<string, CompiledTemplate | null>): CompiledParts {
+  const once = (kind: string, source: string, field: string, make: () => CompiledTemplate | null) => {
+    const key = `${kind}\u0000${field}\u0000${source}`;
+    if (!memo.has(key)) memo.set(key, make());
+    return memo.get(key)!;
+  };
+  const compile = (source: string, field: string) => once('tree', source, field, () => compileTemplate(source, field, declared))!;
+  const subject = compile(src.subject[0], src.subject[1]);
   let htmlSource = src.html;
   let textSource = src.text;
   let textGenerated = false;
@@ -79,17 +96,29 @@ function compileParts(src: PartSources, declared: Declared): CompiledParts {
       textGenerated = true;
     }
   }
-  const html = htmlSource ? compileTemplate(htmlSource[0], htmlSource[1], declared) : null;
-  let text: CompiledTemplate | null = textSource ? compileTemplate(textSource[0], textSource[1], declared) : null;
+  const html = htmlSource ? compile(htmlSource[0], htmlSource[1]) : null;
+  let text: CompiledTemplate | null = textSource ? compile(textSource[0], textSource[1]) : null;
   let textFromRenderedHtml = false;
   if (!text && htmlSource) {
     textGenerated = true;
-    try {
-      text = compileTemplate(textSourceFromHtml(htmlSource[0]), htmlSource[1], declared);
-    } catch {
-      // a tag the conversion could not keep in place (in a comment, a <style>): convert at send instead
-      textFromRenderedHtml = true;
-    }
+    const [html0, field] = htmlSource;
+    text = once('text', html0, field, () => {
+      let source: string | null;
+      try {
+        source = textSourceFromHtml(html0);
+      } catch (e) {
+        // html-to-text recurses per element: HTML nested thousands deep overflows it, here and at every send
+        throw validationError(field, `cannot be turned into a text part (${(e as Error).message}): send a text part too`);
+      }
+      try {
+        return source === null ? null : compileTemplate(source, field, declared);
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        return null;
+      }
+    });
+    // a tag the conversion could not keep in place (in a comment, a <style>): convert at send instead
+    textFromRenderedHtml = text === null;
   }
   return { subject, html, text, textGenerated, textFromRenderedHtml };
 }

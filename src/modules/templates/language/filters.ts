@@ -52,11 +52,20 @@ export function localeOf(language: string | null | undefined): string {
 const numberFormats = new Map<string, Intl.NumberFormat>();
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
-function numberFormat(locale: string, kind: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
-  const key = `${locale}|${kind}`;
-  let f = numberFormats.get(key);
-  if (!f) numberFormats.set(key, (f = new Intl.NumberFormat(locale, options)));
+// Bounded: Intl takes hundreds of thousands of tags (en-Abcd, …), each a send's to choose.
+const MAX_FORMATS = 2000;
+
+function remember<F>(cache: Map<string, F>, key: string, make: () => F): F {
+  let f = cache.get(key);
+  if (!f) {
+    if (cache.size >= MAX_FORMATS) cache.clear();
+    cache.set(key, (f = make()));
+  }
   return f;
+}
+
+function numberFormat(locale: string, kind: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  return remember(numberFormats, `${locale}|${kind}`, () => new Intl.NumberFormat(locale, options));
 }
 
 function toNumber(v: unknown): number | null {
@@ -74,10 +83,7 @@ const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 function formatDate(d: Date, style: string, locale: string): string {
   if ((DATE_STYLES as readonly string[]).includes(style)) {
-    const key = `${locale}|${style}`;
-    let f = dateFormats.get(key);
-    if (!f) dateFormats.set(key, (f = new Intl.DateTimeFormat(locale, { dateStyle: style as 'short', timeZone: 'UTC' })));
-    return f.format(d);
+    return remember(dateFormats, `${locale}|${style}`, () => new Intl.DateTimeFormat(locale, { dateStyle: style as 'short', timeZone: 'UTC' })).format(d);
   }
   return style.replace(/YYYY|MM|DD|HH|mm|ss/g, (t) => {
     switch (t) {

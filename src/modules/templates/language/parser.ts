@@ -84,7 +84,7 @@ class Parser {
     const body = t.inner.trim();
     const at = t.innerStart + lead;
     if (body === '') throw this.where.error(t.start, 'empty {{ }}: a variable name is expected');
-    const word = /^[#/]?[A-Za-z]*/.exec(body)![0];
+    const word = /^[#/]?[A-Za-z0-9_]*/.exec(body)![0];
     const rest = body.slice(word.length);
     const restAt = at + word.length + (rest.length - rest.trimStart().length);
     switch (word) {

@@ -23,34 +23,46 @@ interface Scope {
   loops: Loop[];
   html: boolean;
   locale: string;
-  /** pieces left to render: loops over a send's lists could otherwise keep the thread for minutes */
+  /** steps left (pieces, loop turns, condition terms, filters): loops over a send's lists could otherwise keep the thread for minutes */
   budget: number;
+  /** characters left to write */
+  room: number;
 }
 
-/** The pieces (text, values, loop turns) one rendering may take: far above any email, far below a stalled thread. */
+/** The steps (pieces, loop turns, condition terms, filters) one rendering may take: far above any email, far below a stalled thread. */
 export const RENDER_BUDGET = 2_000_000;
+/** interface §8: a part holds at most 1,000,000 characters, as a sent html or text does. */
+export const MAX_RENDERED = 1_000_000;
 
-/** A rendering stopped by RENDER_BUDGET: the variables' lists make it too large. */
+/** A rendering stopped by RENDER_BUDGET or MAX_RENDERED: the variables make it too large. */
 export class RenderTooLarge extends Error {
-  constructor() {
-    super(`the template renders more than ${RENDER_BUDGET.toLocaleString('en')} pieces with these variables`);
+  constructor(what: string) {
+    super(`the template renders ${what} with these variables`);
     this.name = 'RenderTooLarge';
   }
 }
 
+const tooLong = () => new RenderTooLarge(`more than ${MAX_RENDERED.toLocaleString('en')} characters`);
+const tooMuch = () => new RenderTooLarge(`more than ${RENDER_BUDGET.toLocaleString('en')} steps`);
+
 export function renderTemplate(t: CompiledTemplate, variables: Record<string, unknown>, options: RenderOptions): string {
-  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: RENDER_BUDGET });
+  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: RENDER_BUDGET, room: MAX_RENDERED });
 }
 
 function renderNodes(nodes: Node[], s: Scope): string {
   let out = '';
-  if ((s.budget -= nodes.length + 1) < 0) throw new RenderTooLarge();
+  if ((s.budget -= nodes.length + 1) < 0) throw tooMuch();
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
-    if (typeof n === 'string') out += n;
-    else if ('out' in n) {
-      const text = valueText(pipe(resolve(n.out, s), n.pipe, s.locale));
-      out += s.html ? escapeHtml(text) : text;
+    if (typeof n === 'string') {
+      if ((s.room -= n.length) < 0) throw tooLong();
+      out += n;
+    } else if ('out' in n) {
+      if ((s.budget -= n.pipe.length) < 0) throw tooMuch();
+      let text = valueText(pipe(resolve(n.out, s), n.pipe, s.locale));
+      if (s.html) text = escapeHtml(text);
+      if ((s.room -= text.length) < 0) throw tooLong();
+      out += text;
     } else if ('branches' in n) {
       let body = n.otherwise;
       for (let b = 0; b < n.branches.length; b++) {
@@ -160,6 +172,7 @@ function compare(v: unknown, op: string, lit: Literal): boolean {
 }
 
 export function test(c: Condition, s: Scope): boolean {
+  if (--s.budget < 0) throw tooMuch();
   if ('truthy' in c) return truthy(resolve(c.truthy, s));
   if ('not' in c) return !truthy(resolve(c.not, s));
   if ('compare' in c) return compare(resolve(c.compare, s), c.op, c.value);
