@@ -1,8 +1,10 @@
 import { authenticate } from 'mailauth';
 import { expect } from 'chai';
 import { createResolver } from '../../src/dns/resolver.js';
-import type { TestApi, Tenant } from './api.js';
-import type { DnsWorld } from './dns-world.js';
+import { startTestApi, type TestApi, type Tenant } from './api.js';
+import { freshSqlite, type TestDatabase } from './databases.js';
+import { startDnsWorld, type DnsWorld } from './dns-world.js';
+import { startSink, type SmtpSink } from './smtp-sink.js';
 import type { Client } from './http.js';
 import { waitFor } from './wait.js';
 
@@ -55,3 +57,43 @@ export async function dkimResults(world: DnsWorld, raw: Buffer): Promise<string[
 }
 
 export type { TestApi };
+
+/** A live appliance over a fresh SQLite file: the world DNS, the SMTP sink as every SINK_DOMAINS MX, the MTA and the DKIM zone `zone` delegated to the appliance's DNS server. */
+export interface LiveWorld {
+  db: TestDatabase;
+  world: DnsWorld;
+  sink: SmtpSink;
+  api: TestApi;
+  stop(): Promise<void>;
+}
+
+export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}): Promise<LiveWorld> {
+  const { outbound, ...rest } = overrides;
+  const db = freshSqlite();
+  await db.store.migrateLatest();
+  const world = await startDnsWorld();
+  const sink = await startSink();
+  routeSinkDomains(world);
+  const api = await startTestApi(
+    db.store,
+    {
+      ...rest,
+      outbound: { hostname, mx_port: sink.port, ...outbound },
+      dns: { resolvers: [world.address], zone, server: { enabled: true, host: '127.0.0.1', port: 0 } },
+    },
+    { roles: { mta: true, dns: true } },
+  );
+  world.delegate(zone, '127.0.0.1', api.running.dnsPort!);
+  return {
+    db,
+    world,
+    sink,
+    api,
+    async stop() {
+      await api.stop();
+      await sink.stop();
+      await world.stop();
+      await db.drop();
+    },
+  };
+}

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { dkimResults, routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js';
+import type { TestApi, Tenant } from '../helpers/api.js';
+import type { DnsWorld } from '../helpers/dns-world.js';
+import type { SmtpSink } from '../helpers/smtp-sink.js';
+import { dkimResults, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { expectError } from '../helpers/assert.js';
 import { findEmail } from '../../src/modules/emails/emails.repo.js';
 import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
@@ -22,7 +21,7 @@ const VARS = { order: 'A-17', name: 'Ann & Bo', items: [{ title: 'Mug <large>', 
 
 describe('template sends (interface §4.1, §4.3)', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
+  let live_: LiveWorld;
   let world: DnsWorld;
   let sink: SmtpSink;
   let api: TestApi;
@@ -31,29 +30,14 @@ describe('template sends (interface §4.1, §4.3)', function () {
   let domain: { id: string; domain: string };
 
   before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    world = await startDnsWorld();
-    sink = await startSink();
-    routeSinkDomains(world);
-    api = await startTestApi(
-      db.store,
-      {
-        outbound: { hostname: 'mta.appliance.test', mx_port: sink.port, retry_schedule: ['1s', '1s'] },
-        dns: { resolvers: [world.address], zone: 'dkim.appliance.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
-      },
-      { roles: { mta: true, dns: true } },
-    );
-    world.delegate('dkim.appliance.test', '127.0.0.1', api.running.dnsPort!);
+    live_ = await startLiveWorld('dkim.appliance.test', 'mta.appliance.test', { outbound: { retry_schedule: ['1s', '1s'] } });
+    ({ world, sink, api } = live_);
     live = await api.tenant({ mode: 'live' });
     domain = await verifiedDomain(live, world);
     test = await api.tenant({ mode: 'test' });
   });
   after(async function () {
-    await api.stop();
-    await sink.stop();
-    await world.stop();
-    await db.drop();
+    await live_.stop();
   });
 
   const stored = async (t: Tenant, id: string) => (await findEmail(api.deps.store.knex, t.project.id, id))!;

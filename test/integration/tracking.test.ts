@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js';
+import type { TestApi, Tenant } from '../helpers/api.js';
+import type { DnsWorld } from '../helpers/dns-world.js';
+import type { SmtpSink } from '../helpers/smtp-sink.js';
+import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { waitFor } from '../helpers/wait.js';
 import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
 
@@ -12,35 +11,19 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
 
 describe('open and click tracking', function () {
   this.timeout(30_000);
-  let db: TestDatabase;
+  let live: LiveWorld;
   let world: DnsWorld;
   let sink: SmtpSink;
   let api: TestApi;
   let t: Tenant;
 
   before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    world = await startDnsWorld();
-    sink = await startSink();
-    routeSinkDomains(world);
-    api = await startTestApi(
-      db.store,
-      {
-        http: { public_url: 'https://track.example.test' },
-        outbound: { hostname: 'mta.track.test', mx_port: sink.port },
-        dns: { resolvers: [world.address], zone: 'dkim.track.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
-      },
-      { roles: { mta: true, dns: true } },
-    );
-    world.delegate('dkim.track.test', '127.0.0.1', api.running.dnsPort!);
+    live = await startLiveWorld('dkim.track.test', 'mta.track.test', { http: { public_url: 'https://track.example.test' } });
+    ({ world, sink, api } = live);
     t = await api.tenant({ mode: 'live' });
   });
   after(async function () {
-    await api.stop();
-    await sink.stop();
-    await world.stop();
-    await db.drop();
+    await live.stop();
   });
 
   /** the link at the sink, pointed at this test's API instead of the public URL */
