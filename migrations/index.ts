@@ -11,6 +11,7 @@ import * as m0009 from './0009_unfanned_events.js';
 import * as m0010 from './0010_events_by_type.js';
 import * as m0011 from './0011_outbound_queue.js';
 import * as m0012 from './0012_templates.js';
+import * as m0013 from './0013_inbound.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0010_events_by_type', m0010],
   ['0011_outbound_queue', m0011],
   ['0012_templates', m0012],
+  ['0013_inbound', m0013],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,3 +1,4 @@
+import { InboundService } from './modules/inbound/inbound.service.js';
 import { readFileSync } from 'node:fs';
 import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
@@ -118,6 +119,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     keys: keyService({ store, clock }, deps.auth),
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
+    inbound: new InboundService({ store, clock, logger, hostname: config.outbound.hostname }),
   };
 }
 

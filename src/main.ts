@@ -12,6 +12,10 @@ import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
 import { firstStart, type FirstStart } from './modules/keys/first-start.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
+import { RateLimiter } from './lib/rate-limiter.js';
+import { type ListenerOptions } from './smtp/listener.js';
+import { startMxListener } from './smtp/mx.js';
+import { startSubmissionListener } from './smtp/submission.js';
 import { SmtpSender } from './mta/smtp-sender.js';
 import { startApi, type ApiListen, type ApiRole } from './roles/api.js';
 import { startBackgroundThread } from './roles/background.js';
@@ -41,6 +45,10 @@ export interface RoleSelection {
   webhooks?: boolean;
   dns?: boolean;
   jobs?: boolean;
+  /** the MX listener (smtp.inbound) */
+  inbound?: boolean;
+  /** SMTP submission (smtp.submission) */
+  submission?: boolean;
 }
 
 export interface RunningRoles {
@@ -48,6 +56,9 @@ export interface RunningRoles {
   /** the port of the DKIM zone server, when it runs */
   dnsPort: number | null;
   mta: MtaRole | null;
+  /** the ports the SMTP listeners took (port 0 in the config picks a free one) */
+  inboundPort: number | null;
+  submissionPort: number | null;
   stop(): Promise<void>;
 }
 
@@ -67,6 +78,8 @@ const ROLES: Array<[keyof RoleSelection, (s: Starting) => Promise<void>]> = [
   ['webhooks', startWebhooksRole],
   ['jobs', startJobsRole],
   ['api', startApiRoles],
+  ['inbound', startInboundRole],
+  ['submission', startSubmissionRole],
 ];
 
 /** Start the selected roles over a built core; stop() stops them in reverse order. */
@@ -77,7 +90,7 @@ export async function startRoles(config: Config, core: Core, select: RoleSelecti
       await role.stop().catch((e: unknown) => core.deps.logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
     }
   };
-  const running: RunningRoles = { api: null, dnsPort: null, mta: null, stop: stopAll };
+  const running: RunningRoles = { api: null, dnsPort: null, mta: null, inboundPort: null, submissionPort: null, stop: stopAll };
   try {
     for (const [name, start] of ROLES) if (select[name]) await start({ config, core, listen, running, started });
     return running;
@@ -139,6 +152,28 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
   const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock });
   started.push(api);
   running.api = api;
+}
+
+/** What both SMTP listeners take from the config. */
+function listenerOptions(config: Config, core: Core, name: string, l: Config['smtp']['inbound']): ListenerOptions {
+  const { resolver, logger } = core.deps;
+  return { name, host: l.host, port: l.port, tls: config.smtp.tls, maxBytes: l.maxMessageBytes, maxClients: config.smtp.maxClients, reverse: config.smtp.reverseDns ? (ip) => resolver.reverse(ip) : null, logger };
+}
+
+async function startInboundRole({ config, core, running, started }: Starting): Promise<void> {
+  if (!config.smtp.inbound.enabled) return;
+  const mx = await startMxListener(listenerOptions(config, core, 'inbound', config.smtp.inbound), core.services.inbound);
+  started.push({ name: 'inbound', stop: () => mx.close() });
+  running.inboundPort = mx.port;
+}
+
+async function startSubmissionRole({ config, core, running, started }: Starting): Promise<void> {
+  if (!config.smtp.submission.enabled) return;
+  const { auth, emails } = core.services;
+  const limiter = new RateLimiter(config.limits.requestsPerSecond, core.deps.clock);
+  const sub = await startSubmissionListener(listenerOptions(config, core, 'submission', config.smtp.submission), { auth, emails, limiter });
+  started.push({ name: 'submission', stop: () => sub.close() });
+  running.submissionPort = sub.port;
 }
 
 /**
@@ -204,7 +239,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     core.onMtaWake(() => bg.wake('mta'));
     core.onDispatcherWake(() => bg.wake('dispatcher'));
-    const running = await startRoles(config, core, { api: true, dns: true });
+    const running = await startRoles(config, core, { api: true, dns: true, inbound: true, submission: true });
     return {
       store,
       api: running.api!,

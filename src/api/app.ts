@@ -7,11 +7,11 @@ import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
 import type { Principal } from '../modules/keys/principal.js';
 import { readJsonBody } from './middleware/body.js';
-import { RateLimiter } from './middleware/rate-limit.js';
+import { RateLimiter } from '../lib/rate-limiter.js';
 import { errorHandler } from './errors.js';
 import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
-import { precompile, validateBody, validateQuery } from './validate.js';
+import { precompile, validateBody, validateQuery } from '../lib/validate.js';
 
 export interface ApiApp {
   koa: Koa;

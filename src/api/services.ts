@@ -1,5 +1,6 @@
 import type { DomainService } from '../modules/domains/domains.service.js';
 import type { EmailService } from '../modules/emails/emails.service.js';
+import type { InboundService } from '../modules/inbound/inbound.service.js';
 import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
@@ -16,4 +17,5 @@ export interface Services {
   keys: KeyService;
   health: HealthService;
   tracking: TrackingService;
+  inbound: InboundService;
 }

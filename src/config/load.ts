@@ -29,6 +29,12 @@ export interface ListenerConfig {
   port: number;
 }
 
+export interface SmtpListenerConfig extends ListenerConfig {
+  maxMessageBytes: number;
+}
+
+const smtpListener = (l: { enabled: boolean; host: string; port: number; max_message_mb: number }): SmtpListenerConfig => ({ enabled: l.enabled, host: l.host, port: l.port, maxMessageBytes: l.max_message_mb * 1024 * 1024 });
+
 export interface RelayConfig {
   host: string | null;
   port: number;
@@ -42,7 +48,7 @@ export interface Config {
   dataDir: string;
   database: { client: 'sqlite' | 'pg'; url: string | null };
   http: { host: string; port: number; publicUrl: string | null };
-  smtp: { inbound: ListenerConfig; submission: ListenerConfig; tls: { key: string | null; cert: string | null } };
+  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean };
   outbound: {
     hostname: string;
     mode: 'direct' | 'relay';
@@ -117,9 +123,11 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     database: { client: c.database.client, url: c.database.url },
     http: { host: c.http.host, port: c.http.port, publicUrl: c.http.public_url === null ? null : c.http.public_url.replace(/\/+$/, '') },
     smtp: {
-      inbound: c.smtp.inbound,
-      submission: c.smtp.submission,
+      inbound: smtpListener(c.smtp.inbound),
+      submission: smtpListener(c.smtp.submission),
       tls: { key: file(c.smtp.tls.key), cert: file(c.smtp.tls.cert) },
+      maxClients: c.smtp.max_clients,
+      reverseDns: c.smtp.reverse_dns,
     },
     outbound: {
       hostname: c.outbound.hostname,

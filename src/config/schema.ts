@@ -25,6 +25,17 @@ const Listener = (enabled: boolean, host: string, port: number, what: string) =>
     { additionalProperties: false, default: {} },
   );
 
+const SmtpListener = (port: number, what: string, maxMb: number) =>
+  Type.Object(
+    {
+      enabled: Type.Boolean({ default: true, description: `run the ${what}` }),
+      host: Type.String({ minLength: 1, default: '0.0.0.0', description: `address the ${what} binds` }),
+      port: Port(port, `port of the ${what}`),
+      max_message_mb: Type.Integer({ minimum: 1, maximum: 100, default: maxMb, description: `largest message the ${what} takes (SIZE), in MB; larger ones get 552` }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+
 export const ConfigSchema = Type.Object(
   {
     data_dir: Type.String({ minLength: 1, default: './data', description: 'where the SQLite file and stored messages live' }),
@@ -45,8 +56,10 @@ export const ConfigSchema = Type.Object(
     ),
     smtp: Type.Object(
       {
-        inbound: Listener(true, '0.0.0.0', 2525, 'MX listener (bounces, complaints, receiving)'),
-        submission: Listener(true, '0.0.0.0', 2587, 'SMTP submission listener (API key as password)'),
+        inbound: SmtpListener(2525, 'MX listener (bounces, complaints, receiving)', 25),
+        submission: SmtpListener(2587, 'SMTP submission listener (API key as password)', 15),
+        max_clients: Type.Integer({ minimum: 1, maximum: 10000, default: 200, description: 'simultaneous connections each SMTP listener takes' }),
+        reverse_dns: Type.Boolean({ default: false, description: 'look up the names of SMTP clients (through dns.resolvers, 1.5 s at most); off by default' }),
         tls: Type.Object(
           {
             key: Nullable(Type.String({ minLength: 1 }), 'PEM private key; STARTTLS is offered when key and cert are set'),

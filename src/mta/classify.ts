@@ -1,8 +1,11 @@
+import { classifyBounce, type Bounce } from '../modules/bounces/classify.js';
+
 export type SmtpOutcomeKind = 'delivered' | 'deferred' | 'bounced' | 'ambiguous';
 
 export interface Classified {
   kind: SmtpOutcomeKind;
-  bounceType?: 'Permanent' | 'Transient';
+  /** a refusal's meaning (modules/bounces/classify.ts): set for bounced and deferred replies */
+  bounce?: Bounce;
   reply: string;
 }
 
@@ -10,15 +13,17 @@ export interface Classified {
  * The meaning of an SMTP reply (RFC 5321 §4.2.1): 2yz accepted, 4yz try
  * again later, 5yz do not. An enhanced status code (RFC 3463) wins over the
  * basic code when they disagree on the class: a "550 4.2.2 mailbox full"
- * is a temporary condition in all but its first digit.
+ * is a temporary condition in all but its first digit. What a refusal says
+ * about the address is the bounce classifier's, the same one that reads
+ * bounce messages that come back later.
  */
 export function classifyReply(code: number, text: string): Classified {
   const reply = text.trim() || String(code);
   const enhanced = /^\d{3}[ -]([245])\.\d{1,3}\.\d{1,3}\b/.exec(reply)?.[1];
   const cls = enhanced ? Number(enhanced) : Math.floor(code / 100);
   if (cls === 2 && code >= 200 && code < 300) return { kind: 'delivered', reply };
-  if (cls === 4 || (code >= 400 && code < 500)) return { kind: 'deferred', reply };
-  if (code >= 500 && code < 600) return { kind: 'bounced', bounceType: 'Permanent', reply };
+  if (cls === 4 || (code >= 400 && code < 500)) return { kind: 'deferred', bounce: classifyBounce({ code, diagnostic: reply, final: false }), reply };
+  if (code >= 500 && code < 600) return { kind: 'bounced', bounce: classifyBounce({ code, diagnostic: reply, final: true }), reply };
   return { kind: 'deferred', reply: `unexpected reply: ${reply}` };
 }
 

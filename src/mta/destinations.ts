@@ -1,3 +1,4 @@
+import { classifyBounce } from '../modules/bounces/classify.js';
 import type { Config } from '../config/load.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { TtlCache } from '../lib/ttl-cache.js';
@@ -33,11 +34,16 @@ export class DestinationFinder {
       case 'hosts':
         return found.hosts.flatMap((h) => h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls })));
       case 'null_mx':
-        return { kind: 'bounced', bounceType: 'Permanent', reply: `556 5.1.10 ${route} does not accept mail (null MX, RFC 7505)` };
+        return bouncedBy(`556 5.1.10 ${route} does not accept mail (null MX, RFC 7505)`);
       case 'no_domain':
-        return { kind: 'bounced', bounceType: 'Permanent', reply: `550 5.1.2 ${route} does not exist (NXDOMAIN)` };
+        return bouncedBy(`550 5.1.2 ${route} does not exist (NXDOMAIN)`);
       case 'dns_error':
         return { kind: 'deferred', reply: `451 4.4.3 DNS lookup for ${route} failed: ${found.reason}` };
     }
   }
+}
+
+/** The answer DNS gave, as the reply a server would have: the classifier reads it like any other. */
+function bouncedBy(reply: string): RecipientOutcome {
+  return { kind: 'bounced', bounce: classifyBounce({ diagnostic: reply, final: true }), reply };
 }

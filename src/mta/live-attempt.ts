@@ -1,5 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { DnsResolver } from '../dns/resolver.js';
+import { classifyBounce } from '../modules/bounces/classify.js';
+import { verpAddress } from '../modules/bounces/verp.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { Store } from '../store/store.js';
 import { domainKeys, findDomainByName, type Domain } from '../modules/domains/domains.repo.js';
@@ -37,15 +39,10 @@ interface Signer {
 const DOMAIN_FRESH_MS = 250;
 const notVerified: RecipientOutcome = { kind: 'failed', reason: 'domain_not_verified' };
 
-/**
- * VERP (CONTRACT §5): bounce+<email>-<recipient>@<return path>, so a bounce
- * names what it is about without parsing guesswork. A transaction for
- * several recipients (relay mode) names the email only; the DSN's
- * Final-Recipient then says who bounced.
- */
+/** The envelope sender (modules/bounces/verp.ts): at the domain's return path once its MX is found, else at outbound.hostname. */
 export function envelopeSender(email: Email, recipient: Recipient | null, domain: Domain, hostname: string): string {
   const host = domain.checks['return_path:mx']?.dns === 'found' ? `${domain.returnPath}.${domain.name}` : hostname;
-  return recipient ? `bounce+${email.id.slice(4)}-${recipient.id.slice(4)}@${host}` : `bounce+${email.id.slice(4)}@${host}`;
+  return verpAddress(email.id, recipient?.id ?? null, host);
 }
 
 /**
@@ -170,7 +167,7 @@ function classify(got: SendResult['recipients'][number] | undefined, res: SendRe
   const reply = got?.reply ?? 'no answer';
   switch (got?.kind ?? 'deferred') {
     case 'bounced':
-      return { kind: 'bounced', bounceType: got?.bounceType ?? 'Permanent', reply, mx: res.host };
+      return { kind: 'bounced', bounce: got?.bounce ?? classifyBounce({ diagnostic: reply, final: true }), reply, mx: res.host };
     case 'delivered':
       return { kind: 'delivered', reply, mx: res.host };
     case 'ambiguous':

@@ -11,9 +11,10 @@ const ARCHITECTURE = join(ROOT, 'docs', 'ARCHITECTURE.md');
 
 /** No I/O in these: they may name a repo, `store` or `net` module, or an I/O module of Node, only with `import type`. */
 const PURE = [
-  ...['lifecycle', 'lifecycle-moves', 'lifecycle-outcomes', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
+  ...['lifecycle', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
   ...['verification', 'domain-state', 'insights'].map((f) => `modules/domains/${f}.ts`),
   'mta/classify.ts',
+  ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'verp'].map((f) => `modules/bounces/${f}.ts`),
   'dns/checks.ts',
   ...['versions', 'render-version', 'text-from-html'].map((f) => `modules/templates/${f}.ts`),
   ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'variables'].map((f) => `modules/templates/language/${f}.ts`),

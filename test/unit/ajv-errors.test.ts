@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
-import { validateBody, validateQuery } from '../../src/api/validate.js';
+import { validateBody, validateQuery } from '../../src/lib/validate.js';
 import { pointerToField } from '../../src/lib/ajv-errors.js';
 import { ApiError } from '../../src/lib/errors.js';
 

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { classifyBounce } from '../../src/modules/bounces/classify.js';
 import type { Email } from '../../src/modules/emails/email.js';
 import {
   acceptEmail,
@@ -60,6 +61,9 @@ const all = (email: Email, row: QueueRow, o: RecipientOutcome) => new Map(email.
 const apply = (email: Email, row: QueueRow, o: RecipientOutcome, others: QueueRow[] = [], now = NOW) => applyOutcomes(email, row, all(email, row, o), { now, retryScheduleMs: SCHEDULE, otherRows: others });
 const types = (events: Array<{ type: string }>) => events.map((e) => e.type);
 
+
+/** A 5yz reply as the MTA hands it to the state machine: through the one classifier. */
+const bounced = (reply: string): RecipientOutcome => ({ kind: 'bounced', bounce: classifyBounce({ diagnostic: reply, final: true }), reply });
 describe('the email state machine (LIFECYCLE.md)', function () {
   context('Email', function () {
     it('POST → queued, one queue row per recipient domain, nothing emitted', function () {
@@ -109,7 +113,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
 
     it('every recipient hard-failed → failed, email.failed once for the email', function () {
       const { email, row } = claimed();
-      const change = apply(email, row, { kind: 'bounced', bounceType: 'Permanent', reply: '550 5.1.1 no such user' });
+      const change = apply(email, row, bounced('550 5.1.1 no such user'));
       expect(change.email).to.include({ status: 'failed', statusReason: 'every recipient bounced' });
       expect(types(change.events)).to.deep.equal(['email.bounced', 'email.failed']);
     });
@@ -170,12 +174,12 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(types(last.events)).to.deep.equal(['email.failed']);
     });
 
-    it('5xx → bounced; a Permanent bounce of live mail suppresses the address, of test mail it does not', function () {
+    it('5xx → bounced; a Permanent bounce of live mail suppresses the address, a Transient one or test mail does not', function () {
       const live = claimed();
-      expect(apply(live.email, live.row, { kind: 'bounced', bounceType: 'Permanent', reply: '550' }).suppress).to.deep.equal([{ address: 'a@one.test', reason: 'bounce' }]);
-      expect(apply(live.email, live.row, { kind: 'bounced', bounceType: 'Transient', reply: '552' }).suppress).to.deep.equal([]);
+      expect(apply(live.email, live.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([{ address: 'a@one.test', reason: 'bounce' }]);
+      expect(apply(live.email, live.row, bounced('552 5.2.2 mailbox full')).suppress).to.deep.equal([]);
       const test = claimed({ environment: 'test' });
-      expect(apply(test.email, test.row, { kind: 'bounced', bounceType: 'Permanent', reply: '550' }).suppress).to.deep.equal([]);
+      expect(apply(test.email, test.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([]);
     });
 
     it('a complaint: delivered, then complained (email.complained), and the address suppressed', function () {
@@ -190,7 +194,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
   context('moves LIFECYCLE does not allow', function () {
     it('are refused as faults of ours: a failed email is not sent, a delivered recipient is not queued again', function () {
       const { email, row } = claimed();
-      const failed = apply(email, row, { kind: 'bounced', bounceType: 'Permanent', reply: '550' });
+      const failed = apply(email, row, bounced('550 5.1.1 no such user'));
       expect(() => claimEmail(failed.email, NOW)).to.throw(IllegalTransition, 'illegal email transition failed → submitting');
       const delivered = apply(email, row, { kind: 'delivered', reply: '250' });
       expect(() => claimRow(delivered.row, NOW, LEASE)).to.throw(IllegalTransition, 'illegal queue row transition done → submitting');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RateLimiter } from '../../src/api/middleware/rate-limit.js';
+import { RateLimiter } from '../../src/lib/rate-limiter.js';
 
 describe('RateLimiter', function () {
   const clockAt = (t: { now: number }) => ({ now: () => t.now });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { expect } from 'chai';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { isTag, isText, type AnyNode, type Document, type Element } from 'domhandler';
-import { validateBody } from '../../src/api/validate.js';
+import { validateBody } from '../../src/lib/validate.js';
 import { ApiError } from '../../src/lib/errors.js';
 import { BLOCK_TYPES, Design, type Block } from '../../src/modules/templates/design/design.schema.js';
 import { checkDesign, designToSource } from '../../src/modules/templates/design/design-source.js';

@@ -2,6 +2,8 @@
 // the repos and the presenter see them. Types only: the statuses are moved by
 // lifecycle.ts alone (LIFECYCLE.md).
 
+import type { BounceType } from '../bounces/classify.js';
+
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export const RECIPIENT_STATUSES = ['queued', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'] as const;
@@ -11,7 +13,8 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
 
 export interface RecipientDetails {
   reply?: string;
-  bounce_type?: 'Permanent' | 'Transient';
+  bounce_type?: BounceType;
+  status?: string;
   mx?: string;
   reason?: string;
 }

@@ -10,6 +10,12 @@ const RESERVED = new Set([
 
 export const MAX_CUSTOM_HEADERS = 20;
 
+/** A header the service writes (or reserves): a client may not set it. */
+export function isServiceHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return RESERVED.has(lower) || lower.startsWith('content-') || lower.startsWith('resent-') || lower.startsWith('x-posthorn-');
+}
+
 /** interface §4.1 `headers`: at most 20, names of letters, digits and '-', values up to 998 characters, no CR/LF, none the service sets. */
 export function checkCustomHeaders(headers: Record<string, string>): { field: string; message: string } | null {
   const names = Object.keys(headers);
@@ -18,8 +24,7 @@ export function checkCustomHeaders(headers: Record<string, string>): { field: st
     const field = `headers.${name}`;
     const value = headers[name]!;
     if (!/^[A-Za-z][A-Za-z0-9-]{0,63}$/.test(name)) return { field, message: 'is not a valid header name (letters, digits and -, starting with a letter)' };
-    const lower = name.toLowerCase();
-    if (RESERVED.has(lower) || lower.startsWith('content-') || lower.startsWith('resent-') || lower.startsWith('x-posthorn-')) {
+    if (isServiceHeader(name)) {
       return { field, message: 'is set by the service and cannot be overridden' };
     }
     if (typeof value !== 'string') return { field, message: 'must be a string' };

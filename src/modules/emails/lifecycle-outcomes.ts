@@ -1,3 +1,4 @@
+import type { Bounce } from '../bounces/classify.js';
 import type { OutboxEvent } from '../events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientDetails, RecipientStatus } from './email.js';
@@ -8,7 +9,7 @@ import { moveEmail, moveRecipient, moveRow } from './lifecycle-moves.js';
 export type RecipientOutcome =
   | { kind: 'delivered'; reply: string; mx?: string }
   | { kind: 'deferred'; reply: string; mx?: string }
-  | { kind: 'bounced'; bounceType: 'Permanent' | 'Transient'; reply: string; mx?: string }
+  | { kind: 'bounced'; bounce: Bounce; reply: string; mx?: string }
   | { kind: 'ambiguous'; reply: string; mx?: string }
   | { kind: 'complained'; reply: string }
   | { kind: 'failed'; reason: string }
@@ -105,9 +106,9 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
         if (live) suppress.push({ address: r.address, reason: 'complaint' });
         return set('complained', { reply: o.reply });
       case 'bounced':
-        events.push(emailEvent(email, 'email.bounced', now, r.address, { bounce_type: o.bounceType, diagnostic: o.reply }));
-        if (live && o.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
-        return set('bounced', mx ? { reply: o.reply, bounce_type: o.bounceType, mx } : { reply: o.reply, bounce_type: o.bounceType });
+        events.push(emailEvent(email, 'email.bounced', now, r.address, bounceDetails(o.bounce, null)));
+        if (live && o.bounce.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
+        return set('bounced', bouncedRecipient(o.reply, o.bounce, mx));
       case 'deferred': {
         if (retryIn === undefined) {
           perRecipientFailure = true;
@@ -130,6 +131,17 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
     }
   });
   return { recipients, events, suppress, perRecipientFailure };
+}
+
+/** email.bounced's details (interface §6; the reason list is the README's). */
+export function bounceDetails(b: Bounce, reportingMta: string | null): Record<string, unknown> {
+  const d: Record<string, unknown> = { bounce_type: b.bounceType, reason: b.reason, status: b.status, diagnostic: b.diagnostic };
+  if (reportingMta) d.reporting_mta = reportingMta;
+  return d;
+}
+
+export function bouncedRecipient(reply: string, b: Bounce, mx: string | null): RecipientDetails {
+  return mx ? { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status, mx } : { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status };
 }
 
 /** A server's answer as a recipient's details (literals: a spread adding `mx` would take V8's slow path). */

@@ -1,5 +1,8 @@
+import type { Bounce } from '../bounces/classify.js';
 import type { RecipientOutcome } from './lifecycle.js';
 import type { Email, Recipient } from './email.js';
+
+const SIMULATED_BOUNCE: Bounce = { bounceType: 'Permanent', reason: 'user_unknown', status: '5.1.1', diagnostic: '550 5.1.1 simulated bounce: the mailbox does not exist' };
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];
@@ -16,7 +19,7 @@ function simulateOutcome(address: string, testDomain: string, attempt: number): 
   if (domain !== testDomain) return delivered;
   switch (local) {
     case 'bounced':
-      return { kind: 'bounced', bounceType: 'Permanent', reply: '550 5.1.1 simulated bounce: the mailbox does not exist' };
+      return { kind: 'bounced', bounce: SIMULATED_BOUNCE, reply: SIMULATED_BOUNCE.diagnostic };
     case 'complained':
       return { kind: 'complained', reply: '250 2.0.0 OK: simulated delivery, then a simulated spam complaint' };
     case 'delayed':

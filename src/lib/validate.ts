@@ -1,8 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { describeAjvError } from '../lib/ajv-errors.js';
-import { validationError } from '../lib/errors.js';
+import { describeAjvError } from './ajv-errors.js';
+import { validationError } from './errors.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 

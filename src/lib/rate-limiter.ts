@@ -1,4 +1,4 @@
-import type { Clock } from '../../lib/time.js';
+import type { Clock } from './time.js';
 
 interface Bucket {
   tokens: number;

@@ -1,0 +1,87 @@
+import { classifyBounce } from './classify.js';
+import type { ReportRecipient } from './dsn.js';
+
+/**
+ * Bounces without a delivery-status part: the text the mail system wrote
+ * (qmail, Exim, Sendmail, Notes, Exchange, Yahoo, Gmail and the rest). Each
+ * failed address is followed by the server's words about it; the copy of
+ * the returned message, which a few of them append, is cut off first, so
+ * that its own addresses and words are not read as the failure's. Pure.
+ */
+
+/** Where the returned message's copy (or its headers) begins in the text of common bounce formats. */
+const COPY_STARTS = [
+  /^[ \t]*-{2,}[ \t]*(?:Below this line is a copy of the message|This is a copy of the message|Original message|Original Message Headers|The (?:original )?(?:message|header|headers) (?:of the original message )?(?:is|are|was) (?:following|attached|included)|Returned message|Unsent message below|Message header follows|Original message header)/im,
+  /^[ \t]*-{3,}[ \t]*(?:Forwarded|Original|Returned) message/im,
+  /^[ \t]*(?:Original message headers|Below this line is a copy of the message|The original message was received at|------ This is a copy of the message|-----Original Message-----|Message header follows|Original message follows|The text you sent follows)/im,
+  /^[ \t]*Return-Path:[ \t]*</im,
+  /^[ \t]*Received:[ \t]+from\b/im,
+];
+
+const TEMPORARY = /\b(?:delayed|delay(?:ed)? notification|will (?:continue|keep) (?:trying|to try)|will (?:be )?retr(?:y|ied)|has not (?:yet )?been delivered|still trying|warning: message|temporarily|not yet been delivered|no need to resend)\b/i;
+const ADDRESS = /<?\b([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})\b>?/g;
+
+export interface PlainBounceContext {
+  /** addresses that are not recipients: the bounce's own From and To (the return path) */
+  ignore: string[];
+  /** the returned message's To, when the text names nobody */
+  originalTo: string[];
+}
+
+export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRecipient[] {
+  const body = cutCopy(text.replace(/\r\n/g, '\n'));
+  const ignore = new Set(ctx.ignore.map((a) => a.toLowerCase()));
+  const hits: Array<{ address: string; at: number; end: number }> = [];
+  for (const m of body.matchAll(ADDRESS)) {
+    const address = m[1]!.toLowerCase();
+    if (ignore.has(address) || /^(?:mailer-daemon|mail-daemon)@/i.test(address)) continue;
+    if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index! - 80), m.index!))) continue;
+    hits.push({ address, at: m.index!, end: m.index! + m[0].length });
+  }
+  const addresses = [...new Set(hits.map((h) => h.address))];
+  const temporary = TEMPORARY.test(body.slice(0, 2000)) && !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
+  if (!addresses.length) {
+    const to = ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));
+    return to.length ? [verdict(to[0]!.toLowerCase(), body, temporary)] : [];
+  }
+  return addresses.map((address) => {
+    // the words about one address: from its first mention to the next address's
+    const first = hits.find((h) => h.address === address)!;
+    const next = hits.find((h) => h.at > first.at && h.address !== address);
+    const own = body.slice(first.end, next ? next.at : undefined);
+    // formats that name the address first and give the reason in a later block (Sendmail's transcript, Gmail's details)
+    const words = hasReason(own) ? own : body;
+    return verdict(address, words, temporary);
+  });
+}
+
+function verdict(address: string, words: string, temporary: boolean): ReportRecipient {
+  const diagnostic = diagnosticOf(words);
+  const b = classifyBounce({ diagnostic, final: !temporary });
+  return { address, action: temporary ? 'delayed' : 'failed', status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null };
+}
+
+function cutCopy(text: string): string {
+  let end = text.length;
+  for (const re of COPY_STARTS) {
+    const m = re.exec(text);
+    // a cut in the first lines would leave no failure to read: such a "copy" is the report's own header block
+    if (m && m.index > 40 && m.index < end) end = m.index;
+  }
+  return text.slice(0, end);
+}
+
+function hasReason(text: string): boolean {
+  return /\b[245]\d\d\b|\b[245]\.\d{1,3}\.\d{1,3}\b|unknown|not exist|no such|not found|full|quota|disabled|rejected|refused|denied|blocked|spam|too (?:large|big)|invalid|unavailable|expired|timed? ?out|listed/i.test(text);
+}
+
+/**
+ * The sentence that carries the failure: an SMTP reply if one is quoted
+ * (with what follows it on its line), else the text itself, shortened.
+ */
+function diagnosticOf(words: string): string {
+  const flat = words.replace(/\s+/g, ' ').trim();
+  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(flat);
+  const text = reply ? reply[1]! : flat;
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}

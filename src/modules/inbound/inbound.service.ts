@@ -1,0 +1,147 @@
+import { newId } from '../../lib/ids.js';
+import { notFound } from '../../lib/errors.js';
+import type { Clock } from '../../lib/time.js';
+import type { Logger } from '../../log/logger.js';
+import type { Store } from '../../store/store.js';
+import { readReport, type Report } from '../bounces/report.js';
+import { emailOfMessageId, readVerp } from '../bounces/verp.js';
+import { findDomainByName } from '../domains/domains.repo.js';
+import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
+import { applyReports } from './apply-reports.js';
+import { findInbound, insertInbound, listInbound, rawOf, type InboundEmail } from './inbound.repo.js';
+import { attachmentContent, parseReceived } from './received.js';
+
+export interface InboundDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** outbound.hostname: VERP and report addresses live there, and it is the Message-ID domain */
+  hostname: string;
+}
+
+/** Who an envelope recipient of the MX listener is, or null: refused at RCPT (never an open relay). */
+export type Target =
+  | { kind: 'report'; address: string; emailId: string | null; recipientId: string | null }
+  | { kind: 'receive'; address: string; projectId: string };
+
+/** Local parts at outbound.hostname that take reports (RFC 5321 §4.5.1 postmaster; feedback loops are registered to abuse@ or fbl@). */
+const REPORT_BOXES = new Set(['postmaster', 'abuse', 'fbl', 'feedback', 'arf']);
+
+export interface Delivered {
+  /** what the message was read as, for the log */
+  kind: Report['kind'] | 'received';
+  applied: number;
+  received: string[];
+}
+
+/**
+ * The MX side: which envelope recipients it takes, and what happens to a
+ * message that arrived for them, in one transaction committed before the
+ * listener answers 250. Bounces and complaints change the state of the email
+ * they are about (apply-reports.ts); mail for a project's verified domain is
+ * kept whole and announced as email.received.
+ */
+export class InboundService {
+  constructor(private readonly deps: InboundDeps) {}
+
+  async target(address: string): Promise<Target | null> {
+    const at = address.lastIndexOf('@');
+    if (at <= 0) return null;
+    const local = address.slice(0, at).toLowerCase();
+    const host = address.slice(at + 1).toLowerCase();
+    const verp = readVerp(address);
+    if (verp) return (await this.returnPathHost(verp.emailId, host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
+    if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
+    const domain = await findDomainByName(this.deps.store.reader, host);
+    return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
+  }
+
+  /** A VERP address is ours at outbound.hostname, or at the email's From domain's return-path subdomain. */
+  private async returnPathHost(emailId: string, host: string): Promise<boolean> {
+    if (host === this.deps.hostname.toLowerCase()) return true;
+    const domain = host.slice(host.indexOf('.') + 1);
+    const found = await findDomainByName(this.deps.store.reader, domain);
+    return !!found && host === `${found.returnPath}.${found.name}` && emailId.length > 0;
+  }
+
+  /** One accepted message: read, applied and stored durably (store.tx resolves once the commit is on disk). */
+  async deliver(mailFrom: string, targets: Target[], raw: Buffer): Promise<Delivered> {
+    const reports = targets.filter((t): t is Extract<Target, { kind: 'report' }> => t.kind === 'report');
+    const receivers = targets.filter((t): t is Extract<Target, { kind: 'receive' }> => t.kind === 'receive');
+    const report = reports.length ? readReport(raw) : null;
+    const received = receivers.length ? await parseReceived(raw) : null;
+    const now = this.deps.clock.now();
+    const hostname = this.deps.hostname;
+    return this.deps.store.tx(async (trx) => {
+      let applied = 0;
+      if (report && (report.kind === 'bounce' || report.kind === 'complaint')) {
+        const verp = reports.find((t) => t.emailId);
+        const emailId = verp?.emailId ?? (report.originalMessageId ? emailOfMessageId(report.originalMessageId, hostname) : null);
+        if (emailId) applied = await applyReports(trx, { emailId, recipientId: verp?.recipientId ?? null, report, now });
+      }
+      const ids: string[] = [];
+      if (received) {
+        const events: OutboxEvent[] = [];
+        for (const [projectId, rcpts] of groupBy(receivers)) {
+          const m: InboundEmail = { id: newId('inbound', now), projectId, mailFrom, rcptTo: rcpts, ...received, size: raw.length, createdAt: now };
+          await insertInbound(trx, m, raw);
+          events.push(receivedEvent(m, now));
+          ids.push(m.id);
+        }
+        await insertEvents(trx, events);
+      }
+      return { kind: received ? 'received' : report?.kind ?? 'other', applied, received: ids };
+    });
+  }
+
+  async list(projectId: string, limit: number, before: string | undefined): Promise<{ items: InboundEmail[]; more: boolean }> {
+    return listInbound(this.deps.store.reader, projectId, limit, before);
+  }
+
+  async get(projectId: string, id: string): Promise<InboundEmail> {
+    const m = await findInbound(this.deps.store.reader, projectId, id);
+    if (!m) throw notFound(`inbound email ${id}`);
+    return m;
+  }
+
+  async raw(projectId: string, id: string): Promise<Buffer> {
+    const raw = await rawOf(this.deps.store.reader, projectId, id);
+    if (!raw) throw notFound(`inbound email ${id}`);
+    return raw;
+  }
+
+  async attachment(projectId: string, id: string, index: number): Promise<{ content: Buffer; contentType: string; filename: string }> {
+    const found = await attachmentContent(await this.raw(projectId, id), index);
+    if (!found) throw notFound(`attachment ${index} of inbound email ${id}`);
+    return found;
+  }
+}
+
+function groupBy(receivers: Array<{ projectId: string; address: string }>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of receivers) out.set(r.projectId, [...(out.get(r.projectId) ?? []), r.address.toLowerCase()]);
+  return out;
+}
+
+/** email.received (CONTRACT §5 data): who, what and which files; never the body. */
+function receivedEvent(m: InboundEmail, now: number): OutboxEvent {
+  return {
+    id: newId('event', now),
+    projectId: m.projectId,
+    type: 'email.received',
+    emailId: null,
+    recipient: m.rcptTo[0] ?? null,
+    simulated: false,
+    data: {
+      inbound_id: m.id,
+      from: m.from,
+      to: m.to,
+      cc: m.cc,
+      subject: m.subject,
+      message_id: m.messageId,
+      attachments: m.attachments.map((a) => ({ filename: a.filename, content_type: a.contentType, size: a.size })),
+      environment: 'live',
+    },
+    createdAt: now,
+  };
+}
