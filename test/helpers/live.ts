@@ -1,6 +1,7 @@
 import { authenticate } from 'mailauth';
 import { expect } from 'chai';
 import { createResolver } from '../../src/dns/resolver.js';
+import type { RoleSelection } from '../../src/main.js';
 import { startTestApi, type TestApi, type Tenant } from './api.js';
 import { freshSqlite, type TestDatabase } from './databases.js';
 import { startDnsWorld, type DnsWorld } from './dns-world.js';
@@ -8,7 +9,7 @@ import { startSink, type SmtpSink } from './smtp-sink.js';
 import type { Client } from './http.js';
 import { waitFor } from './wait.js';
 
-export const SINK_DOMAINS = ['ok.test', 'ok2.test', 'reject.test', 'tempfail.test', 'drop.test', 'cut.test', 'slow.test', 'enforced.test'];
+export const SINK_DOMAINS = ['ok.test', 'ok2.test', 'reject.test', 'blocklist.test', 'tempfail.test', 'drop.test', 'cut.test', 'slow.test', 'enforced.test'];
 
 /** Point the sink domains' MX at the sink (mx.sink.test → 127.0.0.1). */
 export function routeSinkDomains(world: DnsWorld): void {
@@ -67,7 +68,7 @@ export interface LiveWorld {
   stop(): Promise<void>;
 }
 
-export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}): Promise<LiveWorld> {
+export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}, roles: RoleSelection = {}): Promise<LiveWorld> {
   const { outbound, ...rest } = overrides;
   const db = freshSqlite();
   await db.store.migrateLatest();
@@ -81,7 +82,7 @@ export async function startLiveWorld(zone: string, hostname: string, overrides: 
       outbound: { hostname, mx_port: sink.port, ...outbound },
       dns: { resolvers: [world.address], zone, server: { enabled: true, host: '127.0.0.1', port: 0 } },
     },
-    { roles: { mta: true, dns: true } },
+    { roles: { mta: true, dns: true, ...roles } },
   );
   world.delegate(zone, '127.0.0.1', api.running.dnsPort!);
   return {
