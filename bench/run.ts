@@ -4,7 +4,9 @@
 //   3. events delivered/s to a local HTTPS webhook receiver
 //   4. templates: renders/s of a typical template on one core (in this process), and template sends
 //      against plain sends of the same content in the accept phase (test key)
-//   5. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
+//   5. inbound: bounce DSNs received and applied per second; submission: messages accepted durably per
+//      second over SMTP (bench/smtp-phases.ts), both over 16 reused connections
+//   6. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -25,6 +27,7 @@ import { compileVersion, declaredOf } from '../src/modules/templates/versions.js
 import { renderVersion } from '../src/modules/templates/render-version.js';
 import type { TemplateVersion } from '../src/modules/templates/template.js';
 import { TYPICAL_TEMPLATE, TYPICAL_VARIABLES } from './typical-template.js';
+import { inboundPhase, submissionPhase } from './smtp-phases.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,7 +40,7 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PROFILE=DIR writes a CPU profile of the appliance there. For experiments (the issues' figures
 // use none of them): BENCH_CLIENTS (64), BENCH_NODE_ARGS (flags for the appliance's node, e.g.
 // --trace-gc), BENCH_SERVE_LOG=FILE (a copy of the appliance's stdout), BENCH_QUICK=1 (no calibration).
-const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks').split(','));
+const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks,inbound,submission').split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -313,14 +316,22 @@ async function main() {
   const config = join(dir, 'posthorn.yaml');
   const httpPort = await freePort();
   // a port just closed may be handed out again at once: the two must differ
-  let dnsPort = await freePort();
-  while (dnsPort === httpPort) dnsPort = await freePort();
+  const taken = new Set([httpPort]);
+  const another = async () => {
+    let p = await freePort();
+    while (taken.has(p)) p = await freePort();
+    taken.add(p);
+    return p;
+  };
+  const dnsPort = await another();
+  const inboundPort = await another();
+  const submissionPort = await another();
   writeFileSync(
     config,
     YAML.stringify({
       data_dir: './data',
       http: { host: '127.0.0.1', port: httpPort },
-      smtp: { inbound: { enabled: false }, submission: { enabled: false } },
+      smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort } },
       outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: PER_DOMAIN },
       dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
       webhooks: { ca_file: hooks.caFile },
@@ -462,6 +473,21 @@ async function main() {
     const elapsed = r.wall;
     step(`  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`);
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
+  }
+
+  if (phases.has('inbound')) {
+    // the DSNs are about live mail the sink received; delivered here when no delivery phase ran
+    if (sink.messages.length < 3000) await deliver(3000, 10, 'ib');
+    step('inbound: bounce DSNs to the VERP addresses, received and applied');
+    const r = await measured(app.child.pid!, () => inboundPhase({ port: inboundPort, delivered: sink.messages.slice(-3000), dbFile: join(dir, 'data', 'posthorn.sqlite') }));
+    report.inbound_dsns = r;
+    step(`  ${JSON.stringify(r)}`);
+  }
+  if (phases.has('submission')) {
+    step('submission: messages over SMTP with a test key, accepted durably');
+    const r = await measured(app.child.pid!, () => submissionPhase({ port: submissionPort, key: app.key, count: Math.max(3000, seconds * 1000) }));
+    report.submission = r;
+    step(`  ${JSON.stringify(r)}`);
   }
 
   if (phases.has('webhooks')) await webhookPhase();

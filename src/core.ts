@@ -89,7 +89,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
   return {
     deps,
-    services: buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher()),
+    services: buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher(), writer),
     acceptQueue,
     writer,
     wakeMta: () => wake.mta(),
@@ -100,7 +100,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
 }
 
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void): Services {
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void, writer: GroupCommit): Services {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
   const templates = new TemplateService({ store, clock });
@@ -119,7 +119,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     keys: keyService({ store, clock }, deps.auth),
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
-    inbound: new InboundService({ store, clock, logger, hostname: config.outbound.hostname }),
+    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname }),
   };
 }
 

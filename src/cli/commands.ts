@@ -15,6 +15,7 @@ import SuppressionRemove from './commands/suppression/remove.js';
 import ProjectList from './commands/project/list.js';
 import ProjectSet from './commands/project/set.js';
 import Serve from './commands/serve.js';
+import InboundParse from './commands/inbound/parse.js';
 import TemplateList from './commands/template/list.js';
 import TemplateRender from './commands/template/render.js';
 import TemplateShow from './commands/template/show.js';
@@ -38,6 +39,7 @@ export const COMMANDS = {
   'queue:stats': QueueStats,
   'queue:show': QueueShow,
   'queue:retry': QueueRetry,
+  'inbound:parse': InboundParse,
   'template:list': TemplateList,
   'template:show': TemplateShow,
   'template:render': TemplateRender,

@@ -2,6 +2,7 @@ import { newId } from '../../lib/ids.js';
 import { notFound } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
+import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
 import { readReport, type Report } from '../bounces/report.js';
 import { emailOfMessageId, readVerp } from '../bounces/verp.js';
@@ -13,6 +14,8 @@ import { attachmentContent, parseReceived } from './received.js';
 
 export interface InboundDeps {
   store: Store;
+  /** the thread's group commit: reports arriving together share one transaction and one fsync */
+  writer: GroupCommit;
   clock: Clock;
   logger: Logger;
   /** outbound.hostname: VERP and report addresses live there, and it is the Message-ID domain */
@@ -64,7 +67,7 @@ export class InboundService {
     return !!found && host === `${found.returnPath}.${found.name}` && emailId.length > 0;
   }
 
-  /** One accepted message: read, applied and stored durably (store.tx resolves once the commit is on disk). */
+  /** One accepted message: read, applied and stored durably (the group commit resolves once its commit is on disk). */
   async deliver(mailFrom: string, targets: Target[], raw: Buffer): Promise<Delivered> {
     const reports = targets.filter((t): t is Extract<Target, { kind: 'report' }> => t.kind === 'report');
     const receivers = targets.filter((t): t is Extract<Target, { kind: 'receive' }> => t.kind === 'receive');
@@ -72,7 +75,7 @@ export class InboundService {
     const received = receivers.length ? await parseReceived(raw) : null;
     const now = this.deps.clock.now();
     const hostname = this.deps.hostname;
-    return this.deps.store.tx(async (trx) => {
+    return this.deps.writer.run(async (trx) => {
       let applied = 0;
       if (report && (report.kind === 'bounce' || report.kind === 'complaint')) {
         const verp = reports.find((t) => t.emailId);
