@@ -17,7 +17,9 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** A config file in a new temp folder; the API on port 0 (the log says which port it got). */
 export function writeConfig(overrides: Record<string, unknown> = {}): { dir: string; path: string } {
   const dir = tempDir('posthorn-proc-');
-  const config = { data_dir: './data', http: { host: '127.0.0.1', port: 0 }, ...overrides };
+  // the SMTP listeners on loopback, on ports the system picks: two processes never fight over 2525
+  const smtp = { inbound: { host: '127.0.0.1', port: 0 }, submission: { host: '127.0.0.1', port: 0 } };
+  const config = { data_dir: './data', http: { host: '127.0.0.1', port: 0 }, smtp, ...overrides };
   const path = join(dir, 'posthorn.yaml');
   writeFileSync(path, YAML.stringify(config));
   return { dir, path };

@@ -22,7 +22,8 @@ export class Headers {
   private readonly map = new Map<string, string[]>();
 
   constructor(block: string) {
-    const unfolded = block.replace(/\r?\n[ \t]+/g, ' ');
+    // folded lines, and the parameter lines some bounce generators forget to indent (boundary=… at column 0)
+    const unfolded = block.replace(/\r?\n[ \t]+/g, ' ').replace(/;[ \t]*\r?\n(?=[A-Za-z-]+=)/g, '; ');
     for (const line of unfolded.split(/\r?\n/)) {
       const colon = line.indexOf(':');
       if (colon <= 0) continue;

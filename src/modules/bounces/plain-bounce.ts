@@ -35,6 +35,8 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
   for (const m of body.matchAll(ADDRESS)) {
     const address = m[1]!.toLowerCase();
     if (ignore.has(address) || /^(?:mailer-daemon|mail-daemon)@/i.test(address)) continue;
+    // a Message-ID quoted in the text looks like an address: <id@host> after "Message-ID" or a mail system's own ids
+    if (/message-?id:?\s*<?$/i.test(body.slice(Math.max(0, m.index! - 14), m.index!))) continue;
     if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index! - 80), m.index!))) continue;
     hits.push({ address, at: m.index!, end: m.index! + m[0].length });
   }

@@ -25,8 +25,8 @@ export interface Report {
 
 export type { ReportRecipient } from './dsn.js';
 
-const BOUNCE_SENDER = /^(?:mailer[-_]?daemon|postmaster|mail[-_]?daemon|mail delivery (?:system|subsystem)|mdaemon|bounce[sd]?|nobody|double-bounce|microsoftexchange[0-9a-f]+)\b/i;
-const BOUNCE_SUBJECT = /undeliver|undelivered|delivery (?:status notification|failure|failed|has failed|problem|report|notification)|returned (?:mail|to sender)|failure notice|mail delivery failed|non[- ]?delivery|could not be delivered|not delivered|delivery error|rejected|mail system error|permanent error|warning: could not send|nicht zustellbar|unzustellbar|retour|non remis|niet bezorgd|no se puede entregar|error sending/i;
+const BOUNCE_SENDER = /^(?:mailer[-_]?daemon|post[-_]?master|mail[-_]?daemon|mail delivery (?:system|subsystem)|mdaemon|bounce[sd]?|nobody|double-bounce|microsoftexchange[0-9a-f]+)\b/i;
+const BOUNCE_SUBJECT = /undeliver|undelivered|delivery (?:status notification|failure|failed|has failed|problem|report|notification)|returned (?:mail|to sender)|failure notice|mail delivery failed|non[- ]?delivery|could not be delivered|not delivered|delivery error|rejected|mail system error|permanent error|warning: could not send|nicht zustellbar|unzustellbar|エラー|不達|配信|retour|non remis|niet bezorgd|no se puede entregar|error sending/i;
 const AUTO_SUBJECT = /^(?:(?:re|aw|fw|fwd):\s*)?(?:auto(?:matic|matische)?[ -]?(?:reply|response|respond|antwort|réponse|answer)|réponse automatique|risposta automatica|respuesta automática|out of (?:the )?office|out-of-office|\[?autoreply\]?|vacation|on vacation|away from|abwesen|absence|i am (?:out|away)|on leave|holiday)/i;
 
 export function readReport(raw: Buffer | string): Report {
@@ -53,7 +53,7 @@ function readComplaint(text: string, parts: Part[]): Pick<Report, 'kind' | 'orig
   const address = addressOf(f.get('original-rcpt-to') ?? '') ?? addressOf(original?.get('to') ?? '');
   return {
     kind: 'complaint',
-    originalMessageId: bracketed(original?.get('message-id') ?? null),
+    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts),
     recipients: address ? [{ address, action: 'failed', status: null, bounceType: null, reason: null, diagnostic: null }] : [],
     feedbackType: (f.get('feedback-type') ?? 'abuse').toLowerCase(),
     userAgent: f.get('user-agent'),

@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { presentReport } from '../../src/modules/bounces/report.presenter.js';
+import { readReport } from '../../src/modules/bounces/report.js';
+
+const DIR = fileURLToPath(new URL('../fixtures/bounces/', import.meta.url));
+
+interface Expected {
+  file: string;
+  mta: string;
+  kind: string;
+  original_message_id: string | null;
+  recipients: Array<{ address: string; action: string | null; status: string | null; bounce_type: string | null; reason: string | null }>;
+}
+
+/** What the corpus labels of a message, and the same fields of what the appliance reads (`posthorn inbound parse`). */
+function compared(e: Expected) {
+  const got = presentReport(readReport(readFileSync(DIR + e.file)));
+  const pick = (r: Expected['recipients'][number]) => (e.kind === 'complaint' ? { address: r.address } : { address: r.address, action: r.action, status: r.status, bounce_type: r.bounce_type, reason: r.reason });
+  return {
+    got: { kind: got.kind, original_message_id: got.original_message_id, recipients: got.recipients.map(pick) },
+    want: { kind: e.kind, original_message_id: e.original_message_id, recipients: e.recipients.map(pick) },
+  };
+}
+
+/**
+ * Messages the reader does not yet read as labelled (issue 21 stays open on them): a complaint naming
+ * the Message-ID only in its prose, a returned copy whose Message-ID sits behind another one, a
+ * Verizon text format, an X1 bounce from a bare MAILER-DAEMON, a bounce nested in a notification.
+ * Each must still differ: one read right is taken off this list.
+ */
+const NOT_YET = new Set(['arf-01.eml', 'bigfoot-01.eml', 'verizon-01.eml', 'x1-01.eml', 'x5-01.eml']);
+
+// Real bounce messages of many mail systems (test/fixtures/bounces/README.md): kind, recipients,
+// status, bounce_type and reason as a person reading each one labelled it.
+describe('bounce corpus: real DSNs, non-standard bounces, ARF reports and auto-replies', function () {
+  const expected = JSON.parse(readFileSync(DIR + 'expected.json', 'utf8')) as Expected[];
+  let agreed = 0;
+  after(function () {
+    console.log(`      agreement with the corpus: ${agreed}/${expected.length}`);
+  });
+
+  it('labels every message in the folder, at least 80 of them from at least 20 mail systems', function () {
+    const files = readdirSync(DIR).filter((f) => f.endsWith('.eml')).sort();
+    expect(expected.map((e) => e.file).sort()).to.deep.equal(files);
+    expect(files.length).to.be.at.least(80);
+    expect(new Set(expected.filter((e) => e.kind === 'bounce').map((e) => e.mta)).size).to.be.at.least(20);
+    for (const kind of ['complaint', 'auto_reply']) expect(expected.filter((e) => e.kind === kind).length, kind).to.be.at.least(5);
+  });
+
+  for (const e of expected) {
+    it(`${e.file} (${e.mta}): ${e.kind}${e.recipients[0]?.reason ? ` ${e.recipients[0].bounce_type} ${e.recipients[0].reason}` : ''}`, function () {
+      const { got, want } = compared(e);
+      if (NOT_YET.has(e.file)) {
+        expect(got, 'read right now: take it off NOT_YET').to.not.deep.equal(want);
+        return;
+      }
+      expect(got).to.deep.equal(want);
+      agreed++;
+    });
+  }
+});
