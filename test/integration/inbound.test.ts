@@ -3,6 +3,7 @@ import type { Tenant } from '../helpers/api.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { smtpSend } from '../helpers/smtp-client.js';
+import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 import { arfReport, autoReply, deliveryStatus, plainMessage } from '../fixtures/report-builders.js';
 
@@ -163,5 +164,19 @@ describe('inbound SMTP: bounces, complaints, auto-replies and received mail (iss
     expect((await stranger.api.get(`/v1/inbound/${id}`)).status).to.equal(404);
     const noScope = await t.newKey({ mode: 'live', scopes: ['emails:send'] });
     expect((await noScope.api.get('/v1/inbound')).status).to.equal(403);
+  });
+
+  it('the /v1/inbound routes refuse what they cannot answer, in the CONTRACT error shape', async function () {
+    expectError(await w.api.anonymous.get('/v1/inbound'), 401, 'unauthorized');
+    expectError(await t.api.get('/v1/inbound?colour=blue'), 400, 'validation_error', 'colour');
+    expectError(await t.api.get('/v1/inbound?limit=0'), 400, 'validation_error', 'limit');
+    expectError(await t.api.get('/v1/inbound?cursor=msg_01'), 400, 'validation_error', 'cursor');
+    const missing = `inb_${'0'.repeat(26)}`;
+    for (const path of [`/v1/inbound/${missing}`, `/v1/inbound/${missing}/raw`, `/v1/inbound/${missing}/attachments/0`]) expectError(await t.api.get(path), 404, 'not_found');
+    const to = `files@${domain}`;
+    expect((await smtpSend(port, { from: 'b@client.test', to: [to], raw: plainMessage({ from: 'b@client.test', to, subject: 'no files' }) })).ok).to.equal(true);
+    const id = (await t.api.get('/v1/inbound?limit=1')).body.data[0].id as string;
+    expectError(await t.api.get(`/v1/inbound/${id}/attachments/abc`), 400, 'validation_error', 'index');
+    expectError(await t.api.get(`/v1/inbound/${id}/attachments/0`), 404, 'not_found');
   });
 });

@@ -9,7 +9,8 @@ export interface Submitted {
   idempotencyKey: string | undefined;
 }
 
-const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true } as const;
+/** mailparser read for the message as written: no derived text or html parts, links left alone. */
+export const AS_WRITTEN = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true } as const;
 
 /**
  * The send request of a submitted message. The envelope says who receives
@@ -20,7 +21,7 @@ const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: tru
  * the others are kept as custom headers, as sent.
  */
 export async function submittedEmail(raw: Buffer, envelope: { from: string; to: string[] }): Promise<Submitted> {
-  const m = await simpleParser(raw, OPTIONS);
+  const m = await simpleParser(raw, AS_WRITTEN);
   const named = (field: AddressObject | AddressObject[] | undefined) => new Set(addresses(field).map((a) => a.toLowerCase()));
   const inTo = named(m.to);
   const inCc = named(m.cc);

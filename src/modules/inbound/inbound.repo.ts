@@ -1,21 +1,12 @@
 import type { Db } from '../../store/db.js';
-import type { ReceivedAttachment } from './received.js';
+import type { ReceivedAttachment, ReceivedMessage } from './received.js';
 
-/** A received message as stored (the raw bytes apart: rawOf). */
-export interface InboundEmail {
+/** A received message as stored: what mailparser read of it, and the envelope (the raw bytes apart: rawOf). */
+export interface InboundEmail extends ReceivedMessage {
   id: string;
   projectId: string;
   mailFrom: string;
   rcptTo: string[];
-  from: string;
-  to: string[];
-  cc: string[];
-  subject: string;
-  messageId: string | null;
-  text: string | null;
-  html: string | null;
-  headers: Array<[string, string]>;
-  attachments: ReceivedAttachment[];
   size: number;
   createdAt: number;
 }

@@ -53,18 +53,18 @@ export class InboundService {
     const local = address.slice(0, at).toLowerCase();
     const host = address.slice(at + 1).toLowerCase();
     const verp = readVerp(address);
-    if (verp) return (await this.returnPathHost(verp.emailId, host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
+    if (verp) return (await this.returnPathHost(host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
     if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
     const domain = await findDomainByName(this.deps.store.reader, host);
     return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
   }
 
   /** A VERP address is ours at outbound.hostname, or at the email's From domain's return-path subdomain. */
-  private async returnPathHost(emailId: string, host: string): Promise<boolean> {
+  private async returnPathHost(host: string): Promise<boolean> {
     if (host === this.deps.hostname.toLowerCase()) return true;
     const domain = host.slice(host.indexOf('.') + 1);
     const found = await findDomainByName(this.deps.store.reader, domain);
-    return !!found && host === `${found.returnPath}.${found.name}` && emailId.length > 0;
+    return !!found && host === `${found.returnPath}.${found.name}`;
   }
 
   /** One accepted message: read, applied and stored durably (the group commit resolves once its commit is on disk). */

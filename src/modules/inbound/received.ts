@@ -1,5 +1,5 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { addresses } from '../emails/submitted.js';
+import { addresses, AS_WRITTEN } from '../emails/submitted.js';
 
 /** What the appliance keeps of a received message besides its bytes (CONTRACT §5 inbound_email). */
 export interface ReceivedMessage {
@@ -21,12 +21,10 @@ export interface ReceivedAttachment {
   contentId: string | null;
 }
 
-// The client's view of a message: its text as written, no derived parts.
-const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true } as const;
 
 /** Parse received mail with mailparser (MIME, charsets, encoded words). */
 export async function parseReceived(raw: Buffer): Promise<ReceivedMessage> {
-  const m = await simpleParser(raw, OPTIONS);
+  const m = await simpleParser(raw, AS_WRITTEN);
   return {
     from: m.from?.text ?? '',
     to: addresses(m.to),
@@ -42,7 +40,7 @@ export async function parseReceived(raw: Buffer): Promise<ReceivedMessage> {
 
 /** The content of the n-th attachment (0-based, as listed), read again from the stored bytes. */
 export async function attachmentContent(raw: Buffer, n: number): Promise<{ content: Buffer; contentType: string; filename: string } | null> {
-  const m: ParsedMail = await simpleParser(raw, OPTIONS);
+  const m: ParsedMail = await simpleParser(raw, AS_WRITTEN);
   const a = m.attachments[n];
   return a ? { content: a.content, contentType: a.contentType || 'application/octet-stream', filename: a.filename ?? `attachment-${n + 1}` } : null;
 }
