@@ -13,17 +13,21 @@ export const sqliteFile = (dataDir: string) => join(dataDir, SQLITE_FILE);
 
 /** The writer connection of each SQLite knex instance (keyed by its config object, which its transactions share). */
 const writerConnections = new WeakMap<object, Database.Database>();
+const readerConnections = new WeakMap<object, Database.Database>();
 
 /**
- * The connection under a SQLite write transaction, to run a statement on it
- * directly: knex's query pipeline costs several times what SQLite takes for
- * a one-row statement, and the queue runs several such statements per email
- * while holding the write lock. Null for PostgreSQL and outside a
- * transaction (the pool's connection may then be in another's hands).
+ * The connection under a SQLite write transaction, or a read-only handle's
+ * connection, to run a statement on it directly: knex's query pipeline costs
+ * several times what SQLite takes for a one-row statement, and the queue runs
+ * several such statements per email while holding the write lock. Null for
+ * PostgreSQL and for the writer outside a transaction (the pool's connection
+ * may then be in another's hands).
  */
 export function sqliteConnectionOf(db: Db): Database.Database | null {
-  if (!(db as Knex.Transaction).isTransaction) return null;
-  return writerConnections.get((db.client as { config: object }).config) ?? null;
+  const config = (db.client as { config: object }).config;
+  // a read-only handle's one connection runs single statements only (no transaction is ever open on it)
+  if (!(db as Knex.Transaction).isTransaction) return readerConnections.get(config) ?? null;
+  return writerConnections.get(config) ?? null;
 }
 
 /** Values as better-sqlite3 binds them (knex does the same): booleans as 0/1, undefined as NULL. */
@@ -70,7 +74,7 @@ export function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoChec
         try {
           conn.exec(pragmas);
           cachePreparedStatements(conn);
-          if (!opts.readOnly) writerConnections.set(knex.client.config as object, conn as unknown as Database.Database);
+          (opts.readOnly ? readerConnections : writerConnections).set(knex.client.config as object, conn as unknown as Database.Database);
           done(null, conn);
         } catch (e) {
           done(e as Error, conn);

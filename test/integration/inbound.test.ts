@@ -3,6 +3,7 @@ import type { Tenant } from '../helpers/api.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { smtpSend } from '../helpers/smtp-client.js';
+import { SmtpSession } from '../helpers/smtp-pipelined.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 import { arfReport, autoReply, deliveryStatus, plainMessage } from '../fixtures/report-builders.js';
@@ -128,6 +129,20 @@ describe('inbound SMTP: bounces, complaints, auto-replies and received mail (iss
       const r = await smtpSend(port, { from: 'x@client.test', to: [to], raw: plainMessage({ from: 'x@client.test', to, subject: 'relay?' }) });
       expect(r.ok, to).to.equal(false);
       if (!r.ok) expect([r.code, r.command, r.response]).to.satisfy(([code, cmd, resp]: [number, string, string]) => code === 550 && cmd === 'RCPT TO' && resp.includes('5.7.1'));
+    }
+  });
+
+  it('answers a client that pipelines (RFC 2920) one reply per command, in order, refusals included', async function () {
+    const session = await SmtpSession.open(port);
+    try {
+      const replies = await session.commands(['MAIL FROM:<x@client.test>', 'RCPT TO:<someone@elsewhere.test>', 'RCPT TO:<postmaster@mta.inbound.test>', 'DATA']);
+      expect(replies.map((r) => r.slice(0, 3))).to.deep.equal(['250', '550', '250', '354']);
+      expect(replies[1]).to.include('5.7.1');
+      expect(await session.data(autoReply({ from: 'x@client.test', to: 'postmaster@mta.inbound.test' }))).to.match(/^250 /);
+      // the same connection takes the next message
+      expect(await session.send('x@client.test', ['postmaster@mta.inbound.test'], autoReply({ from: 'x@client.test', to: 'postmaster@mta.inbound.test' }))).to.match(/^250 /);
+    } finally {
+      await session.close();
     }
   });
 

@@ -77,13 +77,15 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
     part.parts = splitMultipart(realBody, params.boundary).map((p) => parsePart(p, depth + 1, counter));
     return part;
   }
-  const decoded = transferDecode(realBody, headers.get('content-transfer-encoding'));
   if (type === 'message/rfc822' || type === 'message/global') {
-    part.raw = decoded.toString('latin1');
+    const encoding = (headers.get('content-transfer-encoding') ?? '').trim().toLowerCase();
+    part.raw = encoding === 'base64' || encoding === 'quoted-printable' ? transferDecode(realBody, encoding).toString('latin1') : realBody;
     part.parts = [parsePart(part.raw, depth + 1, counter)];
     return part;
   }
-  part.text = charsetDecode(decoded, params.charset);
+  // decoded when read: a returned message's own parts (its HTML, its attachments) are seldom looked at
+  let text: string | null = null;
+  Object.defineProperty(part, 'text', { enumerable: true, get: () => (text ??= charsetDecode(transferDecode(realBody, headers.get('content-transfer-encoding')), params.charset)) });
   return part;
 }
 

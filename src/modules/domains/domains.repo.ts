@@ -1,4 +1,5 @@
 import type { Db } from '../../store/db.js';
+import { prepared } from '../../store/prepared.js';
 import type { DomainStatus } from './domain-state.js';
 
 export interface StoredCheck {
@@ -130,8 +131,11 @@ export async function findDomainById(db: Db, id: string): Promise<Domain | null>
   return row ? fromRow(row) : null;
 }
 
+// the MX listener asks for every envelope recipient: a prepared statement
+const byName = prepared<DomainRow>((db, name) => db('domains').select(COLUMNS).where('name', name as string), 1);
+
 export async function findDomainByName(db: Db, name: string): Promise<Domain | null> {
-  const row = (await db('domains').select(COLUMNS).where({ name }).first()) as DomainRow | undefined;
+  const row = (await byName(db, name))[0];
   return row ? fromRow(row) : null;
 }
 

@@ -161,10 +161,14 @@ export async function insertEmails(db: Db, emails: Email[], attachments: Map<str
   }
 }
 
+// One email's rows, as the inbound listener reads them for each report: prepared statements.
+const summaryById = prepared<EmailRow>((db, id) => db('emails').select(SUMMARY_COLUMNS).where('id', id as string), 1);
+const recipientsOfOne = prepared<RecipientRow>((db, id) => db('email_recipients').select(RECIPIENT_COLUMNS).where('email_id', id as string).orderBy('id', 'asc'), 1);
+
 async function recipientsOf(db: Db, emailIds: string[]): Promise<Map<string, Recipient[]>> {
   const byEmail = new Map<string, Recipient[]>(emailIds.map((id) => [id, []]));
   if (!emailIds.length) return byEmail;
-  const rows = (await db('email_recipients').select(RECIPIENT_COLUMNS).whereIn('email_id', emailIds).orderBy('id', 'asc')) as RecipientRow[];
+  const rows = emailIds.length === 1 ? await recipientsOfOne(db, emailIds[0]) : ((await db('email_recipients').select(RECIPIENT_COLUMNS).whereIn('email_id', emailIds).orderBy('id', 'asc')) as RecipientRow[]);
   for (const r of rows) byEmail.get(r.email_id)!.push(recipientFromRow(r));
   return byEmail;
 }
@@ -185,7 +189,7 @@ export async function findEmailById(db: Db, id: string): Promise<Email | null> {
 /** With `withBodies: false` html and text come back null: what recording an outcome needs, read at a fraction of the cost. */
 export async function findEmailsById(db: Db, ids: string[], withBodies = true): Promise<Email[]> {
   if (!ids.length) return [];
-  const rows = (await db('emails').select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS).whereIn('id', ids)) as EmailRow[];
+  const rows = ids.length === 1 && !withBodies ? await summaryById(db, ids[0]) : ((await db('emails').select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS).whereIn('id', ids)) as EmailRow[]);
   const recipients = await recipientsOf(db, rows.map((r) => r.id));
   return rows.map((r) => emailFromRow(r, recipients.get(r.id)!));
 }

@@ -1,4 +1,6 @@
 import type { Db } from '../../store/db.js';
+import { insertRows } from '../../store/insert-rows.js';
+import { prepared } from '../../store/prepared.js';
 import { answerKey, type IdempotencyRecord, type RecordedAnswer } from './idempotency.js';
 
 interface Row {
@@ -35,8 +37,12 @@ export async function answersFor(db: Db, keys: Array<{ projectId: string; key: s
   return out;
 }
 
+// every keyed send asks once before it is accepted (SMTP submission keys every message by its Message-ID)
+const answerRows = prepared<Row>((db, key, projectId, since) => db('idempotency_keys').select(COLUMNS).where('key', key as string).andWhere('project_id', projectId as string).andWhere('created_at', '>', since as number), 3);
+
 export async function findAnswer(db: Db, projectId: string, key: string, since: number): Promise<RecordedAnswer | null> {
-  return (await answersFor(db, [{ projectId, key }], since)).get(answerKey(projectId, key)) ?? null;
+  const row = (await answerRows(db, key, projectId, since))[0];
+  return row ? answerOf(row) : null;
 }
 
 /**
@@ -46,15 +52,22 @@ export async function findAnswer(db: Db, projectId: string, key: string, since: 
  * answer committed meanwhile makes the insert fail on the key, and the batch
  * is then stored again, finding it.
  */
+const dropDeadKey = prepared(
+  (db, projectId, key, done, since) =>
+    db('idempotency_keys')
+      .where('project_id', projectId as string)
+      .andWhere('key', key as string)
+      .andWhere((w) => w.whereNot('state', done as string).orWhere('created_at', '<=', since as number))
+      .delete(),
+  4,
+);
+
 export async function recordAnswers(db: Db, records: IdempotencyRecord[], since: number): Promise<void> {
-  for (const r of records) {
-    await db('idempotency_keys')
-      .where({ project_id: r.projectId, key: r.key })
-      .andWhere((w) => w.whereNot('state', 'done').orWhere('created_at', '<=', since))
-      .delete();
-  }
+  for (const r of records) await dropDeadKey(db, r.projectId, r.key, 'done', since);
   if (!records.length) return;
-  await db('idempotency_keys').insert(
+  await insertRows(
+    db,
+    'idempotency_keys',
     records.map((r) => ({ project_id: r.projectId, key: r.key, request_hash: r.hash, state: 'done', response_status: r.status, response_body: JSON.stringify(r.body), created_at: r.createdAt })),
   );
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf, type Db } from '../../store/db.js';
 import { insertRows } from '../../store/insert-rows.js';
+import { prepared } from '../../store/prepared.js';
 import type { EventType } from './event-types.js';
 
 /** One row of the outbox: written in the transaction of the change it reports. */
@@ -41,9 +42,17 @@ export async function insertEvents(db: Db, events: OutboxEvent[]): Promise<void>
   );
 }
 
+interface EndpointEvents {
+  project_id: string;
+  events: string;
+}
+
+// most transactions emit events of one project: a prepared statement
+const subscribedOfOne = prepared<EndpointEvents>((db, projectId, active) => db('webhook_endpoints').select('project_id', 'events').where('project_id', projectId as string).andWhere('active', active as boolean), 2);
+
 /** The event types the active webhook endpoints of each project subscribe to, read in the caller's transaction. */
 async function subscribedTypes(db: Db, projectIds: string[]): Promise<Map<string, Set<string>>> {
-  const rows = (await db('webhook_endpoints').select('project_id', 'events').whereIn('project_id', projectIds).andWhere('active', true)) as Array<{ project_id: string; events: string }>;
+  const rows = projectIds.length === 1 ? await subscribedOfOne(db, projectIds[0], true) : ((await db('webhook_endpoints').select('project_id', 'events').whereIn('project_id', projectIds).andWhere('active', true)) as EndpointEvents[]);
   const out = new Map<string, Set<string>>();
   for (const r of rows) {
     const set = out.get(r.project_id) ?? new Set<string>();
