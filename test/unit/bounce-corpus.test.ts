@@ -24,14 +24,6 @@ function compared(e: Expected) {
   };
 }
 
-/**
- * Messages the reader does not yet read as labelled (issue 21 stays open on them): a complaint naming
- * the Message-ID only in its prose, a returned copy whose Message-ID sits behind another one, a
- * Verizon text format, an X1 bounce from a bare MAILER-DAEMON, a bounce nested in a notification.
- * Each must still differ: one read right is taken off this list.
- */
-const NOT_YET = new Set(['arf-01.eml', 'bigfoot-01.eml', 'verizon-01.eml', 'x1-01.eml', 'x5-01.eml']);
-
 // Real bounce messages of many mail systems (test/fixtures/bounces/README.md): kind, recipients,
 // status, bounce_type and reason as a person reading each one labelled it.
 describe('bounce corpus: real DSNs, non-standard bounces, ARF reports and auto-replies', function () {
@@ -52,10 +44,6 @@ describe('bounce corpus: real DSNs, non-standard bounces, ARF reports and auto-r
   for (const e of expected) {
     it(`${e.file} (${e.mta}): ${e.kind}${e.recipients[0]?.reason ? ` ${e.recipients[0].bounce_type} ${e.recipients[0].reason}` : ''}`, function () {
       const { got, want } = compared(e);
-      if (NOT_YET.has(e.file)) {
-        expect(got, 'read right now: take it off NOT_YET').to.not.deep.equal(want);
-        return;
-      }
       expect(got).to.deep.equal(want);
       agreed++;
     });

@@ -101,14 +101,16 @@ function looksLikeHeaders(block: string): boolean {
 export function contentType(value: string | null): { type: string; params: Record<string, string> } {
   if (!value) return { type: 'text/plain', params: {} };
   const [head, ...rest] = splitParams(value);
+  // a parameter whose semicolon was forgotten ("text/plain charset=…") is still a parameter
+  const [type, ...loose] = (head ?? '').trim().split(/\s+/);
   const params: Record<string, string> = {};
-  for (const p of rest) {
+  for (const p of [...loose, ...rest]) {
     const eq = p.indexOf('=');
     if (eq <= 0) continue;
     const key = p.slice(0, eq).trim().toLowerCase().replace(/\*$/, '');
     params[key] = p.slice(eq + 1).trim().replace(/^"(.*)"$/s, '$1');
   }
-  return { type: (head ?? '').trim().toLowerCase() || 'text/plain', params };
+  return { type: (type ?? '').toLowerCase() || 'text/plain', params };
 }
 
 /** Split on semicolons outside quotes. */

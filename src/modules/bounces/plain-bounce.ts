@@ -40,7 +40,11 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index! - 80), m.index!))) continue;
     hits.push({ address, at: m.index!, end: m.index! + m[0].length });
   }
-  const addresses = [...new Set(hits.map((h) => h.address))];
+  // a text that quotes the envelope ("RCPT TO: x@y") names the recipient; other addresses are the message's From or Cc
+  const envelope = new Set([...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1]!.toLowerCase()));
+  const all = [...new Set(hits.map((h) => h.address))];
+  const named = all.filter((a) => envelope.has(a));
+  const addresses = named.length ? named : all;
   const temporary = TEMPORARY.test(body.slice(0, 2000)) && !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
   if (!addresses.length) {
     const to = ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));

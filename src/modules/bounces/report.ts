@@ -40,9 +40,9 @@ export function readReport(raw: Buffer | string): Report {
   if (status) {
     const dsn = readDeliveryStatus(status.text);
     const recipients = dsn.recipients.length ? dsn.recipients : plainRecipients(root, parts);
-    return { ...base, kind: 'bounce', originalMessageId: originalId(parts), recipients, reportingMta: dsn.reportingMta };
+    return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients, reportingMta: dsn.reportingMta };
   }
-  if (isPlainBounce(root.headers)) return { ...base, kind: 'bounce', originalMessageId: originalId(parts), recipients: plainRecipients(root, parts) };
+  if (isPlainBounce(root.headers)) return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients: plainRecipients(root, parts) };
   if (isAutoReply(root.headers)) return { ...base, kind: 'auto_reply', originalMessageId: bracketed(root.headers.get('in-reply-to')), recipients: [] };
   return { ...base, kind: 'other', originalMessageId: null, recipients: [] };
 }
@@ -53,7 +53,7 @@ function readComplaint(text: string, parts: Part[]): Pick<Report, 'kind' | 'orig
   const address = addressOf(f.get('original-rcpt-to') ?? '') ?? addressOf(original?.get('to') ?? '');
   return {
     kind: 'complaint',
-    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts),
+    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts[0]!, parts),
     recipients: address ? [{ address, action: 'failed', status: null, bounceType: null, reason: null, diagnostic: null }] : [],
     feedbackType: (f.get('feedback-type') ?? 'abuse').toLowerCase(),
     userAgent: f.get('user-agent'),
@@ -99,16 +99,23 @@ function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
   return failed.map((address) => found.find((r) => r.address === address) ?? { ...(found[0] ?? readPlainBounce(text, { ignore: [], originalTo: [address] })[0]!), address });
 }
 
-/** The returned message's headers: a message/rfc822 part, a text/rfc822-headers part, or headers quoted at the end of the text. */
+/**
+ * The returned message's headers: a message/rfc822 part (not one that is
+ * itself a report: a gateway's notice can wrap the DSN, whose own copy is
+ * the original), a text/rfc822-headers part, or a message/partial part that
+ * holds the message's beginning.
+ */
 function originalHeaders(parts: Part[]): Headers | null {
   for (const p of parts) {
-    if ((p.type === 'message/rfc822' || p.type === 'message/global') && p.parts[0]) return p.parts[0].headers;
+    if ((p.type === 'message/rfc822' || p.type === 'message/global') && p.parts[0] && p.parts[0].type !== 'multipart/report') return p.parts[0].headers;
     if (p.type === 'text/rfc822-headers' || p.type === 'message/rfc822-headers' || p.type === 'message/global-headers') return new Headers(p.text);
+    if (p.type === 'message/partial') return new Headers(p.text.split(/\r?\n\r?\n/)[0]!);
   }
   return null;
 }
 
-function originalId(parts: Part[]): string | null {
+/** The Message-ID of the message a report is about, from the likeliest place to the least. */
+function originalId(root: Part, parts: Part[]): string | null {
   const fromPart = bracketed(originalHeaders(parts)?.get('message-id') ?? null);
   if (fromPart) return fromPart;
   // formats that quote the returned headers in their text
@@ -117,7 +124,15 @@ function originalId(parts: Part[]): string | null {
     const m = /^[ \t>]*Message-I[Dd]:[ \t]*(<[^>\s]+>)/im.exec(p.text);
     if (m) return m[1]!;
   }
-  return null;
+  // a returned message pasted in as a part of its own, its headers read as the part's
+  for (const p of parts) if (p !== root && p.headers.has('message-id') && p.headers.has('from')) return bracketed(p.headers.get('message-id'));
+  // said in a sentence: "… the message-id of X-1234@host received from …"
+  for (const p of ownParts(root)) {
+    const m = /\bmessage-id(?: of| is)?:?[ \t]+<?([^\s<>@]+@[^\s<>,;]+?)>?(?=[\s,;]|\.(?:\s|$)|$)/i.exec(p.type.startsWith('text/') ? p.text : '');
+    if (m) return `<${m[1]}>`;
+  }
+  // a bounce sent as a reply to the message (Verizon's)
+  return bracketed(root.headers.get('in-reply-to'));
 }
 
 function bracketed(value: string | null): string | null {
