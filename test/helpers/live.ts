@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { createResolver } from '../../src/dns/resolver.js';
 import type { RoleSelection } from '../../src/main.js';
 import { startTestApi, type TestApi, type Tenant } from './api.js';
-import { freshSqlite, type TestDatabase } from './databases.js';
+import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { startDnsWorld, type DnsWorld } from './dns-world.js';
 import { startSink, type SmtpSink } from './smtp-sink.js';
 import type { Client } from './http.js';
@@ -68,9 +68,9 @@ export interface LiveWorld {
   stop(): Promise<void>;
 }
 
-export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}, roles: RoleSelection = {}): Promise<LiveWorld> {
+export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}, roles: RoleSelection = {}, kind: DatabaseKind = 'sqlite'): Promise<LiveWorld> {
   const { outbound, ...rest } = overrides;
-  const db = freshSqlite();
+  const db = await freshDatabase(kind);
   await db.store.migrateLatest();
   const world = await startDnsWorld();
   const sink = await startSink();
