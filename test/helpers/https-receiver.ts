@@ -26,7 +26,7 @@ export type Answer = (status: number, body?: string, headers?: Record<string, st
 /** `res` for answers `answer` cannot give (streamed, no Content-Length) */
 export type Behaviour = (request: Received, answer: Answer, res: ServerResponse) => void;
 
-interface Certificates {
+export interface Certificates {
   dir: string;
   caFile: string;
   caPem: string;
@@ -35,7 +35,7 @@ interface Certificates {
 }
 
 /** A throw-away CA and a server certificate it signed (openssl CLI, as the conformance harness does). */
-function makeCertificates(): Certificates {
+export function makeCertificates(): Certificates {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-ca-'));
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];

@@ -3,6 +3,9 @@ import { simpleParser } from 'mailparser';
 import type { Tenant } from '../helpers/api.js';
 import { dkimResults, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { smtpSend } from '../helpers/smtp-client.js';
+import { makeCertificates, type Certificates } from '../helpers/https-receiver.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitFor } from '../helpers/wait.js';
 import { plainMessage } from '../fixtures/report-builders.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
@@ -99,3 +102,36 @@ for (const kind of DATABASE_KINDS) {
     });
   });
 }
+
+describe('SMTP listeners with smtp.tls set: STARTTLS (issue 21)', function () {
+  this.timeout(60_000);
+  let w: LiveWorld;
+  let t: Tenant;
+  let from: string;
+  let certs: Certificates;
+
+  before(async function () {
+    certs = makeCertificates();
+    w = await startLiveWorld('dkim.tls.test', 'mta.tls.test', {
+      smtp: { tls: { key: join(certs.dir, 'server.key'), cert: join(certs.dir, 'server.pem') }, inbound: { host: '127.0.0.1', port: 0 }, submission: { host: '127.0.0.1', port: 0 } },
+    }, { submission: true, inbound: true });
+    t = await w.api.tenant({ mode: 'live' });
+    from = `app@${(await verifiedDomain(t, w.world)).domain}`;
+  });
+  after(async function () {
+    await w.stop();
+    rmSync(certs.dir, { recursive: true, force: true });
+  });
+
+  it('submission offers STARTTLS with the configured certificate; a client that requires TLS authenticates and sends over it', async function () {
+    const subject = uid('Over TLS');
+    const r = await smtpSend(w.api.running.submissionPort!, { from, to: ['tls@ok.test'], raw: plainMessage({ from, to: 'tls@ok.test', subject }), auth: { user: 'app', pass: t.key }, requireTls: { ca: certs.caPem } });
+    expect(r.ok, JSON.stringify(r)).to.equal(true);
+    expect(r.ok && r.response).to.match(/queued as msg_/);
+  });
+
+  it('the MX listener offers STARTTLS too: a sending MTA that requires TLS delivers a report over it', async function () {
+    const r = await smtpSend(w.api.running.inboundPort!, { from: '', to: ['postmaster@mta.tls.test'], raw: plainMessage({ from: 'mailer-daemon@client.test', to: 'postmaster@mta.tls.test', subject: 'hello' }), requireTls: { ca: certs.caPem } });
+    expect(r.ok, JSON.stringify(r)).to.equal(true);
+  });
+});
