@@ -13,6 +13,7 @@ import { firstStart, type FirstStart } from './modules/keys/first-start.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
 import { RateLimiter } from './lib/rate-limiter.js';
+import { createResolver } from './dns/resolver.js';
 import { type ListenerOptions } from './smtp/listener.js';
 import { startMxListener } from './smtp/mx.js';
 import { startSubmissionListener } from './smtp/submission.js';
@@ -154,10 +155,17 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
   running.api = api;
 }
 
+/**
+ * A client's name is looked up (smtp.reverse_dns) through dns.resolvers with
+ * one try of 1.5 s: a slow PTR answer delays every greeting, and a client
+ * without a name is still served, as [address].
+ */
+const REVERSE_LOOKUP = { timeoutMs: 1500, tries: 1 };
+
 /** What both SMTP listeners take from the config. */
 function listenerOptions(config: Config, core: Core, name: string, l: Config['smtp']['inbound']): ListenerOptions {
-  const { resolver, logger } = core.deps;
-  return { name, host: l.host, port: l.port, tls: config.smtp.tls, maxBytes: l.maxMessageBytes, maxClients: config.smtp.maxClients, reverse: config.smtp.reverseDns ? (ip) => resolver.reverse(ip) : null, logger };
+  const reverse = config.smtp.reverseDns ? createResolver({ servers: config.dns.resolvers, ...REVERSE_LOOKUP }) : null;
+  return { name, host: l.host, port: l.port, tls: config.smtp.tls, maxBytes: l.maxMessageBytes, maxClients: config.smtp.maxClients, reverse: reverse ? (ip) => reverse.reverse(ip) : null, logger: core.deps.logger };
 }
 
 async function startInboundRole({ config, core, running, started }: Starting): Promise<void> {

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { Resolver } from 'node:dns/promises';
 
 export interface MxRecord {
@@ -36,8 +37,18 @@ export function createResolver(opts: ResolverOptions): DnsResolver {
     resolveCname: (n) => r.resolveCname(n),
     resolve4: (n) => r.resolve4(n),
     resolve6: (n) => r.resolve6(n),
-    reverse: (ip) => r.reverse(ip),
+    // the PTR query itself: Resolver.reverse answers from /etc/hosts first, which knows loopback and the machine's own names
+    reverse: (ip) => r.resolvePtr(arpaName(ip)),
   };
+}
+
+/** The name of an address's PTR record: 4.3.2.1.in-addr.arpa, or the 32 nibbles of an IPv6 address under ip6.arpa. */
+export function arpaName(ip: string): string {
+  let addr = ipaddr.parse(ip);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv4') return `${addr.toByteArray().reverse().join('.')}.in-addr.arpa`;
+  const hex = addr.toByteArray().map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.split('').reverse().join('.')}.ip6.arpa`;
 }
 
 /** '[::1]:53' and '127.0.0.1:53' are what c-ares takes; a bare IPv6 address needs no brackets. */

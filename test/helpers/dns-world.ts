@@ -12,6 +12,7 @@ const inZone = (name: string, zone: string) => name === zone || name.endsWith(`.
 type Rec =
   | { type: 'A' | 'AAAA'; address: string }
   | { type: 'CNAME'; target: string }
+  | { type: 'PTR'; target: string }
   | { type: 'MX'; exchange: string; priority: number }
   | { type: 'TXT'; data: string[] };
 
@@ -74,11 +75,12 @@ export class DnsWorld {
     await this.listener?.close();
   }
 
-  add(name: string, type: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT', value: string | string[] | { exchange: string; priority: number }): void {
+  add(name: string, type: 'A' | 'AAAA' | 'CNAME' | 'PTR' | 'MX' | 'TXT', value: string | string[] | { exchange: string; priority: number }): void {
     const n = norm(name);
     let rec: Rec;
     if (type === 'MX') rec = typeof value === 'object' && !Array.isArray(value) ? { type, exchange: norm(value.exchange), priority: value.priority } : { type, exchange: norm(String(value)), priority: 10 };
     else if (type === 'CNAME') rec = { type, target: norm(String(value)) };
+    else if (type === 'PTR') rec = { type, target: norm(String(value)) };
     else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(String(value)) };
     else rec = { type, address: String(value) };
     this.records.set(n, [...(this.records.get(n) ?? []), rec]);
@@ -144,6 +146,7 @@ export class DnsWorld {
         case 'AAAA':
           return { ...base(r), address: r.address };
         case 'CNAME':
+        case 'PTR':
           return { ...base(r), domain: r.target };
         case 'MX':
           return { ...base(r), exchange: r.exchange, priority: r.priority };

@@ -9,6 +9,9 @@ export class SmtpSession {
   private buffered = '';
   private readonly waiting: Array<(reply: string) => void> = [];
   private readonly replies: string[] = [];
+  private lines: string[] = [];
+  /** the reply to EHLO, every line */
+  ehlo = '';
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8');
@@ -21,7 +24,8 @@ export class SmtpSession {
     socket.setNoDelay(true);
     const session = new SmtpSession(socket);
     await session.expect('220', session.reply());
-    await session.expect('250', session.command('EHLO bench.posthorn.test'));
+    session.ehlo = await session.command('EHLO bench.posthorn.test');
+    if (!session.ehlo.startsWith('250')) throw new Error(`SMTP: EHLO refused: ${session.ehlo}`);
     if (auth) await session.expect('235', session.command(`AUTH PLAIN ${Buffer.from(`\0${auth.user}\0${auth.pass}`).toString('base64')}`));
     return session;
   }
@@ -37,7 +41,7 @@ export class SmtpSession {
     return this.data(raw);
   }
 
-  /** Commands in one write (RFC 2920); resolves to their replies, in order (the last line of each). */
+  /** Commands in one write (RFC 2920); resolves to their replies, in order. */
   commands(lines: string[]): Promise<string[]> {
     const answers = lines.map(() => this.reply());
     this.socket.write(lines.map((line) => `${line}\r\n`).join(''));
@@ -74,17 +78,20 @@ export class SmtpSession {
     if (!got.startsWith(code)) throw new Error(`SMTP: expected ${code}, got ${got}`);
   }
 
-  /** A reply ends at a line whose code is followed by a space ("250 ok"; "250-" continues it). */
+  /** A reply ends at a line whose code is followed by a space ("250 ok"; "250-" continues it); its lines come joined by \n. */
   private read(chunk: string): void {
     this.buffered += chunk;
     let at: number;
     while ((at = this.buffered.indexOf('\n')) >= 0) {
       const line = this.buffered.slice(0, at).replace(/\r$/, '');
       this.buffered = this.buffered.slice(at + 1);
+      this.lines.push(line);
       if (line[3] === '-') continue;
+      const reply = this.lines.join('\n');
+      this.lines = [];
       const waiter = this.waiting.shift();
-      if (waiter) waiter(line);
-      else this.replies.push(line);
+      if (waiter) waiter(reply);
+      else this.replies.push(reply);
     }
   }
 }

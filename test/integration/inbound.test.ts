@@ -148,6 +148,12 @@ for (const kind of DATABASE_KINDS) {
       }
     });
 
+    it('looks up no client name by default: the greeting names the client by its address', async function () {
+      const session = await SmtpSession.open(port);
+      await session.close();
+      expect(session.ehlo.split('\n')[0]).to.match(/Nice to meet you, \[127\.0\.0\.1\]$/);
+    });
+
     it('mail to a verified domain is stored, announced only to the endpoint that subscribed to email.received, and can be fetched', async function () {
       const subscribed = await t.api.post('/v1/webhooks', { url: hooks.url(`/rx/${uid('yes')}`), events: ['email.received'] });
       const other = await t.api.post('/v1/webhooks', { url: hooks.url(`/rx/${uid('no')}`) });

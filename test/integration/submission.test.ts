@@ -3,6 +3,7 @@ import { simpleParser } from 'mailparser';
 import type { Tenant } from '../helpers/api.js';
 import { dkimResults, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { smtpSend } from '../helpers/smtp-client.js';
+import { SmtpSession } from '../helpers/smtp-pipelined.js';
 import { makeCertificates, type Certificates } from '../helpers/https-receiver.js';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -133,5 +134,24 @@ describe('SMTP listeners with smtp.tls set: STARTTLS (issue 21)', function () {
   it('the MX listener offers STARTTLS too: a sending MTA that requires TLS delivers a report over it', async function () {
     const r = await smtpSend(w.api.running.inboundPort!, { from: '', to: ['postmaster@mta.tls.test'], raw: plainMessage({ from: 'mailer-daemon@client.test', to: 'postmaster@mta.tls.test', subject: 'hello' }), requireTls: { ca: certs.caPem } });
     expect(r.ok, JSON.stringify(r)).to.equal(true);
+  });
+});
+
+describe('SMTP listeners with smtp.reverse_dns: the client name through dns.resolvers (issue 21)', function () {
+  this.timeout(60_000);
+  let w: LiveWorld;
+
+  before(async function () {
+    w = await startLiveWorld('dkim.ptr.test', 'mta.ptr.test', { smtp: { reverse_dns: true, inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } } }, { inbound: true });
+    w.world.add('1.0.0.127.in-addr.arpa', 'PTR', 'client.ptr.test');
+  });
+  after(async function () {
+    await w.stop();
+  });
+
+  it("greets a client by the name its address's PTR record gives in the configured DNS", async function () {
+    const session = await SmtpSession.open(w.api.running.inboundPort!);
+    await session.close();
+    expect(session.ehlo.split('\n')[0]).to.match(/Nice to meet you, client\.ptr\.test$/);
   });
 });
