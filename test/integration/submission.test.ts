@@ -155,3 +155,33 @@ describe('SMTP listeners with smtp.reverse_dns: the client name through dns.reso
     expect(session.ehlo.split('\n')[0]).to.match(/Nice to meet you, client\.ptr\.test$/);
   });
 });
+
+describe('SMTP submission under limits.requests_per_second (issue 21)', function () {
+  this.timeout(60_000);
+  let w: LiveWorld;
+  let t: Tenant;
+  let from: string;
+
+  before(async function () {
+    w = await startLiveWorld('dkim.rate.test', 'mta.rate.test', { limits: { requests_per_second: 20 }, smtp: { inbound: { enabled: false }, submission: { host: '127.0.0.1', port: 0 } } }, { submission: true });
+    t = await w.api.tenant({ mode: 'test' });
+    from = `app@${(await verifiedDomain(t, w.world)).domain}`;
+  });
+  after(async function () {
+    await w.stop();
+  });
+
+  it("messages over the key's rate are refused with 421 4.7.0 and not stored; another key is not held back", async function () {
+    const send = (pass: string, subject: string) => smtpSend(w.api.running.submissionPort!, { from, to: [`delivered@${SIM}`], raw: plainMessage({ from, to: `delivered@${SIM}`, subject }), auth: { user: 'app', pass } });
+    const tag = uid('burst');
+    // 40 at once against 20 a second: the bucket holds 20 and refills far slower than 40 arrive
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => send(t.key, `${tag}-${i}`)));
+    const refused = answers.filter((a) => !a.ok);
+    expect(refused.length).to.be.at.least(1);
+    for (const r of refused) if (!r.ok) expect([r.code, r.response]).to.satisfy(([c, text]: [number, string]) => c === 421 && text.includes('4.7.0') && /retry in \d+ s/.test(text));
+    const other = await t.newKey({ mode: 'test' });
+    expect((await send(other.key, uid('other'))).ok).to.equal(true);
+    const stored = (await t.api.get('/v1/emails?limit=100')).body.data.filter((e: { subject: string }) => e.subject.startsWith(tag));
+    expect(stored.length).to.equal(40 - refused.length);
+  });
+});
