@@ -76,16 +76,21 @@ export async function listen(o: ListenerOptions, handlers: Partial<SMTPServerOpt
 function coalesceReplies(socket: Socket): void {
   const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
   let corked = false;
+  const flush = () => {
+    if (!corked) return;
+    corked = false;
+    socket.uncork();
+  };
   socket.write = ((...args: unknown[]) => {
     if (!corked) {
       corked = true;
       socket.cork();
-      setImmediate(() => {
-        corked = false;
-        socket.uncork();
-      });
+      setImmediate(flush);
     }
-    return write(...args);
+    const ok = write(...args);
+    // a 220 leaves at once: the greeting, and "ready to start TLS", after which the socket is handed to TLS
+    if (typeof args[0] === 'string' && args[0].startsWith('220')) flush();
+    return ok;
   }) as Socket['write'];
 }
 
