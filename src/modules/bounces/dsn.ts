@@ -34,13 +34,16 @@ export function readDeliveryStatus(text: string): DeliveryStatus {
     const rawAction = (g.get('action') ?? '').trim().toLowerCase().split(/[\s(]/)[0] ?? '';
     const status = /^[245]\.\d{1,3}\.\d{1,3}/.exec((g.get('status') ?? '').trim())?.[0] ?? null;
     const diagnostic = g.has('diagnostic-code') ? typed(g.get('diagnostic-code')!) : null;
-    const action = (ACTIONS.has(rawAction) ? rawAction : status?.startsWith('4') ? 'delayed' : status?.startsWith('2') ? 'delivered' : 'failed') as ReportRecipient['action'];
+    // "Action: expired" (SendGrid and others, not RFC 3464): the reporter gave up retrying
+    const expired = rawAction === 'expired';
+    const action = (ACTIONS.has(rawAction) ? rawAction : expired ? 'failed' : status?.startsWith('4') ? 'delayed' : status?.startsWith('2') ? 'delivered' : 'failed') as ReportRecipient['action'];
     if (action !== 'failed' && action !== 'delayed') {
       recipients.push({ address, action, status, bounceType: null, reason: null, diagnostic });
       continue;
     }
     const b = classifyBounce({ status, diagnostic, final: action === 'failed' });
-    recipients.push({ address, action, status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null });
+    const reason = expired && (b.reason === 'system_error' || b.reason === 'other') ? 'expired' : b.reason;
+    recipients.push({ address, action, status: b.status, bounceType: reason === 'expired' ? 'Transient' : b.bounceType, reason, diagnostic: b.diagnostic || null });
   }
   return { reportingMta, recipients };
 }

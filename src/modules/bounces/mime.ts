@@ -165,6 +165,11 @@ function transferDecode(body: string, encoding: string | null): Buffer {
 
 export function charsetDecode(bytes: Buffer, charset: string | undefined): string {
   const name = (charset ?? 'utf-8').trim().toLowerCase();
+  // 8-bit bytes under a 7-bit charset (ISO-2022-JP, ASCII) are most often UTF-8 that was labelled wrong
+  if (/^iso-2022-|^(?:us-)?ascii$/.test(name) && bytes.some((b) => b > 0x7f)) {
+    const text = utf8(bytes.toString('latin1'));
+    if (text !== bytes.toString('latin1')) return text;
+  }
   try {
     return new TextDecoder(name === 'us-ascii' || name === 'ascii' ? 'utf-8' : name).decode(bytes);
   } catch {

@@ -32,9 +32,11 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
   const body = cutCopy(text.replace(/\r\n/g, '\n'));
   const ignore = new Set(ctx.ignore.map((a) => a.toLowerCase()));
   const hits: Array<{ address: string; at: number; end: number }> = [];
+  const contacts = new Set<string>();
   for (const m of body.matchAll(ADDRESS)) {
     const address = m[1]!.toLowerCase();
     if (ignore.has(address) || /^(?:mailer-daemon|mail-daemon)@/i.test(address)) continue;
+    if (isContact(body, m.index!, m.index! + m[0].length)) contacts.add(address);
     // a Message-ID quoted in the text looks like an address: <id@host> after "Message-ID" or a mail system's own ids
     if (/message-?id:?\s*<?$/i.test(body.slice(Math.max(0, m.index! - 14), m.index!))) continue;
     if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index! - 80), m.index!))) continue;
@@ -42,7 +44,10 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
   }
   // a text that quotes the envelope ("RCPT TO: x@y") names the recipient; other addresses are the message's From or Cc
   const envelope = new Set([...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1]!.toLowerCase()));
-  const all = [...new Set(hits.map((h) => h.address))];
+  // after "did not reach the following recipient(s):" come the failures; what precedes is the message's summary
+  const list = LIST_STARTS.exec(body);
+  const listed = list ? hits.filter((h) => h.at > list.index) : [];
+  const all = [...new Set((listed.length ? listed : hits).map((h) => h.address))].filter((a) => !contacts.has(a));
   const named = all.filter((a) => envelope.has(a));
   const addresses = named.length ? named : all;
   const temporary = TEMPORARY.test(body.slice(0, 2000)) && !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
@@ -59,6 +64,16 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     const words = hasReason(own) ? own : body;
     return verdict(address, words, temporary);
   });
+}
+
+/** Where a bounce text starts listing the addresses that failed. */
+const LIST_STARTS = /did not reach the following recipient|following (?:recipients?|address(?:es)?|destinations?)(?:\(e?s\))? (?:had|has|have|could not|failed|were|was)|(?:could not|cannot|can't|unable to) be delivered to(?: the following)?:|delivery to the following (?:recipients?|address(?:es)?) (?:failed|has failed)/i;
+
+/** An address the text gives to write to ("please contact <support@…>"), not one that failed. */
+function isContact(body: string, at: number, end: number): boolean {
+  const before = body.slice(body.lastIndexOf('\n', at - 1) + 1, at);
+  const after = body.slice(end, end + 30);
+  return /\b(?:contact|write to|e-?mail us|questions?|assistance|help ?desk|reach us|send (?:an? )?(?:e-?)?mail to)\b/i.test(before) || /^[\s>]*(?:へ|に|まで)?\s*(?:ご連絡|お問い?合わせ)/.test(after);
 }
 
 function verdict(address: string, words: string, temporary: boolean): ReportRecipient {

@@ -1,6 +1,7 @@
 import { addressOf, readDeliveryStatus, type ReportRecipient } from './dsn.js';
 import { Headers, parseMime, walk, type Part } from './mime.js';
 import { readPlainBounce } from './plain-bounce.js';
+import { classifyBounce } from './classify.js';
 
 /**
  * What a message that comes back says (`posthorn inbound parse`): a bounce
@@ -39,10 +40,10 @@ export function readReport(raw: Buffer | string): Report {
   const status = parts.find((p) => p.type === 'message/delivery-status' || p.type === 'message/global-delivery-status');
   if (status) {
     const dsn = readDeliveryStatus(status.text);
-    const recipients = dsn.recipients.length ? dsn.recipients : plainRecipients(root, parts);
+    const recipients = dsn.recipients.length ? explained(dsn.recipients, root, parts) : plainRecipients(root, parts);
     return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients, reportingMta: dsn.reportingMta };
   }
-  if (isPlainBounce(root.headers)) return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients: plainRecipients(root, parts) };
+  if (isPlainBounce(root.headers) || saysUndelivered(root)) return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients: plainRecipients(root, parts) };
   if (isAutoReply(root.headers)) return { ...base, kind: 'auto_reply', originalMessageId: bracketed(root.headers.get('in-reply-to')), recipients: [] };
   return { ...base, kind: 'other', originalMessageId: null, recipients: [] };
 }
@@ -50,11 +51,14 @@ export function readReport(raw: Buffer | string): Report {
 function readComplaint(text: string, parts: Part[]): Pick<Report, 'kind' | 'originalMessageId' | 'recipients' | 'feedbackType' | 'userAgent'> {
   const f = new Headers(text.replace(/\r?\n[ \t]*\r?\n/g, '\n'));
   const original = originalHeaders(parts);
-  const address = addressOf(f.get('original-rcpt-to') ?? '') ?? addressOf(original?.get('to') ?? '');
+  // every Original-Rcpt-To (a report can name several), else the reported message's To
+  const named = [...new Set(f.all('original-rcpt-to').map((v) => addressOf(v)).filter((a): a is string => !!a))];
+  const fallback = addressOf(original?.get('to') ?? '');
+  const addresses = named.length ? named : fallback ? [fallback] : [];
   return {
     kind: 'complaint',
     originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts[0]!, parts),
-    recipients: address ? [{ address, action: 'failed', status: null, bounceType: null, reason: null, diagnostic: null }] : [],
+    recipients: addresses.map((address) => ({ address, action: 'failed', status: null, bounceType: null, reason: null, diagnostic: null })),
     feedbackType: (f.get('feedback-type') ?? 'abuse').toLowerCase(),
     userAgent: f.get('user-agent'),
   };
@@ -70,6 +74,12 @@ function isPlainBounce(h: Headers): boolean {
   const sender = from.replace(/^.*<|>.*$/g, '').trim() || from;
   const display = from.replace(/<.*$/, '').replace(/"/g, '').trim();
   return BOUNCE_SENDER.test(sender) || BOUNCE_SENDER.test(display) || BOUNCE_SUBJECT.test(h.get('subject') ?? '') || h.has('x-failed-recipients');
+}
+
+/** A notice that says so in its own first lines, under an ordinary sender and subject (KDDI's "Could not be delivered to: <…>"). */
+function saysUndelivered(root: Part): boolean {
+  const first = ownParts(root).find((p) => p.type === 'text/plain' && !p.parts.length);
+  return !!first && /could not be delivered to:|did not reach the following recipient|delivery to the following recipients? (?:failed|has failed)|this is a permanent error|the following addresses had (?:permanent )?(?:fatal )?(?:delivery )?errors/i.test(first.text.slice(0, 1500));
 }
 
 function isAutoReply(h: Headers): boolean {
@@ -97,6 +107,22 @@ function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
   if (!failed.length) return found;
   // X-Failed-Recipients (Exim) names exactly who failed; the text says why
   return failed.map((address) => found.find((r) => r.address === address) ?? { ...(found[0] ?? readPlainBounce(text, { ignore: [], originalTo: [address] })[0]!), address });
+}
+
+/**
+ * A DSN recipient without a Diagnostic-Code and with a status that names no
+ * reason (5.0.0) is explained by the report's own text when that quotes the
+ * server about the same address ("<a@b>: 550 user unknown").
+ */
+function explained(recipients: ReportRecipient[], root: Part, parts: Part[]): ReportRecipient[] {
+  if (!recipients.some((r) => !r.diagnostic && r.reason === 'other')) return recipients;
+  const fromText = plainRecipients(root, parts);
+  return recipients.map((r) => {
+    const said = !r.diagnostic && r.reason === 'other' ? fromText.find((t) => t.address === r.address && t.reason !== 'other') : undefined;
+    if (!said) return r;
+    const b = classifyBounce({ status: r.status, diagnostic: said.diagnostic, final: r.action === 'failed' });
+    return { ...r, status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null };
+  });
 }
 
 /**
