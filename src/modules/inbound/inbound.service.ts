@@ -6,7 +6,8 @@ import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
 import { readReport, type Report } from '../bounces/report.js';
 import { emailOfMessageId, readVerp } from '../bounces/verp.js';
-import { findDomainByName } from '../domains/domains.repo.js';
+import { findDomainByName, type Domain } from '../domains/domains.repo.js';
+import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
 import { findInbound, insertInbound, listInbound, rawOf, type InboundEmail } from './inbound.repo.js';
@@ -45,7 +46,20 @@ export interface Delivered {
  * kept whole and announced as email.received.
  */
 export class InboundService {
-  constructor(private readonly deps: InboundDeps) {}
+  /**
+   * Domains by name as RCPT sees them, for 2 s: a sender's bounces arrive in
+   * bursts for one return-path domain. Only a domain found is kept, so a
+   * domain added is taken at once; one removed is taken for 2 s more.
+   */
+  private readonly domains: TtlCache<Domain | null>;
+
+  constructor(private readonly deps: InboundDeps) {
+    this.domains = new TtlCache<Domain | null>(2000, (d) => d !== null, () => deps.clock.now(), 10_000);
+  }
+
+  private domain(name: string): Promise<Domain | null> {
+    return this.domains.get(name, () => findDomainByName(this.deps.store.reader, name));
+  }
 
   async target(address: string): Promise<Target | null> {
     const at = address.lastIndexOf('@');
@@ -55,7 +69,7 @@ export class InboundService {
     const verp = readVerp(address);
     if (verp) return (await this.returnPathHost(host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
     if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
-    const domain = await findDomainByName(this.deps.store.reader, host);
+    const domain = await this.domain(host);
     return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
   }
 
@@ -63,7 +77,7 @@ export class InboundService {
   private async returnPathHost(host: string): Promise<boolean> {
     if (host === this.deps.hostname.toLowerCase()) return true;
     const domain = host.slice(host.indexOf('.') + 1);
-    const found = await findDomainByName(this.deps.store.reader, domain);
+    const found = await this.domain(domain);
     return !!found && host === `${found.returnPath}.${found.name}`;
   }
 
