@@ -6,7 +6,9 @@
 //      against plain sends of the same content in the accept phase (test key)
 //   5. inbound: bounce DSNs received and applied per second; submission: messages accepted durably per
 //      second over SMTP (bench/smtp-phases.ts), both over 16 reused connections
-//   6. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
+//   6. verify: a batch of 100 addresses on 100 domains not seen before (ms), and addresses/s in
+//      batches of 100 once their domains are cached (bench/verify-phase.ts)
+//   7. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -28,6 +30,7 @@ import { renderVersion } from '../src/modules/templates/render-version.js';
 import type { TemplateVersion } from '../src/modules/templates/template.js';
 import { TYPICAL_TEMPLATE, TYPICAL_VARIABLES } from './typical-template.js';
 import { inboundPhase, submissionPhase } from './smtp-phases.js';
+import { verifyPhase } from './verify-phase.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -43,7 +46,7 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PROFILE=DIR writes a CPU profile of the appliance there. For experiments (the issues' figures
 // use none of them): BENCH_CLIENTS (64), BENCH_NODE_ARGS (flags for the appliance's node, e.g.
 // --trace-gc), BENCH_SERVE_LOG=FILE (a copy of the appliance's stdout), BENCH_QUICK=1 (no calibration).
-const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks,inbound,submission').split(','));
+const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks,inbound,submission,verify').split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -497,6 +500,11 @@ async function main() {
   }
 
   if (phases.has('webhooks')) await webhookPhase();
+  if (phases.has('verify')) {
+    step('verify: batches of 100 addresses on 100 new domains each, then the same domains cached');
+    report.verify = await verifyPhase({ base, key: app.key, world, seconds: Math.max(3, seconds / 2) });
+    step(`  ${JSON.stringify(report.verify)}`);
+  }
   async function webhookPhase() {
   step('webhook events');
   const hook = await api(app.key, 'POST', '/v1/webhooks', { url: hooks.url('/ok/bench'), events: ['email.sent', 'email.delivered'] });

@@ -1,4 +1,5 @@
 import { InboundService } from './modules/inbound/inbound.service.js';
+import { buildVerifyService } from './modules/verify/verify.service.js';
 import { readFileSync } from 'node:fs';
 import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
@@ -120,6 +121,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname }),
+    verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
   };
 }
 

@@ -5,6 +5,7 @@ import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
 import type { TrackingService } from '../modules/tracking/tracking.service.js';
+import type { VerifyService } from '../modules/verify/verify.service.js';
 import type { WebhookService } from '../modules/webhooks/webhooks.service.js';
 
 /** What the edge and the route handlers use: module services, never the store. Built once by main.ts (or a test). */
@@ -18,4 +19,5 @@ export interface Services {
   health: HealthService;
   tracking: TrackingService;
   inbound: InboundService;
+  verify: VerifyService;
 }

@@ -19,6 +19,7 @@ import InboundParse from './commands/inbound/parse.js';
 import TemplateList from './commands/template/list.js';
 import TemplateRender from './commands/template/render.js';
 import TemplateShow from './commands/template/show.js';
+import Verify from './commands/verify.js';
 
 // The explicit command list (oclif "explicit" strategy): no directory scan at start.
 export const COMMANDS = {
@@ -43,4 +44,5 @@ export const COMMANDS = {
   'template:list': TemplateList,
   'template:show': TemplateShow,
   'template:render': TemplateRender,
+  verify: Verify,
 };

@@ -107,6 +107,14 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    verify: Type.Object(
+      {
+        dns_timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 2000, description: 'per DNS lookup of address verification; a domain not answered in time is `unknown`' }),
+        cache_ttl_s: Type.Integer({ minimum: 0, maximum: 86400, default: 300, description: 'how long a domain\'s mail servers are remembered (0 = not at all)' }),
+        disposable_file: Nullable(Type.String({ minLength: 1 }), 'operator file of disposable domains: one per line, `!domain` for an exception, `#` comments'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     test_domain: Type.String({ minLength: 1, default: 'simulator.posthorn.test', description: 'reserved domain of the simulated recipients' }),
     webhooks: Type.Object(
       {

@@ -15,6 +15,8 @@ const PURE = [
   ...['verification', 'domain-state', 'insights'].map((f) => `modules/domains/${f}.ts`),
   'mta/classify.ts',
   ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'verp'].map((f) => `modules/bounces/${f}.ts`),
+  'modules/verify/syntax.ts',
+  'modules/verify/typo.ts',
   'dns/checks.ts',
   ...['versions', 'render-version', 'text-from-html'].map((f) => `modules/templates/${f}.ts`),
   ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'variables'].map((f) => `modules/templates/language/${f}.ts`),

@@ -3,3 +3,8 @@ export function periodsOf(now: number): { day: string; month: string } {
   const iso = new Date(now).toISOString();
   return { day: `d:${iso.slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` };
 }
+
+/** The UTC month of address verifications (limits.verifications): 'v:2026-11'. */
+export function verifyPeriod(now: number): string {
+  return `v:${new Date(now).toISOString().slice(0, 7)}`;
+}

@@ -1,0 +1,123 @@
+import { apiError, notFound } from '../../lib/errors.js';
+import type { Clock } from '../../lib/time.js';
+import { lockRows } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
+import { findProject } from '../projects/projects.repo.js';
+import { addUsage, usageCounts } from '../projects/usage.repo.js';
+import { verifyPeriod } from '../projects/periods.js';
+import { createResolver } from '../../dns/resolver.js';
+import { loadAddressLists, type AddressLists } from './lists.js';
+import { MailServerLookup, type MailServers } from './mail-servers.js';
+import { readMailbox } from './syntax.js';
+import { KNOWN_TYPOS, suggestDomain } from './typo.js';
+
+/** interface §2.6 */
+export interface EmailVerification {
+  object: 'email_verification';
+  email: string;
+  result: 'valid' | 'invalid' | 'risky' | 'unknown';
+  reasons: string[];
+  suggestion: string | null;
+  free_provider: boolean;
+  role_account: boolean;
+  disposable: boolean;
+  mail_servers: string[];
+}
+
+export interface VerifyDeps {
+  store: Store;
+  clock: Clock;
+  servers: MailServerLookup;
+  lists: AddressLists;
+}
+
+export interface VerifiedBatch {
+  results: EmailVerification[];
+  used: number;
+  limit: number;
+}
+
+/**
+ * interface §4.4: each address costs one verification of the project's
+ * month (limits.verifications, 0 = unlimited); a batch the remainder cannot
+ * cover is refused whole and costs nothing. The checks are syntax, DNS (one
+ * lookup per distinct domain, concurrently), the disposable, role and
+ * free-provider lists, and typo suggestions; no SMTP probing.
+ */
+export class VerifyService {
+  constructor(private readonly deps: VerifyDeps) {}
+
+  async verify(projectId: string, emails: string[]): Promise<VerifiedBatch> {
+    const { used, limit } = await this.consume(projectId, emails.length);
+    return { results: await this.check(emails), used, limit };
+  }
+
+  /** The checks alone, charged to nobody (the operator's `posthorn verify`). */
+  async check(emails: string[]): Promise<EmailVerification[]> {
+    const mailboxes = emails.map((e) => ({ email: e, box: readMailbox(e) }));
+    const domains = [...new Set(mailboxes.flatMap((m) => (m.box.ok ? [m.box.domain] : [])))];
+    const answers = new Map(await Promise.all(domains.map(async (d) => [d, await this.deps.servers.lookup(d)] as const)));
+    return mailboxes.map(({ email, box }) => (box.ok ? this.judge(email, box.local, box.domain, answers.get(box.domain)!) : invalidSyntax(email)));
+  }
+
+  private judge(email: string, local: string, domain: string, servers: MailServers): EmailVerification {
+    const lists = this.deps.lists;
+    const disposable = lists.isDisposable(domain);
+    const role = lists.isRole(local);
+    const reasons: string[] = [];
+    if (servers.kind === 'none') reasons.push('no_mail_server');
+    if (disposable) reasons.push('disposable');
+    if (role) reasons.push('role_account');
+    if (servers.kind === 'unanswered') reasons.push('dns_timeout');
+    const typo = servers.kind !== 'found' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
+    const result = servers.kind === 'none' ? 'invalid' : servers.kind === 'unanswered' ? 'unknown' : disposable || role ? 'risky' : 'valid';
+    return {
+      object: 'email_verification',
+      email,
+      result,
+      reasons,
+      suggestion: typo ? `${local}@${typo}` : null,
+      free_provider: lists.isFreeProvider(domain),
+      role_account: role,
+      disposable,
+      mail_servers: servers.kind === 'found' ? servers.hosts : [],
+    };
+  }
+
+  /** Takes n verifications of this month, or refuses them all (429 quota_exhausted). */
+  consume(projectId: string, n: number): Promise<{ used: number; limit: number }> {
+    const period = verifyPeriod(this.deps.clock.now());
+    return this.deps.store.tx(async (trx) => {
+      await lockRows(trx, 'projects', [projectId]);
+      const project = await findProject(trx, projectId);
+      if (!project) throw notFound(`project ${projectId}`);
+      const limit = project.limits.verifications;
+      const before = (await usageCounts(trx, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
+      if (limit > 0 && before + n > limit) {
+        throw apiError('quota_exhausted', `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`);
+      }
+      await addUsage(trx, projectId, period, n);
+      return { used: before + n, limit };
+    });
+  }
+}
+
+export interface VerifyOptions {
+  /** dns.resolvers (empty: the system's) */
+  resolvers: string[];
+  /** verify.dns_timeout_ms: one try per lookup, so a batch waits at most this long for a domain */
+  dnsTimeoutMs: number;
+  cacheTtlMs: number;
+  disposableFile: string | null;
+}
+
+/** The service as the API thread and the CLI build it, from the verify.* settings. */
+export function buildVerifyService(o: VerifyOptions, store: Store, clock: Clock): VerifyService {
+  const resolver = createResolver({ servers: o.resolvers, timeoutMs: o.dnsTimeoutMs, tries: 1 });
+  const servers = new MailServerLookup(resolver, () => clock.now(), o.cacheTtlMs);
+  return new VerifyService({ store, clock, servers, lists: loadAddressLists({ disposableFile: o.disposableFile }) });
+}
+
+function invalidSyntax(email: unknown): EmailVerification {
+  return { object: 'email_verification', email: String(email), result: 'invalid', reasons: ['invalid_syntax'], suggestion: null, free_provider: false, role_account: false, disposable: false, mail_servers: [] };
+}
