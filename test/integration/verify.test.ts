@@ -19,7 +19,15 @@ eachDatabase('address verification (issue 22)', (db) => {
     world.add('nullmx.test', 'MX', { exchange: '.', priority: 0 });
     world.add('nothing.test', 'TXT', 'v=spf1 -all');
     world.add('xn--mnchen-3ya.test', 'MX', { exchange: 'mx.xn--mnchen-3ya.test', priority: 10 });
-    for (const d of ['mailinator.com', 'gmail.com', 'gmx.com', 'hotmial.com']) world.add(d, 'MX', { exchange: `mx.${d}`, priority: 5 });
+    for (const d of ['mailinator.com', 'gmail.com', 'gmx.com', 'hotmial.com', 'acme.co']) world.add(d, 'MX', { exchange: `mx.${d}`, priority: 5 });
+    // a null MX sent twice, and MX records naming an IP address: both with an A record that must not be used
+    world.add('twonull.test', 'MX', { exchange: '.', priority: 0 });
+    world.add('twonull.test', 'MX', { exchange: '.', priority: 10 });
+    world.add('twonull.test', 'A', '192.0.2.30');
+    world.add('ipmx.test', 'MX', { exchange: '192.0.2.5', priority: 10 });
+    world.add('ipmx.test', 'A', '192.0.2.31');
+    // a CNAME loop: the test DNS answers SERVFAIL
+    world.add('loop.test', 'CNAME', 'loop.test');
     api = await startTestApi(db().store, { dns: { resolvers: [world.address] }, verify: { dns_timeout_ms: 400 } });
     t = await api.tenant({ scopes: ['emails:verify'] });
   });
@@ -71,6 +79,21 @@ eachDatabase('address verification (issue 22)', (db) => {
     expect(await one('kurt@münchen.test')).to.include({ result: 'valid', email: 'kurt@münchen.test' }).and.to.have.deep.property('mail_servers', ['mx.xn--mnchen-3ya.test']);
   });
 
+  it('takes a null MX sent twice, or MX records naming only IP addresses, as no mail server, without trying the A record', async function () {
+    for (const email of ['a@twonull.test', 'a@ipmx.test']) {
+      const v = await one(email);
+      expect(v, email).to.include({ result: 'invalid' });
+      expect(v.reasons, email).to.deep.equal(['no_mail_server']);
+      expect(v.mail_servers, email).to.deep.equal([]);
+    }
+  });
+
+  it('a DNS error (SERVFAIL) is unknown with dns_error, not invalid', async function () {
+    const v = await one('a@loop.test');
+    expect(v).to.include({ result: 'unknown', suggestion: null });
+    expect(v.reasons).to.deep.equal(['dns_error']);
+  });
+
   it('a domain whose DNS does not answer in time is unknown, and is asked again next time', async function () {
     const held = world.hold('slow.test');
     const v = await one('a@slow.test');
@@ -79,6 +102,17 @@ eachDatabase('address verification (issue 22)', (db) => {
     held.release();
     world.add('slow.test', 'MX', { exchange: 'mx.slow.test', priority: 10 });
     expect(await one('b@slow.test')).to.include({ result: 'valid' });
+  });
+
+  it('what the lists know outranks what DNS did not say: a disposable or role address is risky even when DNS times out', async function () {
+    const held = [world.hold('eu.mailinator.com'), world.hold('slow2.test')];
+    const r = await batch(['x@eu.mailinator.com', 'postmaster@slow2.test', 'jane@slow2.test']);
+    expect(r.data.map((v) => [v.result, v.reasons])).to.deep.equal([
+      ['risky', ['disposable', 'dns_timeout']],
+      ['risky', ['role_account', 'dns_timeout']],
+      ['unknown', ['dns_timeout']],
+    ]);
+    for (const h of held) h.release();
   });
 
   it('flags disposable domains, role accounts and free providers; disposable and role are risky', async function () {
@@ -97,6 +131,9 @@ eachDatabase('address verification (issue 22)', (db) => {
     // a known typo that someone registered, with MX records of its own
     expect((await one('jane@hotmial.com')).suggestion).to.equal('jane@hotmail.com');
     expect((await one('jane@gmx.com')).suggestion).to.equal(null);
+    // the same typo of a TLD: corrected where the domain takes no mail, taken as meant where it has MX records
+    expect((await one('jane@shop.co')).suggestion).to.equal('jane@shop.com');
+    expect((await one('jane@acme.co')).suggestion).to.equal(null);
     expect((await one('jane@ok.test')).suggestion).to.equal(null);
   });
 
@@ -108,6 +145,11 @@ eachDatabase('address verification (issue 22)', (db) => {
       expect(v.reasons, JSON.stringify(v.email)).to.deep.equal(['invalid_syntax']);
     }
     expect(r.data.map((v) => v.email)).to.deep.equal(bad);
+    // however long: a string is answered, not refused, and quickly
+    for (const long of [`${'a'.repeat(5000)}@ok.test`, `"${'a'.repeat(3_000_000)}"@ok.test`, `a@${'é'.repeat(3_000_000)}.test`]) {
+      expect((await one(long)).reasons).to.deep.equal(['invalid_syntax']);
+    }
+    expectError(await t.api.post('/v1/verify/batch', { emails: ['a@ok.test', 42] }), 400, 'validation_error', 'emails[1]');
   });
 
   it('POST /v1/verify checks one address with the same quota', async function () {
@@ -115,6 +157,9 @@ eachDatabase('address verification (issue 22)', (db) => {
     expect(r.status, r.text).to.equal(200);
     expect(r.body).to.include({ object: 'email_verification', email: 'someone@ok.test', result: 'valid' });
     expectError(await t.api.post('/v1/verify', { emails: ['a@ok.test'] }), 400, 'validation_error');
+    const q = await api.tenant({ scopes: ['emails:verify'] });
+    expect((await q.api.post('/v1/verify', { email: 'a@ok.test' })).status).to.equal(200);
+    expect((await q.api.post('/v1/verify/batch', { emails: ['b@ok.test'] })).body.verifications.used).to.equal(2);
   });
 
   it('refuses a batch the month’s remaining verifications cannot cover with 429 quota_exhausted, consuming nothing', async function () {
@@ -127,6 +172,16 @@ eachDatabase('address verification (issue 22)', (db) => {
     expect(rest.status, rest.text).to.equal(200);
     expect(rest.body.verifications).to.deep.equal({ used: 5, limit: 5 });
     expectError(await q.api.post('/v1/verify', { email: 'g@ok.test' }), 429, 'quota_exhausted');
+  });
+
+  it('batches at once share the month exactly: of 12 batches of 10 against 50, five are answered and 50 are used', async function () {
+    const q = await api.tenant({ scopes: ['emails:verify'] });
+    await setProject(api.deps, q.project.id, { limits: { verifications: 50 } });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, b) => q.api.post('/v1/verify/batch', { emails: Array.from({ length: 10 }, (__, i) => `u${b}-${i}@ok.test`) })));
+    expect(answers.filter((a) => a.status === 200)).to.have.length(5);
+    expect(answers.filter((a) => a.status === 429).every((a) => a.body.error.code === 'quota_exhausted')).to.equal(true);
+    expect(answers.map((a) => a.body.verifications?.used).filter(Boolean).sort((x: number, y: number) => x - y)).to.deep.equal([10, 20, 30, 40, 50]);
+    expectError(await q.api.post('/v1/verify', { email: 'last@ok.test' }), 429, 'quota_exhausted');
   });
 
   it('needs the emails:verify scope; another scope is 403', async function () {

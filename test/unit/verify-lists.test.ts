@@ -18,8 +18,12 @@ describe('address verification lists', function () {
 
   it('takes an operator file of additions and !exceptions, with # comments', function () {
     const file = join(tempDir('posthorn-lists-'), 'disposable.txt');
-    writeFileSync(file, '# ours\nthrowaway.example  # a partner’s test domain\n!mailinator.com\n\n  Burner.Example\n');
+    writeFileSync(file, '# ours\nthrowaway.example  # a partner’s test domain\n!mailinator.com\n\n  Burner.Example\nburner.example\n!corp.burner.example\n');
     const own = loadAddressLists({ disposableFile: file });
+    // an exception of a subdomain holds while its parent stays listed
+    expect(own.isDisposable('corp.burner.example')).to.equal(false);
+    expect(own.isDisposable('mx.corp.burner.example')).to.equal(false);
+    expect(own.isDisposable('other.burner.example')).to.equal(true);
     expect(own.isDisposable('throwaway.example')).to.equal(true);
     expect(own.isDisposable('burner.example')).to.equal(true);
     expect(own.isDisposable('mailinator.com')).to.equal(false);

@@ -10,8 +10,8 @@ const CHUNK = 100;
 /**
  * `posthorn verify ADDRESS…` checks addresses as POST /v1/verify/batch does.
  * It is the operator's tool and costs no project anything, unless --project
- * names one: then the whole list is charged to that project's month first,
- * and refused whole if the month cannot cover it, as the API would.
+ * names one: then the whole list is charged to that project's month once
+ * checked, and refused whole if the month cannot cover it, as the API would.
  */
 export default class Verify extends BaseCommand {
   static override description = 'Verify email addresses as POST /v1/verify/batch does: syntax, DNS, disposable, role and free-provider lists, typo suggestions';
@@ -34,13 +34,14 @@ export default class Verify extends BaseCommand {
     if (!emails.length) throw validationError('emails', 'give at least one address, or --file FILE');
     return this.withStore(flags.config, async ({ config, store, clock }) => {
       const service = buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock);
-      if (flags.project) await service.consume(flags.project, emails.length);
+      if (flags.project) await service.covered(flags.project, emails.length);
       const progress = flags.file && process.stderr.isTTY ? progressBar(emails.length) : null;
       const results: EmailVerification[] = [];
       for (let i = 0; i < emails.length; i += CHUNK) {
         results.push(...(await service.check(emails.slice(i, i + CHUNK))));
         progress?.(results.length);
       }
+      if (flags.project) await service.consume(flags.project, emails.length);
       return results;
     });
   }

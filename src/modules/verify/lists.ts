@@ -32,28 +32,37 @@ export interface ListOptions {
 
 export function loadAddressLists(o: ListOptions): AddressLists {
   const disposable = new Set((require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[]).map((d) => d.toLowerCase()));
-  if (o.disposableFile) applyOperatorFile(disposable, readFileSync(o.disposableFile, 'utf8'));
+  const exceptions = new Set<string>();
+  if (o.disposableFile) applyOperatorFile(disposable, exceptions, readFileSync(o.disposableFile, 'utf8'));
   const free = new Set([...(require('email-providers/all.json') as string[]), ...MORE_FREE].map((d) => d.toLowerCase()).filter((d) => !disposable.has(d)));
   const roles = new Set([...(require('role-based-email-addresses') as string[]), ...RFC_2142].map((r) => r.toLowerCase()).filter((r) => !NOT_ROLES.has(r) && !/^\d+$/.test(r)));
   return {
-    isDisposable: (domain) => inList(disposable, domain),
+    isDisposable: (domain) => inList(disposable, exceptions, domain),
     isFreeProvider: (domain) => free.has(domain),
     // "sales+eu" and "Sales" are the sales mailbox too
     isRole: (local) => roles.has(local.toLowerCase().replace(/\+.*$/, '')),
   };
 }
 
-/** A domain or any parent of it (mail.tempmail.example is as disposable as tempmail.example). */
-function inList(list: ReadonlySet<string>, domain: string): boolean {
-  for (let d = domain; d.includes('.'); d = d.slice(d.indexOf('.') + 1)) if (list.has(d)) return true;
+/**
+ * A domain or any parent of it (mail.tempmail.example is as disposable as
+ * tempmail.example), unless an exception names it or a nearer parent: the
+ * operator's `!corp.example.com` keeps that subdomain out while example.com
+ * stays listed.
+ */
+function inList(list: ReadonlySet<string>, exceptions: ReadonlySet<string>, domain: string): boolean {
+  for (let d = domain; d.includes('.'); d = d.slice(d.indexOf('.') + 1)) {
+    if (exceptions.has(d)) return false;
+    if (list.has(d)) return true;
+  }
   return false;
 }
 
-export function applyOperatorFile(list: Set<string>, text: string): void {
+function applyOperatorFile(list: Set<string>, exceptions: Set<string>, text: string): void {
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.replace(/#.*$/, '').trim().toLowerCase();
     if (!line) continue;
-    if (line.startsWith('!')) list.delete(line.slice(1).trim());
+    if (line.startsWith('!')) exceptions.add(line.slice(1).trim());
     else list.add(line);
   }
 }

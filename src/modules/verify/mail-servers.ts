@@ -1,12 +1,13 @@
+import { isIP } from 'node:net';
 import type { DnsResolver } from '../../dns/resolver.js';
 
 /** What DNS says about where a domain's mail goes. */
 export type MailServers =
   | { kind: 'found'; hosts: string[] }
-  /** NXDOMAIN, no MX and no address, or a null MX (RFC 7505): nothing takes mail for it */
+  /** NXDOMAIN, no MX and no address, a null MX (RFC 7505), or MX records that name no host: nothing takes mail for it */
   | { kind: 'none' }
-  /** DNS did not answer in time, or failed: the address is `unknown`, not invalid */
-  | { kind: 'unanswered' };
+  /** DNS did not answer in time, or answered with an error (SERVFAIL, REFUSED): the address is `unknown`, not invalid */
+  | { kind: 'unanswered'; why: 'timeout' | 'error' };
 
 // Answers that end a lookup: the name does not exist, or has no record of the type asked.
 const NO_NAME = new Set(['ENOTFOUND', 'NXDOMAIN', 'ENONAME']);
@@ -51,14 +52,16 @@ export class MailServerLookup {
   private async ask(domain: string): Promise<MailServers> {
     try {
       const mx = await this.resolver.resolveMx(domain);
-      // RFC 7505: a single MX of preference 0 and host "." says the domain takes no mail
-      if (mx.length === 1 && (mx[0]!.exchange === '' || mx[0]!.exchange === '.')) return { kind: 'none' };
-      const hosts = [...mx].filter((r) => r.exchange && r.exchange !== '.').sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange)).map((r) => r.exchange.toLowerCase().replace(/\.$/, ''));
-      if (hosts.length) return { kind: 'found', hosts: [...new Set(hosts)] };
+      if (mx.length) {
+        // RFC 7505's null MX ("."), even when sent more than once, says the domain takes no mail; an MX
+        // naming an IP address is not a host name (RFC 5321 §5.1) and MTAs refuse to use it. Either
+        // way there is an MX, so the domain's own address is not tried.
+        const hosts = [...mx].filter((r) => r.exchange && r.exchange !== '.' && !isIP(r.exchange)).sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange)).map((r) => r.exchange.toLowerCase().replace(/\.$/, ''));
+        return hosts.length ? { kind: 'found', hosts: [...new Set(hosts)] } : { kind: 'none' };
+      }
     } catch (e) {
-      const code = (e as { code?: string }).code ?? '';
-      if (NO_NAME.has(code)) return { kind: 'none' };
-      if (!NO_DATA.has(code)) return { kind: 'unanswered' };
+      const failed = this.failure(e);
+      if (failed) return failed;
     }
     return this.implicitMx(domain);
   }
@@ -67,8 +70,19 @@ export class MailServerLookup {
   private async implicitMx(domain: string): Promise<MailServers> {
     const answers = await Promise.allSettled([this.resolver.resolve4(domain), this.resolver.resolve6(domain)]);
     if (answers.some((a) => a.status === 'fulfilled' && a.value.length > 0)) return { kind: 'found', hosts: [domain] };
-    const failed = answers.some((a) => a.status === 'rejected' && !NO_NAME.has(code(a.reason)) && !NO_DATA.has(code(a.reason)));
-    return failed ? { kind: 'unanswered' } : { kind: 'none' };
+    for (const a of answers) {
+      const failed = a.status === 'rejected' ? this.failure(a.reason) : null;
+      if (failed && failed.kind === 'unanswered') return failed;
+    }
+    return { kind: 'none' };
+  }
+
+  /** An error of a lookup: the name does not exist (none), has no such records (null: go on), or DNS failed. */
+  private failure(e: unknown): MailServers | null {
+    const c = code(e);
+    if (NO_NAME.has(c)) return { kind: 'none' };
+    if (NO_DATA.has(c)) return null;
+    return { kind: 'unanswered', why: c === 'ETIMEOUT' ? 'timeout' : 'error' };
   }
 }
 

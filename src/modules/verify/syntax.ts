@@ -39,6 +39,9 @@ const NOT_HOST = /[\x00-\x2c\x2f\x3a-\x40\x5b-\x60\x7b-\x7f\p{C}\p{Z}]/u;
 
 export function readMailbox(address: string): Mailbox {
   if (typeof address !== 'string' || address.length === 0) return { ok: false, why: 'empty' };
+  // 254 octets are at least 64 characters of 4 octets, and no more than 254 characters: past a
+  // generous bound nothing is a mailbox, and the regular expressions below never see megabytes
+  if (address.length > 1024) return { ok: false, why: 'longer than 254 octets' };
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f]/.test(address)) return { ok: false, why: 'control characters' };
   const at = address.lastIndexOf('@');

@@ -1,6 +1,6 @@
 import { apiError, notFound } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
-import { lockRows } from '../../store/db.js';
+import { lockRows, type Db } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { findProject } from '../projects/projects.repo.js';
 import { addUsage, usageCounts } from '../projects/usage.repo.js';
@@ -48,8 +48,11 @@ export class VerifyService {
   constructor(private readonly deps: VerifyDeps) {}
 
   async verify(projectId: string, emails: string[]): Promise<VerifiedBatch> {
-    const { used, limit } = await this.consume(projectId, emails.length);
-    return { results: await this.check(emails), used, limit };
+    // a request the month cannot cover is refused before any lookup; it is charged only once
+    // answered, so one that fails on the way costs nothing (two at once: the charge decides)
+    await this.covered(projectId, emails.length);
+    const results = await this.check(emails);
+    return { results, ...(await this.consume(projectId, emails.length)) };
   }
 
   /** The checks alone, charged to nobody (the operator's `posthorn verify`). */
@@ -68,9 +71,11 @@ export class VerifyService {
     if (servers.kind === 'none') reasons.push('no_mail_server');
     if (disposable) reasons.push('disposable');
     if (role) reasons.push('role_account');
-    if (servers.kind === 'unanswered') reasons.push('dns_timeout');
-    const typo = servers.kind !== 'found' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
-    const result = servers.kind === 'none' ? 'invalid' : servers.kind === 'unanswered' ? 'unknown' : disposable || role ? 'risky' : 'valid';
+    if (servers.kind === 'unanswered') reasons.push(servers.why === 'timeout' ? 'dns_timeout' : 'dns_error');
+    // a domain DNS says takes no mail may be a typo; one it did not answer about is not known to be
+    const typo = servers.kind === 'none' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
+    // what is known outranks what is not: the lists answer even when DNS does not
+    const result = servers.kind === 'none' ? 'invalid' : disposable || role ? 'risky' : servers.kind === 'unanswered' ? 'unknown' : 'valid';
     return {
       object: 'email_verification',
       email,
@@ -84,28 +89,38 @@ export class VerifyService {
     };
   }
 
+  /** Refuses (429 quota_exhausted) n verifications the rest of this month cannot cover; takes nothing. */
+  async covered(projectId: string, n: number): Promise<void> {
+    await this.month(this.deps.store.reader, projectId, n);
+  }
+
   /** Takes n verifications of this month, or refuses them all (429 quota_exhausted). */
   consume(projectId: string, n: number): Promise<{ used: number; limit: number }> {
-    const period = verifyPeriod(this.deps.clock.now());
     return this.deps.store.tx(async (trx) => {
       await lockRows(trx, 'projects', [projectId]);
-      const project = await findProject(trx, projectId);
-      if (!project) throw notFound(`project ${projectId}`);
-      const limit = project.limits.verifications;
-      const before = (await usageCounts(trx, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
-      if (limit > 0 && before + n > limit) {
-        throw apiError('quota_exhausted', `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`);
-      }
+      const { before, limit, period } = await this.month(trx, projectId, n);
       await addUsage(trx, projectId, period, n);
       return { used: before + n, limit };
     });
+  }
+
+  private async month(db: Db, projectId: string, n: number): Promise<{ before: number; limit: number; period: string }> {
+    const period = verifyPeriod(this.deps.clock.now());
+    const project = await findProject(db, projectId);
+    if (!project) throw notFound(`project ${projectId}`);
+    const limit = project.limits.verifications;
+    const before = (await usageCounts(db, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
+    if (limit > 0 && before + n > limit) {
+      throw apiError('quota_exhausted', `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`);
+    }
+    return { before, limit, period };
   }
 }
 
 export interface VerifyOptions {
   /** dns.resolvers (empty: the system's) */
   resolvers: string[];
-  /** verify.dns_timeout_ms: one try per lookup, so a batch waits at most this long for a domain */
+  /** verify.dns_timeout_ms: one try per lookup (MX, then A and AAAA together when there is no MX: at most twice this per domain) */
   dnsTimeoutMs: number;
   cacheTtlMs: number;
   disposableFile: string | null;
