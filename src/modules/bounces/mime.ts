@@ -115,6 +115,7 @@ export function contentType(value: string | null): { type: string; params: Recor
 
 /** Split on semicolons outside quotes. */
 function splitParams(value: string): string[] {
+  if (!value.includes('"')) return value.split(';');
   const out: string[] = [];
   let cur = '';
   let quoted = false;

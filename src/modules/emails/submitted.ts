@@ -1,4 +1,5 @@
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject } from 'mailparser';
+import { readMessage } from './read-message.js';
 import { isServiceHeader } from './headers.js';
 import type { SendEmailBody } from './emails.schema.js';
 
@@ -9,9 +10,6 @@ export interface Submitted {
   idempotencyKey: string | undefined;
 }
 
-/** mailparser read for the message as written: no derived text or html parts, links left alone. */
-export const AS_WRITTEN = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true } as const;
-
 /**
  * The send request of a submitted message. The envelope says who receives
  * it: a recipient the To or Cc header names goes in `to` or `cc`, any other
@@ -21,7 +19,7 @@ export const AS_WRITTEN = { skipHtmlToText: true, skipTextToHtml: true, skipText
  * the others are kept as custom headers, as sent.
  */
 export async function submittedEmail(raw: Buffer, envelope: { from: string; to: string[] }): Promise<Submitted> {
-  const m = await simpleParser(raw, AS_WRITTEN);
+  const m = await readMessage(raw);
   const named = (field: AddressObject | AddressObject[] | undefined) => new Set(addresses(field).map((a) => a.toLowerCase()));
   const inTo = named(m.to);
   const inCc = named(m.cc);

@@ -1,5 +1,6 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
-import { addresses, AS_WRITTEN } from '../emails/submitted.js';
+import { addresses } from '../emails/submitted.js';
+import { AS_WRITTEN } from '../emails/read-message.js';
 
 /** What the appliance keeps of a received message besides its bytes (CONTRACT §5 inbound_email). */
 export interface ReceivedMessage {
