@@ -98,10 +98,14 @@ function coalesceReplies(socket: Socket): void {
  * The message of a DATA command, whole, or null when it went over SIZE
  * (smtp-server marks the stream; the caller answers 552).
  */
-export async function readMessage(stream: Readable & { sizeExceeded?: boolean }): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return stream.sizeExceeded ? null : Buffer.concat(chunks);
+export function readMessage(stream: Readable & { sizeExceeded?: boolean }): Promise<Buffer | null> {
+  // events, not an async iterator: the iterator's promise per chunk showed in the listeners' profile
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('error', reject);
+    stream.once('end', () => resolve(stream.sizeExceeded ? null : Buffer.concat(chunks)));
+  });
 }
 
 /** Loopback clients may authenticate without TLS (CONTRACT §5). */

@@ -71,7 +71,7 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
   const headers = new Headers(looksLikeHeaders(headerBlock) ? headerBlock : '');
   const realBody = looksLikeHeaders(headerBlock) ? body : raw;
   const { type, params } = contentType(headers.get('content-type'));
-  const part: Part = { headers, type, params, text: '', raw: realBody, parts: [] };
+  const part = new LazyPart(headers, type, params, realBody);
   if (depth >= MAX_DEPTH || counter.parts > MAX_PARTS) return part;
   if (type.startsWith('multipart/') && params.boundary) {
     part.parts = splitMultipart(realBody, params.boundary).map((p) => parsePart(p, depth + 1, counter));
@@ -83,10 +83,33 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
     part.parts = [parsePart(part.raw, depth + 1, counter)];
     return part;
   }
-  // decoded when read: a returned message's own parts (its HTML, its attachments) are seldom looked at
-  let text: string | null = null;
-  Object.defineProperty(part, 'text', { enumerable: true, get: () => (text ??= charsetDecode(transferDecode(realBody, headers.get('content-transfer-encoding')), params.charset)) });
+  part.leaf = true;
   return part;
+}
+
+/**
+ * A part whose text is decoded when first read: a returned message's own
+ * parts (its HTML, its attachments) are seldom looked at. A getter of the
+ * class, not one defined on each object, which would leave every part a
+ * slow dictionary object.
+ */
+class LazyPart implements Part {
+  parts: Part[] = [];
+  /** a leaf has text; a container, and a part past the depth or part limit, has none */
+  leaf = false;
+  private decoded: string | null = null;
+
+  constructor(
+    readonly headers: Headers,
+    readonly type: string,
+    readonly params: Record<string, string>,
+    public raw: string,
+  ) {}
+
+  get text(): string {
+    if (!this.leaf) return '';
+    return (this.decoded ??= charsetDecode(transferDecode(this.raw, this.headers.get('content-transfer-encoding')), this.params.charset));
+  }
 }
 
 /** Every part of the tree, depth first, the root included. */
