@@ -14,7 +14,7 @@ const PURE = [
   ...['lifecycle', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
   ...['verification', 'domain-state', 'insights'].map((f) => `modules/domains/${f}.ts`),
   'mta/classify.ts',
-  ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'verp'].map((f) => `modules/bounces/${f}.ts`),
+  ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/bounces/${f}.ts`),
   'modules/verify/syntax.ts',
   'modules/verify/typo.ts',
   'dns/checks.ts',

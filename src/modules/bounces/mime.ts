@@ -74,7 +74,11 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
   const part = new LazyPart(headers, type, params, realBody);
   if (depth >= MAX_DEPTH || counter.parts > MAX_PARTS) return part;
   if (type.startsWith('multipart/') && params.boundary) {
-    part.parts = splitMultipart(realBody, params.boundary).map((p) => parsePart(p, depth + 1, counter));
+    const { preamble, parts } = splitMultipart(realBody, params.boundary);
+    part.parts = parts.map((p) => parsePart(p, depth + 1, counter));
+    // the text before the first boundary is a note for old mail readers, unless it names an address: Courier 0.40
+    // writes its notice there, and a report whose boundaries are missing altogether is all preamble
+    if (/@/.test(preamble)) part.parts.unshift(parsePart(`Content-Type: text/plain\n\n${preamble}`, depth + 1, counter));
     return part;
   }
   if (type === 'message/rfc822' || type === 'message/global') {
@@ -153,24 +157,28 @@ function splitParams(value: string): string[] {
   return out;
 }
 
-function splitMultipart(body: string, boundary: string): string[] {
+function splitMultipart(body: string, boundary: string): { preamble: string; parts: string[] } {
   const lines = body.split(/\r?\n/);
   const open = `--${boundary}`;
   const parts: string[] = [];
+  const preamble: string[] = [];
   let cur: string[] | null = null;
+  let started = false;
   for (const line of lines) {
     const trimmed = line.trimEnd();
     if (trimmed === open || trimmed === `${open}--`) {
+      started = true;
       if (cur) parts.push(cur.join('\n'));
       cur = trimmed === open ? [] : null;
       if (!cur) break;
       continue;
     }
+    if (!started) preamble.push(line);
     cur?.push(line);
   }
   // a report cut short (no closing boundary) still yields the parts it has
   if (cur && cur.length) parts.push(cur.join('\n'));
-  return parts;
+  return { preamble: preamble.join('\n'), parts };
 }
 
 function transferDecode(body: string, encoding: string | null): Buffer {

@@ -1,4 +1,4 @@
-import { classifyBounce } from './classify.js';
+import { classifyBounce, isExplained } from './classify.js';
 import type { ReportRecipient } from './dsn.js';
 
 /**
@@ -76,10 +76,25 @@ function isContact(body: string, at: number, end: number): boolean {
   return /\b(?:contact|write to|e-?mail us|questions?|assistance|help ?desk|reach us|send (?:an? )?(?:e-?)?mail to)\b/i.test(before) || /^[\s>]*(?:へ|に|まで)?\s*(?:ご連絡|お問い?合わせ)/.test(after);
 }
 
+/** Reasons that blame the recipient's address: a refusal of the sender (at MAIL FROM) cannot mean them. */
+const ADDRESS_REASONS = new Set(['user_unknown', 'host_unknown', 'mailbox_disabled', 'address_moved', 'other']);
+
 function verdict(address: string, words: string, temporary: boolean): ReportRecipient {
   const diagnostic = diagnosticOf(words);
-  const b = classifyBounce({ diagnostic, final: !temporary });
-  return { address, action: temporary ? 'delayed' : 'failed', status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null };
+  const replied = classifyBounce({ diagnostic, final: !temporary });
+  // a reply that says nothing ("554 Service unavailable") leaves the reason to the lines around it (Sendmail's "mail.local: unknown user")
+  const around = isExplained(diagnostic) ? replied : classifyBounce({ diagnostic: shortened(words), final: !temporary });
+  const b = around.reason === 'other' ? replied : around;
+  // "SMTP error … after MAIL FROM:<…>" (Exim), "(in reply to MAIL FROM command)" (Postfix): the server refused the sender
+  const atMailFrom = /\bafter MAIL FROM\b|in reply to MAIL FROM\b/i.test(words) && ADDRESS_REASONS.has(b.reason);
+  const reason = atMailFrom ? 'policy' : b.reason;
+  const bounceType = atMailFrom ? 'Transient' : b.bounceType;
+  return { address, action: temporary ? 'delayed' : 'failed', status: b.status, bounceType, reason, diagnostic: b.diagnostic || null };
+}
+
+function shortened(words: string): string {
+  const flat = words.replace(/\s+/g, ' ').trim();
+  return flat.length > 500 ? `${flat.slice(0, 500)}…` : flat;
 }
 
 function cutCopy(text: string): string {
@@ -101,8 +116,6 @@ function hasReason(text: string): boolean {
  * (with what follows it on its line), else the text itself, shortened.
  */
 function diagnosticOf(words: string): string {
-  const flat = words.replace(/\s+/g, ' ').trim();
-  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(flat);
-  const text = reply ? reply[1]! : flat;
-  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(words.replace(/\s+/g, ' ').trim());
+  return reply ? shortened(reply[1]!) : shortened(words);
 }

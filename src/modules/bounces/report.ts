@@ -2,6 +2,7 @@ import { addressOf, readDeliveryStatus, type ReportRecipient } from './dsn.js';
 import { Headers, parseMime, walk, type Part } from './mime.js';
 import { readPlainBounce } from './plain-bounce.js';
 import { classifyBounce } from './classify.js';
+import { readSesNotification } from './ses-notification.js';
 
 /**
  * What a message that comes back says (`posthorn inbound parse`): a bounce
@@ -43,6 +44,8 @@ export function readReport(raw: Buffer | string): Report {
     const recipients = dsn.recipients.length ? explained(dsn.recipients, root, parts) : plainRecipients(root, parts);
     return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients, reportingMta: dsn.reportingMta };
   }
+  const ses = readSesNotification(ownParts(root).find((p) => p.type === 'text/plain' && !p.parts.length)?.text ?? '');
+  if (ses) return { ...base, ...ses, feedbackType: ses.feedbackType, userAgent: null };
   if (isPlainBounce(root.headers) || saysUndelivered(root)) return { ...base, kind: 'bounce', originalMessageId: originalId(root, parts), recipients: plainRecipients(root, parts) };
   if (isAutoReply(root.headers)) return { ...base, kind: 'auto_reply', originalMessageId: bracketed(root.headers.get('in-reply-to')), recipients: [] };
   return { ...base, kind: 'other', originalMessageId: null, recipients: [] };
