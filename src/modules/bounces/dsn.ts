@@ -29,7 +29,9 @@ export function readDeliveryStatus(text: string): DeliveryStatus {
   const recipients: ReportRecipient[] = [];
   for (const g of groups) {
     if (g.has('reporting-mta') && !reportingMta) reportingMta = typed(g.get('reporting-mta')!);
-    const address = addressOf(g.get('final-recipient') ?? g.get('original-recipient') ?? '');
+    // a Final-Recipient that is no address (CommuniGate's "system;<>", Sun ONE's internal route
+    // "@host:user@ims-ms-daemon") leaves the Original-Recipient as the one the report is about
+    const address = addressOf(g.get('final-recipient') ?? '') ?? addressOf(g.get('original-recipient') ?? '');
     if (!address) continue;
     const rawAction = (g.get('action') ?? '').trim().toLowerCase().split(/[\s(]/)[0] ?? '';
     const status = /^[245]\.\d{1,3}\.\d{1,3}/.exec((g.get('status') ?? '').trim())?.[0] ?? null;
