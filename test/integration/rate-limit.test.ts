@@ -26,6 +26,18 @@ describe('per-key rate limit (limits.requests_per_second)', function () {
     expect(limited.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
   });
 
+  it('limits address verification as any route, and a refused batch costs no verification', async function () {
+    const t = await api.tenant();
+    const replies: Array<Awaited<ReturnType<typeof t.api.post>>> = [];
+    for (let i = 0; i < 4; i++) replies.push(await t.api.post('/v1/verify/batch', { emails: ['not an address'] }));
+    expect(replies.slice(0, 3).map((r) => (r.body as { verifications: { used: number } }).verifications.used)).to.deep.equal([1, 2, 3]);
+    expectError(replies[3]!, 429, 'rate_limited');
+    await new Promise((r) => setTimeout(r, Number(replies[3]!.headers.get('retry-after')) * 1000));
+    const after = await t.api.post('/v1/verify', { email: 'not an address' });
+    expect(after.status, after.text).to.equal(200);
+    expect((await t.api.post('/v1/verify/batch', { emails: ['not an address'] })).body.verifications.used).to.equal(5);
+  });
+
   it('counts each key on its own', async function () {
     const a = await api.tenant();
     const b = await api.tenant();
