@@ -98,7 +98,7 @@ function coalesceReplies(socket: Socket): void {
  * The message of a DATA command, whole, or null when it went over SIZE
  * (smtp-server marks the stream; the caller answers 552).
  */
-export function readMessage(stream: Readable & { sizeExceeded?: boolean }): Promise<Buffer | null> {
+export function readData(stream: Readable & { sizeExceeded?: boolean }): Promise<Buffer | null> {
   // events, not an async iterator: the iterator's promise per chunk showed in the listeners' profile
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -1,6 +1,6 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { InboundService, Target } from '../modules/inbound/inbound.service.js';
-import { listen, readMessage, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { listen, readData, smtpError, type Listener, type ListenerOptions } from './listener.js';
 
 /** Envelope recipients of one transaction on the MX listener. */
 const MAX_RECIPIENTS = 100;
@@ -38,7 +38,7 @@ export async function startMxListener(o: ListenerOptions, inbound: InboundServic
       );
     },
     onData(stream, session, cb) {
-      readMessage(stream).then(
+      readData(stream).then(
         async (raw) => {
           if (!raw) return cb(smtpError(552, `5.3.4 message larger than ${o.maxBytes} bytes`));
           const list = targets.get(session) ?? [];

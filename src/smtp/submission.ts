@@ -8,7 +8,7 @@ import type { EmailService } from '../modules/emails/emails.service.js';
 import { submittedEmail } from '../modules/emails/submitted.js';
 import type { Principal } from '../modules/keys/principal.js';
 import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
-import { isLoopback, listen, readMessage, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { isLoopback, listen, readData, smtpError, type Listener, type ListenerOptions } from './listener.js';
 
 export interface SubmissionDeps {
   auth: KeyAuthenticator;
@@ -52,7 +52,7 @@ export async function startSubmissionListener(o: ListenerOptions, deps: Submissi
       cb();
     },
     onData(stream, session, cb) {
-      readMessage(stream)
+      readData(stream)
         .then(async (raw) => {
           if (!raw) return cb(smtpError(552, `5.3.4 message larger than ${o.maxBytes} bytes`));
           const principal = principals.get(session);

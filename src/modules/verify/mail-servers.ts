@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import type { DnsResolver } from '../../dns/resolver.js';
+import { isNoRecord, normalizeName, type DnsResolver } from '../../dns/resolver.js';
+import { TtlCache } from '../../lib/ttl-cache.js';
 
 /** What DNS says about where a domain's mail goes. */
 export type MailServers =
@@ -9,44 +10,25 @@ export type MailServers =
   /** DNS did not answer in time, or answered with an error (SERVFAIL, REFUSED): the address is `unknown`, not invalid */
   | { kind: 'unanswered'; why: 'timeout' | 'error' };
 
-// Answers that end a lookup: the name does not exist, or has no record of the type asked.
-const NO_NAME = new Set(['ENOTFOUND', 'NXDOMAIN', 'ENONAME']);
-const NO_DATA = new Set(['ENODATA']);
-
 /**
  * A domain's mail servers (RFC 5321 §5.1): its MX hosts by preference, or
  * the domain itself when it has an address (A/AAAA) and no MX. Definitive
- * answers are kept for `ttlMs` (a batch of 100 on one domain asks once);
- * failures are not kept.
+ * answers are kept for `ttlMs` and a lookup under way is shared (a batch of
+ * 100 on one domain asks once); failures are not kept.
  */
 export class MailServerLookup {
-  private readonly cache = new Map<string, { value: MailServers; until: number }>();
-  private readonly inFlight = new Map<string, Promise<MailServers>>();
+  private readonly cache: TtlCache<MailServers>;
 
   constructor(
     private readonly resolver: DnsResolver,
-    private readonly now: () => number,
-    private readonly ttlMs = 5 * 60_000,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  lookup(domain: string): Promise<MailServers> {
-    const cached = this.cache.get(domain);
-    if (cached && cached.until > this.now()) return Promise.resolve(cached.value);
-    const running = this.inFlight.get(domain);
-    if (running) return running;
-    const p = this.ask(domain).then((value) => {
-      this.inFlight.delete(domain);
-      if (value.kind !== 'unanswered') this.remember(domain, value);
-      return value;
-    });
-    this.inFlight.set(domain, p);
-    return p;
+    now: () => number,
+    ttlMs = 5 * 60_000,
+  ) {
+    this.cache = new TtlCache<MailServers>(ttlMs, (v) => v.kind !== 'unanswered', now, 10_000);
   }
 
-  private remember(domain: string, value: MailServers): void {
-    if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(domain, { value, until: this.now() + this.ttlMs });
+  lookup(domain: string): Promise<MailServers> {
+    return this.cache.get(domain, () => this.ask(domain));
   }
 
   private async ask(domain: string): Promise<MailServers> {
@@ -56,7 +38,7 @@ export class MailServerLookup {
         // RFC 7505's null MX ("."), even when sent more than once, says the domain takes no mail; an MX
         // naming an IP address is not a host name (RFC 5321 §5.1) and MTAs refuse to use it. Either
         // way there is an MX, so the domain's own address is not tried.
-        const hosts = [...mx].filter((r) => r.exchange && r.exchange !== '.' && !isIP(r.exchange)).sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange)).map((r) => r.exchange.toLowerCase().replace(/\.$/, ''));
+        const hosts = [...mx].filter((r) => r.exchange && r.exchange !== '.' && !isIP(r.exchange)).sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange)).map((r) => normalizeName(r.exchange));
         return hosts.length ? { kind: 'found', hosts: [...new Set(hosts)] } : { kind: 'none' };
       }
     } catch (e) {
@@ -79,11 +61,8 @@ export class MailServerLookup {
 
   /** An error of a lookup: the name does not exist (none), has no such records (null: go on), or DNS failed. */
   private failure(e: unknown): MailServers | null {
-    const c = code(e);
-    if (NO_NAME.has(c)) return { kind: 'none' };
-    if (NO_DATA.has(c)) return null;
-    return { kind: 'unanswered', why: c === 'ETIMEOUT' ? 'timeout' : 'error' };
+    const code = (e as { code?: string }).code;
+    if (!isNoRecord(e)) return { kind: 'unanswered', why: code === 'ETIMEOUT' ? 'timeout' : 'error' };
+    return code === 'ENODATA' ? null : { kind: 'none' };
   }
 }
-
-const code = (e: unknown) => (e as { code?: string }).code ?? '';
