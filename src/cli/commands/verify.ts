@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
 import { validationError } from '../../lib/errors.js';
-import { buildVerifyService, type EmailVerification } from '../../modules/verify/verify.service.js';
+import { buildVerifyService, summaryOf, type EmailVerification } from '../../modules/verify/verify.service.js';
 
 /** The API's batch size: a file is checked a hundred addresses at a time, each hundred's domains at once. */
 const CHUNK = 100;
@@ -48,8 +48,7 @@ export default class Verify extends BaseCommand {
 
   protected override async render(result: unknown): Promise<void> {
     const rows = result as EmailVerification[];
-    const summary = { valid: 0, invalid: 0, risky: 0, unknown: 0 };
-    for (const r of rows) summary[r.result]++;
+    const summary = summaryOf(rows);
     const table = rows.map((r) => ({ ...r, reasons: r.reasons.join(', '), mail_servers: r.mail_servers.join(', ') }));
     process.stdout.write(this.renderTable(table, this.columns) + `\n${Object.entries(summary).map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
   }

@@ -1,6 +1,6 @@
 import { keyedRoutes } from '../keys/principal.js';
 import { VerifyBatchBody, VerifyOneBody } from './verify.schema.js';
-import type { VerifyService } from './verify.service.js';
+import { summaryOf, type VerifyService } from './verify.service.js';
 
 const route = keyedRoutes<{ verify: VerifyService }>();
 
@@ -14,9 +14,7 @@ export const verifyRoutes = [
     body: VerifyBatchBody,
     async handler({ services, principal, body }) {
       const { results, used, limit } = await services.verify.verify(principal.project.id, body.emails);
-      const summary = { valid: 0, invalid: 0, risky: 0, unknown: 0 };
-      for (const r of results) summary[r.result]++;
-      return { status: 200, body: { object: 'list', data: results, summary, verifications: { used, limit } } };
+      return { status: 200, body: { object: 'list', data: results, summary: summaryOf(results), verifications: { used, limit } } };
     },
   }),
   route({

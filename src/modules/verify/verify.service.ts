@@ -117,6 +117,13 @@ export class VerifyService {
   }
 }
 
+/** interface §4.4 `summary`: how many results of each kind. */
+export function summaryOf(results: readonly EmailVerification[]): Record<EmailVerification['result'], number> {
+  const summary = { valid: 0, invalid: 0, risky: 0, unknown: 0 };
+  for (const r of results) summary[r.result]++;
+  return summary;
+}
+
 export interface VerifyOptions {
   /** dns.resolvers (empty: the system's) */
   resolvers: string[];
