@@ -12,6 +12,8 @@ import * as m0010 from './0010_events_by_type.js';
 import * as m0011 from './0011_outbound_queue.js';
 import * as m0012 from './0012_templates.js';
 import * as m0013 from './0013_inbound.js';
+import * as m0014 from './0014_suppression_list.js';
+import * as m0015 from './0015_request_logs.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -35,6 +37,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0011_outbound_queue', m0011],
   ['0012_templates', m0012],
   ['0013_inbound', m0013],
+  ['0014_suppression_list', m0014],
+  ['0015_request_logs', m0015],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

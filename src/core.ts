@@ -16,6 +16,9 @@ import { AcceptQueue, type AcceptHandoff, type Acceptor } from './modules/emails
 import { EmailService, type AttachmentFetcher } from './modules/emails/emails.service.js';
 import { healthService } from './modules/health/health.service.js';
 import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
+import { RequestLogService } from './modules/logs/logs.service.js';
+import { usageService } from './modules/usage/usage.service.js';
+import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
 import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
 import { webhookService } from './modules/webhooks/webhooks.service.js';
@@ -122,6 +125,9 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     tracking: trackingService(deps.tracking, logger),
     inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname }),
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
+    suppressions: suppressionService({ store, clock }),
+    usage: usageService({ store, clock }),
+    logs: new RequestLogService({ store, writer, clock, logger }),
   };
 }
 

@@ -23,6 +23,7 @@ import { startBackgroundThread } from './roles/background.js';
 import { startDns } from './roles/dns.js';
 import { startJobs } from './roles/jobs.js';
 import { startKeyUsage } from './roles/key-usage.js';
+import { startRequestLogs } from './roles/request-logs.js';
 import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
 import { startSigning } from './roles/signing.js';
@@ -142,6 +143,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
       run: async () => `${await recheckDomains(core.deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
     },
     { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
+    { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
   ];
   started.push(startJobs(jobs, logger));
 }
@@ -150,6 +152,7 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
   const { logger, clock } = core.deps;
   // started before the API, so that it stops after it: the last requests' key uses are written too
   started.push(startKeyUsage(core.deps.auth, logger));
+  started.push(startRequestLogs(core.services.logs, logger));
   const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock });
   started.push(api);
   running.api = api;

@@ -30,7 +30,7 @@ export function buildApp(services: Services, edge: EdgeSettings, routes: readonl
   const koa = new Koa({ proxy: false });
   const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
   koa.use(requestId);
-  koa.use(requestLog(edge.logger));
+  koa.use(requestLog(edge.logger, services.logs));
   koa.use(errorHandler(edge.logger));
   koa.use(unknownRoute);
   // Every /v1 request is authenticated before routing, so that a caller
@@ -73,26 +73,21 @@ async function requestId(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
-/** One JSON line per request: never the key, the query string or a body. */
-function requestLog(logger: Logger) {
+/**
+ * One JSON line per request, and for a request made with a key a line of the
+ * project's GET /v1/logs: never the key, the query string or a body.
+ */
+function requestLog(logger: Logger, logs: Services['logs']) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
       const principal = ctx.state.principal as Principal | undefined;
-      logger.info(
-        {
-          request_id: ctx.state.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10,
-          key_id: principal?.key.id,
-          project_id: principal?.project.id,
-        },
-        'request',
-      );
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      const requestId = ctx.state.requestId as string;
+      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: durationMs, key_id: principal?.key.id, project_id: principal?.project.id }, 'request');
+      if (principal) logs.record({ projectId: principal.project.id, keyId: principal.key.id, requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs });
     }
   };
 }

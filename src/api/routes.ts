@@ -5,6 +5,9 @@ import { healthRoutes } from '../modules/health/health.routes.js';
 import type { Principal } from '../modules/keys/principal.js';
 import { keyRoutes } from '../modules/keys/keys.routes.js';
 import { inboundRoutes } from '../modules/inbound/inbound.routes.js';
+import { logRoutes } from '../modules/logs/logs.routes.js';
+import { usageRoutes } from '../modules/usage/usage.routes.js';
+import { suppressionRoutes } from '../modules/suppressions/suppressions.routes.js';
 import { verifyRoutes } from '../modules/verify/verify.routes.js';
 import { templateRoutes } from '../modules/templates/templates.routes.js';
 import { trackingRoutes } from '../modules/tracking/tracking.routes.js';
@@ -12,7 +15,7 @@ import { webhookRoutes } from '../modules/webhooks/webhooks.routes.js';
 import type { Services } from './services.js';
 
 /** The /v1 routes: a key with the route's scope; the guardrail tests and the OpenAPI document read them. */
-export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...templateRoutes, ...webhookRoutes, ...inboundRoutes, ...verifyRoutes, ...keyRoutes];
+export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...templateRoutes, ...webhookRoutes, ...inboundRoutes, ...verifyRoutes, ...keyRoutes, ...suppressionRoutes, ...usageRoutes, ...logRoutes];
 
 /** Routes without a key: health checks for load balancers, tracking links for mail clients. */
 export const PUBLIC_ROUTES: readonly RouteDef<Services, null>[] = [...healthRoutes, ...trackingRoutes];

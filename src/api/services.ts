@@ -3,6 +3,9 @@ import type { EmailService } from '../modules/emails/emails.service.js';
 import type { InboundService } from '../modules/inbound/inbound.service.js';
 import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
+import type { RequestLogService } from '../modules/logs/logs.service.js';
+import type { UsageService } from '../modules/usage/usage.service.js';
+import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
 import type { TrackingService } from '../modules/tracking/tracking.service.js';
 import type { VerifyService } from '../modules/verify/verify.service.js';
@@ -20,4 +23,7 @@ export interface Services {
   tracking: TrackingService;
   inbound: InboundService;
   verify: VerifyService;
+  suppressions: SuppressionService;
+  usage: UsageService;
+  logs: RequestLogService;
 }

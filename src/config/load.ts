@@ -65,6 +65,8 @@ export interface Config {
   limits: { requestsPerSecond: number; idempotencyTtlMs: number };
   jobs: { domainRecheck: string };
   log: { level: string };
+  logs: { retentionMs: number };
+  metrics: { port: number | null; host: string };
 }
 
 export interface LoadOptions {
@@ -148,6 +150,8 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
     jobs: { domainRecheck: c.jobs.domain_recheck },
     log: { level: c.log.level },
+    logs: { retentionMs: parseDuration(c.logs.retention) },
+    metrics: { port: c.metrics.port, host: c.metrics.host },
   };
 }
 

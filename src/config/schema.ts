@@ -157,6 +157,19 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    logs: Type.Object(
+      {
+        retention: Duration('14d', 'how long GET /v1/logs keeps a request (a job prunes older ones every hour)'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    metrics: Type.Object(
+      {
+        port: Nullable(Type.Integer({ minimum: 0, maximum: 65535 }), 'serve /metrics on a listener of its own at this port (on metrics.host) instead of on the API listener'),
+        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address of the metrics listener when metrics.port is set' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false },
 );

@@ -74,6 +74,10 @@ for (const kind of DATABASE_KINDS) {
       expect(ev.json.data.details).to.include({ bounce_type: 'Permanent', reason: 'user_unknown', status: '5.1.1', reporting_mta: 'mx.isp.test' });
       expect(ev.json.data.recipient).to.equal(e.to);
       expect(await suppressed(e.to)).to.equal(true);
+      // the suppression the bounce made is the one the API lists and removes
+      const listed = await t.api.get(`/v1/suppressions?email=${encodeURIComponent(e.to)}`);
+      expect(listed.body.data).to.have.length(1);
+      expect(listed.body.data[0]).to.include({ email: e.to, reason: 'bounce' });
     });
 
     it('a DSN saying the sending IP is on a blocklist marks the recipient bounced (Transient, blocked) and does not suppress', async function () {
@@ -111,6 +115,7 @@ for (const kind of DATABASE_KINDS) {
       expect(r.ok, JSON.stringify(r)).to.equal(true);
       await waitEmail(t.api, e.id, (x) => x.recipients[0].status === 'complained');
       expect(await suppressed(e.to)).to.equal(true);
+      expect((await t.api.get(`/v1/suppressions?email=${encodeURIComponent(e.to)}`)).body.data[0]).to.include({ email: e.to, reason: 'complaint' });
       const ev = await eventOf(e.id, 'email.complained');
       expect(ev.json.data.details).to.include({ feedback_type: 'abuse', user_agent: 'SomeISP FBL/1.0' });
     });

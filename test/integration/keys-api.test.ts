@@ -49,6 +49,20 @@ eachDatabase('API keys routes (CONTRACT §5)', (db) => {
     expect(res.body.scopes).to.deep.equal(['keys:manage', 'emails:read']);
   });
 
+  it('revokes a key at once, and keeps another project\'s keys out of reach (404, not listed)', async function () {
+    const a = await api.tenant();
+    const b = await api.tenant();
+    const victim = await a.newKey({ scopes: ['emails:read'] });
+    expectError(await b.api.delete(`/v1/api-keys/${victim.id}`), 404, 'not_found');
+    expect((await b.api.get('/v1/api-keys')).body.data.map((k: { id: string }) => k.id)).to.not.include(victim.id);
+    expect((await victim.api.get('/v1/emails')).status).to.equal(200);
+    const revoked = await a.api.delete(`/v1/api-keys/${victim.id}`);
+    expect(revoked.status).to.equal(200);
+    expect(revoked.body).to.include({ id: victim.id, object: 'api_key' });
+    expect(revoked.body.revoked_at).to.be.a('string');
+    expectError(await victim.api.get('/v1/emails'), 401, 'unauthorized');
+  });
+
   it('answers 404 for revoking a key that does not exist', async function () {
     const t = await api.tenant();
     expectError(await t.api.delete('/v1/api-keys/key_00000000000000000000000000'), 404, 'not_found');

@@ -1,6 +1,7 @@
 // A suppression as the accept and the MTA compare against it (no I/O).
 
-export type SuppressionReason = 'bounce' | 'complaint' | 'manual';
+export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 export interface Suppression {
   projectId: string;

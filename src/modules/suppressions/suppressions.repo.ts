@@ -30,13 +30,44 @@ export async function removeSuppression(db: Db, projectId: string, address: stri
   return (await db('suppressions').where({ project_id: projectId, address }).delete()) > 0;
 }
 
+type SuppressionRow = { project_id: string; address: string; reason: SuppressionReason; email_id: string | null; created_at: number | string };
+
+const fromRow = (r: SuppressionRow): Suppression => ({ projectId: r.project_id, address: r.address, reason: r.reason, emailId: r.email_id, createdAt: Number(r.created_at) });
+
+const COLUMNS = ['project_id', 'address', 'reason', 'email_id', 'created_at'];
+
+export async function findSuppression(db: Db, projectId: string, address: string): Promise<Suppression | null> {
+  const row = (await db('suppressions').select(COLUMNS).where({ project_id: projectId, address }).first()) as SuppressionRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
+/** Where a page starts: after this suppression in the order newest first, then by address. */
+export interface SuppressionPosition {
+  createdAt: number;
+  address: string;
+}
+
+export interface SuppressionFilter {
+  reason?: SuppressionReason | undefined;
+  /** a part of the address, lower-cased */
+  contains?: string | undefined;
+}
+
+/** One page, newest first; `limit + 1` rows are read so that the caller knows whether more follow. */
+export async function pageOfSuppressions(db: Db, projectId: string, limit: number, after: SuppressionPosition | null, filter: SuppressionFilter): Promise<Suppression[]> {
+  const q = db('suppressions').select(COLUMNS).where({ project_id: projectId });
+  if (filter.reason) q.andWhere('reason', filter.reason);
+  // Addresses are stored lower-cased, so LIKE's case rules (SQLite folds ASCII, PostgreSQL does not) do not matter.
+  if (filter.contains) q.andWhereRaw(`address like ? escape '\\'`, [`%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  if (after) {
+    q.andWhere((w) => w.where('created_at', '<', after.createdAt).orWhere((e) => e.where('created_at', after.createdAt).andWhere('address', '>', after.address)));
+  }
+  const rows = (await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'address', order: 'asc' }]).limit(limit + 1)) as SuppressionRow[];
+  return rows.map(fromRow);
+}
+
+/** Every suppression of a project, newest first (the CLI's list). */
 export async function listSuppressions(db: Db, projectId: string): Promise<Suppression[]> {
-  const rows = (await db('suppressions').select('project_id', 'address', 'reason', 'email_id', 'created_at').where({ project_id: projectId }).orderBy('created_at', 'desc')) as Array<{
-    project_id: string;
-    address: string;
-    reason: SuppressionReason;
-    email_id: string | null;
-    created_at: number;
-  }>;
-  return rows.map((r) => ({ projectId: r.project_id, address: r.address, reason: r.reason, emailId: r.email_id, createdAt: Number(r.created_at) }));
+  const rows = (await db('suppressions').select(COLUMNS).where({ project_id: projectId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'address', order: 'asc' }])) as SuppressionRow[];
+  return rows.map(fromRow);
 }

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { iso } from '../../../lib/time.js';
+import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
 import { suppressAddress } from '../../../modules/suppressions/suppressions.service.js';
 
 export default class SuppressionAdd extends BaseCommand {
@@ -12,8 +12,8 @@ export default class SuppressionAdd extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(SuppressionAdd);
     return this.withStore(flags.config, async (deps) => {
-      const s = await suppressAddress(deps, flags.project, args.address);
-      return { object: 'suppression', email: s.address, reason: s.reason, created_at: iso(s.createdAt) };
+      const { suppression } = await suppressAddress(deps, flags.project, args.address, 'manual', 'address');
+      return presentSuppression(suppression);
     });
   }
 }

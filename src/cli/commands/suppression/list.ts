@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { iso } from '../../../lib/time.js';
+import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
 import { listSuppressed } from '../../../modules/suppressions/suppressions.service.js';
 
 export default class SuppressionList extends BaseCommand {
@@ -12,7 +12,7 @@ export default class SuppressionList extends BaseCommand {
   protected async execute() {
     const { flags } = await this.parse(SuppressionList);
     return this.withStore(flags.config, async (deps) =>
-      (await listSuppressed(deps, flags.project)).map((s) => ({ object: 'suppression', email: s.address, reason: s.reason, created_at: iso(s.createdAt) })),
+      (await listSuppressed(deps, flags.project)).map(presentSuppression),
     );
   }
 }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
+import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
 import { unsuppressAddress } from '../../../modules/suppressions/suppressions.service.js';
 
 export default class SuppressionRemove extends BaseCommand {
@@ -10,6 +11,6 @@ export default class SuppressionRemove extends BaseCommand {
 
   protected async execute() {
     const { args, flags } = await this.parse(SuppressionRemove);
-    return this.withStore(flags.config, async (deps) => ({ object: 'suppression', email: await unsuppressAddress(deps, flags.project, args.address), deleted: true }));
+    return this.withStore(flags.config, async (deps) => ({ ...presentSuppression(await unsuppressAddress(deps, flags.project, args.address)), deleted: true }));
   }
 }

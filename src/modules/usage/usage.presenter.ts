@@ -1,0 +1,12 @@
+import type { ProjectUsage } from './usage.service.js';
+
+/** CONTRACT §5 `GET /v1/usage` */
+export function presentUsage(u: ProjectUsage) {
+  return {
+    object: 'usage' as const,
+    sent_today: u.sentToday,
+    sent_this_month: u.sentThisMonth,
+    verifications_used: u.verificationsUsed,
+    limits: { daily: u.limits.daily, monthly: u.limits.monthly, domains: u.limits.domains, verifications: u.limits.verifications },
+  };
+}

@@ -1,0 +1,21 @@
+import type { Logger } from '../log/logger.js';
+import type { RequestLogService } from '../modules/logs/logs.service.js';
+import type { Role } from './role.js';
+
+const FLUSH_MS = 1_000;
+
+/** The API's request log lines (GET /v1/logs), written a batch every second, and the last ones at stop. */
+export function startRequestLogs(logs: RequestLogService, logger: Logger, everyMs = FLUSH_MS): Role {
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () =>
+    (flushing = flushing.then(() => logs.flush()).catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));
+  const timer = setInterval(() => void flush(), everyMs);
+  timer.unref();
+  return {
+    name: 'request-logs',
+    async stop() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
