@@ -11,6 +11,7 @@ import { servingStoreOptions, startRoles } from './main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
 import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
 import { SharedDurability } from './store/shared-durability.js';
+import { startThreadMetrics, threadMetrics } from './log/metrics.js';
 
 const data = workerData as BackgroundData;
 const port = parentPort!;
@@ -18,6 +19,7 @@ const send = (m: FromBackground) => port.postMessage(m);
 
 async function run(): Promise<void> {
   const { config } = data;
+  startThreadMetrics('background');
   const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child({ thread: 'background' });
   // This thread makes most of the commits: without a checkpointer of its own, SQLite checkpointed
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
@@ -43,6 +45,11 @@ async function run(): Promise<void> {
           else core.wakeDispatcher();
         }
         return;
+      case 'metrics': {
+        const { id } = m;
+        void threadMetrics().then((values) => send({ type: 'metrics', id, values }));
+        return;
+      }
       case 'accept': {
         const { id } = m;
         const done = Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }));

@@ -15,6 +15,7 @@ import { domainService, type DomainSettings } from './modules/domains/domains.se
 import { AcceptQueue, type AcceptHandoff, type Acceptor } from './modules/emails/accept-batch.js';
 import { EmailService, type AttachmentFetcher } from './modules/emails/emails.service.js';
 import { healthService } from './modules/health/health.service.js';
+import { metricsService, type ThreadValues } from './modules/health/metrics.service.js';
 import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
 import { RequestLogService } from './modules/logs/logs.service.js';
 import { usageService } from './modules/usage/usage.service.js';
@@ -64,6 +65,8 @@ export interface Core {
   onDispatcherWake(fn: () => void): void;
   /** the MTA started in this thread: the accept claims live mail due now for it */
   setHandoff(h: AcceptHandoff): void;
+  /** where /metrics gets the other threads' values (serve: the background thread's) */
+  setOtherThreads(fn: () => Promise<ThreadValues[]>): void;
 }
 
 /** The dependencies and services of one thread, shared by `serve` and the tests. */
@@ -71,6 +74,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
   const wake = { mta: () => undefined as void, dispatcher: () => undefined as void };
+  let otherThreads = async (): Promise<ThreadValues[]> => [];
   let handoff: AcceptHandoff | null = null;
   // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
   const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, {
@@ -93,7 +97,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
   return {
     deps,
-    services: buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher(), writer),
+    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher(), writer), metrics: metricsService(store, logger, () => otherThreads()) },
     acceptQueue,
     writer,
     wakeMta: () => wake.mta(),
@@ -101,10 +105,11 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     onMtaWake: (fn) => void (wake.mta = fn),
     onDispatcherWake: (fn) => void (wake.dispatcher = fn),
     setHandoff: (h) => void (handoff = h),
+    setOtherThreads: (fn) => void (otherThreads = fn),
   };
 }
 
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void, writer: GroupCommit): Services {
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void, writer: GroupCommit): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
   const templates = new TemplateService({ store, clock });

@@ -5,6 +5,7 @@ import { openStore, type Store, type StoreOptions } from './store/store.js';
 import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
 import { sqliteFile } from './store/sqlite.js';
 import { buildCore, egressOptions, USER_AGENT, type Core } from './core.js';
+import { PACKAGE_VERSION } from './config/package-root.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
@@ -24,6 +25,8 @@ import { startDns } from './roles/dns.js';
 import { startJobs } from './roles/jobs.js';
 import { startKeyUsage } from './roles/key-usage.js';
 import { startRequestLogs } from './roles/request-logs.js';
+import { startMetricsListener } from './roles/metrics.js';
+import { startThreadMetrics } from './log/metrics.js';
 import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
 import { startSigning } from './roles/signing.js';
@@ -61,6 +64,8 @@ export interface RunningRoles {
   /** the ports the SMTP listeners took (port 0 in the config picks a free one) */
   inboundPort: number | null;
   submissionPort: number | null;
+  /** the port of /metrics when metrics.port gives it a listener of its own */
+  metricsPort: number | null;
   stop(): Promise<void>;
 }
 
@@ -92,7 +97,7 @@ export async function startRoles(config: Config, core: Core, select: RoleSelecti
       await role.stop().catch((e: unknown) => core.deps.logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
     }
   };
-  const running: RunningRoles = { api: null, dnsPort: null, mta: null, inboundPort: null, submissionPort: null, stop: stopAll };
+  const running: RunningRoles = { api: null, dnsPort: null, mta: null, inboundPort: null, submissionPort: null, metricsPort: null, stop: stopAll };
   try {
     for (const [name, start] of ROLES) if (select[name]) await start({ config, core, listen, running, started });
     return running;
@@ -153,7 +158,13 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
   // started before the API, so that it stops after it: the last requests' key uses are written too
   started.push(startKeyUsage(core.deps.auth, logger));
   started.push(startRequestLogs(core.services.logs, logger));
-  const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock });
+  const metricsOnApi = config.metrics.port === null;
+  if (!metricsOnApi) {
+    const metrics = await startMetricsListener({ host: config.metrics.host, port: config.metrics.port! }, core.services.metrics, logger);
+    started.push(metrics);
+    running.metricsPort = metrics.port;
+  }
+  const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock, version: PACKAGE_VERSION, publicUrl: config.http.publicUrl, metrics: metricsOnApi });
   started.push(api);
   running.api = api;
 }
@@ -225,6 +236,7 @@ export interface StartOptions {
  */
 export async function startAppliance(config: Config, logger: Logger, opts: StartOptions = {}): Promise<Appliance> {
   const clock = opts.clock ?? systemClock;
+  startThreadMetrics('api');
   const sqlite = config.database.client === 'sqlite';
   const unlock = sqlite ? lockDataDir(config.dataDir) : () => undefined;
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
@@ -250,6 +262,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     core.onMtaWake(() => bg.wake('mta'));
     core.onDispatcherWake(() => bg.wake('dispatcher'));
+    core.setOtherThreads(() => bg.metrics());
     const running = await startRoles(config, core, { api: true, dns: true, inbound: true, submission: true });
     return {
       store,

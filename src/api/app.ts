@@ -12,10 +12,15 @@ import { errorHandler } from './errors.js';
 import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
 import { precompile, validateBody, validateQuery } from '../lib/validate.js';
+import { httpDuration, httpRequests } from '../log/metrics.js';
+import { servedRoutes } from './edge-routes.js';
+import { OPENAPI_PATH } from './openapi.js';
 
 export interface ApiApp {
   koa: Koa;
   rateLimiter: RateLimiter;
+  /** what the router serves, `GET /v1/emails/:id` style (the OpenAPI guardrail compares it with the document) */
+  registered: string[];
 }
 
 /** The edge's slice of the config, and what it logs and times with. */
@@ -24,13 +29,21 @@ export interface EdgeSettings {
   requestsPerSecond: number;
   logger: Logger;
   clock: Clock;
+  /** the package's version, for the OpenAPI document */
+  version: string;
+  /** http.public_url: the OpenAPI document's server */
+  publicUrl: string | null;
+  /** /metrics on this listener (false when metrics.port gives it one of its own) */
+  metrics: boolean;
 }
 
 export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES): ApiApp {
   const koa = new Koa({ proxy: false });
+  routes = servedRoutes(routes, edge);
   const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
   koa.use(requestId);
   koa.use(requestLog(edge.logger, services.logs));
+  koa.use(requestMetrics);
   koa.use(errorHandler(edge.logger));
   koa.use(unknownRoute);
   // Every /v1 request is authenticated before routing, so that a caller
@@ -47,7 +60,8 @@ export function buildApp(services: Services, edge: EdgeSettings, routes: readonl
   }
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, rateLimiter };
+  const registered = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`));
+  return { koa, rateLimiter, registered };
 }
 
 /**
@@ -63,6 +77,18 @@ async function unknownRoute(ctx: Context, next: Next): Promise<void> {
   if (ctx.status === 405 || ctx.status === 501) {
     const allow = ctx.response.get('Allow');
     throw apiError('not_found', `no route for ${ctx.method} ${ctx.path}; its methods: ${allow || 'none'}`, allow ? { Allow: allow } : undefined);
+  }
+}
+
+/** Counted by route template (the path with `:id`), never by path: no ids or addresses in labels. */
+async function requestMetrics(ctx: Context, next: Next): Promise<void> {
+  const started = performance.now();
+  try {
+    await next();
+  } finally {
+    const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+    httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
+    httpDuration.observe({ method: ctx.method, route }, (performance.now() - started) / 1000);
   }
 }
 
@@ -98,7 +124,7 @@ function requestLog(logger: Logger, logs: Services['logs']) {
  */
 function authenticateApi(services: Services, limiter: RateLimiter) {
   return async (ctx: Context, next: Next) => {
-    if (ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) return next();
+    if ((ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) || ctx.path === OPENAPI_PATH) return next();
     const header = ctx.get('authorization');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!header) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');

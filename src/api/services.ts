@@ -3,6 +3,7 @@ import type { EmailService } from '../modules/emails/emails.service.js';
 import type { InboundService } from '../modules/inbound/inbound.service.js';
 import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
+import type { MetricsService } from '../modules/health/metrics.service.js';
 import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
@@ -26,4 +27,5 @@ export interface Services {
   suppressions: SuppressionService;
   usage: UsageService;
   logs: RequestLogService;
+  metrics: MetricsService;
 }

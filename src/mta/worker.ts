@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countOutcomes } from './count-outcomes.js';
 import type { Logger } from '../log/logger.js';
 import { Waker } from '../lib/waker.js';
 import type { Clock } from '../lib/time.js';
@@ -59,7 +60,10 @@ export class QueueWorker implements WorkerRoom {
   /** queue rows whose attempt is running here, so that their leases can be renewed */
   private readonly leased = new Set<string>();
   private renewTimer: NodeJS.Timeout | null = null;
-  private readonly recorder = new Batcher<Completed>((items) => this.o.writer.run((trx) => recordOutcomes(trx, items, this.recordContext(this.o.owner))));
+  private readonly recorder = new Batcher<Completed>(async (items) => {
+    await this.o.writer.run((trx) => recordOutcomes(trx, items, this.recordContext(this.o.owner)));
+    countOutcomes(items);
+  });
 
   constructor(private readonly o: WorkerOptions) {}
 

@@ -6,6 +6,7 @@ import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../lib/thread.js';
+import type { ThreadValues } from '../modules/health/metrics.service.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = 'mta' | 'dispatcher';
@@ -15,6 +16,8 @@ export interface BackgroundThread extends Role {
   wake(role: BackgroundRole): void;
   /** the accept group commit, which runs there (accept-relay.ts) */
   accept: RemoteAcceptor;
+  /** its metrics' values now (none if it does not answer within a second: a scrape must not hang) */
+  metrics(): Promise<ThreadValues[]>;
 }
 
 export interface BackgroundData {
@@ -26,10 +29,16 @@ export interface BackgroundData {
   logToStderr: boolean;
 }
 
-export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'accept'; id: number; requests: AcceptRequest[] } | { type: 'stop' };
-export type FromBackground = { type: 'ready' } | { type: 'stopped' } | { type: 'failed'; message: string } | { type: 'accepted'; id: number; outcomes: AcceptOutcome[] };
+export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'accept'; id: number; requests: AcceptRequest[] } | { type: 'metrics'; id: number } | { type: 'stop' };
+export type FromBackground =
+  | { type: 'ready' }
+  | { type: 'stopped' }
+  | { type: 'failed'; message: string }
+  | { type: 'accepted'; id: number; outcomes: AcceptOutcome[] }
+  | { type: 'metrics'; id: number; values: ThreadValues };
 
 const STOP_TIMEOUT_MS = 30_000;
+const SCRAPE_TIMEOUT_MS = 1_000;
 
 /**
  * The MTA, the webhook dispatcher, the cron jobs and the accept group
@@ -53,8 +62,11 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     // without a shared fsync thread (PostgreSQL) the commits come back already durable, with no number
     (seq) => durability?.whenDurable(seq) ?? Promise.resolve(),
   );
+  const scrapes = new Map<number, (v: ThreadValues[]) => void>();
+  let scrapeId = 0;
   worker.on('message', (m: FromBackground) => {
     if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
+    if (m.type === 'metrics') scrapes.get(m.id)?.([m.values]);
   });
   worker.on('error', (e) => {
     logger.fatal({ err: e }, 'the background thread failed');
@@ -72,6 +84,20 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     name: 'background',
     accept,
     wake: batchedWakes((roles) => post({ type: 'wake', roles }), () => stopping),
+    metrics() {
+      if (stopping) return Promise.resolve([]);
+      const id = ++scrapeId;
+      return new Promise<ThreadValues[]>((resolve) => {
+        const timer = setTimeout(() => answer([]), SCRAPE_TIMEOUT_MS);
+        function answer(v: ThreadValues[]) {
+          clearTimeout(timer);
+          scrapes.delete(id);
+          resolve(v);
+        }
+        scrapes.set(id, answer);
+        post({ type: 'metrics', id });
+      });
+    },
     async stop() {
       if (stopping) return;
       stopping = true;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { smtpSessions } from '../log/metrics.js';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -52,7 +53,11 @@ export async function listen(o: ListenerOptions, handlers: Partial<SMTPServerOpt
     ...handlers,
   } as SMTPServerOptions);
   server.on('error', (e) => o.logger.warn({ err: e, listener: o.name }, 'SMTP listener error'));
-  (server as unknown as { server: Server }).server.on('connection', coalesceReplies);
+  (server as unknown as { server: Server }).server.on('connection', (socket: Socket) => {
+    coalesceReplies(socket);
+    smtpSessions.inc({ listener: o.name });
+    socket.once('close', () => smtpSessions.dec({ listener: o.name }));
+  });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: Error) => reject(e);
     (server as unknown as { server: { once(ev: string, fn: (e: Error) => void): void } }).server.once('error', onError);

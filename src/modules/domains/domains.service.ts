@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dnsChecks } from '../../log/metrics.js';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
@@ -207,6 +208,7 @@ export async function recordsOf(deps: Pick<DomainDeps, 'store' | 'domains'>, d: 
 export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain> {
   const records = await recordsOf(deps, d);
   const results = await checkRecords(records, deps.resolver, deps.domains.checkTimeoutMs);
+  for (const r of results.values()) dnsChecks.inc({ result: r.dns });
   return deps.store.tx(async (trx) => {
     const current = await repo.findDomainById(trx, d.id);
     if (!current) throw notFound(`domain ${d.id}`);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { acceptBatchSize, acceptCommits } from '../../log/metrics.js';
 import { apiError, ApiError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
@@ -154,6 +155,8 @@ export class AcceptQueue implements Acceptor {
   }
 
   private settle(batch: Pending[], { value: { outcomes, queued }, durable, seq }: Committed<Stored>, claim: ClaimHolder): void {
+    acceptCommits.inc();
+    acceptBatchSize.observe(batch.length);
     durable.catch((e: unknown) => this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'));
     const taken = claim.current;
     claim.current = null;

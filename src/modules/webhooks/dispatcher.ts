@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { webhookAttempts } from '../../log/metrics.js';
 import { Waker } from '../../lib/waker.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
@@ -192,6 +193,7 @@ export class WebhookDispatcher {
     const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(event.createdAt), simulated: event.simulated, data: event.data });
     const result = await this.post(endpoint, event.id, attempt, body);
     if (!result) return;
+    webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
     const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);
     const recorded = await this.o.writer.run((trx) => repo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
