@@ -23,7 +23,7 @@ import { suppressionService } from './modules/suppressions/suppressions.service.
 import { TemplateService } from './modules/templates/templates.service.js';
 import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
 import { webhookService } from './modules/webhooks/webhooks.service.js';
-import { checkUrl, guardedRequest, resolverLookup, type EgressOptions } from './net/egress.js';
+import { checkUrl, EgressError, failureWord, guardedRequest, resolverLookup, type EgressOptions, type EgressResponse } from './net/egress.js';
 
 // The dependencies and the services of one thread (the API thread of `serve`,
 // its background thread, or a test), built from the config by main.ts.
@@ -136,16 +136,26 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
   };
 }
 
-/** Attachments by `path` come through the SSRF guard; a failure names the field. */
-function attachmentFetcher(egress: EgressOptions): AttachmentFetcher {
+/**
+ * Attachments by `path` come through the SSRF guard. A failure names the
+ * field and says why in one stable word (failureWord, or `status N`): the
+ * answer goes to whoever sent the URL, who must learn nothing of the network
+ * behind the appliance (addresses, a peer's certificate or error text).
+ */
+export function attachmentFetcher(egress: EgressOptions): AttachmentFetcher {
   return async (url, field, maxBytes) => {
+    let res: EgressResponse;
     try {
-      const res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
-      if (res.status < 200 || res.status > 299) throw new Error(`the server answered HTTP ${res.status}`);
-      return { content: res.body, contentType: res.headers['content-type']?.split(';')[0]?.trim() || null };
+      res = await guardedRequest(url, { method: 'GET', maxBodyBytes: maxBytes }, egress);
     } catch (e) {
-      throw validationError(field, `could not be downloaded: ${(e as Error).message}`);
+      const word = failureWord(e);
+      if (word) throw validationError(field, `could not be downloaded: ${word}`);
+      // a URL refused for its form: the message is about the URL alone
+      if (e instanceof EgressError) throw validationError(field, e.message);
+      throw e;
     }
+    if (res.status < 200 || res.status > 299) throw validationError(field, `could not be downloaded: status ${res.status}`);
+    return { content: res.body, contentType: res.headers['content-type']?.split(';')[0]?.trim() || null };
   };
 }
 

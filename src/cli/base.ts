@@ -9,6 +9,17 @@ import { domainSettings } from '../modules/domains/domain-settings.js';
 import type { DomainSettings } from '../modules/domains/domains.service.js';
 import { renderObject, renderTable } from './table.js';
 
+/** A refusal of the CLI itself, with its code for the JSON error (CONTRACT §5). */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
 export interface CliContext {
   config: Config;
   store: Store;
@@ -73,7 +84,7 @@ export abstract class BaseCommand extends Command {
   }
 
   override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
-    const code = err instanceof ApiError ? err.code : err instanceof DataDirLocked ? 'conflict' : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
+    const code = err instanceof ApiError || err instanceof CliError ? err.code : err instanceof DataDirLocked ? 'conflict' : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
     const message = err.message.replace(/\s+$/, '');
     if (this.jsonWanted()) process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
     else process.stderr.write(`Error: ${message}\n`);

@@ -1,3 +1,5 @@
+import Backup from './commands/backup.js';
+import Doctor from './commands/doctor.js';
 import DomainList from './commands/domain/list.js';
 import DomainShow from './commands/domain/show.js';
 import DomainVerify from './commands/domain/verify.js';
@@ -6,6 +8,7 @@ import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
 import Migrate from './commands/migrate.js';
 import ProjectCreate from './commands/project/create.js';
+import Restore from './commands/restore.js';
 import QueueRetry from './commands/queue/retry.js';
 import QueueShow from './commands/queue/show.js';
 import QueueStats from './commands/queue/stats.js';
@@ -45,4 +48,7 @@ export const COMMANDS = {
   'template:show': TemplateShow,
   'template:render': TemplateRender,
   verify: Verify,
+  doctor: Doctor,
+  backup: Backup,
+  restore: Restore,
 };

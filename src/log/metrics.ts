@@ -15,9 +15,10 @@ export type ThreadName = 'api' | 'background';
 /** Called once per thread at start: names the thread's series; process-wide metrics come from the API thread only. */
 export function startThreadMetrics(thread: ThreadName): void {
   registry.setDefaultLabels({ thread });
-  if (thread === 'api') collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  // a second appliance in one process (tests) counts on the same registry
   if (started) return;
   started = true;
+  if (thread === 'api') collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
   lag.enable();
 }
 

@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isNoRecord, type DnsResolver } from '../dns/resolver.js';
+import { EgressError, EgressRequestError, networkFailure } from './egress-errors.js';
 import { connectTarget, isPublicAddress } from './ip-ranges.js';
+
+export { EgressError, EgressRequestError, failureWord, type EgressFailure, type EgressReason, type FailureWord } from './egress-errors.js';
 
 export interface EgressOptions {
   /** network.allow_private: tests only */
@@ -15,32 +19,6 @@ export interface EgressOptions {
   /** for the whole request: connection, headers and body (without maxBodyBytes, until the status); DNS has its own */
   timeoutMs: number;
   userAgent?: string;
-}
-
-export type EgressReason = 'invalid_url' | 'not_https' | 'private_address' | 'dns_failure';
-
-/** The URL is refused before any connection is made. */
-export class EgressError extends Error {
-  constructor(
-    readonly reason: EgressReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EgressError';
-  }
-}
-
-export type EgressFailure = 'timeout' | 'too_large' | 'aborted' | 'network';
-
-/** The URL was allowed but no complete answer came back. */
-export class EgressRequestError extends Error {
-  constructor(
-    readonly reason: EgressFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'EgressRequestError';
-  }
 }
 
 export interface CheckedUrl {
@@ -56,11 +34,17 @@ export interface CheckedUrl {
  * address among public ones is refused). The result names the address to
  * connect to, so a second, different DNS answer (rebinding) cannot move the
  * connection elsewhere.
+ *
+ * `localhost` is no name DNS answers (RFC 6761 §6.3): with allow_private it
+ * is looked up as every local program does, through getaddrinfo and so the
+ * hosts file; without, it is refused before any lookup.
  */
 export async function checkUrl(raw: string, opts: Pick<EgressOptions, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {
   const url = parseHttpsUrl(raw);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const addresses = isIP(host) ? [host] : await resolveHost(host, opts.resolve);
+  const local = isLocalhost(host);
+  if (local && !opts.allowPrivate) throw new EgressError('private_address', `host ${host} is the loopback name, not a public address`);
+  const addresses = isIP(host) ? [host] : await resolveHost(host, local ? systemLookup : opts.resolve);
   if (!opts.allowPrivate) {
     const bad = addresses.find((a) => !isPublicAddress(a));
     if (bad !== undefined) throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
@@ -91,6 +75,12 @@ async function resolveHost(host: string, resolve: EgressOptions['resolve']): Pro
   const odd = addresses.find((a) => !connectTarget(a));
   if (odd !== undefined) throw new EgressError('dns_failure', `host ${host} resolved to ${JSON.stringify(odd)}, which is not an address`);
   return addresses;
+}
+
+const isLocalhost = (host: string) => /^localhost\.?$/i.test(host);
+
+async function systemLookup(host: string): Promise<string[]> {
+  return (await lookup(host, { all: true })).map((a) => a.address);
 }
 
 /** A and AAAA through the appliance's resolver, in parallel; one family missing is fine, both missing is not. */
@@ -172,8 +162,9 @@ export async function requestChecked(checked: CheckedUrl, init: EgressRequest, o
     if (e instanceof EgressRequestError) throw e;
     if (timedOut) throw new EgressRequestError('timeout', `no complete answer within ${opts.timeoutMs} ms (timeout)`);
     if (init.signal?.aborted) throw new EgressRequestError('aborted', 'the request was cut short');
-    const err = e as Error & { cause?: Error };
-    throw new EgressRequestError('network', err.cause?.message ? `${err.message}: ${err.cause.message}` : err.message);
+    const err = e as Error & { code?: string; cause?: Error & { code?: string } };
+    const message = err.cause?.message ? `${err.message}: ${err.cause.message}` : err.message;
+    throw new EgressRequestError(networkFailure(err.code ?? err.cause?.code), message);
   } finally {
     clearTimeout(timer);
     init.signal?.removeEventListener('abort', cutShort);

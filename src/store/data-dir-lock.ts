@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { makeDirectory } from './directory.js';
+import { makePrivateDirectory, makePrivateFile, tightenIfPresent } from './directory.js';
 
 export const LOCK_FILE = 'posthorn.lock';
 
@@ -20,8 +20,12 @@ export class DataDirLocked extends Error {
  * refuses to start when another process holds it. CLI commands do not take it.
  */
 export function lockDataDir(dataDir: string): () => void {
-  makeDirectory(dataDir);
-  const db = new Database(join(dataDir, LOCK_FILE), { timeout: 0 });
+  makePrivateDirectory(dataDir);
+  const file = join(dataDir, LOCK_FILE);
+  // it holds nothing secret, but nothing in the data folder is for other users (its journal takes its mode)
+  makePrivateFile(file);
+  tightenIfPresent(`${file}-journal`);
+  const db = new Database(file, { timeout: 0 });
   try {
     // In exclusive locking mode the lock taken by the first write is kept until the connection closes.
     db.pragma('locking_mode = EXCLUSIVE');

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import knexModule, { type Knex } from 'knex';
 import type { Db, SqlRunner } from './db.js';
-import { makeDirectory } from './directory.js';
+import { makePrivateDirectory, makePrivateFile, tightenIfPresent } from './directory.js';
 import { join } from 'node:path';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
@@ -46,8 +46,23 @@ export function sqliteValue(v: unknown): unknown {
  */
 export const WAL_BOUND_PAGES = 16_384;
 
+/**
+ * The data folder owner-only (0700) and the database file created owner-only
+ * (0600) before SQLite opens it: it holds DKIM private keys and webhook
+ * secrets. SQLite gives the -wal and -shm files it creates the database's
+ * mode; those an older version left are tightened here, like the folder and
+ * the database.
+ */
+export function makePrivateDataDir(dataDir: string): void {
+  makePrivateDirectory(dataDir);
+  const file = sqliteFile(dataDir);
+  makePrivateFile(file);
+  tightenIfPresent(`${file}-wal`);
+  tightenIfPresent(`${file}-shm`);
+}
+
 export function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointPages?: number | undefined } = {}): Knex {
-  makeDirectory(dataDir);
+  makePrivateDataDir(dataDir);
   // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
   // counts as committed (synchronous=NORMAL plus WalSyncer: FULL's guarantee without blocking
   // the event loop), so a 202 survives power loss.

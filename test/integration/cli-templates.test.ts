@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { runCli, startServe, writeConfig, type ServeProcess } from '../helpers/process.js';
 import { client } from '../helpers/http.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('posthorn template list | show | render (issue 20)', function () {
   this.timeout(60_000);
@@ -30,7 +31,8 @@ describe('posthorn template list | show | render (issue 20)', function () {
 
   it('a template send is logged without its variables', async function () {
     expect(sent.status, sent.text).to.equal(202);
-    expect(server.output()).to.include(sent.body.request_id);
+    // the request's log line reaches the pipe a moment after its answer
+    await waitFor(async () => server.output().includes(sent.body.request_id), 5_000, 'the request log line');
     expect(server.output()).to.not.include('secret-line-5e1b');
   });
   after(async function () {

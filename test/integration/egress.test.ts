@@ -252,14 +252,14 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
     it('fails the TLS handshake without the CA of ca_file, and the process goes on', async function () {
       const path = unique('/ok/');
       const e = await failure(guardedRequest(hooks.url(path), { method: 'POST', body: '{}' }, open({ ca: null })));
-      expect(e.reason).to.equal('network');
+      expect(e.reason).to.equal('tls');
       expect(e.message).to.match(/certificate/i);
       expect(hooks.to(path)).to.have.length(0);
     });
 
     it('reports a refused connection as a failure', async function () {
       const e = await failure(guardedRequest('https://hooks.test:1/ok/closed', { method: 'GET' }, open()));
-      expect(e.reason).to.equal('network');
+      expect(e.reason).to.equal('refused');
       expect(e.message).to.match(/ECONNREFUSED/);
     });
 

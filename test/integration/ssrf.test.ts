@@ -53,7 +53,7 @@ describe('the SSRF guard with network.allow_private: false', function () {
     });
   }
 
-  for (const url of ['https://127.0.0.1/x', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://169.254.169.254/latest/meta-data', 'https://mixed.evil.test/x', 'http://example.com/x', 'https://user:pw@example.com/x']) {
+  for (const url of ['https://localhost/x', 'https://LocalHost./x', 'https://127.0.0.1/x', 'https://[::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://169.254.169.254/latest/meta-data', 'https://mixed.evil.test/x', 'http://example.com/x', 'https://user:pw@example.com/x']) {
     it(`refuses to create an endpoint on ${url}`, async function () {
       expectError(await t.api.post('/v1/webhooks', { url }), 400, 'validation_error', 'url');
     });

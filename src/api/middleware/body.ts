@@ -21,11 +21,59 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
   if (!/^application\/([a-z0-9.+-]*\+)?json\b/.test(type)) throw validationError('body', 'Content-Type must be application/json');
   const raw = Buffer.concat(chunks, size);
+  const text = decodeUtf8(raw);
+  let value: unknown;
   try {
-    return { raw, value: JSON.parse(raw.toString('utf8')) };
+    value = JSON.parse(text);
   } catch (e) {
     throw validationError('body', `is not valid JSON (${(e as Error).message})`);
   }
+  // Strict UTF-8 holds no surrogate, so only a \u escape can make one. Over a body without escapes
+  // indexOf costs a tenth of the regex (this runs on every accept); the parsed value is walked only
+  // for a body that escapes a surrogate at all.
+  if (text.indexOf('\\u') !== -1 && SURROGATE_ESCAPE.test(text)) {
+    const at = loneSurrogateAt(value, '');
+    if (at !== null) throw validationError(at || 'body', 'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair)');
+  }
+  return { raw, value };
+}
+
+// Fatal: a lenient decode turns invalid bytes into U+FFFD, and the body stored is then not the one sent.
+// ignoreBOM keeps a BOM in the text, which JSON.parse refuses as before.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function decodeUtf8(raw: Buffer): string {
+  try {
+    return UTF8.decode(raw);
+  } catch {
+    throw validationError('body', 'is not valid UTF-8');
+  }
+}
+
+/**
+ * Where a string of the parsed body holds a surrogate without its pair, as
+ * a field path (`to[0]`, `variables.name`; '' for the body itself), or
+ * null. JSON.parse keeps such an escape as a lone code unit, which
+ * storing or encoding as UTF-8 would turn into U+FFFD.
+ */
+function loneSurrogateAt(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = loneSurrogateAt(value[i], `${path}[${i}]`);
+      if (at !== null) return at;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key)) return path;
+    const at = loneSurrogateAt(item, path ? `${path}.${key}` : key);
+    if (at !== null) return at;
+  }
+  return null;
 }
 
 /** Plain listeners rather than an async iterator: this runs for every request. */

@@ -68,8 +68,9 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
     });
   }
   (body.reply_to ?? []).forEach((item, i) => parse(item, `reply_to[${i}]`));
-  // CONTRACT §4: a line break in a header value would let the client add headers of its own.
-  if (body.subject !== undefined && /[\r\n]/.test(body.subject)) throw validationError('subject', 'must not contain line breaks (CR or LF)');
+  // CONTRACT §4: a line break in a header value would let the client add headers of its own; NUL is
+  // no character of a header field at all (RFC 5322 §2.2), as for the custom headers.
+  if (body.subject !== undefined && /[\r\n\0]/.test(body.subject)) throw validationError('subject', 'must not contain CR, LF or NUL characters');
   const headerProblem = checkCustomHeaders(body.headers ?? {});
   if (headerProblem) throw validationError(headerProblem.field, headerProblem.message);
   return {

@@ -43,7 +43,7 @@ function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, htm
  * The variables are checked against the version's declarations first (400
  * `invalid_variables` naming the variable). The subject is one line: line
  * breaks a value brings are folded into spaces, so that no variable can
- * add a header.
+ * add a header; a NUL is refused.
  */
 export function renderVersion(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined): RenderedContent {
   const problem = checkVariables(version.variables, variables);
@@ -51,6 +51,8 @@ export function renderVersion(version: TemplateVersion, variables: Record<string
   const { parts, translation } = partsFor(version.compiled, language);
   const subject = oneLine(renderPart(parts.subject, variables, false, language, 'subject'));
   if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
+  // a value may bring NUL, which no header field may hold (RFC 5322 §2.2); unlike a line break it has no harmless fold
+  if (subject.includes('\0')) throw invalid('variables', 'the subject renders with a NUL character (U+0000) with these variables');
   if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
   const html = parts.html ? renderPart(parts.html, variables, true, language, 'html') : null;
   let text = parts.text ? renderPart(parts.text, variables, false, language, 'text') : null;

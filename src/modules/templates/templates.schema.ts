@@ -9,7 +9,8 @@ export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Za-z]{2,4})?$';
 export const VARIABLE_NAME_PATTERN = '^[a-zA-Z_][a-zA-Z0-9_]*$';
 export const MAX_VERSION = 9007199254740991;
 
-const Subject = Type.String({ minLength: 1, maxLength: 998 });
+// NUL is no character of a header field (RFC 5322 §2.2): refused when the template is saved, not at each send
+const Subject = Type.String({ minLength: 1, maxLength: 998, pattern: '^[^\\u0000]*$' });
 const Body = Type.String({ maxLength: 1_000_000 });
 
 export const VariableDefinition = Type.Object(

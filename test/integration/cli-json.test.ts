@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COMMANDS } from '../../src/cli/commands.js';
+import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
+import { runCli, writeConfig, type CliResult } from '../helpers/process.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+/** CONTRACT §3's list, as oclif ids. */
+const CONTRACT_COMMANDS = [
+  'serve', 'migrate', 'project:create', 'project:list', 'project:set', 'key:create', 'key:list', 'key:revoke',
+  'suppression:list', 'suppression:add', 'suppression:remove', 'domain:list', 'domain:show', 'domain:verify',
+  'queue:stats', 'queue:show', 'queue:retry', 'doctor',
+];
+
+/** --json's promise: stdout is one JSON document, or empty with one JSON error document on stderr. */
+function expectJsonOutput(r: CliResult, what: string): void {
+  if (r.stdout === '') {
+    expect(r.code, `${what}: empty stdout on success`).to.not.equal(0);
+    const err = JSON.parse(r.stderr).error;
+    expect(err, what).to.have.all.keys('code', 'message');
+    return;
+  }
+  expect(r.json, `${what}: stdout is not one JSON document:\n${r.stdout}`).to.not.equal(undefined);
+}
+
+describe('the CLI with --json (CONTRACT §3, §5)', function () {
+  this.timeout(120_000);
+  let world: DnsWorld;
+  let config: string;
+  before(async function () {
+    world = await startDnsWorld();
+    config = writeConfig({ dns: { resolvers: [world.address] } }).path;
+  });
+  after(async function () {
+    await world.stop();
+  });
+
+  it("has every command of CONTRACT §3, and backup and restore", function () {
+    expect(Object.keys(COMMANDS)).to.include.members([...CONTRACT_COMMANDS, 'backup', 'restore']);
+  });
+
+  it('every command but serve prints JSON with --json standing anywhere after the command, as does --config', async function () {
+    const dir = tempDir('posthorn-json-');
+    const eml = join(dir, 'dsn.eml');
+    writeFileSync(eml, 'From: MAILER-DAEMON@mx.isp.test\r\nTo: bounce+x@mta.shop.test\r\nSubject: Undelivered Mail Returned to Sender\r\n\r\n<gone@isp.test>: host mx.isp.test said: 550 5.1.1 User unknown\r\n');
+    const seen = new Set<string>();
+    const run = async (id: string, args: string[]) => {
+      seen.add(id);
+      const r = await runCli(args);
+      expectJsonOutput(r, args.join(' '));
+      return r;
+    };
+    const C = ['--config', config];
+    expect((await run('migrate', ['migrate', '--json', ...C])).code).to.equal(0);
+    const project = (await run('project:create', ['project', 'create', '--json', '--name', 'json-everywhere', ...C])).json.id as string;
+    await run('project:list', ['project', 'list', ...C, '--json']);
+    await run('project:set', ['project', 'set', project, '--json', '--approved', 'true', ...C]);
+    const key = (await run('key:create', ['key', 'create', '--project', project, '--json', '--mode', 'test', ...C])).json.id as string;
+    await run('key:list', ['key', 'list', '--json', '--project', project, ...C]);
+    await run('key:revoke', ['key', 'revoke', key, ...C, '--json']);
+    await run('suppression:add', ['suppression', 'add', '--json', '--project', project, 'x@example.test', ...C]);
+    await run('suppression:list', ['suppression', 'list', '--project', project, ...C, '--json']);
+    await run('suppression:remove', ['suppression', 'remove', '--project', project, '--json', 'x@example.test', ...C]);
+    await run('domain:list', ['domain', 'list', '--json', '--project', project, ...C]);
+    await run('domain:show', ['domain', 'show', 'dom_nope', '--json', ...C]);
+    await run('domain:verify', ['domain', 'verify', '--json', 'dom_nope', ...C]);
+    await run('queue:stats', ['queue', 'stats', ...C, '--json']);
+    await run('queue:show', ['queue', 'show', 'msg_nope', '--json', ...C]);
+    await run('queue:retry', ['queue', 'retry', 'msg_nope', ...C, '--json']);
+    await run('template:list', ['template', 'list', '--project', project, '--json', ...C]);
+    await run('template:show', ['template', 'show', 'nope', '--project', project, '--json', ...C]);
+    await run('template:render', ['template', 'render', 'nope', '--json', '--project', project, ...C]);
+    await run('inbound:parse', ['inbound', 'parse', eml, '--json', ...C]);
+    await run('verify', ['verify', '--json', 'not-an-address', ...C]);
+    await run('doctor', ['doctor', ...C, '--json']);
+    const file = join(dir, 'copy.sqlite');
+    expect((await run('backup', ['backup', '--json', file, ...C])).code).to.equal(0);
+    expect((await run('restore', ['restore', file, '--json', ...C])).code).to.equal(0);
+    // a usage error is JSON too
+    await run('key:create', ['key', 'create', '--json', ...C]);
+    expect([...seen].sort()).to.deep.equal(Object.keys(COMMANDS).filter((id) => id !== 'serve').sort());
+  });
+
+  it('an unknown command with --json prints {"error": {"code": "not_found", …}} on stderr and exits non-zero', async function () {
+    for (const args of [['frobnicate', '--json'], ['project', 'frobnicate', '--config', config, '--json'], ['--json']]) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).to.not.equal(0);
+      expect(r.stdout).to.equal('');
+      const err = JSON.parse(r.stderr).error;
+      expect(err.code).to.equal('not_found');
+      expect(err.message).to.be.a('string');
+    }
+    expect(JSON.parse((await runCli(['frobnicate', '--json'])).stderr).error.message).to.include('command frobnicate not found');
+  });
+
+  it('an unknown command without --json gets oclif\'s text', async function () {
+    const r = await runCli(['frobnicate']);
+    expect(r.code).to.not.equal(0);
+    expect(r.stderr).to.include('command frobnicate not found');
+    expect(() => JSON.parse(r.stderr)).to.throw();
+  });
+});
