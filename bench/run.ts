@@ -5,7 +5,7 @@
 //   4. templates: renders/s of a typical template on one core (in this process), and template sends
 //      against plain sends of the same content in the accept phase (test key)
 //   5. inbound: bounce DSNs received and applied per second; submission: messages accepted durably per
-//      second over SMTP (bench/smtp-phases.ts), both over 16 reused connections
+//      second over SMTP (bench/smtp-phases.ts), both over 64 reused connections (BENCH_SMTP_CONNECTIONS)
 //   6. verify: a batch of 100 addresses on 100 domains not seen before (ms), and addresses/s in
 //      batches of 100 once their domains are cached (bench/verify-phase.ts)
 //   7. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
@@ -34,7 +34,7 @@ import { verifyPhase } from './verify-phase.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-// Unmeasured accepts before the first accept phase (BENCH_ACCEPT_WARMUP seconds, 3 unless set): see README, Benchmark.
+// Unmeasured accepts before the first accept phase (BENCH_ACCEPT_WARMUP seconds, 3 unless set): see docs/benchmark.md.
 const ACCEPT_WARMUP_SECONDS = Number(process.env.BENCH_ACCEPT_WARMUP ?? 3);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 64);
 // Messages sent to each SMTP listener before its figure is taken (half as many DSNs), as the accept

@@ -1,5 +1,5 @@
 // Issue 21's figures: bounce DSNs received and applied per second on the MX listener, and messages
-// accepted durably per second over SMTP submission, each over 16 reused connections that pipeline (test/helpers/smtp-pipelined.ts).
+// accepted durably per second over SMTP submission, each over 64 reused connections (BENCH_SMTP_CONNECTIONS) that pipeline (test/helpers/smtp-pipelined.ts).
 import Database from 'better-sqlite3';
 import { SmtpSession } from '../test/helpers/smtp-pipelined.js';
 import type { SinkMessage } from '../test/helpers/smtp-sink.js';

@@ -3,9 +3,8 @@ import { DURATION_PATTERN } from '../lib/duration.js';
 import { Nullable as NullableOf, StringEnum } from '../lib/schema.js';
 
 // The one description of the configuration (CONTRACT §2). Every key has its
-// default and a description here; config/default.yaml and the README table
-// are written from it, and the loader validates against it before anything
-// listens.
+// default and a description here; docs/CONFIG.md is written from it (npm
+// run docs), and the loader validates against it before anything listens.
 
 const Nullable = <T extends TSchema>(schema: T, description: string) => NullableOf(schema, { default: null, description });
 

@@ -3,7 +3,7 @@ import { classifyReply } from '../../src/mta/classify.js';
 import { SMTP_REPLIES } from '../fixtures/smtp-replies.js';
 
 // The delivery path's half of the one classifier (modules/bounces/classify.ts): replies real
-// providers document, with the verdict the README's "Bounces" section gives for each.
+// providers document, with the verdict docs/bounces.md gives for each.
 describe('bounce classifier: documented SMTP replies of real providers', function () {
   const verdict = (code: number, text: string) => {
     const c = classifyReply(code, text);

@@ -133,7 +133,7 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
   return { recipients, events, suppress, perRecipientFailure };
 }
 
-/** email.bounced's details (interface §6; the reason list is the README's). */
+/** email.bounced's details (interface §6; the reason list is docs/bounces.md's). */
 export function bounceDetails(b: Bounce, reportingMta: string | null): Record<string, unknown> {
   const d: Record<string, unknown> = { bounce_type: b.bounceType, reason: b.reason, status: b.status, diagnostic: b.diagnostic };
   if (reportingMta) d.reporting_mta = reportingMta;
