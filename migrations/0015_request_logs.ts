@@ -15,7 +15,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('duration_ms').notNullable();
     t.bigInteger('created_at').notNullable();
     t.index(['project_id', 'id']);
-    // the retention job deletes by age across projects
+    // the retention job deletes by age across projects (not by id: ids never go back when the clock does)
     t.index(['created_at']);
   });
 }

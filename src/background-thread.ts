@@ -3,11 +3,11 @@
 // accept group commit over a store of its own.
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { createLogger } from './log/logger.js';
+import { createLogger, type Logger } from './log/logger.js';
 import { systemClock } from './lib/time.js';
 import { openStore } from './store/store.js';
-import { buildCore } from './core.js';
-import { servingStoreOptions, startRoles } from './main.js';
+import { buildCore, type Core } from './core.js';
+import { servingStoreOptions, startRoles, type RunningRoles } from './main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
 import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
 import { SharedDurability } from './store/shared-durability.js';
@@ -26,7 +26,7 @@ async function run(): Promise<void> {
   const durability = data.durability ? new SharedDurability(data.durability) : undefined;
   const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability }));
   const core = buildCore(config, store, logger, systemClock);
-  let running;
+  let running: RunningRoles;
   try {
     running = await startRoles(config, core, { mta: true, webhooks: true, jobs: true });
   } catch (e) {
@@ -34,43 +34,51 @@ async function run(): Promise<void> {
     await durability?.close();
     throw e;
   }
-  const queue = core.acceptQueue!;
-  const roles = running;
-  const accepting = new Set<Promise<void>>();
-  port.on('message', (m: ToBackground) => {
-    switch (m.type) {
-      case 'wake':
-        for (const role of m.roles) {
-          if (role === 'mta') core.wakeMta();
-          else core.wakeDispatcher();
-        }
-        return;
-      case 'metrics': {
-        const { id } = m;
-        void threadMetrics().then((values) => send({ type: 'metrics', id, values }));
-        return;
-      }
-      case 'accept': {
-        const { id } = m;
-        const done = Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }));
-        accepting.add(done);
-        void done.finally(() => accepting.delete(done));
-        return;
-      }
-      case 'stop':
-        void (async () => {
-          // emails being stored are answered before the store closes
-          await Promise.all(accepting);
-          await roles.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
-          await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
-          await durability?.close();
-          logger.flush();
-          send({ type: 'stopped' });
-          port.close();
-        })();
-    }
-  });
+  const pending = new Set<Promise<void>>();
+  /** work whose end the stop waits for */
+  const track = (p: Promise<void>) => {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  };
+  const stop = async () => {
+    // emails being stored are answered, and request log lines written, before the store closes
+    await Promise.all(pending);
+    await running.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
+    await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
+    await durability?.close();
+    logger.flush();
+    send({ type: 'stopped' });
+    port.close();
+  };
+  port.on('message', (m: ToBackground) => handle(m, core, logger, track, stop));
   send({ type: 'ready' });
+}
+
+function handle(m: ToBackground, core: Core, logger: Logger, track: (p: Promise<void>) => void, stop: () => Promise<void>): void {
+  switch (m.type) {
+    case 'wake':
+      for (const role of m.roles) {
+        if (role === 'mta') core.wakeMta();
+        else core.wakeDispatcher();
+      }
+      return;
+    case 'request-logs':
+      track(core.services.logs.write(m.batch).catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));
+      return;
+    case 'metrics': {
+      const { id } = m;
+      void threadMetrics().then((values) => send({ type: 'metrics', id, values }));
+      return;
+    }
+    case 'accept': {
+      const { id } = m;
+      const queue = core.acceptQueue!;
+      track(Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) })));
+      return;
+    }
+    case 'stop':
+      void stop();
+  }
 }
 
 run().catch((e: unknown) => send({ type: 'failed', message: e instanceof Error ? e.message : String(e) }));

@@ -263,6 +263,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     core.onMtaWake(() => bg.wake('mta'));
     core.onDispatcherWake(() => bg.wake('dispatcher'));
     core.setOtherThreads(() => bg.metrics());
+    core.services.logs.sendTo((batch) => bg.requestLogs(batch));
     const running = await startRoles(config, core, { api: true, dns: true, inbound: true, submission: true });
     return {
       store,

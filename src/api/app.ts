@@ -12,7 +12,7 @@ import { errorHandler } from './errors.js';
 import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
 import { precompile, validateBody, validateQuery } from '../lib/validate.js';
-import { httpDuration, httpRequests } from '../log/metrics.js';
+import { httpRequests } from '../log/metrics.js';
 import { servedRoutes } from './edge-routes.js';
 import { OPENAPI_PATH } from './openapi.js';
 
@@ -87,8 +87,7 @@ async function requestMetrics(ctx: Context, next: Next): Promise<void> {
     await next();
   } finally {
     const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-    httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
-    httpDuration.observe({ method: ctx.method, route }, (performance.now() - started) / 1000);
+    httpRequests.observe(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
   }
 }
 

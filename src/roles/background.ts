@@ -7,6 +7,7 @@ import type { DurabilityLink, SharedDurability } from '../store/shared-durabilit
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../lib/thread.js';
 import type { ThreadValues } from '../modules/health/metrics.service.js';
+import type { FinishedRequest } from '../modules/logs/logs.service.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = 'mta' | 'dispatcher';
@@ -18,6 +19,8 @@ export interface BackgroundThread extends Role {
   accept: RemoteAcceptor;
   /** its metrics' values now (none if it does not answer within a second: a scrape must not hang) */
   metrics(): Promise<ThreadValues[]>;
+  /** request log lines for it to write (GET /v1/logs): handed over, not waited for */
+  requestLogs(batch: FinishedRequest[]): Promise<void>;
 }
 
 export interface BackgroundData {
@@ -29,7 +32,12 @@ export interface BackgroundData {
   logToStderr: boolean;
 }
 
-export type ToBackground = { type: 'wake'; roles: BackgroundRole[] } | { type: 'accept'; id: number; requests: AcceptRequest[] } | { type: 'metrics'; id: number } | { type: 'stop' };
+export type ToBackground =
+  | { type: 'wake'; roles: BackgroundRole[] }
+  | { type: 'accept'; id: number; requests: AcceptRequest[] }
+  | { type: 'metrics'; id: number }
+  | { type: 'request-logs'; batch: FinishedRequest[] }
+  | { type: 'stop' };
 export type FromBackground =
   | { type: 'ready' }
   | { type: 'stopped' }
@@ -84,6 +92,9 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     name: 'background',
     accept,
     wake: batchedWakes((roles) => post({ type: 'wake', roles }), () => stopping),
+    async requestLogs(batch) {
+      if (!stopping) post({ type: 'request-logs', batch });
+    },
     metrics() {
       if (stopping) return Promise.resolve([]);
       const id = ++scrapeId;

@@ -2,9 +2,11 @@ import type { Logger } from '../log/logger.js';
 import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { Role } from './role.js';
 
-const FLUSH_MS = 1_000;
+// Ten batches a second rather than one: a batch is one insert on the API thread, and a second's worth
+// (thousands of rows under load) held requests behind it long enough to double the p99 in the bench.
+const FLUSH_MS = 100;
 
-/** The API's request log lines (GET /v1/logs), written a batch every second, and the last ones at stop. */
+/** The API's request log lines (GET /v1/logs), written a batch every 100 ms, and the last ones at stop. */
 export function startRequestLogs(logs: RequestLogService, logger: Logger, everyMs = FLUSH_MS): Role {
   let flushing: Promise<void> = Promise.resolve();
   const flush = () =>

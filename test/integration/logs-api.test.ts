@@ -4,6 +4,8 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
 import type { Reply } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
+import { client } from '../helpers/http.js';
+import { startServe, writeConfig } from '../helpers/process.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { RequestLogService } from '../../src/modules/logs/logs.service.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
@@ -111,6 +113,36 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
       expect(left).to.not.include('/v1/domains');
     } finally {
       offset = 0;
+    }
+  });
+});
+
+describe('request logs in posthorn serve (issue 23)', function () {
+  this.timeout(60_000);
+
+  it('are written by the background thread, and the last ones before a stop are kept', async function () {
+    const { path } = writeConfig({ dns: { server: { enabled: false } } });
+    const first = await startServe(path);
+    const key = first.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
+    const api = client(first.baseUrl, key);
+    try {
+      await api.get('/v1/domains');
+      const lines = await waitFor(async () => {
+        const data = (await api.get('/v1/logs')).body.data as Array<{ path: string }>;
+        return data.some((l) => l.path === '/v1/domains') ? data : null;
+      }, 5_000, 'the request in the log');
+      expect(lines.find((l) => l.path === '/v1/domains')).to.include({ method: 'GET', status: 200 });
+      // answered, then SIGTERM at once: its line is written before the process ends
+      expect((await api.get('/v1/templates')).status).to.equal(200);
+    } finally {
+      expect(await first.stop()).to.equal(0);
+    }
+    const second = await startServe(path);
+    try {
+      const paths = (await client(second.baseUrl, key).get('/v1/logs?limit=100')).body.data.map((l: { path: string }) => l.path);
+      expect(paths).to.include('/v1/templates');
+    } finally {
+      await second.stop();
     }
   });
 });

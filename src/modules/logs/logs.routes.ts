@@ -11,7 +11,7 @@ export const logRoutes = [
     method: 'GET',
     path: '/v1/logs',
     scope: 'logs:read',
-    summary: "The project's recent API requests, newest first (kept logs.retention; written within about a second)",
+    summary: "The project's recent API requests, newest first (kept logs.retention; written a moment after each request)",
     query: ListLogsQuery,
     async handler({ services, principal, query }) {
       const { items, more } = await services.logs.list(principal.project.id, query);
