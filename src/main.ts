@@ -132,7 +132,7 @@ async function startMtaRoles({ config, core, running, started }: Starting): Prom
 
 async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
   const { webhooks } = config;
-  const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
+  const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, endpointConcurrency: webhooks.endpointConcurrency, concurrency: webhooks.concurrency, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
   const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger });
   started.push(role);
   core.onDispatcherWake(() => role.dispatcher.wake());

@@ -60,7 +60,7 @@ export interface Config {
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
   testDomain: string;
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
-  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null };
+  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
   network: { allowPrivate: boolean };
   limits: { requestsPerSecond: number; idempotencyTtlMs: number };
   jobs: { domainRecheck: string };
@@ -145,7 +145,7 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
     testDomain: c.test_domain.toLowerCase(),
     verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
-    webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file) },
+    webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },
     limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
     jobs: { domainRecheck: c.jobs.domain_recheck },

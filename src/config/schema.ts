@@ -125,6 +125,13 @@ export const ConfigSchema = Type.Object(
           description: 'delay before each of the (at most 8) attempts',
         }),
         ca_file: Nullable(Type.String({ minLength: 1 }), 'extra CA bundle trusted for HTTPS endpoints'),
+        endpoint_concurrency: Type.Integer({
+          minimum: 1,
+          maximum: 1024,
+          default: 64,
+          description: "the most requests in flight to one endpoint: each endpoint's window starts at 4, grows while it answers 2xx within 1 s, halves when it fails",
+        }),
+        concurrency: Type.Integer({ minimum: 1, maximum: 4096, default: 256, description: 'the most webhook requests in flight in all' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -4,6 +4,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import { isNoRecord, type DnsResolver } from '../dns/resolver.js';
+import { TtlCache } from '../lib/ttl-cache.js';
 import { EgressError, EgressRequestError, networkFailure } from './egress-errors.js';
 import { connectTarget, isPublicAddress } from './ip-ranges.js';
 
@@ -84,9 +85,11 @@ async function systemLookup(host: string): Promise<string[]> {
 }
 
 /** A and AAAA through the appliance's resolver, in parallel; one family missing is fine, both missing is not. */
-export function resolverLookup(resolver: DnsResolver): (host: string) => Promise<string[]> {
+export function resolverLookup(resolver: DnsResolver, cacheMs = LOOKUP_CACHE_MS): (host: string) => Promise<string[]> {
   const orNone = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
-  return async (host) => {
+  const cache = new TtlCache<string[]>(cacheMs, (found) => found.length > 0, Date.now, 1_000);
+  return (host) => cache.get(host.toLowerCase(), () => lookupBoth(host));
+  async function lookupBoth(host: string): Promise<string[]> {
     let found: string[];
     try {
       const [v4, v6] = await Promise.all([orNone(resolver.resolve4(host)), orNone(resolver.resolve6(host))]);
@@ -96,8 +99,16 @@ export function resolverLookup(resolver: DnsResolver): (host: string) => Promise
     }
     if (!found.length) throw new EgressError('dns_failure', `host ${host} has no address`);
     return found;
-  };
+  }
 }
+
+/**
+ * A host's addresses are kept this long: an endpoint that takes thousands of
+ * events a second asked DNS twice (A and AAAA) for each. Shorter than the TTL
+ * of nearly any record, and the addresses are checked and pinned at every
+ * request as before; failures are not kept.
+ */
+const LOOKUP_CACHE_MS = 5_000;
 
 export interface EgressRequest {
   method: 'GET' | 'POST';

@@ -10,6 +10,8 @@ import type { Role } from './role.js';
 export interface WebhooksSlice {
   retryScheduleMs: readonly number[];
   timeoutMs: number;
+  endpointConcurrency: number;
+  concurrency: number;
   egress: EgressOptions;
   userAgent: string;
 }
@@ -25,6 +27,8 @@ export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; 
     owner: `webhooks:${process.pid}`,
     retryScheduleMs: slice.retryScheduleMs,
     requestTimeoutMs: slice.timeoutMs,
+    windows: { max: slice.endpointConcurrency },
+    concurrency: slice.concurrency,
     userAgent: slice.userAgent,
     post: async (url, headers, body, signal) => {
       const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, slice.egress);

@@ -272,9 +272,27 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       const res = await requestChecked(checked, { method: 'POST', body: '{}' }, open());
       expect(res).to.include({ status: 200, address: '::1' });
       expect(hooks.to(first)[0]!.localAddress).to.equal('::1');
+      // a new check asks DNS again (here with no lookup cache: the appliance keeps answers 5 s)
       const second = unique('/ok/');
-      await guardedRequest(hooks.url(second, 'rebind.hooks.test'), { method: 'POST', body: '{}' }, open());
+      const uncached = resolverLookup(createResolver({ servers: [world.address], timeoutMs: 2000, tries: 1 }), 0);
+      await guardedRequest(hooks.url(second, 'rebind.hooks.test'), { method: 'POST', body: '{}' }, open({ resolve: uncached }));
       expect(hooks.to(second)[0]!.localAddress).to.equal('127.0.0.1');
+    });
+
+    it('keeps a host\'s addresses a few seconds, and still checks them at every request', async function () {
+      world.add('cached.hooks.test', 'A', '127.0.0.1');
+      const lookup = resolverLookup(createResolver({ servers: [world.address], timeoutMs: 2000, tries: 1 }));
+      expect(await lookup('cached.hooks.test')).to.deep.equal(['127.0.0.1']);
+      world.remove('cached.hooks.test');
+      world.add('cached.hooks.test', 'A', '10.0.0.1');
+      expect(await lookup('cached.hooks.test')).to.deep.equal(['127.0.0.1']);
+      // allow_private off: the kept loopback answer is refused as it was when fresh
+      const e = await checkUrl('https://cached.hooks.test/x', { allowPrivate: false, resolve: lookup }).then(() => null, (err: EgressError) => err);
+      expect(e?.reason).to.equal('private_address');
+      // a name that failed is asked again
+      await lookup('nowhere.hooks.test').catch(() => undefined);
+      world.add('nowhere.hooks.test', 'A', '127.0.0.1');
+      expect(await lookup('nowhere.hooks.test')).to.deep.equal(['127.0.0.1']);
     });
 
     it('left no unhandled rejection behind', async function () {

@@ -143,6 +143,73 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     expect(maxOpen).to.equal(2);
   });
 
+  it("widens a fast endpoint's window past its first 4 requests while each email's events still arrive one at a time, in order (issue 24)", async function () {
+    this.timeout(30_000);
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `window-${++n}`, approved: true });
+    const prefix = `/window-${n}`;
+    const open = new Map<string, number>();
+    const overlapped: string[] = [];
+    let now = 0;
+    let maxOpen = 0;
+    hooks.setBehaviour(prefix, (r, answer) => {
+      const email = (r.json as { data: { email_id: string } }).data.email_id;
+      if (open.get(email)) overlapped.push(email);
+      open.set(email, (open.get(email) ?? 0) + 1);
+      maxOpen = Math.max(maxOpen, ++now);
+      setTimeout(() => {
+        open.set(email, open.get(email)! - 1);
+        now--;
+        answer(200);
+      }, 25);
+    });
+    const path = `${prefix}/hook`;
+    const types = ['email.sent', 'email.delivered', 'email.opened'] as const;
+    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: [...types] });
+    const emails = await Promise.all(Array.from({ length: 60 }, () => storedEmail(db().store, project.id)));
+    const t0 = Date.now();
+    // each email's events in the order they happened: sent, delivered, opened
+    const events = types.flatMap((type, i) => emails.map((e) => emailEvent(e, type, t0 + i, e.to[0])));
+    await db().store.tx((trx) => insertEvents(trx, events));
+    await startDispatcher(`window-${n}`, {});
+    await waitFor(async () => (hooks.received.filter((r) => r.path === path && r.status === 200).length === events.length ? true : null), 20_000, 'every event answered');
+    expect(overlapped, 'emails with two events unanswered at once').to.deep.equal([]);
+    for (const e of emails) {
+      const seen = hooks.received.filter((r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === e.id).map((r) => (r.json as { type: string }).type);
+      expect(seen, e.id).to.deep.equal([...types]);
+    }
+    expect(maxOpen, 'requests in flight at once to the endpoint').to.be.greaterThan(8);
+  });
+
+  it('keeps a slow endpoint to a few requests: a fast endpoint of the same project is not held back by it (issue 24)', async function () {
+    this.timeout(30_000);
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `slow-${++n}`, approved: true });
+    const slow = `/slow-${n}/hook`;
+    const fast = `/ok/fast-${n}`;
+    let slowOpen = 0;
+    let slowMax = 0;
+    hooks.setBehaviour(`/slow-${n}`, (_r, answer) => {
+      slowMax = Math.max(slowMax, ++slowOpen);
+      setTimeout(() => {
+        slowOpen--;
+        answer(200);
+      }, 2_000);
+    });
+    for (const path of [slow, fast]) await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const emails = await Promise.all(Array.from({ length: 100 }, () => storedEmail(db().store, project.id)));
+    await db().store.tx((trx) => insertEvents(trx, emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0]))));
+    const started = Date.now();
+    await startDispatcher(`slow-${n}`, {});
+    await waitFor(async () => (hooks.received.filter((r) => r.path === fast && r.status === 200).length === 100 ? true : null), 10_000, 'the fast endpoint to get all 100');
+    const fastTook = Date.now() - started;
+    const slowDone = hooks.received.filter((r) => r.path === slow && r.status === 200).length;
+    // 100 answers at 2 s each with 4 in flight would take 50 s: the fast endpoint finished long before
+    expect(fastTook).to.be.below(8_000);
+    expect(slowDone).to.be.below(100);
+    expect(slowMax, 'requests in flight at once to the slow endpoint').to.be.at.most(4);
+  });
+
   it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
     for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
       const path = `/delay/1500/lease-${++n}`;

@@ -107,6 +107,13 @@ export async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promi
 }
 
 /** One event; with `projectId`, only that project's (another project's id is not found). */
+/** Events by id, in one query: a batch of claimed webhook deliveries reads its events at once. */
+export async function findEventsById(db: Db, ids: string[]): Promise<Map<string, OutboxEvent>> {
+  if (!ids.length) return new Map();
+  const rows = (await db('events').select(EVENT_COLUMNS).whereIn('id', [...new Set(ids)])) as EventRow[];
+  return new Map(rows.map((r) => [r.id, eventFromRow(r)]));
+}
+
 export async function findEvent(db: Db, id: string, projectId?: string): Promise<OutboxEvent | null> {
   const q = db('events').select(EVENT_COLUMNS).where({ id });
   if (projectId !== undefined) q.andWhere({ project_id: projectId });

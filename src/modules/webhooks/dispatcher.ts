@@ -5,8 +5,9 @@ import { iso, type Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
-import { eventsToFanOut, findEvent, markFannedOut } from '../events/events.repo.js';
+import { eventsToFanOut, findEventsById, markFannedOut, type OutboxEvent } from '../events/events.repo.js';
 import { afterAttempt, newDelivery } from './deliveries.js';
+import { EndpointWindows, type WindowSettings } from './endpoint-windows.js';
 import * as repo from './webhooks.repo.js';
 import { signatureHeader, signingSecrets } from './sign.js';
 
@@ -23,9 +24,9 @@ export interface DispatcherOptions {
   /** delay before each attempt (webhooks.retry_schedule, at most 8) */
   retryScheduleMs: readonly number[];
   userAgent: string;
-  /** requests in flight to one endpoint, so that a slow endpoint cannot take every slot */
-  perEndpoint?: number;
-  /** requests in flight in all */
+  /** each endpoint's requests in flight (endpoint-windows.ts): within webhooks.endpoint_concurrency */
+  windows?: Partial<WindowSettings>;
+  /** webhooks.concurrency: requests in flight in all */
   concurrency?: number;
   /** webhooks.timeout_ms: the longest a POST may take, which the lease must outlast */
   requestTimeoutMs?: number;
@@ -33,6 +34,15 @@ export interface DispatcherOptions {
   leaseMs?: number;
   idleMs?: number;
 }
+
+/** An endpoint's window starts at a few requests and adapts up to the ceiling (endpoint-windows.ts). */
+const DEFAULT_WINDOWS: WindowSettings = { initial: 4, max: 64, slowMs: 1000 };
+const DEFAULT_CONCURRENCY = 256;
+/** what a claim takes beyond the room of the endpoints in flight: for endpoints with none in flight */
+const FRESH_ENDPOINT_SLOTS = 16;
+
+/** A claimed delivery with what its POST needs (null: deleted since it was claimed). */
+type Claimed = repo.WebhookDelivery & { emailId: string | null; event: OutboxEvent | null; endpoint: repo.Endpoint | null };
 
 /** how one POST went: error is null for a 2xx */
 interface PostOutcome {
@@ -71,8 +81,10 @@ export class WebhookDispatcher {
   private readonly inFlightEmails = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
+  private readonly windows: EndpointWindows;
 
   constructor(private readonly o: DispatcherOptions) {
+    this.windows = new EndpointWindows({ ...DEFAULT_WINDOWS, ...o.windows });
     // every request in flight listens for the shutdown
     setMaxListeners(0, this.shutdown.signal);
   }
@@ -99,7 +111,7 @@ export class WebhookDispatcher {
   }
 
   private async run(): Promise<void> {
-    const concurrency = this.o.concurrency ?? 50;
+    const concurrency = this.o.concurrency ?? DEFAULT_CONCURRENCY;
     while (!this.stopped) {
       let busy = false;
       try {
@@ -135,16 +147,18 @@ export class WebhookDispatcher {
     });
   }
 
-  private async claim(room: number): Promise<Array<repo.WebhookDelivery & { emailId: string | null }>> {
-    const cap = this.o.perEndpoint ?? 4;
-    const full = [...this.inFlight].filter(([, n]) => n >= cap).map(([id]) => id);
+  private async claim(room: number): Promise<Claimed[]> {
+    const full = [...this.inFlight].filter(([id, n]) => n >= this.windows.limitOf(id)).map(([id]) => id);
+    // No more than the endpoints in flight have room for, and a window's worth for the others:
+    // each row claimed beyond that is written twice (claimed, released) for nothing.
+    const free = [...this.inFlight].reduce((sum, [id, n]) => sum + Math.max(0, this.windows.limitOf(id) - n), 0) + FRESH_ENDPOINT_SLOTS;
     const now = this.o.clock.now();
     const lease = { owner: this.o.owner, until: now + (this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs)) };
-    const claimed = await this.o.writer.run((trx) => repo.claimDueDeliveries(trx, { now, limit: room * 2, lease, skipEndpoints: full }));
-    // Keep each endpoint within its share; what does not fit waits for its lease to run out or the next round.
-    // An event waits too while an earlier one about the same email is on its way to that endpoint
-    // (LIFECYCLE: creation order per endpoint, best effort): the claim comes oldest first, so the
-    // earlier one is in flight or taken before it, and a finished request wakes the loop for it.
+    const claimed = await this.o.writer.run((trx) => repo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }));
+    // Keep each endpoint within its window; what does not fit waits for the next round. An event waits
+    // too while an earlier one about the same email is on its way to that endpoint (LIFECYCLE:
+    // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
+    // in flight or taken before it, and a finished request wakes the loop for it.
     const taken: Array<repo.WebhookDelivery & { emailId: string | null }> = [];
     const counts = new Map(this.inFlight);
     const emails = new Set(this.inFlightEmails);
@@ -152,7 +166,7 @@ export class WebhookDispatcher {
     for (const d of claimed) {
       const n = counts.get(d.endpointId) ?? 0;
       const email = emailAtEndpoint(d);
-      if (n >= cap || taken.length >= room || (email !== null && emails.has(email))) {
+      if (n >= this.windows.limitOf(d.endpointId) || taken.length >= room || (email !== null && emails.has(email))) {
         release.push(d.id);
         continue;
       }
@@ -161,10 +175,20 @@ export class WebhookDispatcher {
       taken.push(d);
     }
     if (release.length) await this.o.writer.run((trx) => repo.releaseDeliveries(trx, release, this.o.owner));
-    return taken;
+    return this.withEventsAndEndpoints(taken);
   }
 
-  private track(d: repo.WebhookDelivery & { emailId: string | null }): void {
+  /** The events and endpoints of a claimed batch, read in two queries rather than two per delivery. */
+  private async withEventsAndEndpoints(taken: Array<repo.WebhookDelivery & { emailId: string | null }>): Promise<Claimed[]> {
+    if (!taken.length) return [];
+    const [events, endpoints] = await Promise.all([
+      findEventsById(this.o.store.reader, taken.map((d) => d.eventId)),
+      repo.findEndpointsById(this.o.store.reader, taken.map((d) => d.endpointId)),
+    ]);
+    return taken.map((d) => ({ ...d, event: events.get(d.eventId) ?? null, endpoint: endpoints.get(d.endpointId) ?? null }));
+  }
+
+  private track(d: Claimed): void {
     this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
     const email = emailAtEndpoint(d);
     if (email !== null) this.inFlightEmails.add(email);
@@ -180,12 +204,12 @@ export class WebhookDispatcher {
     });
   }
 
-  private async attempt(d: repo.WebhookDelivery): Promise<void> {
-    const event = await findEvent(this.o.store.reader, d.eventId);
-    // Read again just before the POST: the endpoint may have been paused or deleted since the claim.
-    const endpoint = await repo.findEndpointById(this.o.store.reader, d.endpointId);
+  private async attempt(d: Claimed): Promise<void> {
+    // read after the claim, just before the POST: an endpoint paused or deleted since is not posted to
+    const { event, endpoint } = d;
     if (!endpoint || !event) return;
     if (!endpoint.active) {
+      this.windows.forget(endpoint.id);
       await this.o.writer.run((trx) => repo.releaseDeliveries(trx, [d.id], this.o.owner));
       return;
     }
@@ -193,6 +217,7 @@ export class WebhookDispatcher {
     const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(event.createdAt), simulated: event.simulated, data: event.data });
     const result = await this.post(endpoint, event.id, attempt, body);
     if (!result) return;
+    this.windows.answered(endpoint.id, result.error === null, result.durationMs);
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
     const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);

@@ -133,9 +133,10 @@ export async function findEndpoint(db: Db, projectId: string, id: string): Promi
   return row ? endpointFromRow(row) : null;
 }
 
-export async function findEndpointById(db: Db, id: string): Promise<Endpoint | null> {
-  const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id }).first()) as EndpointRow | undefined;
-  return row ? endpointFromRow(row) : null;
+export async function findEndpointsById(db: Db, ids: string[]): Promise<Map<string, Endpoint>> {
+  if (!ids.length) return new Map();
+  const rows = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).whereIn('id', [...new Set(ids)])) as EndpointRow[];
+  return new Map(rows.map((r) => [r.id, endpointFromRow(r)]));
 }
 
 export async function listEndpoints(db: Db, projectId: string): Promise<Endpoint[]> {
