@@ -106,7 +106,6 @@ export async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promi
   if (ids.length) await trx('events').whereIn('id', ids).update({ fanned_out: true });
 }
 
-/** One event; with `projectId`, only that project's (another project's id is not found). */
 /** Events by id, in one query: a batch of claimed webhook deliveries reads its events at once. */
 export async function findEventsById(db: Db, ids: string[]): Promise<Map<string, OutboxEvent>> {
   if (!ids.length) return new Map();
@@ -114,6 +113,7 @@ export async function findEventsById(db: Db, ids: string[]): Promise<Map<string,
   return new Map(rows.map((r) => [r.id, eventFromRow(r)]));
 }
 
+/** One event; with `projectId`, only that project's (another project's id is not found). */
 export async function findEvent(db: Db, id: string, projectId?: string): Promise<OutboxEvent | null> {
   const q = db('events').select(EVENT_COLUMNS).where({ id });
   if (projectId !== undefined) q.andWhere({ project_id: projectId });
