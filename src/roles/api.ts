@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildApp, type EdgeSettings } from '../api/app.js';
 import type { Services } from '../api/services.js';
+import { listenHttp } from './listen-http.js';
 import type { Role } from './role.js';
 
 export interface ApiRole extends Role {
@@ -24,14 +24,7 @@ export async function startApi(listen: ApiListen, services: Services, edge: Edge
   // Keep-alive a little longer than common proxies' idle timeouts.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenHttp(server, listen);
   edge.logger.info({ host: listen.host, port }, 'API listening');
   return {
     name: 'api',

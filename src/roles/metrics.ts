@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log/logger.js';
 import type { MetricsService } from '../modules/health/metrics.service.js';
+import { listenHttp } from './listen-http.js';
 import type { Role } from './role.js';
 
 export interface MetricsRole extends Role {
@@ -28,14 +28,7 @@ export async function startMetricsListener(listen: { host: string; port: number 
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenHttp(server, listen);
   logger.info({ host: listen.host, port }, 'metrics listening');
   return {
     name: 'metrics',

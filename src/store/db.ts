@@ -33,3 +33,12 @@ export function isUniqueViolation(e: unknown): boolean {
   const code = (e as { code?: string } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * A LIKE pattern's text taken literally: `%`, `_` and the escape character
+ * itself escaped with a backslash, for `like ? escape '\'` (SQLite and
+ * PostgreSQL alike).
+ */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

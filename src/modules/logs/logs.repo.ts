@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { escapeLike, type Db } from '../../store/db.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { RequestLog } from './request-log.js';
 
@@ -44,7 +44,7 @@ export async function pageOfRequestLogs(db: Db, projectId: string, limit: number
   if (before) q.andWhere('id', '<', before);
   if (filter.status) q.andWhereBetween('status', filter.status);
   if (filter.path) {
-    const under = `${filter.path.replace(/\/+$/, '').replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+    const under = `${escapeLike(filter.path.replace(/\/+$/, ''))}/%`;
     q.andWhere((w) => w.where('path', filter.path!).orWhereRaw(`path like ? escape '\\'`, [under]));
   }
   const rows = (await q.orderBy('id', 'desc').limit(limit + 1)) as LogRow[];

@@ -13,17 +13,8 @@ export interface LogDeps {
   logger: Logger;
 }
 
-/** What the edge knows of a finished request, and when it finished. */
-export interface FinishedRequest {
-  projectId: string;
-  keyId: string;
-  requestId: string;
-  method: string;
-  path: string;
-  status: number;
-  durationMs: number;
-  createdAt: number;
-}
+/** What the edge knows of a finished request, and when it finished: a log line before its id. */
+export type FinishedRequest = Omit<RequestLog, 'id'>;
 
 /** Where a flushed batch goes: this thread's writer, unless `serve` sends it to the background thread. */
 export type RequestLogSink = (batch: FinishedRequest[]) => Promise<void>;

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { escapeLike, type Db } from '../../store/db.js';
 
 import { suppressionKey, type Suppression, type SuppressionReason } from './suppression.js';
 
@@ -58,7 +58,7 @@ export async function pageOfSuppressions(db: Db, projectId: string, limit: numbe
   const q = db('suppressions').select(COLUMNS).where({ project_id: projectId });
   if (filter.reason) q.andWhere('reason', filter.reason);
   // Addresses are stored lower-cased, so LIKE's case rules (SQLite folds ASCII, PostgreSQL does not) do not matter.
-  if (filter.contains) q.andWhereRaw(`address like ? escape '\\'`, [`%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+  if (filter.contains) q.andWhereRaw(`address like ? escape '\\'`, [`%${escapeLike(filter.contains)}%`]);
   if (after) {
     q.andWhere((w) => w.where('created_at', '<', after.createdAt).orWhere((e) => e.where('created_at', after.createdAt).andWhere('address', '>', after.address)));
   }
