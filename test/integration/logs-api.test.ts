@@ -88,9 +88,10 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     expect(theirs.map((l: { key_id: string; path: string }) => [l.key_id, l.path])).to.deep.equal([[other.keyId, '/v1/templates']]);
   });
 
-  it('needs logs:read, and refuses bad filters naming the field', async function () {
+  it('needs a key with logs:read, and refuses bad filters naming the field', async function () {
     const t = await api.tenant({ scopes: ['emails:read'] });
     expectError(await t.api.get('/v1/logs'), 403, 'forbidden');
+    expectError(await api.anonymous.get('/v1/logs'), 401, 'unauthorized');
     const r = await api.tenant({ scopes: ['logs:read'] });
     expectError(await r.api.get('/v1/logs?status=6xx'), 400, 'validation_error', 'status');
     expectError(await r.api.get('/v1/logs?path=emails'), 400, 'validation_error', 'path');
