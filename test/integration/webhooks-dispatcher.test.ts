@@ -210,6 +210,20 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     expect(slowMax, 'requests in flight at once to the slow endpoint').to.be.at.most(4);
   });
 
+  it('fans a burst of 500 events out to ten endpoints: 5,000 deliveries, every one sent (issue 24)', async function () {
+    this.timeout(60_000);
+    const deps = { store: db().store, clock: systemClock };
+    const project = await createProject(deps, { name: `burst-${++n}`, approved: true });
+    const paths = Array.from({ length: 10 }, (_, i) => `/ok/burst-${n}-${i}`);
+    for (const path of paths) await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const emails = await Promise.all(Array.from({ length: 500 }, () => storedEmail(db().store, project.id)));
+    await db().store.tx((trx) => insertEvents(trx, emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0]))));
+    // the dispatcher's first fan-out takes the 500 events at once: 5,000 rows in its transaction
+    await startDispatcher(`burst-${n}`, {});
+    await waitFor(async () => (hooks.received.filter((r) => r.path.startsWith(`/ok/burst-${n}-`) && r.status === 200).length >= 5000 ? true : null), 50_000, 'all 5,000 deliveries answered');
+    for (const path of paths) expect(hooks.received.filter((r) => r.path === path).length, path).to.equal(500);
+  });
+
   it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
     for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
       const path = `/delay/1500/lease-${++n}`;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../store/db.js';
+import { insertRows } from '../../store/insert-rows.js';
 import { claimRows, dropLeases, releaseLeases, type Lease } from '../../store/lease.js';
 import type { EventType } from '../events/event-types.js';
 
@@ -148,26 +149,28 @@ export async function activeEndpointsOf(db: Db, projectIds: string[]): Promise<E
   return ((await db('webhook_endpoints').select(ENDPOINT_COLUMNS).whereIn('project_id', projectIds).andWhere('active', true)) as EndpointRow[]).map(endpointFromRow);
 }
 
+/** A delivery's state as its row holds it, unleased: at creation and after an attempt. */
+function stateColumns(d: WebhookDelivery) {
+  return { state: d.state, attempts: d.attempts, next_attempt_at: d.nextAttemptAt, lease_owner: null, lease_until: null, last_status: d.lastStatus, last_error: d.lastError, updated_at: d.updatedAt };
+}
+
+/**
+ * A fan-out of 500 events to ten endpoints is 5,000 rows: insertRows sends them in chunks of at most
+ * 64 (knex's SQLite insert of 1,000 rows was one compound SELECT past SQLite's 500 terms, refused).
+ */
 export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise<void> {
-  for (let i = 0; i < list.length; i += 1000) {
-    await db('webhook_deliveries').insert(
-      list.slice(i, i + 1000).map((d) => ({
-        id: d.id,
-        endpoint_id: d.endpointId,
-        event_id: d.eventId,
-        project_id: d.projectId,
-        state: d.state,
-        attempts: d.attempts,
-        next_attempt_at: d.nextAttemptAt,
-        lease_owner: null,
-        lease_until: null,
-        last_status: d.lastStatus,
-        last_error: d.lastError,
-        created_at: d.createdAt,
-        updated_at: d.updatedAt,
-      })),
-    );
-  }
+  await insertRows(
+    db,
+    'webhook_deliveries',
+    list.map((d) => ({
+      id: d.id,
+      endpoint_id: d.endpointId,
+      event_id: d.eventId,
+      project_id: d.projectId,
+      ...stateColumns(d),
+      created_at: d.createdAt,
+    })),
+  );
 }
 
 /**
@@ -205,16 +208,7 @@ export async function dropDeliveryLeases(db: Db): Promise<void> {
  * (its endpoint was deleted meanwhile).
  */
 export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a: AttemptRecord): Promise<boolean> {
-  const updated = await db('webhook_deliveries').where({ id: d.id, lease_owner: owner, state: 'pending' }).update({
-    state: d.state,
-    attempts: d.attempts,
-    next_attempt_at: d.nextAttemptAt,
-    lease_owner: null,
-    lease_until: null,
-    last_status: d.lastStatus,
-    last_error: d.lastError,
-    updated_at: d.updatedAt,
-  });
+  const updated = await db('webhook_deliveries').where({ id: d.id, lease_owner: owner, state: 'pending' }).update(stateColumns(d));
   if (!updated) return false;
   await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
   return true;
