@@ -14,6 +14,7 @@ import * as m0012 from './0012_templates.js';
 import * as m0013 from './0013_inbound.js';
 import * as m0014 from './0014_suppression_list.js';
 import * as m0015 from './0015_request_logs.js';
+import * as m0016 from './0016_retention.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0013_inbound', m0013],
   ['0014_suppression_list', m0014],
   ['0015_request_logs', m0015],
+  ['0016_retention', m0016],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -18,6 +18,7 @@ import { healthService } from './modules/health/health.service.js';
 import { metricsService, type ThreadValues } from './modules/health/metrics.service.js';
 import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
 import { RequestLogService } from './modules/logs/logs.service.js';
+import { RetentionService } from './modules/retention/retention.service.js';
 import { usageService } from './modules/usage/usage.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -133,6 +134,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
     logs: new RequestLogService({ store, writer, clock, logger }),
+    retention: new RetentionService({ store, clock }, { days: config.retention.days }),
   };
 }
 

@@ -10,6 +10,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
 import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
+import { describePrune } from './modules/retention/retention.service.js';
 import { firstStart, type FirstStart } from './modules/keys/first-start.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
@@ -149,6 +150,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     },
     { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
     { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
+    { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
   ];
   started.push(startJobs(jobs, logger));
 }

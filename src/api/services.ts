@@ -5,6 +5,7 @@ import type { HealthService } from '../modules/health/health.service.js';
 import type { KeyAuthenticator, KeyService } from '../modules/keys/keys.service.js';
 import type { MetricsService } from '../modules/health/metrics.service.js';
 import type { RequestLogService } from '../modules/logs/logs.service.js';
+import type { RetentionService } from '../modules/retention/retention.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
@@ -27,5 +28,6 @@ export interface Services {
   suppressions: SuppressionService;
   usage: UsageService;
   logs: RequestLogService;
+  retention: RetentionService;
   metrics: MetricsService;
 }

@@ -66,6 +66,7 @@ export interface Config {
   jobs: { domainRecheck: string };
   log: { level: string };
   logs: { retentionMs: number };
+  retention: { days: number; schedule: string };
   metrics: { port: number | null; host: string };
 }
 
@@ -118,7 +119,6 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
   if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
   if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
   if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
-  if (!cron.validate(c.jobs.domain_recheck)) throw new ConfigError(`config key "jobs.domain_recheck" is not a valid cron expression: "${c.jobs.domain_recheck}"`);
   const relay = c.outbound.relay;
   return {
     configPath: path,
@@ -148,11 +148,18 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },
     limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
-    jobs: { domainRecheck: c.jobs.domain_recheck },
+    jobs: { domainRecheck: cronAt('jobs.domain_recheck', c.jobs.domain_recheck) },
     log: { level: c.log.level },
     logs: { retentionMs: parseDuration(c.logs.retention) },
+    retention: { days: c.retention.days, schedule: cronAt('retention.schedule', c.retention.schedule) },
     metrics: { port: c.metrics.port, host: c.metrics.host },
   };
+}
+
+/** A config key's cron expression, once node-cron accepts it. */
+function cronAt(key: string, expression: string): string {
+  if (!cron.validate(expression)) throw new ConfigError(`config key "${key}" is not a valid cron expression: "${expression}"`);
+  return expression;
 }
 
 interface SchemaNode {

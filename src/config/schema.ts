@@ -169,6 +169,19 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    retention: Type.Object(
+      {
+        days: Type.Integer({
+          minimum: 0,
+          maximum: 36500,
+          default: 30,
+          description:
+            'emails whose every recipient reached a final state (delivered, bounced, complained, failed, suppressed) and unchanged for this many days are deleted with their events and webhook deliveries, and inbound emails as old; 0 keeps everything for ever',
+        }),
+        schedule: Type.String({ minLength: 9, default: '43 * * * *', description: 'cron expression (node-cron; a sixth, leading field counts seconds) of the retention job' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     metrics: Type.Object(
       {
         port: Nullable(Type.Integer({ minimum: 0, maximum: 65535 }), 'serve /metrics on a listener of its own at this port (on metrics.host) instead of on the API listener'),

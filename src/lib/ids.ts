@@ -99,6 +99,15 @@ export function newId(kind: IdKind, now?: number): string {
   return `${ID_PREFIX[kind]}_${timeOrderedId(now)}`;
 }
 
+/**
+ * The smallest id of this kind that can be made at `ms`: every id made
+ * earlier sorts below it (ids by age: the bench's preload makes them, and
+ * counts what is older than a moment, with it).
+ */
+export function firstIdAt(kind: IdKind, ms: number): string {
+  return `${ID_PREFIX[kind]}_${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(16)}`;
+}
+
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Uniform base62 string: bytes >= 248 are rejected so every character is equally likely. */
