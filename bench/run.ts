@@ -1,7 +1,8 @@
 // npm run bench — the throughput figures the issues ask for, measured in one run:
 //   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
 //   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains
-//   3. events delivered/s to a local HTTPS webhook receiver
+//   3. events delivered/s to a local HTTPS webhook receiver: one endpoint, then ten of which one answers
+//      in 2 s (bench/webhook-phase.ts)
 //   4. templates: renders/s of a typical template on one core (in this process), and template sends
 //      against plain sends of the same content in the accept phase (test key)
 //   5. inbound: bounce DSNs received and applied per second; submission: messages accepted durably per
@@ -10,6 +11,13 @@
 //      batches of 100 once their domains are cached (bench/verify-phase.ts)
 //   7. what the machine does alone, to read them against: the data disk's fsync rate (write + fsync
 //      loop), a bare Koa app's requests/s under the same load, RSA-2048 signatures/s on one core
+//   8. with BENCH_PRELOAD=N: the database is first filled with N emails of the test key's project and
+//      their events, straight into the SQLite file before `serve` starts (bench/preload.ts; half of
+//      them older than retention.days), so that the accept phases measure a full database; and the
+//      accept-pruning phase measures test-key accepts/s while the appliance's retention job prunes the
+//      old half, and the pruning rate in rows/s (bench/pruning-phase.ts)
+//   9. postfix: a private Postfix relaying the delivery phase's messages to the same sink, without and
+//      with OpenDKIM, when both are installed (bench/postfix-phase.ts; the bench installs nothing)
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
@@ -31,6 +39,10 @@ import type { TemplateVersion } from '../src/modules/templates/template.js';
 import { TYPICAL_TEMPLATE, TYPICAL_VARIABLES } from './typical-template.js';
 import { inboundPhase, submissionPhase } from './smtp-phases.js';
 import { verifyPhase } from './verify-phase.js';
+import { webhookPhases } from './webhook-phase.js';
+import { postfixPhase } from './postfix-phase.js';
+import { preload } from './preload.js';
+import { pruningPhase } from './pruning-phase.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -46,7 +58,10 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PROFILE=DIR writes a CPU profile of the appliance there. For experiments (the issues' figures
 // use none of them): BENCH_CLIENTS (64), BENCH_NODE_ARGS (flags for the appliance's node, e.g.
 // --trace-gc), BENCH_SERVE_LOG=FILE (a copy of the appliance's stdout), BENCH_QUICK=1 (no calibration).
-const phases = new Set((process.env.BENCH_PHASES ?? 'accept,templates,delivery,webhooks,inbound,submission,verify').split(','));
+// BENCH_PRELOAD=N fills the database with N emails first (1000000 for issue 24's figure); the default
+// phases then include accept-pruning.
+const PRELOAD = Number(process.env.BENCH_PRELOAD ?? 0);
+const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify`).split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -81,7 +96,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function serve(config: string, port: number): Promise<{ child: ChildProcess; key: string }> {
+/** `key`: the test key of a start after the first, which prints none */
+async function serve(config: string, port: number, known?: string): Promise<{ child: ChildProcess; key: string }> {
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const flags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -92,7 +108,7 @@ async function serve(config: string, port: number): Promise<{ child: ChildProces
     if (copy) appendFileSync(copy, d);
   });
   for (;;) {
-    const key = /ph_test_[A-Za-z0-9]{40}/.exec(out)?.[0];
+    const key = known ?? /ph_test_[A-Za-z0-9]{40}/.exec(out)?.[0];
     if (key && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) return { child, key };
     if (child.exitCode !== null) throw new Error(`serve exited:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -332,21 +348,23 @@ async function main() {
   const dnsPort = await another();
   const inboundPort = await another();
   const submissionPort = await another();
-  writeFileSync(
-    config,
-    YAML.stringify({
-      data_dir: './data',
-      http: { host: '127.0.0.1', port: httpPort },
-      smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort } },
-      outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: PER_DOMAIN },
-      dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
-      webhooks: { ca_file: hooks.caFile },
-      network: { allow_private: true },
-      limits: { requests_per_second: 1_000_000 },
-      log: { level: 'warn' },
-    }),
-  );
-  const app = await serve(config, httpPort);
+  const settings = {
+    data_dir: './data',
+    http: { host: '127.0.0.1', port: httpPort },
+    smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort } },
+    outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: PER_DOMAIN },
+    dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
+    webhooks: { ca_file: hooks.caFile },
+    network: { allow_private: true },
+    limits: { requests_per_second: 1_000_000 },
+    log: { level: 'warn' },
+    // a preloaded database is pruned only in the accept-pruning phase, by a start of its own
+    ...(PRELOAD ? { retention: { days: 0 } } : {}),
+  };
+  writeFileSync(config, YAML.stringify(settings));
+  const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
+  const preloaded = PRELOAD ? await preloadDatabase() : null;
+  let app = await serve(config, httpPort);
   const base = `http://127.0.0.1:${httpPort}`;
   world.delegate('dkim.bench.test', '127.0.0.1', dnsPort);
   const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
@@ -361,9 +379,9 @@ async function main() {
   for (const r of domain.records) world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
   const verified = await api(live, 'POST', `/v1/domains/${domain.id}/verify`);
   if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
-  const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
 
   const report: Record<string, unknown> = { ...(fsync === null ? {} : { machine_fsyncs_per_s: Math.round(fsync) }), ...calibration, load_client: useWrk ? 'wrk' : 'undici', smtp_sessions_per_domain: PER_DOMAIN };
+  if (preloaded) report.preload = preloaded;
   const testBody = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@simulator.posthorn.test'], subject: 'Order @@I@@', text });
   if (ACCEPT_WARMUP_SECONDS > 0 && [...phases].some((p) => p.startsWith('accept'))) {
     step(`accepts, warm-up (${ACCEPT_WARMUP_SECONDS} s, test key, not in the accept figures)`);
@@ -386,8 +404,36 @@ async function main() {
     // let the live accept run's deliveries finish before measuring delivery alone
     await sinkHas(liveAccept.n, 'the live accept phase');
   }
+  if (phases.has('accept-pruning')) {
+    if (!PRELOAD) throw new Error('the accept-pruning phase needs BENCH_PRELOAD');
+    const r = await pruningPhase({
+      dbFile: join(dir, 'data', 'posthorn.sqlite'),
+      async restart(retention) {
+        app.child.kill('SIGTERM');
+        await once(app.child, 'exit');
+        writeFileSync(config, YAML.stringify({ ...settings, retention }));
+        app = await serve(config, httpPort, app.key);
+      },
+      accept: (secs, measure) => (measure ? measured(app.child.pid!, () => acceptLoad(base, app.key, testBody, secs)) : acceptLoad(base, app.key, testBody, secs)),
+      warmupSeconds: ACCEPT_WARMUP_SECONDS,
+      seconds,
+      step,
+    });
+    report.accept_test_key_while_pruning = r.accepts;
+    report.pruning = r.pruning;
+  }
 
   if (phases.has('templates')) await templatePhase();
+
+  /** BENCH_PRELOAD: the schema, the project the first start's test key goes to (`default`), its emails */
+  async function preloadDatabase() {
+    await cli(config, ['migrate']);
+    const project = await cli(config, ['project', 'create', '--name', 'default']);
+    process.stderr.write(`bench: preloading ${PRELOAD} emails and their events\n`);
+    const r = preload({ file: join(dir, 'data', 'posthorn.sqlite'), projectId: project.id, count: PRELOAD, oldShare: 0.5, text });
+    process.stderr.write(`bench:   ${JSON.stringify(r)}\n`);
+    return r;
+  }
   async function templatePhase() {
     step('templates: renders of the typical template on one core (variables checked, subject, html, text)');
     const version = typicalVersion();
@@ -499,6 +545,12 @@ async function main() {
     step(`  ${JSON.stringify(r)}`);
   }
 
+  if (phases.has('postfix')) {
+    // Postfix relaying the same messages to the same sink, with and without OpenDKIM, when installed
+    const r = await postfixPhase({ sink, step });
+    report.postfix = r.available ? { relay_per_s: Math.round(r.relay_per_s), relay_dkim_per_s: Math.round(r.relay_dkim_per_s), version: r.postfix_version, opendkim: r.opendkim_version } : r;
+    step(`  ${JSON.stringify(report.postfix)}`);
+  }
   if (phases.has('webhooks')) await webhookPhase();
   if (phases.has('verify')) {
     step('verify: batches of 100 addresses on 100 new domains each, then the same domains cached');
@@ -506,24 +558,10 @@ async function main() {
     step(`  ${JSON.stringify(report.verify)}`);
   }
   async function webhookPhase() {
-  step('webhook events');
-  const hook = await api(app.key, 'POST', '/v1/webhooks', { url: hooks.url('/ok/bench'), events: ['email.sent', 'email.delivered'] });
-  if (!hook.id) throw new Error(`no webhook endpoint: ${JSON.stringify(hook)}`);
-  const events = 4000;
-  const h0 = hooks.requests.length;
-  const t1 = performance.now();
-  const pool = new Pool(base, { connections: 16 });
-  await Promise.all(
-    Array.from({ length: 16 }, async (_, w) => {
-      for (let i = w; i < events / 2; i += 16) {
-        const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${app.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'a@shop.bench.test', to: [`hook${i}@simulator.posthorn.test`], subject: 'x', text: 'y' }) });
-        await res.body.dump();
-      }
-    }),
-  );
-  await pool.close();
-  while (hooks.requests.length - h0 < events) await new Promise((r) => setTimeout(r, 50));
-  report.webhook_events_per_s = Math.round(events / ((performance.now() - t1) / 1000));
+    const r = await measured(app.child.pid!, () => webhookPhases({ base, key: app.key, api, hooks, step }));
+    report.webhook_events_per_s = Math.round(r.one_endpoint.per_s);
+    report.webhook_events_ten_endpoints = r.ten_endpoints;
+    step(`  ${JSON.stringify(r)}`);
   }
 
   app.child.kill('SIGTERM');
