@@ -41,6 +41,7 @@ import { inboundPhase, submissionPhase } from './smtp-phases.js';
 import { verifyPhase } from './verify-phase.js';
 import { webhookPhases } from './webhook-phase.js';
 import { postfixPhase } from './postfix-phase.js';
+import { targetTable } from './targets.js';
 import { preload } from './preload.js';
 import { pruningPhase } from './pruning-phase.js';
 
@@ -398,8 +399,11 @@ async function main() {
   }
   if (phases.has('accept') || phases.has('accept-live')) {
     step('accepts, live key');
+    const [delivered0, t0] = [sink.messages.length, Date.now()];
     const liveAccept = await measured(app.child.pid!, () => acceptLoad(base, live, JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@d@@D@@.bench.test'], subject: 'Order @@I@@', text, html: `<p>${text}</p>` })));
-    report.accept_live_key = liveAccept;
+    const during = sink.messages.slice(delivered0);
+    // deliveries in the same phase, and how long accepted mail waited for them (Message-ID's time → arrival)
+    report.accept_live_key = { ...liveAccept, deliveries_per_s: during.length / ((Date.now() - t0) / 1000), accept_to_delivered_ms: acceptToDelivered(during) };
     step(`  ${JSON.stringify(liveAccept)}`);
     // let the live accept run's deliveries finish before measuring delivery alone
     await sinkHas(liveAccept.n, 'the live accept phase');
@@ -569,7 +573,28 @@ async function main() {
   await Promise.all([sink.stop(), hooks.stop(), world.stop()]);
   rmSync(dir, { recursive: true, force: true });
   const round = (x: unknown) => (typeof x === 'object' && x ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v])) : x);
+  // issue 24's targets beside the figures (on stderr: stdout is the JSON report)
+  process.stderr.write(`\n${targetTable(report)}\n\n`);
   console.log(JSON.stringify(Object.fromEntries(Object.entries(report).map(([k, v]) => [k, round(v)])), null, 2));
+}
+
+/**
+ * The median and p90 of (arrival at the sink − acceptance) in ms: a live email's Message-ID is
+ * <ULID@host>, and a ULID starts with its 48-bit millisecond time in 10 Crockford base32 digits.
+ */
+function acceptToDelivered(messages: Array<{ raw: Buffer; at: number }>): { p50: number; p90: number } | null {
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  const waits: number[] = [];
+  for (const m of messages) {
+    const id = /^Message-ID: <([0-9a-z]{26})@/im.exec(m.raw.subarray(0, 4096).toString('latin1'))?.[1]?.toLowerCase();
+    if (!id) continue;
+    let t = 0;
+    for (const c of id.slice(0, 10)) t = t * 32 + alphabet.indexOf(c);
+    waits.push(m.at - t);
+  }
+  if (!waits.length) return null;
+  waits.sort((a, b) => a - b);
+  return { p50: pct(waits, 50), p90: pct(waits, 90) };
 }
 
 /** The typical template as a send renders it: compiled once, as a publish stores it. */

@@ -7,6 +7,8 @@ export interface SinkMessage {
   raw: Buffer;
   secure: boolean;
   user: string | null;
+  /** when the message's data was complete (ms since the epoch) */
+  at: number;
 }
 
 export interface SinkOptions {
@@ -105,6 +107,7 @@ export class SmtpSink {
         raw: Buffer.concat(chunks),
         secure: session.secure,
         user: (session.user as string | undefined) ?? null,
+        at: Date.now(),
       });
       const domains = to.map((a) => a.split('@')[1]);
       if (domains.includes('drop.test')) {
