@@ -13,6 +13,11 @@ export interface DnsListener {
  * A dns2 server on UDP and TCP at the same port. Port 0 picks a port free for
  * UDP and retries while TCP finds it taken, since the OS cannot allocate one
  * port for both protocols at once.
+ *
+ * dns2's listen() resolves once both sockets listen and never rejects: a bind
+ * error arrives only as an 'error' event. Without the race below a port
+ * already taken left the promise pending for ever (serve hung at start
+ * instead of failing, and the port-0 retry never ran).
  */
 export async function listenDns(handle: DnsHandler, host: string, port: number): Promise<DnsListener> {
   for (let attempt = 0; ; attempt++) {
@@ -20,14 +25,28 @@ export async function listenDns(handle: DnsHandler, host: string, port: number):
     const server = dns2.createServer({ udp: true, tcp: true, handle });
     // A malformed query must not take the server down.
     server.on('requestError', () => undefined);
+    const bindFailed = new Promise<never>((_, reject) => server.once('error', reject));
     server.on('error', () => undefined);
     try {
-      await server.listen({ udp: { port: p, address: host }, tcp: { port: p, address: host } });
+      await Promise.race([server.listen({ udp: { port: p, address: host }, tcp: { port: p, address: host } }), bindFailed]);
       return { port: p, close: () => server.close().then(() => undefined, () => undefined) };
     } catch (e) {
-      await server.close().catch(() => undefined);
+      closeQuietly(server);
       if (port || attempt >= 20 || (e as { code?: string }).code !== 'EADDRINUSE') throw e;
     }
+  }
+}
+
+/**
+ * Closes what did bind after a failed listen. Not awaited: dns2's close()
+ * waits for both sockets' 'close', and the socket that failed to bind may
+ * never emit one.
+ */
+function closeQuietly(server: ReturnType<typeof dns2.createServer>): void {
+  try {
+    void server.close().catch(() => undefined);
+  } catch {
+    // a socket that never bound may refuse to close; nothing is left open
   }
 }
 

@@ -150,4 +150,19 @@ describe('posthorn serve (CONTRACT §1)', function () {
       blocker.close();
     }
   });
+
+  it('fails to start, saying why, when the DNS zone port is taken over TCP', async function () {
+    // UDP at the same port is free: only the TCP half fails to bind
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const { path } = writeConfig({ dns: { server: { enabled: true, host: '127.0.0.1', port } } });
+      const r = await runCli(['serve', '--config', path]);
+      expect(r.code).to.not.equal(0);
+      expect(r.stderr).to.include('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
+  });
 });
