@@ -15,6 +15,7 @@ import * as m0013 from './0013_inbound.js';
 import * as m0014 from './0014_suppression_list.js';
 import * as m0015 from './0015_request_logs.js';
 import * as m0016 from './0016_retention.js';
+import * as m0017 from './0017_dashboard_sessions.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0014_suppression_list', m0014],
   ['0015_request_logs', m0015],
   ['0016_retention', m0016],
+  ['0017_dashboard_sessions', m0017],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

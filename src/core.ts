@@ -17,6 +17,7 @@ import { EmailService, type AttachmentFetcher } from './modules/emails/emails.se
 import { healthService } from './modules/health/health.service.js';
 import { metricsService, type ThreadValues } from './modules/health/metrics.service.js';
 import { KeyAuthenticator, keyService } from './modules/keys/keys.service.js';
+import { sessionService } from './modules/sessions/sessions.service.js';
 import { RequestLogService } from './modules/logs/logs.service.js';
 import { RetentionService } from './modules/retention/retention.service.js';
 import { usageService } from './modules/usage/usage.service.js';
@@ -127,6 +128,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
       onQueued: wakeDispatcher,
     }),
     keys: keyService({ store, clock }, deps.auth),
+    sessions: sessionService({ store, clock, auth: deps.auth }),
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname }),

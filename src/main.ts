@@ -166,7 +166,8 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
     started.push(metrics);
     running.metricsPort = metrics.port;
   }
-  const api = await startApi(listen, core.services, { requestsPerSecond: config.limits.requestsPerSecond, logger, clock, version: PACKAGE_VERSION, publicUrl: config.http.publicUrl, metrics: metricsOnApi });
+  const edge = { requestsPerSecond: config.limits.requestsPerSecond, logger, clock, version: PACKAGE_VERSION, publicUrl: config.http.publicUrl, metrics: metricsOnApi };
+  const api = await startApi(listen, core.services, edge, config.dashboard.enabled);
   started.push(api);
   running.api = api;
 }

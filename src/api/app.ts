@@ -1,4 +1,4 @@
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import { apiError, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -37,7 +37,8 @@ export interface EdgeSettings {
   metrics: boolean;
 }
 
-export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES): ApiApp {
+/** `pages`: middleware that answers paths of its own before the API's routing (the dashboard). */
+export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES, pages: Middleware[] = []): ApiApp {
   const koa = new Koa({ proxy: false });
   routes = servedRoutes(routes, edge);
   const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
@@ -45,6 +46,7 @@ export function buildApp(services: Services, edge: EdgeSettings, routes: readonl
   koa.use(requestLog(edge.logger, services.logs));
   koa.use(requestMetrics);
   koa.use(errorHandler(edge.logger));
+  for (const m of pages) koa.use(m);
   koa.use(unknownRoute);
   // Every /v1 request is authenticated before routing, so that a caller
   // without a valid key learns nothing, not even which routes exist.
@@ -140,11 +142,7 @@ function authenticateApi(services: Services, limiter: RateLimiter) {
 function handle(services: Services, r: RouteDef<Services>) {
   return async (ctx: Context) => {
     const principal = (ctx.state.principal as Principal | undefined) ?? null;
-    if (r.scope !== null) {
-      // a route with a scope is under /v1, which authenticateApi covered; refuse rather than run without a key
-      if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
-      if (!(principal.key.scopes as readonly string[]).includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
-    }
+    authorize(r, principal);
     const query = r.query ? validateQuery(r.query, { ...ctx.query }) : undefined;
     let body: unknown;
     let rawBody: Buffer | null = null;
@@ -169,6 +167,14 @@ function handle(services: Services, r: RouteDef<Services>) {
     if (result.headers) ctx.set(result.headers);
     ctx.body = result.body;
   };
+}
+
+/** The route's scope check, for the edge and for in-process callers (route-caller.ts). */
+export function authorize(r: RouteDef, principal: Principal | null): void {
+  if (r.scope === null) return;
+  // a route with a scope is under /v1, which authenticateApi covered; refuse rather than run without a key
+  if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
+  if (!(principal.key.scopes as readonly string[]).includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
 }
 
 /** interface §7: unknown fields are refused, also by a request that takes no body (an empty `{}` is fine). */

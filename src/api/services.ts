@@ -7,6 +7,7 @@ import type { MetricsService } from '../modules/health/metrics.service.js';
 import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { RetentionService } from '../modules/retention/retention.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
+import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
 import type { TrackingService } from '../modules/tracking/tracking.service.js';
@@ -21,6 +22,8 @@ export interface Services {
   webhooks: WebhookService;
   templates: TemplateService;
   keys: KeyService;
+  /** the dashboard's sign-in sessions */
+  sessions: SessionService;
   health: HealthService;
   tracking: TrackingService;
   inbound: InboundService;

@@ -68,6 +68,7 @@ export interface Config {
   logs: { retentionMs: number };
   retention: { days: number; schedule: string };
   metrics: { port: number | null; host: string };
+  dashboard: { enabled: boolean };
 }
 
 export interface LoadOptions {
@@ -153,6 +154,7 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     logs: { retentionMs: parseDuration(c.logs.retention) },
     retention: { days: c.retention.days, schedule: cronAt('retention.schedule', c.retention.schedule) },
     metrics: { port: c.metrics.port, host: c.metrics.host },
+    dashboard: { enabled: c.dashboard.enabled },
   };
 }
 

@@ -182,6 +182,12 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    dashboard: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true, description: 'serve the web dashboard at /dashboard on the API listener (sign-in with an API key)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     metrics: Type.Object(
       {
         port: Nullable(Type.Integer({ minimum: 0, maximum: 65535 }), 'serve /metrics on a listener of its own at this port (on metrics.host) instead of on the API listener'),

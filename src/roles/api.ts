@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { buildApp, type EdgeSettings } from '../api/app.js';
+import { ROUTES } from '../api/routes.js';
 import type { Services } from '../api/services.js';
+import { dashboard } from '../dashboard/dashboard.js';
 import { listenHttp } from './listen-http.js';
 import type { Role } from './role.js';
 
@@ -18,8 +20,10 @@ export interface ApiListen {
 const DRAIN_MS = 10_000;
 
 /** The HTTP API: the Koa edge over the module services. */
-export async function startApi(listen: ApiListen, services: Services, edge: EdgeSettings): Promise<ApiRole> {
-  const { koa } = buildApp(services, edge);
+/** `withDashboard`: dashboard.enabled, the web pages at /dashboard beside the API. */
+export async function startApi(listen: ApiListen, services: Services, edge: EdgeSettings, withDashboard = false): Promise<ApiRole> {
+  const pages = withDashboard ? [dashboard(services, { publicUrl: edge.publicUrl, logger: edge.logger })] : [];
+  const { koa } = buildApp(services, edge, ROUTES, pages);
   const server = createServer(koa.callback());
   // Keep-alive a little longer than common proxies' idle timeouts.
   server.keepAliveTimeout = 65_000;

@@ -2,11 +2,12 @@ import { iso } from '../../lib/time.js';
 import { parseAddress } from '../../lib/address.js';
 import { validationError } from '../../lib/errors.js';
 import { keyedRoutes } from '../keys/principal.js';
-import { presentEmail } from './emails.presenter.js';
+import { presentEmail, presentEmailContent, presentEmailEvent } from './emails.presenter.js';
+import type { WebhookService } from '../webhooks/webhooks.service.js';
 import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
 import type { EmailService } from './emails.service.js';
 
-const route = keyedRoutes<{ emails: EmailService }>();
+const route = keyedRoutes<{ emails: EmailService; webhooks: Pick<WebhookService, 'deliveriesOfEvents'> }>();
 
 // interface §4.1
 export const emailRoutes = [
@@ -48,6 +49,29 @@ export const emailRoutes = [
     summary: 'Get an email with its per-recipient status',
     async handler({ services, principal, params }) {
       return { status: 200, body: presentEmail(await services.emails.get(principal.project.id, params.id!)) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/emails/:id/content',
+    scope: 'emails:read',
+    summary: 'Get what an email says: its subject, HTML and text as rendered',
+    async handler({ services, principal, params }) {
+      return { status: 200, body: presentEmailContent(await services.emails.get(principal.project.id, params.id!)) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/emails/:id/events',
+    scope: 'emails:read',
+    summary: "Get an email's events, oldest first, with the webhook deliveries made of each",
+    async handler({ services, principal, params }) {
+      const projectId = principal.project.id;
+      const events = await services.emails.events(projectId, params.id!);
+      const deliveries = await services.webhooks.deliveriesOfEvents(projectId, events.map((e) => e.id));
+      const byEvent = new Map<string, typeof deliveries>();
+      for (const d of deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
+      return { status: 200, body: { object: 'list', data: events.map((e) => presentEmailEvent(e, byEvent.get(e.id) ?? [])), next_cursor: null } };
     },
   }),
   route({

@@ -1,3 +1,4 @@
+import { eventsOfEmail, type OutboxEvent } from '../events/events.repo.js';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
 import { lockRows } from '../../store/db.js';
@@ -112,6 +113,12 @@ export class EmailService {
     const e = await findEmail(this.deps.store.reader, projectId, id);
     if (!e) throw notFound(`email ${id}`);
     return e;
+  }
+
+  /** An email's events, oldest first: its timeline. */
+  async events(projectId: string, id: string): Promise<OutboxEvent[]> {
+    await this.get(projectId, id);
+    return eventsOfEmail(this.deps.store.reader, id);
   }
 
   list(projectId: string, filter: ListFilter): Promise<{ emails: Email[]; more: boolean }> {

@@ -83,7 +83,20 @@ const keyWithProjectByHash = prepared<Record<string, unknown>>(
 
 /** The key and its project in one read: the whole of what authentication needs, on every request. */
 export async function findKeyWithProjectByHash(db: Db | SqlRunner, secretHash: string): Promise<{ key: ApiKey; project: Project } | null> {
-  const row = (await keyWithProjectByHash(db, secretHash))[0];
+  return keyWithProjectFromRow((await keyWithProjectByHash(db, secretHash))[0]);
+}
+
+/** The same by the key's id: a dashboard session names its key, never holds it. */
+export async function findKeyWithProjectById(db: Db, id: string): Promise<{ key: ApiKey; project: Project } | null> {
+  const row = await db('api_keys as k')
+    .join('projects as p', 'p.id', 'k.project_id')
+    .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
+    .where('k.id', id)
+    .first();
+  return keyWithProjectFromRow(row as Record<string, unknown> | undefined);
+}
+
+function keyWithProjectFromRow(row: Record<string, unknown> | undefined): { key: ApiKey; project: Project } | null {
   if (!row) return null;
   const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
   return { key: keyFromRow(pick('k_') as unknown as KeyRow), project: projectFromRow(pick('p_') as unknown as ProjectRow) };

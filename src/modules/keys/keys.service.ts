@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { findProject } from '../projects/projects.repo.js';
 import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
-import { findKey, findKeyWithProjectByHash, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
+import { findKey, findKeyWithProjectByHash, findKeyWithProjectById, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
 import { isScope, KEY_MODES, SCOPES, type KeyMode, type Scope } from './scopes.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import type { Principal } from './principal.js';
@@ -111,6 +111,14 @@ export class KeyAuthenticator {
     if (!principal) return null;
     this.pendingTouches.set(principal.key.id, this.deps.clock.now());
     return principal;
+  }
+
+  /** The principal of a key named by its id (a dashboard session), null once it is revoked. */
+  async principalOfKey(id: string): Promise<Principal | null> {
+    const found = await findKeyWithProjectById(this.deps.store.reader, id);
+    if (!found || found.key.revokedAt !== null) return null;
+    this.pendingTouches.set(found.key.id, this.deps.clock.now());
+    return found;
   }
 
   /** Forget what was read: a key or project changed in this process. */

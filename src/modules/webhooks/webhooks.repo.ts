@@ -225,6 +225,13 @@ export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: nu
   return ((await q.orderBy('id', 'desc').limit(limit)) as DeliveryRow[]).map(deliveryFromRow);
 }
 
+/** The deliveries made of some events, oldest first (an email's timeline shows where its events went). */
+export async function deliveriesOfEvents(db: Db, projectId: string, eventIds: string[]): Promise<WebhookDelivery[]> {
+  if (!eventIds.length) return [];
+  const rows = (await db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ project_id: projectId }).whereIn('event_id', eventIds).orderBy('id')) as DeliveryRow[];
+  return rows.map(deliveryFromRow);
+}
+
 export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
   const out = new Map<string, AttemptRecord[]>(deliveryIds.map((id) => [id, []]));
   if (!deliveryIds.length) return out;

@@ -148,6 +148,7 @@ export function webhookService(deps: WebhookDeps) {
     delete: (projectId: string, id: string) => deleteEndpoint(deps, projectId, id),
     rotateSecret: (projectId: string, id: string) => rotateSecret(deps, projectId, id),
     deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
+    deliveriesOfEvents: (projectId: string, eventIds: string[]) => repo.deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
   };
 }

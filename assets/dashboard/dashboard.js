@@ -1,0 +1,50 @@
+// Posthorn dashboard: progressive enhancement only. Every page works without
+// this script; with it, times read in local time, copy buttons copy, and
+// parts marked data-live-src refresh themselves until they are final.
+'use strict';
+(function () {
+  function localize(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime'));
+      if (isNaN(d.getTime())) return;
+      t.title = t.getAttribute('datetime');
+      t.textContent = d.toLocaleString();
+    });
+  }
+
+  function poll(el) {
+    if (el.querySelector('[data-final]')) return;
+    setTimeout(function () {
+      fetch(el.getAttribute('data-live-src'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
+        .then(function (res) {
+          // signed out or gone: stop, and leave what is shown
+          if (!res.ok || res.redirected) return null;
+          return res.text();
+        })
+        .then(function (html) {
+          if (html === null) return;
+          el.innerHTML = html;
+          localize(el);
+          poll(el);
+        })
+        .catch(function () {
+          poll(el);
+        });
+    }, 1500);
+  }
+
+  document.addEventListener('click', function (ev) {
+    var button = ev.target.closest && ev.target.closest('button[data-copy]');
+    if (!button || !navigator.clipboard) return;
+    navigator.clipboard.writeText(button.getAttribute('data-copy')).then(function () {
+      var label = button.textContent;
+      button.textContent = 'Copied';
+      setTimeout(function () {
+        button.textContent = label;
+      }, 1500);
+    });
+  });
+
+  localize(document);
+  document.querySelectorAll('[data-live-src]').forEach(poll);
+})();

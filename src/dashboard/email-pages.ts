@@ -1,0 +1,50 @@
+import type { RouteCaller } from '../api/route-caller.js';
+import type { Session } from '../modules/sessions/sessions.service.js';
+import { emailListPage, emailPage, emailState, type EmailJson, type EventJson } from './pages/emails.js';
+import { page, text, type PagesDeps } from './respond.js';
+
+// An email's own HTML: no script, nothing fetched from elsewhere (no tracking pixel fires when it is looked at).
+const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+
+/** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
+export function emailPages({ router, call, signedIn }: PagesDeps): void {
+  router.get(
+    '/emails',
+    signedIn(async (ctx, session) => {
+      const filter = { status: text(ctx.query.status), to: text(ctx.query.to) };
+      const query = Object.fromEntries(Object.entries({ ...filter, cursor: text(ctx.query.cursor) }).filter(([, v]) => v)) as Record<string, string>;
+      const list = (await call(session.principal, 'GET', '/v1/emails', { query })).body as { data: EmailJson[]; next_cursor: string | null };
+      page(ctx, 200, emailListPage(session, list, filter));
+    }),
+  );
+  router.get(
+    '/emails/:id',
+    signedIn(async (ctx, session) => {
+      const [email, events] = await emailWithEvents(call, session, ctx.params.id!);
+      const content = (await call(session.principal, 'GET', `/v1/emails/${ctx.params.id}/content`)).body as { html: string | null; text: string | null };
+      page(ctx, 200, emailPage(session, email, events, content));
+    }),
+  );
+  router.get(
+    '/emails/:id/state',
+    signedIn(async (ctx, session) => {
+      const [email, events] = await emailWithEvents(call, session, ctx.params.id!);
+      page(ctx, 200, emailState(email, events));
+    }),
+  );
+  router.get(
+    '/emails/:id/html',
+    signedIn(async (ctx, session) => {
+      const content = (await call(session.principal, 'GET', `/v1/emails/${ctx.params.id}/content`)).body as { html: string | null };
+      ctx.set('Content-Security-Policy', EMAIL_CSP);
+      ctx.set('X-Frame-Options', 'SAMEORIGIN');
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = content.html ?? '';
+    }),
+  );
+}
+
+async function emailWithEvents(call: RouteCaller, session: Session, id: string): Promise<[EmailJson, EventJson[]]> {
+  const [email, events] = await Promise.all([call(session.principal, 'GET', `/v1/emails/${id}`), call(session.principal, 'GET', `/v1/emails/${id}/events`)]);
+  return [email.body as EmailJson, (events.body as { data: EventJson[] }).data];
+}

@@ -1,0 +1,136 @@
+import { html, queryString, type Html } from './html.js';
+import { BASE, badge, layout, time } from './layout.js';
+import type { Session } from '../../modules/sessions/sessions.service.js';
+
+// The API's JSON shapes (interface §2.1, GET /v1/emails/{id}/events), as the pages read them.
+export interface EmailJson {
+  id: string;
+  status: string;
+  status_reason: string | null;
+  environment: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  subject: string;
+  tags: Record<string, string> | null;
+  template_id: string | null;
+  provider_message_id: string | null;
+  attempts: number;
+  scheduled_at: string | null;
+  recipients: Array<{ address: string; kind: string; status: string }>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventJson {
+  id: string;
+  type: string;
+  recipient: string | null;
+  data: { details?: Record<string, unknown> };
+  created_at: string;
+  webhook_deliveries: Array<{ id: string; endpoint_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null }>;
+}
+
+export const EMAIL_STATUSES = ['queued', 'scheduled', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
+
+export interface EmailFilter {
+  status?: string;
+  to?: string;
+}
+
+export function emailListPage(session: Session, page: { data: EmailJson[]; next_cursor: string | null }, filter: EmailFilter): Html {
+  const rows = page.data.map(
+    (e) => html`<tr>
+  <td>${time(e.created_at)}</td>
+  <td><a href="${BASE}/emails/${e.id}">${e.subject || '(no subject)'}</a></td>
+  <td class="addr">${e.to.join(', ')}</td>
+  <td>${badge(e.status)}</td>
+</tr>`,
+  );
+  return layout(
+    { title: 'Emails', section: '/emails', session },
+    html`<h1>Emails</h1>
+<form class="filters" method="get" action="${BASE}/emails" role="search" aria-label="Filter emails">
+  <div><label for="f-status">Status</label>
+  <select id="f-status" name="status"><option value="">any</option>${EMAIL_STATUSES.map((s) => html`<option value="${s}"${s === filter.status ? html` selected` : ''}>${s}</option>`)}</select></div>
+  <div><label for="f-to">Recipient</label>
+  <input id="f-to" name="to" type="search" value="${filter.to ?? ''}" placeholder="someone@example.com or @example.com"></div>
+  <div><button type="submit">Filter</button></div>
+</form>
+${
+  page.data.length
+    ? html`<div class="scroll"><table>
+<caption class="visually-hidden">Emails, newest first</caption>
+<thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th></tr></thead>
+<tbody>${rows}</tbody>
+</table></div>`
+    : html`<p class="empty">No emails${filter.status || filter.to ? ' match these filters' : ' yet'}.</p>`
+}
+${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString({ ...filter, cursor: page.next_cursor })}" rel="next">Older emails →</a></p>` : ''}`,
+  );
+}
+
+/** Whether nothing will change any more: the timeline stops refreshing then. */
+function settled(e: EmailJson, events: EventJson[]): boolean {
+  const waiting = ['queued', 'scheduled', 'submitting'].includes(e.status);
+  const hooksPending = events.some((ev) => ev.webhook_deliveries.some((d) => d.status === 'pending'));
+  return !waiting && !hooksPending;
+}
+
+export function emailPage(session: Session, e: EmailJson, events: EventJson[], content: { html: string | null; text: string | null }): Html {
+  return layout(
+    { title: e.subject || e.id, section: '/emails', session },
+    html`<p class="crumbs"><a href="${BASE}/emails">Emails</a></p>
+<h1>${e.subject || '(no subject)'}</h1>
+<dl class="facts">
+  <div><dt>Id</dt><dd><code>${e.id}</code></dd></div>
+  <div><dt>From</dt><dd>${e.from}</dd></div>
+  <div><dt>To</dt><dd>${e.to.join(', ')}</dd></div>
+  ${e.cc.length ? html`<div><dt>Cc</dt><dd>${e.cc.join(', ')}</dd></div>` : ''}
+  <div><dt>Created</dt><dd>${time(e.created_at)}</dd></div>
+  ${e.scheduled_at ? html`<div><dt>Scheduled for</dt><dd>${time(e.scheduled_at)}</dd></div>` : ''}
+  <div><dt>Environment</dt><dd>${e.environment}${e.environment === 'test' ? ' (simulated: nothing leaves the appliance)' : ''}</dd></div>
+  ${e.tags && Object.keys(e.tags).length ? html`<div><dt>Tags</dt><dd>${Object.entries(e.tags).map(([k, v]) => html`<span class="tag">${k}: ${v}</span> `)}</dd></div>` : ''}
+  ${e.provider_message_id ? html`<div><dt>Message-ID</dt><dd><code>${e.provider_message_id}</code></dd></div>` : ''}
+</dl>
+<section aria-labelledby="h-state" data-live-src="${BASE}/emails/${e.id}/state" aria-live="polite">
+${emailState(e, events)}
+</section>
+<section aria-labelledby="h-content">
+<h2 id="h-content">Content</h2>
+${content.html !== null ? html`<h3>HTML</h3><iframe class="preview" title="The email's HTML, with scripts and remote content blocked" sandbox src="${BASE}/emails/${e.id}/html"></iframe>` : ''}
+${content.text !== null ? html`<h3>Text</h3><pre class="text-part">${content.text}</pre>` : ''}
+</section>`,
+  );
+}
+
+/** The part of an email's page that changes: its status, recipients and timeline (also served alone, for the live refresh). */
+export function emailState(e: EmailJson, events: EventJson[]): Html {
+  return html`<div${settled(e, events) ? html` data-final="true"` : ''}>
+<h2 id="h-state">Status ${badge(e.status)}</h2>
+${e.status_reason ? html`<p>${e.status_reason}</p>` : ''}
+${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
+<h3>Recipients</h3>
+<div class="scroll"><table>
+<thead><tr><th scope="col">Address</th><th scope="col">Kind</th><th scope="col">Status</th></tr></thead>
+<tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td></tr>`)}</tbody>
+</table></div>
+<h3>Timeline</h3>
+${events.length ? html`<ol class="timeline">${events.map(timelineEntry)}</ol>` : html`<p class="empty">No events yet.</p>`}
+</div>`;
+}
+
+function ambiguousNote(id: string): Html {
+  return html`<div class="note" role="note"><p><strong>Ambiguous: the receiving server may or may not have this message.</strong>
+The connection ended after the message was sent and before the server confirmed it. Posthorn never sends such a message again by itself, so that nobody gets it twice.</p>
+<p>If the recipient did not get it, an operator can send it again with <code>posthorn queue retry ${id}</code>.</p></div>`;
+}
+
+function timelineEntry(ev: EventJson): Html {
+  const details = Object.entries(ev.data.details ?? {}).filter(([, v]) => v !== null && v !== undefined && v !== '');
+  return html`<li class="ev t-${ev.type.replace('.', '-')}">
+<div class="ev-head"><span class="ev-type">${ev.type.replace(/^email\./, '').replace(/_/g, ' ')}</span> ${time(ev.created_at)}${ev.recipient ? html` <span class="addr">${ev.recipient}</span>` : ''}</div>
+${details.length ? html`<dl class="details">${details.map(([k, v]) => html`<div><dt>${k.replace(/_/g, ' ')}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd></div>`)}</dl>` : ''}
+${ev.webhook_deliveries.length ? html`<ul class="hooks" aria-label="Webhook deliveries">${ev.webhook_deliveries.map((d) => html`<li>webhook ${d.endpoint_id}: ${badge(d.status)} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.last_status_code ? html`, HTTP ${d.last_status_code}` : ''}${d.last_error ? html`, ${d.last_error}` : ''}</li>`)}</ul>` : ''}
+</li>`;
+}

@@ -1,0 +1,37 @@
+// HTML built from template literals: every interpolated value is escaped
+// unless it is already Html (a fragment built the same way). Pure.
+
+export class Html {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** null, undefined and false render nothing; arrays render each item; Html is kept as it is. */
+function render(v: unknown): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof Html) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  return escapeHtml(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new Html(out);
+}
+
+/** A query string from the defined values only, e.g. for paging links that keep their filters. */
+export function queryString(q: Record<string, string | undefined | null>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== null && v !== '') p.set(k, v);
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}

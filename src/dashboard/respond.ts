@@ -1,0 +1,45 @@
+import type { Context } from 'koa';
+import type Router from '@koa/router';
+import type { RouteCaller } from '../api/route-caller.js';
+import type { Services } from '../api/services.js';
+import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Html } from './pages/html.js';
+import { BASE } from './pages/layout.js';
+
+export const COOKIE = 'posthorn_session';
+
+/** What the dashboard's route groups are given. */
+export interface PagesDeps {
+  router: Router;
+  services: Services;
+  call: RouteCaller;
+  /** the session cookie carries Secure (http.public_url is https) */
+  secure: boolean;
+  /** wraps a handler that needs a signed-in session (and, for a POST, the form's CSRF token) */
+  signedIn(handler: SignedInHandler): (ctx: Context) => Promise<void>;
+}
+
+export type SignedInHandler = (ctx: Context, session: Session) => Promise<void>;
+
+export function page(ctx: Context, status: number, body: Html): void {
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body.value;
+}
+
+export function redirectToSignIn(ctx: Context): void {
+  // a page fragment (the live refresh) is not where to come back to
+  const next = ctx.method === 'GET' && !ctx.path.endsWith('/state') ? `?next=${encodeURIComponent(ctx.originalUrl)}` : '';
+  ctx.status = 303;
+  ctx.redirect(`${BASE}/sign-in${next}`);
+}
+
+export function seeOther(ctx: Context, to: string): void {
+  ctx.status = 303;
+  ctx.redirect(to);
+}
+
+/** A query parameter's value, trimmed; undefined when absent or blank. */
+export function text(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() ? v.trim() : undefined;
+}

@@ -1,0 +1,52 @@
+import type { Context } from 'koa';
+import { ApiError } from '../lib/errors.js';
+import { SESSION_TTL_MS } from '../modules/sessions/sessions.service.js';
+import { readForm } from './form.js';
+import { BASE } from './pages/layout.js';
+import { signInPage } from './pages/sign-in.js';
+import { COOKIE, page, seeOther, type PagesDeps } from './respond.js';
+
+/** Sign in (an API key for a session cookie) and sign out. */
+export function sessionPages({ router, services, secure, signedIn }: PagesDeps): void {
+  const cookie = (maxAge: number) => ({ httpOnly: true, sameSite: 'strict' as const, secure, path: BASE, maxAge, overwrite: true });
+  // Behind a proxy that ends TLS (http.public_url is https) the request reaches us over plain
+  // HTTP, over which Koa refuses to set a Secure cookie unless told the connection counts as secure.
+  const setCookie = (ctx: Context, value: string, maxAge: number) => {
+    if (secure) (ctx.cookies as unknown as { secure: boolean }).secure = true;
+    ctx.cookies.set(COOKIE, value, cookie(maxAge));
+  };
+
+  router.get('/sign-in', async (ctx) => {
+    const next = safeNext(ctx.query.next);
+    if (await services.sessions.resolve(ctx.cookies.get(COOKIE))) return seeOther(ctx, next ?? `${BASE}/emails`);
+    page(ctx, 200, signInPage(next ? { next } : {}));
+  });
+
+  router.post('/sign-in', async (ctx) => {
+    const form = await readForm(ctx);
+    const next = safeNext(form.get('next'));
+    try {
+      const { token } = await services.sessions.signIn(form.get('key') ?? '');
+      setCookie(ctx, token, SESSION_TTL_MS);
+      seeOther(ctx, next ?? `${BASE}/emails`);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      const error = e.code === 'account_suspended' ? 'This project is suspended.' : 'This key is not valid, or it was revoked.';
+      page(ctx, e.status, signInPage({ error, ...(next ? { next } : {}) }));
+    }
+  });
+
+  router.post(
+    '/sign-out',
+    signedIn(async (ctx) => {
+      await services.sessions.signOut(ctx.cookies.get(COOKIE));
+      setCookie(ctx, '', 0);
+      seeOther(ctx, `${BASE}/sign-in`);
+    }),
+  );
+}
+
+/** Where to go after signing in: a dashboard page only, never another site. */
+function safeNext(v: unknown): string | undefined {
+  return typeof v === 'string' && v.startsWith(`${BASE}/`) && !v.startsWith('//') && !v.includes('\\') && !/[\r\n]/.test(v) ? v : undefined;
+}

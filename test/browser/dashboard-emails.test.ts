@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { launchBrowser, signedIn } from '../helpers/browser.js';
+import { client } from '../helpers/http.js';
+
+const TO = 'delivered@simulator.posthorn.test';
+
+// The dashboard in headless Chromium against the real appliance (API, queue worker, SQLite).
+describe('the dashboard in a browser: sign-in, emails and their timeline', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let api: TestApi;
+  let browser: Browser;
+  let a: Tenant;
+  let b: Tenant;
+  before(async function () {
+    db = freshSqlite();
+    await db.store.migrateLatest();
+    api = await startTestApi(db.store, {}, { roles: { mta: true } });
+    browser = await launchBrowser();
+    a = await api.tenant();
+    b = await api.tenant();
+  });
+  after(async function () {
+    await browser?.close();
+    await api?.stop();
+    await db?.drop();
+  });
+
+  const send = async (t: Tenant, subject: string, extra: Record<string, unknown> = {}) => {
+    const r = await t.api.post('/v1/emails', { from: 'Shop <shop@example.com>', to: [TO], subject, html: `<p>Hello <b>${subject}</b></p>`, text: `Hello ${subject}`, ...extra });
+    expect(r.status, r.text).to.equal(202);
+    return r.body as { id: string };
+  };
+
+  it('signs in with a key into a session cookie (HttpOnly, SameSite=Strict) and refuses a wrong key', async function () {
+    const context = await browser.newContext({ baseURL: api.baseUrl });
+    const page = await context.newPage();
+    await page.goto('/dashboard/emails');
+    // not signed in: sent to the sign-in page, which remembers where it was going
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
+    await page.getByLabel('API key').fill('ph_test_not-a-real-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(await page.getByRole('alert').textContent()).to.include('not valid');
+    expect(await context.cookies()).to.have.length(0);
+
+    await page.getByLabel('API key').fill(a.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/dashboard/emails');
+    await page.getByRole('heading', { name: 'Emails' }).waitFor();
+    expect(await page.locator('header').textContent()).to.include(a.project.name);
+    const [cookie] = await context.cookies();
+    expect(cookie).to.include({ name: 'posthorn_session', httpOnly: true, sameSite: 'Strict', path: '/dashboard' });
+    // the key is not what the browser keeps
+    expect(cookie!.value).to.not.include(a.key);
+    expect(await page.content()).to.not.include(a.key);
+    await context.close();
+  });
+
+  it("shows an email's timeline reaching delivered without a reload, with its HTML and text", async function () {
+    const scheduledAt = new Date(Date.now() + 3000).toISOString();
+    const email = await send(a, 'Order 1', { scheduled_at: scheduledAt });
+    const { context, page } = await signedIn(browser, api.baseUrl, a.key);
+    await page.getByRole('link', { name: 'Order 1' }).click();
+    await page.waitForURL(`**/dashboard/emails/${email.id}`);
+    const state = page.locator('[data-live-src]');
+    expect(await state.getByRole('heading', { name: /Status/ }).textContent()).to.include('scheduled');
+    // a mark on this very document: still there afterwards means the page was never reloaded
+    await page.evaluate(() => ((globalThis as unknown as { mark: number }).mark = 42));
+    await state.locator('.badge', { hasText: 'delivered' }).first().waitFor({ timeout: 15_000 });
+    await state.locator('.timeline .ev-type', { hasText: 'delivered' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as { mark?: number }).mark)).to.equal(42);
+    expect(await state.getByRole('heading', { name: /Status/ }).textContent()).to.include('accepted');
+    const types = await state.locator('.timeline .ev-type').allTextContents();
+    expect(types).to.include.members(['scheduled', 'sent', 'delivered']);
+
+    // the HTML in a sandboxed frame (no scripts), the text part as text
+    const frame = page.locator('iframe.preview');
+    expect(await frame.getAttribute('sandbox')).to.equal('');
+    expect(await page.frameLocator('iframe.preview').locator('b').textContent()).to.equal('Order 1');
+    expect(await page.locator('pre.text-part').textContent()).to.equal('Hello Order 1');
+    await context.close();
+  });
+
+  it('filters emails by status and by recipient, newest first', async function () {
+    const t = await api.tenant();
+    await send(t, 'First');
+    await send(t, 'Second');
+    await send(t, 'Later', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const subjects = () => page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(await subjects()).to.deep.equal(['Later', 'Second', 'First']);
+    await page.getByLabel('Status').selectOption('scheduled');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((u) => u.searchParams.get('status') === 'scheduled');
+    expect(await subjects()).to.deep.equal(['Later']);
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('Recipient').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No emails match these filters.').waitFor();
+    await context.close();
+  });
+
+  it("never shows another project's emails: not in the list, and its email's page is a 404", async function () {
+    const theirs = await send(b, 'Secret of B');
+    const { context, page } = await signedIn(browser, api.baseUrl, a.key);
+    expect(await page.locator('main').textContent()).to.not.include('Secret of B');
+    const res = await page.goto(`/dashboard/emails/${theirs.id}`);
+    expect(res!.status()).to.equal(404);
+    expect(await page.locator('main').textContent()).to.not.include('Secret of B');
+    for (const part of ['state', 'html']) expect((await page.goto(`/dashboard/emails/${theirs.id}/${part}`))!.status()).to.equal(404);
+    await context.close();
+  });
+
+  it('signs out: the session ends on the server, and its cookie opens nothing any more', async function () {
+    const { context, page } = await signedIn(browser, api.baseUrl, a.key);
+    const [cookie] = await context.cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/dashboard/sign-in');
+    await page.goto('/dashboard/emails');
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
+    // the old cookie, sent by hand, is refused too
+    const r = await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie: `posthorn_session=${cookie!.value}` }, redirect: 'manual' });
+    expect(r.status).to.equal(303);
+    expect(r.headers.get('location')).to.match(/^\/dashboard\/sign-in/);
+    await context.close();
+  });
+
+  it('ends the sessions of a revoked key at their next page', async function () {
+    const t = await api.tenant();
+    const second = await t.newKey({ scopes: ['emails:read'] });
+    const { context, page } = await signedIn(browser, api.baseUrl, second.key);
+    expect((await client(api.baseUrl, t.key).delete(`/v1/api-keys/${second.id}`)).status).to.equal(200);
+    await page.goto('/dashboard/emails');
+    expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
+    await context.close();
+  });
+});

@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
+import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+
+// The dashboard's edge, over plain HTTP: what a browser is told and what it is refused.
+describe('the dashboard over HTTP: sessions, CSRF and security headers', function () {
+  let db: TestDatabase;
+  let api: TestApi;
+  let t: Tenant;
+  before(async function () {
+    db = freshSqlite();
+    await db.store.migrateLatest();
+    api = await startTestApi(db.store);
+    t = await api.tenant();
+  });
+  after(async function () {
+    await api.stop();
+    await db.drop();
+  });
+
+  const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${api.baseUrl}${path}`, { method: 'POST', body: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, redirect: 'manual' });
+
+  /** Signs in; returns the cookie header and the page's CSRF token. */
+  async function signIn(key = t.key): Promise<{ cookie: string; csrf: string }> {
+    const r = await post('/dashboard/sign-in', { key });
+    expect(r.status).to.equal(303);
+    const cookie = r.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await (await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie } })).text();
+    return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]! };
+  }
+
+  it('sends its security headers on every page: CSP without inline scripts, no framing', async function () {
+    for (const path of ['/dashboard/sign-in', '/dashboard/nowhere']) {
+      const r = await fetch(`${api.baseUrl}${path}`);
+      const csp = r.headers.get('content-security-policy')!;
+      expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'none'").and.not.include('unsafe-inline');
+      expect(r.headers.get('x-frame-options')).to.equal('DENY');
+      expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
+    }
+    const page = await (await fetch(`${api.baseUrl}/dashboard/sign-in`)).text();
+    // scripts only from files: no inline script or handler attribute
+    expect(page).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/).and.not.match(/\son[a-z]+=/);
+  });
+
+  it('sets the session cookie HttpOnly, SameSite=Strict and scoped to /dashboard', async function () {
+    const r = await post('/dashboard/sign-in', { key: t.key });
+    const setCookie = r.headers.get('set-cookie')!;
+    expect(setCookie).to.match(/^posthorn_session=[A-Za-z0-9_-]{43};/);
+    expect(setCookie.toLowerCase()).to.include('httponly').and.include('samesite=strict').and.include('path=/dashboard').and.not.include('secure');
+    expect(setCookie).to.not.include(t.key);
+  });
+
+  it('marks the cookie Secure when http.public_url is https', async function () {
+    const other = await startTestApi(db.store, { http: { public_url: 'https://mail.example.test' } });
+    try {
+      const r = await fetch(`${other.baseUrl}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ key: t.key }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+      expect(r.headers.get('set-cookie')!.toLowerCase()).to.include('secure');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('refuses a signed-in form without its CSRF token, and a form posted from another site', async function () {
+    const { cookie, csrf } = await signIn();
+    expect((await post('/dashboard/sign-out', {}, { cookie })).status).to.equal(403);
+    expect((await post('/dashboard/sign-out', { csrf: 'x'.repeat(csrf.length) }, { cookie })).status).to.equal(403);
+    expect((await post('/dashboard/sign-out', { csrf }, { cookie, origin: 'https://evil.example' })).status).to.equal(403);
+    expect((await post('/dashboard/sign-in', { key: t.key }, { origin: 'https://evil.example' })).status).to.equal(403);
+    // still signed in: none of those did anything
+    expect((await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status).to.equal(200);
+    const out = await post('/dashboard/sign-out', { csrf }, { cookie, origin: api.baseUrl });
+    expect(out.status).to.equal(303);
+    expect((await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status).to.equal(303);
+  });
+
+  it('goes back only to a dashboard page after signing in, never to another site', async function () {
+    expect((await post('/dashboard/sign-in', { key: t.key, next: '/dashboard/emails?status=failed' })).headers.get('location')).to.equal('/dashboard/emails?status=failed');
+    for (const next of ['https://evil.example/', '//evil.example/dashboard/', '/dashboard/\\evil', '/v1/emails']) {
+      expect((await post('/dashboard/sign-in', { key: t.key, next })).headers.get('location')).to.equal('/dashboard/emails');
+    }
+  });
+
+  it('refuses a suspended project at sign-in, and a wrong key with 401', async function () {
+    const s = await api.tenant();
+    await s.suspend();
+    const r = await post('/dashboard/sign-in', { key: s.key });
+    expect(r.status).to.equal(403);
+    expect(await r.text()).to.include('suspended');
+    expect(r.headers.get('set-cookie')).to.equal(null);
+    expect((await post('/dashboard/sign-in', { key: 'ph_live_nope' })).status).to.equal(401);
+  });
+
+  it('serves its script and stylesheet from the package, and nothing else from there', async function () {
+    const js = await fetch(`${api.baseUrl}/dashboard/assets/dashboard.js`);
+    expect(js.status).to.equal(200);
+    expect(js.headers.get('content-type')).to.include('text/javascript');
+    expect(await js.text()).to.include('data-live-src');
+    expect((await fetch(`${api.baseUrl}/dashboard/assets/dashboard.css`)).headers.get('content-type')).to.include('text/css');
+    for (const name of ['..%2Fpackage.json', 'dashboard.ts', '%2e%2e%2f%2e%2e%2fpackage.json']) expect((await fetch(`${api.baseUrl}/dashboard/assets/${name}`)).status).to.equal(404);
+  });
+
+  it('is not served when dashboard.enabled is false', async function () {
+    const off = await startTestApi(db.store, { dashboard: { enabled: false } });
+    try {
+      expect((await fetch(`${off.baseUrl}/dashboard/sign-in`)).status).to.equal(404);
+    } finally {
+      await off.stop();
+    }
+  });
+});
