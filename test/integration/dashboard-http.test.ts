@@ -1,21 +1,17 @@
 import { expect } from 'chai';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
+import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 
 // The dashboard's edge, over plain HTTP: what a browser is told and what it is refused.
-describe('the dashboard over HTTP: sessions, CSRF and security headers', function () {
-  let db: TestDatabase;
+eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db) => {
   let api: TestApi;
   let t: Tenant;
   before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    api = await startTestApi(db.store);
+    api = await startTestApi(db().store);
     t = await api.tenant();
   });
   after(async function () {
     await api.stop();
-    await db.drop();
   });
 
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -52,7 +48,7 @@ describe('the dashboard over HTTP: sessions, CSRF and security headers', functio
   });
 
   it('marks the cookie Secure when http.public_url is https', async function () {
-    const other = await startTestApi(db.store, { http: { public_url: 'https://mail.example.test' } });
+    const other = await startTestApi(db().store, { http: { public_url: 'https://mail.example.test' } });
     try {
       const r = await fetch(`${other.baseUrl}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ key: t.key }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
       expect(r.headers.get('set-cookie')!.toLowerCase()).to.include('secure');
@@ -101,7 +97,7 @@ describe('the dashboard over HTTP: sessions, CSRF and security headers', functio
   });
 
   it('is not served when dashboard.enabled is false', async function () {
-    const off = await startTestApi(db.store, { dashboard: { enabled: false } });
+    const off = await startTestApi(db().store, { dashboard: { enabled: false } });
     try {
       expect((await fetch(`${off.baseUrl}/dashboard/sign-in`)).status).to.equal(404);
     } finally {
