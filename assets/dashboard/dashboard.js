@@ -45,6 +45,30 @@
     });
   });
 
+  // A preview that follows typing: a form's data-preview-form names the address of its result
+  // part (the template page); the form still works as a plain submit without this.
+  document.querySelectorAll('form[data-preview-form]').forEach(function (form) {
+    var target = document.getElementById('preview-result');
+    var timer;
+    var latest = 0;
+    if (!target) return;
+    form.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var mine = ++latest;
+        fetch(form.getAttribute('data-preview-form'), { method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(form)) })
+          .then(function (res) {
+            // 400 is a refused render (its alert is the part); anything else (signed out, gone) leaves what is shown
+            return (res.status === 200 || res.status === 400) && !res.redirected ? res.text() : null;
+          })
+          .then(function (html) {
+            if (html !== null && mine === latest) target.innerHTML = html;
+          })
+          .catch(function () {});
+      }, 400);
+    });
+  });
+
   localize(document);
   document.querySelectorAll('[data-live-src]').forEach(poll);
 })();

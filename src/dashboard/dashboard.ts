@@ -6,7 +6,12 @@ import { ApiError } from '../lib/errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
 import { serveAsset } from './assets.js';
+import { accountPages } from './account-pages.js';
+import { domainPages } from './domain-pages.js';
 import { emailPages } from './email-pages.js';
+import { inboundPages } from './inbound-pages.js';
+import { templatePages } from './template-pages.js';
+import { webhookPages } from './webhook-pages.js';
 import { readForm } from './form.js';
 import { BASE, errorPage } from './pages/layout.js';
 import { COOKIE, page, redirectToSignIn, seeOther, type PagesDeps, type SignedInHandler } from './respond.js';
@@ -33,6 +38,11 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
   router.get('/', deps.signedIn(async (ctx) => seeOther(ctx, `${BASE}/emails`)));
   sessionPages(deps);
   emailPages(deps);
+  domainPages(deps);
+  inboundPages(deps);
+  templatePages(deps);
+  webhookPages(deps);
+  accountPages(deps);
   router.get('/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
   const routes = router.routes();
 

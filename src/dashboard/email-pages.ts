@@ -1,10 +1,8 @@
 import type { RouteCaller } from '../api/route-caller.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
 import { emailListPage, emailPage, emailState, type EmailJson, type EventJson } from './pages/emails.js';
-import { page, text, type PagesDeps } from './respond.js';
+import { EMAIL_CSP, page, text, type PagesDeps } from './respond.js';
 
-// An email's own HTML: no script, nothing fetched from elsewhere (no tracking pixel fires when it is looked at).
-const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
 
 /** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
 export function emailPages({ router, call, signedIn }: PagesDeps): void {

@@ -8,6 +8,10 @@ import { BASE } from './pages/layout.js';
 
 export const COOKIE = 'posthorn_session';
 
+// An email's own HTML, shown in a sandboxed frame from its own address: no script, nothing fetched
+// from elsewhere (no tracking pixel fires when it is looked at), inline styles kept.
+export const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+
 /** What the dashboard's route groups are given. */
 export interface PagesDeps {
   router: Router;

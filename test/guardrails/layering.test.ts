@@ -18,7 +18,7 @@ const PURE = [
   'modules/verify/syntax.ts',
   'modules/verify/typo.ts',
   'dns/checks.ts',
-  ...['html', 'layout', 'emails', 'sign-in'].map((f) => `dashboard/pages/${f}.ts`),
+  ...['html', 'layout', 'charts', 'emails', 'domains', 'webhooks', 'templates', 'inbound', 'suppressions', 'keys', 'usage', 'sign-in'].map((f) => `dashboard/pages/${f}.ts`),
   'modules/doctor/verdicts.ts',
   'modules/logs/request-log.ts',
   'modules/webhooks/endpoint-windows.ts',

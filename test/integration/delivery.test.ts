@@ -147,11 +147,13 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
   });
 
   it('a connection lost while the body is still going out is retried, not ambiguous', async function () {
+    // several attempts of a 4 MB message, each built, signed and cut off: slow on a loaded 2-core machine
+    this.timeout(60_000);
     const to = `big-${Date.now()}@cut.test`;
     const big = Buffer.alloc(3_000_000, 7).toString('base64');
     const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'Large', text: 'y', attachments: [{ filename: 'data.bin', content: big }] });
     expect(res.status, res.text).to.equal(202);
-    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
+    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed', 50_000);
     expect(e.recipients[0].status).to.equal('failed');
     expect(await types(res.body.id)).to.deep.equal(['email.delivery_delayed', 'email.failed']);
   });

@@ -466,6 +466,12 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(res.status).to.equal('at_risk');
       const codes = res.recommendations.map((r: { code: string; level: string }) => `${r.code}:${r.level}`);
       expect(codes).to.include.members(['bounce_rate_high:critical', 'complaint_rate_high:critical']);
+      // the same per UTC day, for the dashboard's charts, with the thresholds they are drawn against
+      expect(res.daily.map((x: { date: string }) => x.date)).to.deep.equal([new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), new Date().toISOString().slice(0, 10)]);
+      expect(res.daily[0]).to.deep.include({ recipients: 0, delivered: 0, bounce_rate: 0 });
+      expect(res.daily[1]).to.deep.include({ recipients: 11, delivered: 9, bounced: 1, complained: 1, failed: 1 });
+      expect(res.daily[1].bounce_rate).to.be.closeTo(1 / 11, 1e-9);
+      expect(res.thresholds).to.deep.equal({ bounce_rate: { watch: 0.02, at_risk: 0.05 }, complaint_rate: { watch: 0.001, at_risk: 0.003 } });
     });
 
     it('counts a recipient who opens three times and clicks twice once each, so the rates stay within 0..1', async function () {

@@ -194,6 +194,18 @@ for (const kind of DATABASE_KINDS) {
       expect((await noScope.api.get('/v1/inbound')).status).to.equal(403);
     });
 
+    it('serves an attachment whose name is not Latin-1, under its exact name (RFC 6266 filename*)', async function () {
+      const to = `files@${domain}`;
+      const subject = uid('Files');
+      const raw = plainMessage({ from: 'ann@client.test', to, subject, attachment: { filename: 'Lieferschein 報告.txt', content: 'lines' } });
+      expect((await smtpSend(port, { from: 'ann@client.test', to: [to], raw })).ok).to.equal(true);
+      const id = await waitFor(async () => ((await t.api.get('/v1/inbound')).body.data as Array<{ id: string; subject: string }>).find((x) => x.subject === subject)?.id ?? null, 15_000, 'the stored mail');
+      const file = await t.api.get(`/v1/inbound/${id}/attachments/0`);
+      expect(file.status).to.equal(200);
+      expect(file.text).to.equal('lines');
+      expect(file.headers.get('content-disposition')).to.equal(`attachment; filename="Lieferschein __.txt"; filename*=UTF-8''Lieferschein%20%E5%A0%B1%E5%91%8A.txt`);
+    });
+
     it('the /v1/inbound routes refuse what they cannot answer, in the CONTRACT error shape', async function () {
       expectError(await w.api.anonymous.get('/v1/inbound'), 401, 'unauthorized');
       expectError(await t.api.get('/v1/inbound?colour=blue'), 400, 'validation_error', 'colour');

@@ -4,7 +4,16 @@ import type { Session } from '../../modules/sessions/sessions.service.js';
 export const BASE = '/dashboard';
 
 /** The pages in the navigation, in its order. */
-const NAV: Array<{ path: string; label: string }> = [{ path: '/emails', label: 'Emails' }];
+const NAV: Array<{ path: string; label: string }> = [
+  { path: '/emails', label: 'Emails' },
+  { path: '/domains', label: 'Domains' },
+  { path: '/inbound', label: 'Inbound' },
+  { path: '/templates', label: 'Templates' },
+  { path: '/webhooks', label: 'Webhooks' },
+  { path: '/suppressions', label: 'Suppressions' },
+  { path: '/api-keys', label: 'API keys' },
+  { path: '/usage', label: 'Usage' },
+];
 
 export interface PageOptions {
   title: string;

@@ -11,7 +11,7 @@ import { findProject, type Project } from '../projects/projects.repo.js';
 import { generateDomainKeys } from './dkim-keys.js';
 import { isSubdomainOf, normalizeDomainName } from './domain-name.js';
 import { computeInsights, insightSetup } from './insights.js';
-import { insightCounts } from './insights.repo.js';
+import { insightCounts, insightDaily } from './insights.repo.js';
 import * as repo from './domains.repo.js';
 import type { Domain, TlsMode } from './domains.repo.js';
 import { applyCheck, stillCurrent } from './verification.js';
@@ -220,8 +220,11 @@ export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain>
 
 /** interface §2.3 over the last `days` days of the domain's live mail. */
 export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains'>, d: Domain, days: number) {
-  const counts = await insightCounts(deps.store.reader, d.projectId, d.name, deps.clock.now() - days * DAY_MS);
-  return computeInsights(d.name, days, counts, insightSetup(d, deps.domains.trackingAvailable));
+  const today = Math.floor(deps.clock.now() / DAY_MS);
+  // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
+  const since = deps.clock.now() - days * DAY_MS;
+  const [counts, daily] = await Promise.all([insightCounts(deps.store.reader, d.projectId, d.name, since), insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS)]);
+  return computeInsights(d.name, days, counts, insightSetup(d, deps.domains.trackingAvailable), { counts: daily, today });
 }
 
 /** The jobs.domain_recheck job: pending ones (to verify or give up) and live ones (to notice lost records). */

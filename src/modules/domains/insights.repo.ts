@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import type { InsightCounts } from './insights.js';
+import type { DailyCounts, InsightCounts } from './insights.js';
 
 /** Live mail of one domain of one project created since `since` (interface §2.3: only live mail counts). */
 export async function insightCounts(db: Db, projectId: string, domain: string, since: number): Promise<InsightCounts> {
@@ -35,4 +35,32 @@ export async function insightCounts(db: Db, projectId: string, domain: string, s
     opened: by(events, 'type', 'email.opened'),
     clicked: by(events, 'type', 'email.clicked'),
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** The same live mail per UTC day of its creation, days with none left out. */
+export async function insightDaily(db: Db, projectId: string, domain: string, since: number): Promise<DailyCounts[]> {
+  // created_at / 86400000 divides integers on SQLite and PostgreSQL alike: the day number
+  const rows = (await db('email_recipients as r')
+    .join('emails as e', 'e.id', 'r.email_id')
+    .where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' })
+    .andWhere('e.created_at', '>=', since)
+    .select(db.raw(`e.created_at / ${DAY_MS} as day`), 'r.status')
+    .count({ n: '*' })
+    .groupByRaw(`e.created_at / ${DAY_MS}, r.status`)) as Array<{ day: number | string; status: string; n: number | string }>;
+  const days = new Map<number, DailyCounts>();
+  for (const r of rows) {
+    const day = Number(r.day);
+    const d = days.get(day) ?? { day, recipients: 0, delivered: 0, bounced: 0, complained: 0, failed: 0 };
+    const n = Number(r.n);
+    d.recipients += n;
+    // a complaint comes from a recipient whose server had accepted the message
+    if (r.status === 'delivered' || r.status === 'complained') d.delivered += n;
+    if (r.status === 'bounced') d.bounced += n;
+    if (r.status === 'complained') d.complained += n;
+    if (r.status === 'failed') d.failed += n;
+    days.set(day, d);
+  }
+  return [...days.values()];
 }

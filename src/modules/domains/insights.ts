@@ -14,6 +14,17 @@ export interface InsightCounts {
   clicked: number;
 }
 
+/** One day (UTC) of a domain's live recipients by outcome. */
+export interface DailyCounts {
+  /** days since 1970-01-01 */
+  day: number;
+  recipients: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  failed: number;
+}
+
 export interface InsightSetup {
   dkim: 'verified' | 'pending' | 'failing';
   spf_return_path: 'aligned' | 'missing';
@@ -56,7 +67,7 @@ const ratio = (n: number, d: number) => (d > 0 ? n / d : 0);
  * fractions of the recipients whose outcome is known: delivered and bounced
  * of those that reached a final answer, complaints of those delivered.
  */
-export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup) {
+export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }) {
   const reached = totals.delivered + totals.bounced + totals.failed;
   const rates = {
     delivered: ratio(totals.delivered, reached),
@@ -67,7 +78,31 @@ export function computeInsights(domain: string, windowDays: number, totals: Insi
   };
   const recommendations = recommend(rates, setup);
   const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
-  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations };
+  const thresholds = { bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK }, complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK } };
+  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays) };
+}
+
+/**
+ * Each UTC day of the window, oldest first, days without mail as zeros, with
+ * the same rates as the totals (what the dashboard's charts draw).
+ */
+export function dailySeries(counts: DailyCounts[], today: number, days: number) {
+  const byDay = new Map(counts.map((c) => [c.day, c]));
+  return Array.from({ length: days }, (_, i) => {
+    const day = today - days + 1 + i;
+    const c = byDay.get(day) ?? { recipients: 0, delivered: 0, bounced: 0, complained: 0, failed: 0 };
+    const reached = c.delivered + c.bounced + c.failed;
+    return {
+      date: new Date(day * 86_400_000).toISOString().slice(0, 10),
+      recipients: c.recipients,
+      delivered: c.delivered,
+      bounced: c.bounced,
+      complained: c.complained,
+      failed: c.failed,
+      bounce_rate: ratio(c.bounced, reached),
+      complaint_rate: ratio(c.complained, c.delivered),
+    };
+  });
 }
 
 function recommend(rates: { bounced: number; complained: number }, setup: InsightSetup): Recommendation[] {

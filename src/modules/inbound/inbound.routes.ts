@@ -1,3 +1,4 @@
+import { attachmentDisposition } from '../../lib/content-disposition.js';
 import { validationError } from '../../lib/errors.js';
 import { keyedRoutes } from '../keys/principal.js';
 import { presentInbound, presentInboundSummary } from './inbound.presenter.js';
@@ -46,8 +47,7 @@ export const inboundRoutes = [
     async handler({ services, principal, params }) {
       if (!/^\d{1,3}$/.test(params.index!)) throw validationError('index', 'must be the attachment index (0, 1, …)');
       const a = await services.inbound.attachment(principal.project.id, params.id!, Number(params.index));
-      const filename = a.filename.replace(/["\\\r\n]/g, '_');
-      return { status: 200, headers: { 'Content-Type': a.contentType, 'Content-Disposition': `attachment; filename="${filename}"` }, body: a.content };
+      return { status: 200, headers: { 'Content-Type': a.contentType, 'Content-Disposition': attachmentDisposition(a.filename) }, body: a.content };
     },
   }),
 ];

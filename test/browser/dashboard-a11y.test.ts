@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { dashboardSample, type DashboardSample } from '../helpers/dashboard-sample.js';
+import { launchBrowser, signedIn } from '../helpers/browser.js';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+// Every page of the dashboard, with sample data, checked with axe-core (WCAG 2.1 A and AA rules)
+// on a desktop and on a phone-sized viewport; and what the first page costs to load.
+describe('the dashboard is accessible and light (axe-core on every page)', function () {
+  this.timeout(180_000);
+  let sample: DashboardSample;
+  let browser: Browser;
+  let context: BrowserContext;
+  before(async function () {
+    sample = await dashboardSample();
+    browser = await launchBrowser();
+    context = (await signedIn(browser, sample.api.baseUrl, sample.key)).context;
+  });
+  after(async function () {
+    await browser?.close();
+    await sample?.stop();
+  });
+
+  for (const viewport of [
+    { name: 'desktop', width: 1280, height: 800 },
+    { name: 'phone', width: 390, height: 844 },
+  ]) {
+    it(`finds no serious or critical violation on any page (${viewport.name})`, async function () {
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      const found: string[] = [];
+      for (const [name, path] of Object.entries(sample.pages)) {
+        // the sign-in page is seen signed out
+        const p = name === 'sign-in' ? await (await browser.newContext({ baseURL: sample.api.baseUrl, viewport })).newPage() : page;
+        const res = await p.goto(path);
+        expect(res!.status(), `${name} ${path}`).to.equal(200);
+        // evaluated through the driver, which the page's CSP does not govern
+        await p.evaluate(AXE);
+        const violations = (await p.evaluate(() => (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: AxeViolation[] }> } }).axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }))).violations;
+        for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) found.push(`${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        // nothing wider than the screen on a phone: the page scrolls down, not sideways
+        if (viewport.name === 'phone') {
+          const overflow = await p.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth - (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement.clientWidth);
+          if (overflow > 1) found.push(`${name}: ${overflow}px wider than a ${viewport.width}px screen`);
+        }
+        if (p !== page) await p.context().close();
+      }
+      expect(found).to.deep.equal([]);
+    });
+  }
+
+  it('sends each page with its script and stylesheet in under 200 KB', async function () {
+    const page = await context.newPage();
+    for (const [name, path] of Object.entries(sample.pages)) {
+      let bytes = 0;
+      const counted = new Set<string>();
+      page.on('response', async (r) => {
+        if (counted.has(r.url())) return;
+        counted.add(r.url());
+        bytes += (await r.body().catch(() => Buffer.alloc(0))).length;
+      });
+      await page.goto(path, { waitUntil: 'load' });
+      await page.waitForLoadState('networkidle');
+      expect(bytes, name).to.be.greaterThan(0).and.below(200 * 1024);
+      page.removeAllListeners('response');
+    }
+  });
+});
