@@ -9,8 +9,9 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/emails',
     signedIn(async (ctx, session) => {
-      const filter = { status: text(ctx.query.status), to: text(ctx.query.to) };
-      const query = Object.fromEntries(Object.entries({ ...filter, cursor: text(ctx.query.cursor) }).filter(([, v]) => v)) as Record<string, string>;
+      const filter = { status: text(ctx.query.status), to: text(ctx.query.to), tag: text(ctx.query.tag), from: day(ctx.query.from), until: day(ctx.query.until) };
+      const range = { created_after: filter.from && `${filter.from}T00:00:00Z`, created_before: filter.until && nextDay(filter.until) };
+      const query = Object.fromEntries(Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(ctx.query.cursor) }).filter(([, v]) => v)) as Record<string, string>;
       const list = (await call(session.principal, 'GET', '/v1/emails', { query })).body as { data: EmailJson[]; next_cursor: string | null };
       page(ctx, 200, emailListPage(session, list, filter));
     }),
@@ -45,4 +46,15 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
 async function emailWithEvents(call: RouteCaller, session: Session, id: string): Promise<[EmailJson, EventJson[]]> {
   const [email, events] = await Promise.all([call(session.principal, 'GET', `/v1/emails/${id}`), call(session.principal, 'GET', `/v1/emails/${id}/events`)]);
   return [email.body as EmailJson, (events.body as { data: EventJson[] }).data];
+}
+
+/** A date field's value (YYYY-MM-DD), or nothing. */
+function day(v: unknown): string | undefined {
+  const t = text(v);
+  return t && /^\d{4}-\d\d-\d\d$/.test(t) && !Number.isNaN(Date.parse(`${t}T00:00:00Z`)) ? t : undefined;
+}
+
+/** The start of the day after `d`: "until" a day includes all of it. */
+function nextDay(d: string): string {
+  return new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString();
 }

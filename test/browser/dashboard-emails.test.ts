@@ -84,9 +84,9 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await context.close();
   });
 
-  it('filters emails by status and by recipient, newest first', async function () {
+  it('filters emails by status, recipient, tag and day, newest first', async function () {
     const t = await api.tenant();
-    await send(t, 'First');
+    await send(t, 'First', { tags: { kind: 'receipt' } });
     await send(t, 'Second');
     await send(t, 'Later', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
@@ -98,6 +98,23 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     expect(await subjects()).to.deep.equal(['Later']);
     await page.getByLabel('Status').selectOption('');
     await page.getByLabel('Recipient').fill('nobody@example.com');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No emails match these filters.').waitFor();
+    await page.getByLabel('Recipient').fill('');
+    await page.getByLabel('Tag').fill('kind:receipt');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((u) => u.searchParams.get('tag') === 'kind:receipt');
+    expect(await subjects()).to.deep.equal(['First']);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Tag').fill('');
+    await page.getByLabel('From day (UTC)').fill(today);
+    await page.getByLabel('Until day (UTC)').fill(today);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((u) => u.searchParams.get('until') === today);
+    expect(await subjects()).to.deep.equal(['Later', 'Second', 'First']);
+    await page.getByLabel('Until day (UTC)').fill(yesterday);
+    await page.getByLabel('From day (UTC)').fill(yesterday);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No emails match these filters.').waitFor();
     await context.close();

@@ -36,6 +36,11 @@ export const EMAIL_STATUSES = ['queued', 'scheduled', 'submitting', 'accepted', 
 export interface EmailFilter {
   status?: string;
   to?: string;
+  /** name:value */
+  tag?: string;
+  /** first and last day shown, YYYY-MM-DD (UTC) */
+  from?: string;
+  until?: string;
 }
 
 export function emailListPage(session: Session, page: { data: EmailJson[]; next_cursor: string | null }, filter: EmailFilter): Html {
@@ -54,7 +59,13 @@ export function emailListPage(session: Session, page: { data: EmailJson[]; next_
   <div><label for="f-status">Status</label>
   <select id="f-status" name="status"><option value="">any</option>${EMAIL_STATUSES.map((s) => html`<option value="${s}"${s === filter.status ? html` selected` : ''}>${s}</option>`)}</select></div>
   <div><label for="f-to">Recipient</label>
-  <input id="f-to" name="to" type="search" value="${filter.to ?? ''}" placeholder="someone@example.com or @example.com"></div>
+  <input id="f-to" name="to" type="search" value="${filter.to ?? ''}" placeholder="someone@example.com"></div>
+  <div><label for="f-tag">Tag</label>
+  <input id="f-tag" name="tag" type="search" value="${filter.tag ?? ''}" placeholder="kind:receipt"></div>
+  <div><label for="f-from">From day (UTC)</label>
+  <input id="f-from" name="from" type="date" value="${filter.from ?? ''}"></div>
+  <div><label for="f-until">Until day (UTC)</label>
+  <input id="f-until" name="until" type="date" value="${filter.until ?? ''}"></div>
   <div><button type="submit">Filter</button></div>
 </form>
 ${
@@ -64,7 +75,7 @@ ${
 <thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
-    : html`<p class="empty">No emails${filter.status || filter.to ? ' match these filters' : ' yet'}.</p>`
+    : html`<p class="empty">No emails${Object.values(filter).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
 }
 ${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString({ ...filter, cursor: page.next_cursor })}" rel="next">Older emails →</a></p>` : ''}`,
   );

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { dialectOf, type Db } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { Email, EmailStatus, Environment, Recipient, RecipientDetails, RecipientKind, RecipientStatus, StoredAttachment } from './email.js';
@@ -220,6 +220,11 @@ export interface ListFilter {
   status?: EmailStatus | undefined;
   /** bare address, lower-case */
   to?: string | undefined;
+  tag?: { name: string; value: string } | undefined;
+  /** created_at ≥ this (ms) */
+  createdAfter?: number | undefined;
+  /** created_at < this (ms) */
+  createdBefore?: number | undefined;
 }
 
 /** Newest first by id (ids are time-ordered); one row more than asked tells whether a next page exists. */
@@ -228,6 +233,14 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   if (f.before) q.andWhere('id', '<', f.before);
   if (f.status) q.andWhere('status', f.status);
   if (f.to) q.whereIn('id', db('email_recipients').select('email_id').where({ project_id: projectId, address: f.to }));
+  if (f.tag) {
+    // tags are stored as JSON.stringify gives them: `"name":"value"` appears only as that member
+    // (a quote inside a value is escaped); an exact, case-sensitive substring on both databases
+    const member = `${JSON.stringify(f.tag.name)}:${JSON.stringify(f.tag.value)}`;
+    q.andWhereRaw(dialectOf(db) === 'pg' ? 'strpos(tags, ?) > 0' : 'instr(tags, ?) > 0', [member]);
+  }
+  if (f.createdAfter !== undefined) q.andWhere('created_at', '>=', f.createdAfter);
+  if (f.createdBefore !== undefined) q.andWhere('created_at', '<', f.createdBefore);
   const rows = (await q.orderBy('id', 'desc').limit(f.limit + 1)) as EmailRow[];
   const page = rows.slice(0, f.limit);
   const recipients = await recipientsOf(db, page.map((r) => r.id));

@@ -35,6 +35,9 @@ export const emailRoutes = [
         before: query.cursor,
         status: query.status,
         to: query.to === undefined ? undefined : recipientFilter(query.to),
+        tag: query.tag === undefined ? undefined : { name: query.tag.slice(0, query.tag.indexOf(':')), value: query.tag.slice(query.tag.indexOf(':') + 1) },
+        createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
+        createdBefore: query.created_before === undefined ? undefined : Date.parse(query.created_before),
       });
       return {
         status: 200,

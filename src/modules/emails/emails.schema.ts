@@ -67,6 +67,9 @@ export const ListEmailsQuery = Type.Object(
     cursor: Type.Optional(Type.String({ pattern: '^msg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
     status: Type.Optional(StringEnum(['queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed', 'scheduled'] as const)),
     to: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
+    tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}:', maxLength: 321, description: 'name:value, e.g. kind:receipt (the email carries this tag with this value)' })),
+    created_after: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after this time' })),
+    created_before: Type.Optional(Type.String({ format: 'date-time', description: 'created before this time' })),
   },
   { additionalProperties: false },
 );
