@@ -18,6 +18,9 @@
 //      old half, and the pruning rate in rows/s (bench/pruning-phase.ts)
 //   9. postfix: a private Postfix relaying the delivery phase's messages to the same sink, without and
 //      with OpenDKIM, when both are installed (bench/postfix-phase.ts; the bench installs nothing)
+//  10. dashboard: each dashboard page with sample data, a first visit in headless Chromium: the median
+//      time to interactive and to load, and the bytes transferred (bench/dashboard-phase.ts; an
+//      appliance of its own in this process; skipped when Chromium is absent)
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
@@ -41,6 +44,7 @@ import { inboundPhase, submissionPhase } from './smtp-phases.js';
 import { verifyPhase } from './verify-phase.js';
 import { webhookPhases } from './webhook-phase.js';
 import { postfixPhase } from './postfix-phase.js';
+import { dashboardPhase } from './dashboard-phase.js';
 import { targetTable } from './targets.js';
 import { preload } from './preload.js';
 import { pruningPhase } from './pruning-phase.js';
@@ -62,7 +66,7 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PRELOAD=N fills the database with N emails first (1000000 for issue 24's figure); the default
 // phases then include accept-pruning.
 const PRELOAD = Number(process.env.BENCH_PRELOAD ?? 0);
-const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify`).split(','));
+const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard`).split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -560,6 +564,11 @@ async function main() {
     step('verify: batches of 100 addresses on 100 new domains each, then the same domains cached');
     report.verify = await verifyPhase({ base, key: app.key, world, seconds: Math.max(3, seconds / 2) });
     step(`  ${JSON.stringify(report.verify)}`);
+  }
+  if (phases.has('dashboard')) {
+    step('dashboard: each page with sample data, a first visit in headless Chromium (median of 5)');
+    report.dashboard = await dashboardPhase();
+    step(`  ${JSON.stringify(report.dashboard)}`);
   }
   async function webhookPhase() {
     const r = await measured(app.child.pid!, () => webhookPhases({ base, key: app.key, api, hooks, step }));
