@@ -74,13 +74,55 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     expect(await page.evaluate(() => (globalThis as unknown as { mark?: number }).mark)).to.equal(42);
     expect(await state.getByRole('heading', { name: /Status/ }).textContent()).to.include('accepted');
     const types = await state.locator('.timeline .ev-type').allTextContents();
-    expect(types).to.include.members(['scheduled', 'sent', 'delivered']);
+    expect(types).to.include.members(['queued', 'scheduled', 'sent', 'delivered']);
+    expect(types[0]).to.equal('queued');
 
     // the HTML in a sandboxed frame (no scripts), the text part as text
     const frame = page.locator('iframe.preview');
     expect(await frame.getAttribute('sandbox')).to.equal('');
     expect(await page.frameLocator('iframe.preview').locator('b').textContent()).to.equal('Order 1');
     expect(await page.locator('pre.text-part').textContent()).to.equal('Hello Order 1');
+    await context.close();
+  });
+
+  it('can be used with the keyboard alone: sign in, skip to the content, open an email', async function () {
+    await send(a, 'Keyboard order');
+    const context = await browser.newContext({ baseURL: api.baseUrl });
+    const page = await context.newPage();
+    await page.goto('/dashboard/sign-in');
+    const focused = () => page.evaluate(() => {
+      const el = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null; tagName: string } | null } }).document.activeElement;
+      // a container (the page, <main>) by its tag only: its text is the whole page's
+      const interactive = el && ['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
+      return el ? `${el.tagName.toLowerCase()}#${el.id}${interactive ? `:${(el.textContent ?? '').trim()}` : ''}` : '';
+    });
+    for (let i = 0; i < 6 && !(await focused()).startsWith('input#key'); i++) await page.keyboard.press('Tab');
+    expect(await focused()).to.match(/^input#key/);
+    await page.keyboard.type(a.key);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/dashboard/emails');
+    // the first Tab lands on the skip link, which moves past the navigation
+    await page.keyboard.press('Tab');
+    expect(await focused()).to.equal('a#:Skip to content');
+    await page.keyboard.press('Enter');
+    expect(new URL(page.url()).hash).to.equal('#main');
+    // then on to the first email's link, and Enter opens it
+    expect(await focused()).to.equal('main#main');
+    for (let i = 0; i < 30 && !(await focused()).includes('Keyboard order'); i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/dashboard/emails/msg_*');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Keyboard order');
+    await context.close();
+  });
+
+  it("shows a bounce in the timeline with its type, reason and the server's diagnostic", async function () {
+    const r = await a.api.post('/v1/emails', { from: 'shop@example.com', to: ['bounced@simulator.posthorn.test'], subject: 'Bounce me', text: 'x' });
+    const { context, page } = await signedIn(browser, api.baseUrl, a.key);
+    await page.goto(`/dashboard/emails/${r.body.id}`);
+    const bounced = page.locator('.timeline li.t-email-bounced');
+    await bounced.waitFor({ timeout: 15_000 });
+    const text = (await bounced.textContent())!;
+    expect(text).to.include('bounce type').and.include('Permanent').and.include('reason').and.include('diagnostic');
     await context.close();
   });
 

@@ -127,7 +127,10 @@ ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
 <tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td></tr>`)}</tbody>
 </table></div>
 <h3>Timeline</h3>
-${events.length ? html`<ol class="timeline">${events.map(timelineEntry)}</ol>` : html`<p class="empty">No events yet.</p>`}
+<ol class="timeline">
+<li class="ev t-email-queued"><div class="ev-head"><span class="ev-type">queued</span> ${time(e.created_at)} <span class="muted">accepted by the API and stored</span></div></li>
+${events.map(timelineEntry)}
+</ol>
 </div>`;
 }
 

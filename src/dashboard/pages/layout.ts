@@ -45,7 +45,7 @@ export function layout(o: PageOptions, content: Html): Html {
     <form method="post" action="${BASE}/sign-out">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
   </div>` : ''}
 </header>
-<main id="main">
+<main id="main" tabindex="-1">
 ${content}
 </main>
 </body>
