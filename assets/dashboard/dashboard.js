@@ -12,25 +12,30 @@
     });
   }
 
-  function poll(el) {
+  // Refreshes every 1.5 s until the part says it is final; a server error (5xx) or a lost
+  // connection waits longer each time (up to 30 s) and tries again; signed out, or a page
+  // that is gone (4xx), stops it and leaves what is shown.
+  function poll(el, wait) {
     if (el.querySelector('[data-final]')) return;
+    wait = wait || 1500;
     setTimeout(function () {
       fetch(el.getAttribute('data-live-src'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
         .then(function (res) {
-          // signed out or gone: stop, and leave what is shown
-          if (!res.ok || res.redirected) return null;
+          if (res.redirected || (res.status >= 400 && res.status < 500)) return 'stop';
+          if (!res.ok) return null;
           return res.text();
         })
         .then(function (html) {
-          if (html === null) return;
+          if (html === 'stop') return;
+          if (html === null) return poll(el, Math.min(wait * 2, 30000));
           el.innerHTML = html;
           localize(el);
           poll(el);
         })
         .catch(function () {
-          poll(el);
+          poll(el, Math.min(wait * 2, 30000));
         });
-    }, 1500);
+    }, wait);
   }
 
   document.addEventListener('click', function (ev) {
@@ -70,5 +75,7 @@
   });
 
   localize(document);
-  document.querySelectorAll('[data-live-src]').forEach(poll);
+  document.querySelectorAll('[data-live-src]').forEach(function (el) {
+    poll(el);
+  });
 })();

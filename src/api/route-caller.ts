@@ -26,7 +26,7 @@ export function routeCaller(services: Services, routes: readonly RouteDef<Servic
     let found: { r: RouteDef<Services, Principal>; params: Record<string, string> } | null = null;
     for (const { r, pattern } of table) {
       const m = r.method === method ? pattern.exec(path) : null;
-      if (m) found = { r, params: Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)])) };
+      if (m) found = { r, params: Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeParam(v)])) };
       if (found) break;
     }
     if (!found) throw apiError('not_found', 'no such route');
@@ -46,6 +46,15 @@ export function routeCaller(services: Services, routes: readonly RouteDef<Servic
       header: () => undefined,
     });
   };
+}
+
+/** A path parameter as the router gives it; one that is not valid percent-encoding names nothing. */
+function decodeParam(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    throw apiError('not_found', 'no such resource');
+  }
 }
 
 /** `/v1/emails/:id` → a pattern whose named groups are the params. */

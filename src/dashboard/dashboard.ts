@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import { routeCaller } from '../api/route-caller.js';
 import type { Services } from '../api/services.js';
 import { ApiError } from '../lib/errors.js';
+import { RateLimiter } from '../lib/rate-limiter.js';
+import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
 import { serveAsset } from './assets.js';
@@ -21,6 +23,9 @@ export interface DashboardOptions {
   /** http.public_url: its scheme decides whether the cookie is Secure */
   publicUrl: string | null;
   logger: Logger;
+  /** limits.requests_per_second, per key, as in the API */
+  requestsPerSecond: number;
+  clock: Clock;
 }
 
 // No inline script or style anywhere: the pages load one script and one stylesheet of their own.
@@ -34,7 +39,8 @@ const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-s
  */
 export function dashboard(services: Services, o: DashboardOptions): Middleware {
   const router = new Router({ prefix: BASE, sensitive: true });
-  const deps: PagesDeps = { router, services, call: routeCaller(services), secure: o.publicUrl?.startsWith('https://') ?? false, signedIn: (h) => signedIn(services, h) };
+  const limiter = new RateLimiter(o.requestsPerSecond, o.clock);
+  const deps: PagesDeps = { router, services, call: routeCaller(services), secure: o.publicUrl?.startsWith('https://') ?? false, signedIn: (h) => signedIn(services, limiter, h) };
   router.get('/', deps.signedIn(async (ctx) => seeOther(ctx, `${BASE}/emails`)));
   sessionPages(deps);
   emailPages(deps);
@@ -67,11 +73,18 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
 }
 
 /** A handler behind sign-in: the session is resolved again at every request, and a POST must carry the session's CSRF token. */
-function signedIn(services: Services, handler: SignedInHandler) {
+function signedIn(services: Services, limiter: RateLimiter, handler: SignedInHandler) {
   return async (ctx: Context) => {
     const session = await services.sessions.resolve(ctx.cookies.get(COOKIE));
     if (!session) return redirectToSignIn(ctx);
     ctx.state.session = session;
+    // as for an API request: the request log (and GET /v1/logs) names the key, and its rate limit holds
+    ctx.state.principal = session.principal;
+    const wait = limiter.take(session.principal.key.id);
+    if (wait !== null) {
+      ctx.set('Retry-After', String(wait));
+      return page(ctx, 429, errorPage(session, 429, `Too many requests with this key: try again in ${wait} s.`));
+    }
     if (ctx.method === 'POST') {
       const form = await readForm(ctx);
       ctx.state.form = form;

@@ -1,6 +1,6 @@
 import { domainListPage, domainPage, type DomainJson, type InsightsJson } from './pages/domains.js';
 import { BASE } from './pages/layout.js';
-import { page, seeOther, type PagesDeps } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther } from './respond.js';
 
 /** Domains: the list, a domain with its records, settings and insights; verify now and save settings. */
 export function domainPages({ router, call, signedIn }: PagesDeps): void {
@@ -14,7 +14,7 @@ export function domainPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/domains/:id',
     signedIn(async (ctx, session) => {
-      const id = ctx.params.id!;
+      const id = idOf(ctx);
       const [d, insights] = await Promise.all([call(session.principal, 'GET', `/v1/domains/${id}`), call(session.principal, 'GET', `/v1/domains/${id}/insights`)]);
       page(ctx, 200, domainPage(session, d.body as DomainJson, insights.body as InsightsJson));
     }),
@@ -22,8 +22,8 @@ export function domainPages({ router, call, signedIn }: PagesDeps): void {
   router.post(
     '/domains/:id/verify',
     signedIn(async (ctx, session) => {
-      await call(session.principal, 'POST', `/v1/domains/${ctx.params.id}/verify`);
-      seeOther(ctx, `${BASE}/domains/${ctx.params.id}`);
+      await call(session.principal, 'POST', `/v1/domains/${idOf(ctx)}/verify`);
+      seeOther(ctx, `${BASE}/domains/${idOf(ctx)}`);
     }),
   );
   router.post(
@@ -33,8 +33,8 @@ export function domainPages({ router, call, signedIn }: PagesDeps): void {
       // an unticked checkbox is absent from the form: absent means off
       const body: Record<string, unknown> = { open_tracking: form.get('open_tracking') === 'true', click_tracking: form.get('click_tracking') === 'true' };
       for (const field of ['tls', 'custom_return_path']) if (form.get(field)) body[field] = form.get(field)!.trim();
-      await call(session.principal, 'PATCH', `/v1/domains/${ctx.params.id}`, { body });
-      seeOther(ctx, `${BASE}/domains/${ctx.params.id}`);
+      await call(session.principal, 'PATCH', `/v1/domains/${idOf(ctx)}`, { body });
+      seeOther(ctx, `${BASE}/domains/${idOf(ctx)}`);
     }),
   );
 }

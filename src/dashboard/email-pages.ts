@@ -1,7 +1,7 @@
 import type { RouteCaller } from '../api/route-caller.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
 import { emailListPage, emailPage, emailState, type EmailJson, type EventJson } from './pages/emails.js';
-import { EMAIL_CSP, page, text, type PagesDeps } from './respond.js';
+import { EMAIL_CSP, idOf, page, type PagesDeps, text } from './respond.js';
 
 
 /** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
@@ -19,22 +19,22 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/emails/:id',
     signedIn(async (ctx, session) => {
-      const [email, events] = await emailWithEvents(call, session, ctx.params.id!);
-      const content = (await call(session.principal, 'GET', `/v1/emails/${ctx.params.id}/content`)).body as { html: string | null; text: string | null };
-      page(ctx, 200, emailPage(session, email, events, content));
+      const [email, events] = await emailWithEvents(call, session, idOf(ctx));
+      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as { html: string | null; text: string | null };
+      page(ctx, 200, emailPage(session, email, events, content, Date.now()));
     }),
   );
   router.get(
     '/emails/:id/state',
     signedIn(async (ctx, session) => {
-      const [email, events] = await emailWithEvents(call, session, ctx.params.id!);
-      page(ctx, 200, emailState(email, events));
+      const [email, events] = await emailWithEvents(call, session, idOf(ctx));
+      page(ctx, 200, emailState(email, events, Date.now()));
     }),
   );
   router.get(
     '/emails/:id/html',
     signedIn(async (ctx, session) => {
-      const content = (await call(session.principal, 'GET', `/v1/emails/${ctx.params.id}/content`)).body as { html: string | null };
+      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as { html: string | null };
       ctx.set('Content-Security-Policy', EMAIL_CSP);
       ctx.set('X-Frame-Options', 'SAMEORIGIN');
       ctx.type = 'text/html; charset=utf-8';

@@ -43,6 +43,11 @@ export function seeOther(ctx: Context, to: string): void {
   ctx.redirect(to);
 }
 
+/** The route's :id, encoded again for the /v1 path it goes into (a `/` or `%` in it stays inside the id). */
+export function idOf(ctx: Context): string {
+  return encodeURIComponent(ctx.params.id!);
+}
+
 /** A query parameter's value, trimmed; undefined when absent or blank. */
 export function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { get } from 'node:http';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The dashboard's edge, over plain HTTP: what a browser is told and what it is refused.
 eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db) => {
@@ -94,6 +96,51 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     expect(await js.text()).to.include('data-live-src');
     expect((await fetch(`${api.baseUrl}/dashboard/assets/dashboard.css`)).headers.get('content-type')).to.include('text/css');
     for (const name of ['..%2Fpackage.json', 'dashboard.ts', '%2e%2e%2f%2e%2e%2fpackage.json']) expect((await fetch(`${api.baseUrl}/dashboard/assets/${name}`)).status).to.equal(404);
+  });
+
+  it("answers 404, not 500, for an id that is not valid percent-encoding, and keeps a / inside an id", async function () {
+    const { cookie } = await signIn();
+    for (const path of ['/dashboard/emails/%25', '/dashboard/domains/%E0%A4%A', '/dashboard/webhooks/a%2Fdeliveries']) {
+      const r = await fetch(`${api.baseUrl}${path}`, { headers: { cookie } });
+      expect(r.status, path).to.equal(404);
+    }
+  });
+
+  it("logs a signed-in page under its key (GET /v1/logs) and holds the key's rate limit", async function () {
+    const u = await api.tenant();
+    const { cookie } = await signIn(u.key);
+    expect((await fetch(`${api.baseUrl}/dashboard/emails?status=failed`, { headers: { cookie } })).status).to.equal(200);
+    const logged = await waitFor(async () => {
+      const lines = ((await u.api.get('/v1/logs')).body.data as Array<{ path: string; key_id: string; status: number }>).filter((l) => l.path === '/dashboard/emails');
+      return lines.length ? lines : null;
+    }, 5000, 'the dashboard request in the log');
+    expect(logged[0]).to.include({ key_id: u.keyId, status: 200 });
+
+    const slow = await startTestApi(db().store, { limits: { requests_per_second: 1 } });
+    try {
+      const r = await fetch(`${slow.baseUrl}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ key: u.key }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+      const c = r.headers.get('set-cookie')!.split(';')[0]!;
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${slow.baseUrl}/dashboard/emails`, { headers: { cookie: c } })).status);
+      expect(statuses).to.include(429);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  it('lets the browser revalidate its script and stylesheet (ETag, 304)', async function () {
+    const first = await fetch(`${api.baseUrl}/dashboard/assets/dashboard.js`);
+    const etag = first.headers.get('etag')!;
+    expect(first.headers.get('cache-control')).to.equal('no-cache');
+    expect(etag).to.match(/^"[A-Za-z0-9_-]{22}"$/);
+    // node:http, not fetch: fetch adds Cache-Control: no-cache to a conditional request, as the Fetch standard says
+    const status = await new Promise<number>((resolve, reject) => {
+      get(`${api.baseUrl}/dashboard/assets/dashboard.js`, { headers: { 'if-none-match': etag } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }).on('error', reject);
+    });
+    expect(status).to.equal(304);
   });
 
   it('is not served when dashboard.enabled is false', async function () {

@@ -81,14 +81,22 @@ ${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString(
   );
 }
 
-/** Whether nothing will change any more: the timeline stops refreshing then. */
-function settled(e: EmailJson, events: EventJson[]): boolean {
-  const waiting = ['queued', 'scheduled', 'submitting'].includes(e.status);
+// An email, or one of its recipients, in one of these may still change.
+const WAITING = ['queued', 'scheduled', 'submitting', 'deferred'];
+// An event's webhook deliveries appear once the dispatcher has fanned it out, a moment after the
+// event itself: an event younger than this may still get some.
+const FAN_OUT_GRACE_MS = 10_000;
+
+/** Whether nothing will change any more (`now`: ms): the timeline stops refreshing then. */
+export function settled(e: EmailJson, events: EventJson[], now: number): boolean {
+  // the email is `accepted` once one recipient is: others may still be queued or deferred
+  const waiting = WAITING.includes(e.status) || e.recipients.some((r) => WAITING.includes(r.status));
   const hooksPending = events.some((ev) => ev.webhook_deliveries.some((d) => d.status === 'pending'));
-  return !waiting && !hooksPending;
+  const recent = events.some((ev) => now - Date.parse(ev.created_at) < FAN_OUT_GRACE_MS);
+  return !waiting && !hooksPending && !recent;
 }
 
-export function emailPage(session: Session, e: EmailJson, events: EventJson[], content: { html: string | null; text: string | null }): Html {
+export function emailPage(session: Session, e: EmailJson, events: EventJson[], content: { html: string | null; text: string | null }, now: number): Html {
   return layout(
     { title: e.subject || e.id, section: '/emails', session },
     html`<p class="crumbs"><a href="${BASE}/emails">Emails</a></p>
@@ -105,7 +113,7 @@ export function emailPage(session: Session, e: EmailJson, events: EventJson[], c
   ${e.provider_message_id ? html`<div><dt>Message-ID</dt><dd><code>${e.provider_message_id}</code></dd></div>` : ''}
 </dl>
 <section aria-labelledby="h-state" data-live-src="${BASE}/emails/${e.id}/state" aria-live="polite">
-${emailState(e, events)}
+${emailState(e, events, now)}
 </section>
 <section aria-labelledby="h-content">
 <h2 id="h-content">Content</h2>
@@ -116,8 +124,8 @@ ${content.text !== null ? html`<h3>Text</h3><pre class="text-part">${content.tex
 }
 
 /** The part of an email's page that changes: its status, recipients and timeline (also served alone, for the live refresh). */
-export function emailState(e: EmailJson, events: EventJson[]): Html {
-  return html`<div${settled(e, events) ? html` data-final="true"` : ''}>
+export function emailState(e: EmailJson, events: EventJson[], now: number): Html {
+  return html`<div${settled(e, events, now) ? html` data-final="true"` : ''}>
 <h2 id="h-state">Status ${badge(e.status)}</h2>
 ${e.status_reason ? html`<p>${e.status_reason}</p>` : ''}
 ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
