@@ -16,6 +16,7 @@ import * as m0014 from './0014_suppression_list.js';
 import * as m0015 from './0015_request_logs.js';
 import * as m0016 from './0016_retention.js';
 import * as m0017 from './0017_dashboard_sessions.js';
+import * as m0018 from './0018_suppression_expiry.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0015_request_logs', m0015],
   ['0016_retention', m0016],
   ['0017_dashboard_sessions', m0017],
+  ['0018_suppression_expiry', m0018],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

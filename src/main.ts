@@ -151,6 +151,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
     { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
     { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
+    { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted` },
   ];
   started.push(startJobs(jobs, logger));
 }

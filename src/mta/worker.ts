@@ -180,7 +180,7 @@ export class QueueWorker implements WorkerRoom {
       const ids = [...new Set(claimed.map((q) => q.emailId))];
       await lockRows(trx, 'emails', ids);
       const read = await findEmailsById(trx, ids);
-      suppressed = await suppressedAmong(trx, read.flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))));
+      suppressed = await suppressedAmong(trx, read.flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))), now);
       // An attempt starts if any row of the email has someone left to send to; recipients all
       // suppressed since the 202 (a scheduled send) start none.
       const byId = new Map(read.map((e) => [e.id, e]));

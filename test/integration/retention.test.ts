@@ -186,7 +186,7 @@ eachDatabase('retention job (issue 24)', (db) => {
     expect([await exists('inbound_emails', recent.inboundId), await exists('events', recent.eventId)]).to.deep.equal([true, true]);
     expect(report.deleted.inbound_emails).to.be.at.least(1);
     expect(await rowsOf(email)).to.deep.equal(gone);
-    expect(await findSuppression(knex(), projectId, 'gone@example.test')).to.include({ emailId: email, reason: 'bounce' });
+    expect(await findSuppression(knex(), projectId, 'gone@example.test', Date.now())).to.include({ emailId: email, reason: 'bounce' });
   });
 
   it('runs as the appliance job on retention.schedule', async function () {

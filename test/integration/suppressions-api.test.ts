@@ -31,6 +31,36 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
     expectError(await t.api.delete('/v1/suppressions/someone%40example.com'), 404, 'not_found');
   });
 
+  it('ends a suppression at its expires_at: it blocks until then, nothing after, and the job deletes it', async function () {
+    const t = await api.tenant();
+    const until = new Date(Date.now() + 1500).toISOString();
+    const added = await t.api.post('/v1/suppressions', { email: 'brief@example.com', reason: 'bounce', expires_at: until });
+    expect(added.status).to.equal(201);
+    expect(added.body).to.include({ email: 'brief@example.com', reason: 'bounce', expires_at: until });
+    expect((await t.api.post('/v1/suppressions', { email: 'forever@example.com' })).body.expires_at).to.equal(null);
+    expectError(await send(t, 'brief@example.com'), 422, 'recipient_suppressed');
+
+    await new Promise((r) => setTimeout(r, Date.parse(until) - Date.now() + 50));
+    expect((await send(t, 'brief@example.com')).status).to.equal(202);
+    const listed = (await t.api.get('/v1/suppressions')).body.data.map((x: { email: string }) => x.email);
+    expect(listed).to.deep.equal(['forever@example.com']);
+    expectError(await t.api.delete('/v1/suppressions/brief%40example.com'), 404, 'not_found');
+    // suppressed again: a new entry, not the expired one's reason and date
+    const again = await t.api.post('/v1/suppressions', { email: 'brief@example.com' });
+    expect(again.status).to.equal(201);
+    expect(again.body).to.include({ reason: 'manual', expires_at: null });
+    expectError(await send(t, 'brief@example.com'), 422, 'recipient_suppressed');
+
+    expect((await t.api.post('/v1/suppressions', { email: 'gone@example.com', expires_at: new Date(Date.now() + 300).toISOString() })).status).to.equal(201);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await api.core.services.suppressions.pruneExpired()).to.be.at.least(1);
+    const rows = await db().store.knex('suppressions').where({ project_id: t.project.id }).select('address');
+    expect(rows.map((r: { address: string }) => r.address).sort()).to.deep.equal(['brief@example.com', 'forever@example.com']);
+
+    expectError(await t.api.post('/v1/suppressions', { email: 'late@example.com', expires_at: new Date(Date.now() - 1000).toISOString() }), 400, 'validation_error', 'expires_at');
+    expectError(await t.api.post('/v1/suppressions', { email: 'late@example.com', expires_at: 'tomorrow' }), 400, 'validation_error', 'expires_at');
+  });
+
   it('adding an address already suppressed changes nothing and answers 200 with its first reason', async function () {
     const t = await api.tenant();
     expect((await t.api.post('/v1/suppressions', { email: 'twice@example.com', reason: 'complaint' })).status).to.equal(201);

@@ -192,7 +192,7 @@ export class AcceptQueue implements Acceptor {
     const liveProjects = [...new Set(live.map((p) => p.project.id))];
     return {
       now,
-      suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address })))),
+      suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))), now),
       verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),
       projects: await findProjectsById(trx, liveProjects),
       usage: await usageCounts(trx, liveProjects, Object.values(periodsOf(now))),

@@ -9,6 +9,8 @@ export interface Suppression {
   reason: SuppressionReason;
   emailId: string | null;
   createdAt: number;
+  /** when it stops blocking (ms); null: never */
+  expiresAt: number | null;
 }
 
 /** Suppressions are per project: the key of a (project, bare lower-cased address) pair. */

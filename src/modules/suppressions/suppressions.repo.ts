@@ -1,9 +1,16 @@
+import type { Knex } from 'knex';
 import { escapeLike, type Db } from '../../store/db.js';
 
 import { suppressionKey, type Suppression, type SuppressionReason } from './suppression.js';
 
-/** The suppressed ones among (project, address) pairs, keyed by suppressionKey, with their reasons: one query for a whole batch. */
-export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; address: string }>): Promise<Map<string, SuppressionReason>> {
+/** In force at `now`: never expires, or not yet. */
+const inForce = (now: number) => (w: Knex.QueryBuilder) => w.whereNull('expires_at').orWhere('expires_at', '>', now);
+
+/**
+ * The suppressed ones among (project, address) pairs at `now`, keyed by
+ * suppressionKey, with their reasons: one query for a whole batch.
+ */
+export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; address: string }>, now: number): Promise<Map<string, SuppressionReason>> {
   const out = new Map<string, SuppressionReason>();
   if (!pairs.length) return out;
   const projects = [...new Set(pairs.map((p) => p.projectId))];
@@ -12,16 +19,18 @@ export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; 
     const rows = (await db('suppressions')
       .select('project_id', 'address', 'reason')
       .whereIn('project_id', projects)
-      .whereIn('address', addresses.slice(i, i + 5000))) as Array<{ project_id: string; address: string; reason: SuppressionReason }>;
+      .whereIn('address', addresses.slice(i, i + 5000))
+      .andWhere(inForce(now))) as Array<{ project_id: string; address: string; reason: SuppressionReason }>;
     for (const r of rows) out.set(suppressionKey(r.project_id, r.address), r.reason);
   }
   return out;
 }
 
-/** Add, keeping the first reason an address was suppressed for. */
-export async function addSuppression(db: Db, s: Suppression): Promise<void> {
+/** Add, keeping the first reason an address was suppressed for, unless that one has expired. */
+export async function addSuppression(db: Db, s: Omit<Suppression, 'expiresAt'> & { expiresAt?: number | null }): Promise<void> {
+  await db('suppressions').where({ project_id: s.projectId, address: s.address }).andWhere('expires_at', '<=', s.createdAt).delete();
   await db('suppressions')
-    .insert({ project_id: s.projectId, address: s.address, reason: s.reason, email_id: s.emailId, created_at: s.createdAt })
+    .insert({ project_id: s.projectId, address: s.address, reason: s.reason, email_id: s.emailId, created_at: s.createdAt, expires_at: s.expiresAt ?? null })
     .onConflict(['project_id', 'address'])
     .ignore();
 }
@@ -30,14 +39,22 @@ export async function removeSuppression(db: Db, projectId: string, address: stri
   return (await db('suppressions').where({ project_id: projectId, address }).delete()) > 0;
 }
 
-type SuppressionRow = { project_id: string; address: string; reason: SuppressionReason; email_id: string | null; created_at: number | string };
+type SuppressionRow = { project_id: string; address: string; reason: SuppressionReason; email_id: string | null; created_at: number | string; expires_at: number | string | null };
 
-const fromRow = (r: SuppressionRow): Suppression => ({ projectId: r.project_id, address: r.address, reason: r.reason, emailId: r.email_id, createdAt: Number(r.created_at) });
+const fromRow = (r: SuppressionRow): Suppression => ({
+  projectId: r.project_id,
+  address: r.address,
+  reason: r.reason,
+  emailId: r.email_id,
+  createdAt: Number(r.created_at),
+  expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+});
 
-const COLUMNS = ['project_id', 'address', 'reason', 'email_id', 'created_at'];
+const COLUMNS = ['project_id', 'address', 'reason', 'email_id', 'created_at', 'expires_at'];
 
-export async function findSuppression(db: Db, projectId: string, address: string): Promise<Suppression | null> {
-  const row = (await db('suppressions').select(COLUMNS).where({ project_id: projectId, address }).first()) as SuppressionRow | undefined;
+/** The address's suppression in force at `now`, if any. */
+export async function findSuppression(db: Db, projectId: string, address: string, now: number): Promise<Suppression | null> {
+  const row = (await db('suppressions').select(COLUMNS).where({ project_id: projectId, address }).andWhere(inForce(now)).first()) as SuppressionRow | undefined;
   return row ? fromRow(row) : null;
 }
 
@@ -54,8 +71,8 @@ export interface SuppressionFilter {
 }
 
 /** One page, newest first; `limit + 1` rows are read so that the caller knows whether more follow. */
-export async function pageOfSuppressions(db: Db, projectId: string, limit: number, after: SuppressionPosition | null, filter: SuppressionFilter): Promise<Suppression[]> {
-  const q = db('suppressions').select(COLUMNS).where({ project_id: projectId });
+export async function pageOfSuppressions(db: Db, projectId: string, limit: number, after: SuppressionPosition | null, filter: SuppressionFilter, now: number): Promise<Suppression[]> {
+  const q = db('suppressions').select(COLUMNS).where({ project_id: projectId }).andWhere(inForce(now));
   if (filter.reason) q.andWhere('reason', filter.reason);
   // Addresses are stored lower-cased, so LIKE's case rules (SQLite folds ASCII, PostgreSQL does not) do not matter.
   if (filter.contains) q.andWhereRaw(`address like ? escape '\\'`, [`%${escapeLike(filter.contains)}%`]);
@@ -67,7 +84,16 @@ export async function pageOfSuppressions(db: Db, projectId: string, limit: numbe
 }
 
 /** Every suppression of a project, newest first (the CLI's list). */
-export async function listSuppressions(db: Db, projectId: string): Promise<Suppression[]> {
-  const rows = (await db('suppressions').select(COLUMNS).where({ project_id: projectId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'address', order: 'asc' }])) as SuppressionRow[];
+export async function listSuppressions(db: Db, projectId: string, now: number): Promise<Suppression[]> {
+  const rows = (await db('suppressions').select(COLUMNS).where({ project_id: projectId }).andWhere(inForce(now)).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'address', order: 'asc' }])) as SuppressionRow[];
   return rows.map(fromRow);
+}
+
+/** Deletes up to `limit` suppressions expired by `now`; returns how many. */
+export async function deleteExpiredSuppressions(db: Db, now: number, limit: number): Promise<number> {
+  const expired = db('suppressions').select('project_id', 'address').where('expires_at', '<=', now).limit(limit);
+  const rows = (await expired) as Array<{ project_id: string; address: string }>;
+  let n = 0;
+  for (const r of rows) n += await db('suppressions').where({ project_id: r.project_id, address: r.address }).andWhere('expires_at', '<=', now).delete();
+  return n;
 }

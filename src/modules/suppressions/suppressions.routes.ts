@@ -30,7 +30,7 @@ export const suppressionRoutes = [
     summary: 'Suppress an address: nothing more is sent to it (201; 200 when it already was, with its first reason)',
     body: AddSuppressionBody,
     async handler({ services, principal, body }) {
-      const { suppression, created } = await services.suppressions.add(principal.project.id, body.email, body.reason);
+      const { suppression, created } = await services.suppressions.add(principal.project.id, body.email, body.reason, body.expires_at === undefined ? null : Date.parse(body.expires_at));
       return { status: created ? 201 : 200, body: presentSuppression(suppression) };
     },
   }),

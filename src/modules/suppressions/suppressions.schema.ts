@@ -17,6 +17,7 @@ export const AddSuppressionBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 320 }),
     reason: Type.Optional(StringEnum(SUPPRESSION_REASONS, { description: 'manual unless given: bounce or complaint when importing a list kept elsewhere' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'when the suppression ends (future); for ever unless given' })),
   },
   { additionalProperties: false },
 );

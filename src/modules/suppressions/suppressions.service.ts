@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { findProject } from '../projects/projects.repo.js';
 import type { Suppression, SuppressionReason } from './suppression.js';
-import { addSuppression, findSuppression, listSuppressions, pageOfSuppressions, removeSuppression, type SuppressionFilter, type SuppressionPosition } from './suppressions.repo.js';
+import { addSuppression, deleteExpiredSuppressions, findSuppression, listSuppressions, pageOfSuppressions, removeSuppression, type SuppressionFilter, type SuppressionPosition } from './suppressions.repo.js';
 
 // The one way suppressions are listed, added and removed by hand: the
 // /v1/suppressions routes and `posthorn suppression` both call it. The
@@ -39,12 +39,15 @@ export async function suppressAddress(
   input: string,
   reason: SuppressionReason = 'manual',
   field = 'email',
+  expiresAt: number | null = null,
 ): Promise<{ suppression: Suppression; created: boolean }> {
   const address = addressOf(input, field);
   await existingProject(deps, projectId);
-  const s: Suppression = { projectId, address, reason, emailId: null, createdAt: deps.clock.now() };
+  const now = deps.clock.now();
+  if (expiresAt !== null && expiresAt <= now) throw validationError('expires_at', 'must be in the future');
+  const s: Suppression = { projectId, address, reason, emailId: null, createdAt: now, expiresAt };
   return deps.store.tx(async (trx) => {
-    const before = await findSuppression(trx, projectId, address);
+    const before = await findSuppression(trx, projectId, address, now);
     if (before) return { suppression: before, created: false };
     await addSuppression(trx, s);
     return { suppression: s, created: true };
@@ -53,7 +56,7 @@ export async function suppressAddress(
 
 export async function listSuppressed(deps: SuppressionDeps, projectId: string): Promise<Suppression[]> {
   await existingProject(deps, projectId);
-  return listSuppressions(deps.store.reader, projectId);
+  return listSuppressions(deps.store.reader, projectId, deps.clock.now());
 }
 
 /** One page of a project's suppressions, newest first; the cursor is where the next page starts. */
@@ -63,7 +66,7 @@ export async function pageOfSuppressed(
   opts: { limit: number; cursor?: string | undefined } & SuppressionFilter,
 ): Promise<{ items: Suppression[]; nextCursor: string | null }> {
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor);
-  const rows = await pageOfSuppressions(deps.store.reader, projectId, opts.limit, after, { reason: opts.reason, contains: opts.contains?.toLowerCase() });
+  const rows = await pageOfSuppressions(deps.store.reader, projectId, opts.limit, after, { reason: opts.reason, contains: opts.contains?.toLowerCase() }, deps.clock.now());
   const items = rows.slice(0, opts.limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > opts.limit && last ? encodeCursor(last) : null };
@@ -75,7 +78,7 @@ export async function unsuppressAddress(deps: SuppressionDeps, projectId: string
   const parsed = parseAddress(input);
   const address = parsed.ok ? parsed.value.address.toLowerCase() : input.trim().toLowerCase();
   return deps.store.tx(async (trx) => {
-    const s = await findSuppression(trx, projectId, address);
+    const s = await findSuppression(trx, projectId, address, deps.clock.now());
     if (!s || !(await removeSuppression(trx, projectId, address))) throw notFound(`suppression of ${address}`);
     return s;
   });
@@ -95,7 +98,16 @@ export function decodeCursor(cursor: string): SuppressionPosition {
 export function suppressionService(deps: SuppressionDeps) {
   return {
     list: (projectId: string, opts: Parameters<typeof pageOfSuppressed>[2]) => pageOfSuppressed(deps, projectId, opts),
-    add: (projectId: string, email: string, reason?: SuppressionReason) => suppressAddress(deps, projectId, email, reason),
+    add: (projectId: string, email: string, reason?: SuppressionReason, expiresAt?: number | null) => suppressAddress(deps, projectId, email, reason, 'email', expiresAt ?? null),
+    /** The suppressions-prune job: expired ones deleted, 500 to a transaction. */
+    async pruneExpired(): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const n = await deps.store.tx((trx) => deleteExpiredSuppressions(trx, deps.clock.now(), 500));
+        total += n;
+        if (n < 500) return total;
+      }
+    },
     remove: (projectId: string, email: string) => unsuppressAddress(deps, projectId, email),
   };
 }
