@@ -32,7 +32,7 @@ export interface SinkOptions {
  * RCPT (the client's IP on a blocklist); tempfail.test
  * 451 at RCPT the first N times per address (local part tf<N>-…); drop.test
  * takes the whole message and closes without answering; cut.test closes
- * while the body is still arriving; slow.test holds the answer to DATA
+ * right after its 354, as the body starts arriving; slow.test holds the answer to DATA
  * (local part hold<ms>-…).
  */
 export class SmtpSink {
@@ -93,8 +93,11 @@ export class SmtpSink {
 
   private onData(stream: NodeJS.ReadableStream, session: SMTPServerSession, cb: (err?: Error | null, message?: string) => void): void {
     if (session.envelope.rcptTo.some((r) => r.address.toLowerCase().endsWith('@cut.test'))) {
-      // the connection dies while the body is still coming in
-      stream.once('data', () => this.dropConnection(session.id));
+      // The connection dies as the body starts coming in: right after the 354 (sent once this
+      // returns), not at the first chunk read. Waiting for a chunk let a busy test process read it
+      // late, after the client had handed the whole body to loopback's socket buffers (they take
+      // tens of MB), which the client rightly counts as ambiguous.
+      setImmediate(() => this.dropConnection(session.id));
       stream.resume();
       return;
     }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setProject } from '../../src/modules/projects/projects.service.js';
 import type { Tenant } from '../helpers/api.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
@@ -78,6 +79,27 @@ for (const kind of DATABASE_KINDS) {
       const listed = await t.api.get(`/v1/suppressions?email=${encodeURIComponent(e.to)}`);
       expect(listed.body.data).to.have.length(1);
       expect(listed.body.data[0]).to.include({ email: e.to, reason: 'bounce' });
+    });
+
+    it("ends a hard bounce's suppression after the project's bounce_suppression_days, and never a complaint's", async function () {
+      await setProject(w.api.deps, t.project.id, { bounceSuppressionDays: 30 });
+      try {
+        const e = await delivered();
+        const r = await smtpSend(port, { from: '', to: [e.verp], raw: deliveryStatus({ to: e.verp, recipient: e.to, status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 User unknown', original: e.raw }) });
+        expect(r.ok, JSON.stringify(r)).to.equal(true);
+        await waitEmail(t.api, e.id, (x) => x.recipients[0].status === 'bounced');
+        const listed = (await t.api.get(`/v1/suppressions?email=${encodeURIComponent(e.to)}`)).body.data[0];
+        expect(listed).to.include({ email: e.to, reason: 'bounce' });
+        expect(Date.parse(listed.expires_at) - Date.parse(listed.created_at)).to.equal(30 * 86_400_000);
+        expect(await suppressed(e.to)).to.equal(true);
+
+        const c = await delivered();
+        expect((await smtpSend(port, { from: '', to: [c.verp], raw: arfReport({ to: c.verp, recipient: c.to, original: c.raw }) })).ok).to.equal(true);
+        await waitEmail(t.api, c.id, (x) => x.recipients[0].status === 'complained');
+        expect((await t.api.get(`/v1/suppressions?email=${encodeURIComponent(c.to)}`)).body.data[0]).to.include({ reason: 'complaint', expires_at: null });
+      } finally {
+        await setProject(w.api.deps, t.project.id, { bounceSuppressionDays: 0 });
+      }
     });
 
     it('a DSN saying the sending IP is on a blocklist marks the recipient bounced (Transient, blocked) and does not suppress', async function () {

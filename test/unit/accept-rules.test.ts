@@ -11,7 +11,7 @@ const NOW = Date.parse('2026-11-25T10:00:00Z');
 const SIM = 'simulator.posthorn.test';
 const settings = { hostname: 'mta.test', routeOf: (env: string, a: string) => (env === 'live' ? a.slice(a.indexOf('@') + 1) : ''), testDomain: SIM };
 
-const project = (id: string, limits: Partial<Project['limits']> = {}): Project => ({ id, name: id, approved: true, suspended: false, limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...limits }, createdAt: 0, updatedAt: 0 });
+const project = (id: string, limits: Partial<Project['limits']> = {}): Project => ({ id, name: id, approved: true, suspended: false, limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...limits }, bounceSuppressionDays: 0, createdAt: 0, updatedAt: 0 });
 
 function send(p: Project, to: string[], over: Partial<AcceptRequest> & { body?: Record<string, unknown> } = {}): AcceptRequest {
   const { body, ...rest } = over;

@@ -9,6 +9,7 @@ export function presentProject(p: Project) {
     approved: p.approved,
     suspended: p.suspended,
     limits: { ...p.limits },
+    bounce_suppression_days: p.bounceSuppressionDays,
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
   };

@@ -17,6 +17,8 @@ export interface Project {
   approved: boolean;
   suspended: boolean;
   limits: ProjectLimits;
+  /** the suppressions its live mail adds for hard bounces end after this many days (0: never) */
+  bounceSuppressionDays: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -30,12 +32,13 @@ export interface ProjectRow {
   monthly_limit: number;
   domain_limit: number;
   verify_limit: number;
+  bounce_suppression_days: number;
   created_at: number;
   updated_at: number;
 }
 
 export const PROJECT_COLUMNS = [
-  'id', 'name', 'approved', 'suspended', 'daily_limit', 'monthly_limit', 'domain_limit', 'verify_limit', 'created_at', 'updated_at',
+  'id', 'name', 'approved', 'suspended', 'daily_limit', 'monthly_limit', 'domain_limit', 'verify_limit', 'bounce_suppression_days', 'created_at', 'updated_at',
 ] as const;
 
 export function projectFromRow(r: ProjectRow): Project {
@@ -45,6 +48,7 @@ export function projectFromRow(r: ProjectRow): Project {
     approved: Boolean(r.approved),
     suspended: Boolean(r.suspended),
     limits: { daily: Number(r.daily_limit), monthly: Number(r.monthly_limit), domains: Number(r.domain_limit), verifications: Number(r.verify_limit) },
+    bounceSuppressionDays: Number(r.bounce_suppression_days ?? 0),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -60,6 +64,7 @@ function toRow(p: Project): ProjectRow {
     monthly_limit: p.limits.monthly,
     domain_limit: p.limits.domains,
     verify_limit: p.limits.verifications,
+    bounce_suppression_days: p.bounceSuppressionDays,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   };

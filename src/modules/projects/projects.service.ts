@@ -14,6 +14,8 @@ export interface ProjectSettings {
   approved?: boolean;
   suspended?: boolean;
   limits?: Partial<ProjectLimits>;
+  /** 0: the suppressions of hard bounces never end */
+  bounceSuppressionDays?: number | undefined;
 }
 
 export async function createProject(deps: ProjectDeps, input: { name: string } & ProjectSettings): Promise<Project> {
@@ -27,6 +29,7 @@ export async function createProject(deps: ProjectDeps, input: { name: string } &
     approved: input.approved ?? false,
     suspended: input.suspended ?? false,
     limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...input.limits },
+    bounceSuppressionDays: checkDays(input.bounceSuppressionDays) ?? 0,
     createdAt: now,
     updatedAt: now,
   };
@@ -64,11 +67,17 @@ export async function setProject(deps: ProjectDeps, id: string, settings: Projec
       approved: settings.approved ?? p.approved,
       suspended: settings.suspended ?? p.suspended,
       limits: { ...p.limits, ...stripUndefined(settings.limits ?? {}) },
+      bounceSuppressionDays: checkDays(settings.bounceSuppressionDays) ?? p.bounceSuppressionDays,
       updatedAt: deps.clock.now(),
     };
     await updateProject(trx, next);
     return next;
   });
+}
+
+function checkDays(days: number | undefined): number | undefined {
+  if (days !== undefined && (!Number.isInteger(days) || days < 0 || days > 3650)) throw validationError('bounce_suppression_days', 'must be a whole number of days from 0 (never) to 3650');
+  return days;
 }
 
 function checkLimits(limits: Partial<ProjectLimits> | undefined): void {

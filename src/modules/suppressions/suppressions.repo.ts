@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { escapeLike, type Db } from '../../store/db.js';
 
+import { findProject } from '../projects/projects.repo.js';
 import { suppressionKey, type Suppression, type SuppressionReason } from './suppression.js';
 
 /** In force at `now`: never expires, or not yet. */
@@ -33,6 +34,18 @@ export async function addSuppression(db: Db, s: Omit<Suppression, 'expiresAt'> &
     .insert({ project_id: s.projectId, address: s.address, reason: s.reason, email_id: s.emailId, created_at: s.createdAt, expires_at: s.expiresAt ?? null })
     .onConflict(['project_id', 'address'])
     .ignore();
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * What live mail adds by itself (a hard bounce, a complaint): a bounce's
+ * suppression ends after its project's bounce_suppression_days when set; a
+ * complaint's never does.
+ */
+export async function suppressFromMail(db: Db, s: { projectId: string; address: string; reason: 'bounce' | 'complaint'; emailId: string; createdAt: number }): Promise<void> {
+  const days = s.reason === 'bounce' ? ((await findProject(db, s.projectId))?.bounceSuppressionDays ?? 0) : 0;
+  await addSuppression(db, { ...s, expiresAt: days > 0 ? s.createdAt + days * DAY_MS : null });
 }
 
 export async function removeSuppression(db: Db, projectId: string, address: string): Promise<boolean> {
