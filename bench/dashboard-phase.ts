@@ -34,13 +34,14 @@ export async function dashboardPhase(): Promise<DashboardFigures> {
         // a first visit each time: a new profile (nothing cached) with the session's cookie
         const fresh = await browser.newContext({ baseURL: sample.api.baseUrl, storageState: signed });
         const page = await fresh.newPage();
-        let bytes = 0;
-        const count = async (r: { body(): Promise<Buffer> }) => (bytes += (await r.body().catch(() => Buffer.alloc(0))).length);
-        page.on('response', count);
+        // each body's size, awaited before the sum: a response may still be read when the page is idle
+        const sizes: Array<Promise<number>> = [];
+        page.on('response', (r) => sizes.push(r.body().then((b) => b.length, () => 0)));
         await page.goto(path, { waitUntil: 'load' });
         const t = (await page.evaluate('JSON.stringify(performance.getEntriesByType("navigation")[0])')) as string;
         const nav = JSON.parse(t) as { domContentLoadedEventEnd: number; loadEventEnd: number };
         await page.waitForLoadState('networkidle');
+        const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
         await fresh.close();
         runs.push({ interactive: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, bytes });
       }

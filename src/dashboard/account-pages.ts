@@ -43,14 +43,16 @@ function suppressionPages({ router, call, signedIn }: PagesDeps): void {
       const form = ctx.state.form as URLSearchParams;
       const email = form.get('email')?.trim() ?? '';
       const reason = form.get('reason') || 'manual';
+      // a day: the suppression ends as it starts (00:00 UTC)
+      const until = form.get('until')?.trim() ?? '';
       try {
-        const r = await call(session.principal, 'POST', '/v1/suppressions', { body: { email, reason } });
+        const r = await call(session.principal, 'POST', '/v1/suppressions', { body: { email, reason, ...(until ? { expires_at: `${until}T00:00:00Z` } : {}) } });
         const stored = (r.body as SuppressionJson).email;
         seeOther(ctx, `${BASE}/suppressions${queryString(r.status === 201 ? { added: stored } : { kept: stored })}`);
       } catch (e) {
         if (!(e instanceof ApiError) || e.code !== 'validation_error') throw e;
         // sent back on the page it came from, with what was typed and what was wrong with it
-        page(ctx, 400, suppressionsPage(session, await listOf(session, {}), {}, { error: { message: e.message, email, reason } }));
+        page(ctx, 400, suppressionsPage(session, await listOf(session, {}), {}, { error: { message: e.message, email, reason, until } }));
       }
     }),
   );

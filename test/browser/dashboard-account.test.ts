@@ -117,6 +117,15 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     expect(await page.getByRole('status').textContent()).to.include('no longer suppressed');
     await page.getByText('No suppressed addresses yet.').waitFor();
     expect((await t.api.get('/v1/suppressions')).body.data).to.have.length(0);
+
+    // one that ends: until a day, as the API's expires_at at the start of that day (UTC)
+    const day = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Address to suppress').fill('bob@example.net');
+    await page.getByLabel('Until (UTC day; empty: for ever)').fill(day);
+    await page.getByRole('button', { name: 'Suppress address' }).click();
+    await page.waitForURL((u) => u.searchParams.get('added') === 'bob@example.net');
+    expect((await t.api.get('/v1/suppressions?email=bob@example.net')).body.data[0].expires_at).to.equal(`${day}T00:00:00.000Z`);
+    expect(await page.locator('tbody tr').first().textContent()).to.not.include('for ever');
     await context.close();
   });
 

@@ -8,6 +8,8 @@ export interface SuppressionJson {
   email: string;
   reason: string;
   created_at: string;
+  /** null: for ever */
+  expires_at: string | null;
 }
 
 export const SUPPRESSION_REASONS: readonly SuppressionReason[] = ['bounce', 'complaint', 'manual'];
@@ -24,7 +26,7 @@ export interface SuppressionNotice {
   kept?: string;
   removed?: string;
   /** the add form was refused: its message, and what was typed */
-  error?: { message: string; email: string; reason: string };
+  error?: { message: string; email: string; reason: string; until?: string };
 }
 
 const REASON_CLASS: Record<string, string> = { bounce: 'bounced', complaint: 'complained', manual: 'suppressed' };
@@ -49,7 +51,7 @@ ${
   list.data.length
     ? html`<div class="scroll"><table>
 <caption class="visually-hidden">Suppressed addresses, newest first</caption>
-<thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Address</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col">Until</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${list.data.map((s) => row(session, s))}</tbody>
 </table></div>`
     : html`<p class="empty">No suppressed addresses${filtered ? ' match these filters' : ' yet'}.</p>`
@@ -63,6 +65,7 @@ function row(session: Session, s: SuppressionJson): Html {
   <td class="addr">${s.email}</td>
   <td><span class="badge s-${REASON_CLASS[s.reason] ?? 'suppressed'}">${s.reason}</span></td>
   <td>${time(s.created_at)}</td>
+  <td>${s.expires_at ? time(s.expires_at) : html`<span class="muted">for ever</span>`}</td>
   <td><form method="post" action="${BASE}/suppressions/remove">${csrfField(session)}<input type="hidden" name="email" value="${s.email}"><button type="submit" class="secondary">Remove<span class="visually-hidden"> ${s.email}</span></button></form></td>
 </tr>`;
 }
@@ -78,6 +81,8 @@ function addForm(session: Session, error: SuppressionNotice['error']): Html {
   ${error ? html`<p class="error" id="s-error" role="alert">${error.message}</p>` : ''}
   <label for="s-reason">Reason to record</label>
   <select id="s-reason" name="reason">${SUPPRESSION_REASONS.map((r) => html`<option value="${r}"${r === reason ? html` selected` : ''}>${r}${r === 'manual' ? '' : ' (importing a list kept elsewhere)'}</option>`)}</select>
+  <label for="s-until">Until (UTC day; empty: for ever)</label>
+  <input id="s-until" name="until" type="date" value="${error?.until ?? ''}">
   <button type="submit">Suppress address</button>
 </form>
 </section>`;
