@@ -3,8 +3,8 @@ import { createHmac } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { startHookWorld, type HookWorld } from '../helpers/hook-world.js';
+import type { HttpsReceiver } from '../helpers/https-receiver.js';
 import { launchBrowser, signedIn } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,7 +13,7 @@ const SIM = 'simulator.posthorn.test';
 describe('the dashboard in a browser: webhook endpoints, their delivery log, replay and secret rotation', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-  let world: DnsWorld;
+  let hw: HookWorld;
   let hooks: HttpsReceiver;
   let api: TestApi;
   let browser: Browser;
@@ -22,14 +22,9 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
   before(async function () {
     db = freshSqlite();
     await db.store.migrateLatest();
-    world = await startDnsWorld();
-    hooks = await startReceiver();
-    world.add('hooks.test', 'A', '127.0.0.1');
-    api = await startTestApi(
-      db.store,
-      { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile } },
-      { roles: { mta: true, webhooks: true } },
-    );
+    hw = await startHookWorld();
+    hooks = hw.hooks;
+    api = await startTestApi(db.store, hw.config(), { roles: { mta: true, webhooks: true } });
     browser = await launchBrowser();
     t = await api.tenant();
     endpoint = (await t.api.post('/v1/webhooks', { url: hooks.url('/ok/dash'), description: 'orders' })).body;
@@ -39,8 +34,7 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
   after(async function () {
     await browser?.close();
     await api?.stop();
-    await hooks?.stop();
-    await world?.stop();
+    await hw?.stop();
     await db?.drop();
   });
 

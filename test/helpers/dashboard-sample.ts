@@ -1,7 +1,7 @@
 import { freshSqlite, type TestDatabase } from './databases.js';
 import { startTestApi, type TestApi } from './api.js';
-import { startDnsWorld, type DnsWorld } from './dns-world.js';
-import { startReceiver, type HttpsReceiver } from './https-receiver.js';
+import type { DnsWorld } from './dns-world.js';
+import { startHookWorld } from './hook-world.js';
 import { storedEmail } from './fixtures.js';
 import { smtpSend } from './smtp-client.js';
 import { client, type Client } from './http.js';
@@ -31,18 +31,12 @@ export interface DashboardSample {
 export async function dashboardSample(): Promise<DashboardSample> {
   const db: TestDatabase = freshSqlite();
   await db.store.migrateLatest();
-  const world: DnsWorld = await startDnsWorld();
-  const hooks: HttpsReceiver = await startReceiver();
-  world.add('hooks.test', 'A', '127.0.0.1');
+  const hw = await startHookWorld();
+  const { world, hooks } = hw;
+  const base = hw.config();
   const api = await startTestApi(
     db.store,
-    {
-      dns: { resolvers: [world.address], zone: 'dkim.posthorn.example' },
-      outbound: { hostname: 'mta.posthorn.example' },
-      network: { allow_private: true },
-      webhooks: { ca_file: hooks.caFile },
-      smtp: { inbound: { enabled: true, host: '127.0.0.1', port: 0 } },
-    },
+    { ...base, dns: { ...base.dns, zone: 'dkim.posthorn.example' }, outbound: { hostname: 'mta.posthorn.example' }, smtp: { inbound: { enabled: true, host: '127.0.0.1', port: 0 } } },
     { roles: { mta: true, webhooks: true, inbound: true } },
   );
   const project = await createProject(api.deps, { name: 'Acme Shop', approved: true });
@@ -89,8 +83,7 @@ export async function dashboardSample(): Promise<DashboardSample> {
     },
     async stop() {
       await api.stop();
-      await hooks.stop();
-      await world.stop();
+      await hw.stop();
       await db.drop();
     },
   };

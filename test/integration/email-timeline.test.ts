@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { startHookWorld, type HookWorld } from '../helpers/hook-world.js';
+import type { HttpsReceiver } from '../helpers/https-receiver.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -10,25 +10,19 @@ const SIM = 'simulator.posthorn.test';
 
 // GET /v1/emails/{id}/events and /content: what the dashboard's email page shows, for API clients too.
 eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /content)", (db) => {
-  let world: DnsWorld;
+  let hw: HookWorld;
   let hooks: HttpsReceiver;
   let api: TestApi;
   let t: Tenant;
   before(async function () {
-    world = await startDnsWorld();
-    hooks = await startReceiver();
-    world.add('hooks.test', 'A', '127.0.0.1');
-    api = await startTestApi(
-      db().store,
-      { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile } },
-      { roles: { mta: true, webhooks: true } },
-    );
+    hw = await startHookWorld();
+    hooks = hw.hooks;
+    api = await startTestApi(db().store, hw.config(), { roles: { mta: true, webhooks: true } });
     t = await api.tenant();
   });
   after(async function () {
     await api.stop();
-    await hooks.stop();
-    await world.stop();
+    await hw.stop();
   });
 
   const send = async (tenant: Tenant, to: string) => {

@@ -8,8 +8,8 @@ import { addSuppression, findSuppression } from '../../src/modules/suppressions/
 import type { Store } from '../../src/store/store.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { startHookWorld, type HookWorld } from '../helpers/hook-world.js';
+import type { HttpsReceiver } from '../helpers/https-receiver.js';
 import { waitFor } from '../helpers/wait.js';
 
 const DAY = 86_400_000;
@@ -26,27 +26,21 @@ describe('retention config (issue 24)', function () {
 });
 
 eachDatabase('retention job (issue 24)', (db) => {
-  let world: DnsWorld;
+  let hw: HookWorld;
   let hooks: HttpsReceiver;
   let api: TestApi;
 
   before(async function () {
-    world = await startDnsWorld();
-    hooks = await startReceiver();
-    world.add('hooks.test', 'A', '127.0.0.1');
+    hw = await startHookWorld();
+    hooks = hw.hooks;
     // The app keeps the real clock: ids never go back, so an id made on a clock moved ahead would
     // carry that time into every later id of the process. The job's clock is moved instead.
-    api = await startTestApi(
-      db().store,
-      // a failed webhook attempt is tried again 2 s later
-      { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile, retry_schedule: ['0s', '2s'] } },
-      { roles: { webhooks: true } },
-    );
+    // A failed webhook attempt is tried again 2 s later.
+    api = await startTestApi(db().store, hw.config({ retry_schedule: ['0s', '2s'] }), { roles: { webhooks: true } });
   });
   after(async function () {
     await api.stop();
-    await hooks.stop();
-    await world.stop();
+    await hw.stop();
   });
 
   const knex = () => db().store.knex;
