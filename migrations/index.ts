@@ -17,6 +17,7 @@ import * as m0015 from './0015_request_logs.js';
 import * as m0016 from './0016_retention.js';
 import * as m0017 from './0017_dashboard_sessions.js';
 import * as m0018 from './0018_suppression_expiry.js';
+import * as m0019 from './0019_dkim_rotation.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0016_retention', m0016],
   ['0017_dashboard_sessions', m0017],
   ['0018_suppression_expiry', m0018],
+  ['0019_dkim_rotation', m0019],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

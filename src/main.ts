@@ -8,6 +8,7 @@ import { buildCore, egressOptions, USER_AGENT, type Core } from './core.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
+import { advanceRotations, describeRotation } from './modules/domains/dkim-rotation.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
 import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
 import { describePrune } from './modules/retention/retention.service.js';
@@ -111,7 +112,8 @@ export async function startRoles(config: Config, core: Core, select: RoleSelecti
 async function startDnsRole({ config, core, running, started }: Starting): Promise<void> {
   if (!config.dns.server.enabled) return;
   const { zone, server } = config.dns;
-  const dns = await startDns({ zone, nameserver: config.outbound.hostname, host: server.host, port: server.port }, (token, selector) => publicKeyFor(core.deps.store.reader, token, selector), core.deps.logger);
+  const slice = { zone, nameserver: config.outbound.hostname, host: server.host, port: server.port, keyTtlSeconds: Math.ceil(config.dkim.keyTtlMs / 1000) };
+  const dns = await startDns(slice, (token, selector) => publicKeyFor(core.deps.store.reader, token, selector), core.deps.logger);
   started.push(dns);
   running.dnsPort = dns.port;
 }
@@ -142,15 +144,13 @@ async function startWebhooksRole({ config, core, started }: Starting): Promise<v
 async function startJobsRole({ config, core, started }: Starting): Promise<void> {
   const { store, clock, logger } = core.deps;
   const ttl = config.limits.idempotencyTtlMs;
+  const failedFor = (what: string) => (d: { name: string }, e: unknown) => logger.warn({ err: e, domain: d.name }, what);
   const jobs = [
-    {
-      name: 'domain_recheck',
-      schedule: config.jobs.domainRecheck,
-      run: async () => `${await recheckDomains(core.deps, (d, e) => logger.warn({ err: e, domain: d.name }, 'domain re-check failed'))} domain(s) changed status`,
-    },
+    { name: 'domain_recheck', schedule: config.jobs.domainRecheck, run: async () => `${await recheckDomains(core.deps, failedFor('domain re-check failed'))} domain(s) changed status` },
     { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
     { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
     { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
+    { name: 'dkim_rotation', schedule: config.dkim.schedule, run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))) },
     { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted` },
   ];
   started.push(startJobs(jobs, logger));

@@ -3,6 +3,7 @@ import Doctor from './commands/doctor.js';
 import DomainList from './commands/domain/list.js';
 import DomainShow from './commands/domain/show.js';
 import DomainVerify from './commands/domain/verify.js';
+import DomainRotateDkim from './commands/domain/rotate-dkim.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
@@ -37,6 +38,7 @@ export const COMMANDS = {
   'domain:list': DomainList,
   'domain:show': DomainShow,
   'domain:verify': DomainVerify,
+  'domain:rotate-dkim': DomainRotateDkim,
   'suppression:list': SuppressionList,
   'suppression:add': SuppressionAdd,
   'suppression:remove': SuppressionRemove,

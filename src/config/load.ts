@@ -59,6 +59,7 @@ export interface Config {
   };
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
   testDomain: string;
+  dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
   webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
   network: { allowPrivate: boolean };
@@ -117,9 +118,7 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
         throw new ConfigError(`config key "${key}[${i}]" ${(e as Error).message}`);
       }
     });
-  if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
-  if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
-  if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
+  checkCombinations(c);
   const relay = c.outbound.relay;
   return {
     configPath: path,
@@ -145,6 +144,7 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     },
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
     testDomain: c.test_domain.toLowerCase(),
+    dkim: { rotateAfterMs: parseDuration(c.dkim.rotate_after), retireAfterMs: parseDuration(c.dkim.retire_after), keyTtlMs: parseDuration(c.dkim.key_ttl), schedule: cronAt('dkim.schedule', c.dkim.schedule) },
     verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
     webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },
@@ -156,6 +156,13 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     metrics: { port: c.metrics.port, host: c.metrics.host },
     dashboard: { enabled: c.dashboard.enabled },
   };
+}
+
+/** Keys that are valid alone but not together. */
+function checkCombinations(c: RawConfig): void {
+  if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
+  if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
+  if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
 }
 
 /** A config key's cron expression, once node-cron accepts it. */

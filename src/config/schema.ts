@@ -106,6 +106,15 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    dkim: Type.Object(
+      {
+        rotate_after: Duration('180d', "a verified domain's DKIM key is replaced this long after it began signing, by the dkim_rotation job (0s: only by `posthorn domain rotate-dkim`)"),
+        retire_after: Duration('7d', 'how long a replaced DKIM key stays published, so that mail signed with it still verifies; then its record is removed'),
+        key_ttl: Duration('5m', "TTL of the zone's DKIM records; a new key signs only after the zone has served it longer than this and dns.resolvers see it"),
+        schedule: Type.String({ minLength: 9, default: '*/10 * * * *', description: 'cron expression (node-cron; a sixth, leading field counts seconds) of the dkim_rotation job' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     verify: Type.Object(
       {
         dns_timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 2000, description: 'per DNS lookup of address verification; a domain not answered in time is `unknown`' }),

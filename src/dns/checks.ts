@@ -64,8 +64,12 @@ async function judgeDkim(rec: ExpectedRecord, resolver: DnsResolver): Promise<Re
   const txt = (await orEmpty(resolver.resolveTxt(rec.name))).map((parts) => parts.join(''));
   const dkim = txt.filter((t) => /v=DKIM1/i.test(t) || /(^|;)\s*p=/.test(t));
   if (!dkim.length) return { dns: 'missing', seen: txt };
-  const key = (t: string) => /(?:^|;)\s*p=([A-Za-z0-9+/=\s]*)/.exec(t)?.[1]?.replace(/\s+/g, '');
-  return { dns: rec.publicKey && dkim.some((t) => key(t) === rec.publicKey) ? 'found' : 'mismatch', seen: dkim };
+  return { dns: rec.publicKey && dkim.some((t) => dkimPublicKeyOf(t) === rec.publicKey) ? 'found' : 'mismatch', seen: dkim };
+}
+
+/** The p= of a DKIM key record (RFC 6376 §3.6.1), whitespace removed. */
+export function dkimPublicKeyOf(record: string): string | undefined {
+  return /(?:^|;)\s*p=([A-Za-z0-9+/=\s]*)/.exec(record)?.[1]?.replace(/\s+/g, '');
 }
 
 async function judgeSpf(rec: ExpectedRecord, resolver: DnsResolver): Promise<RecordCheck> {

@@ -18,6 +18,8 @@ export interface ZoneServerOptions {
   port: number;
   lookup: DkimKeyLookup;
   logger?: Logger;
+  /** TTL of the key records (dkim.key_ttl): key rotation waits this long before signing with a new key */
+  keyTtlSeconds?: number;
 }
 
 export interface ZoneServer {
@@ -49,6 +51,7 @@ function chunk(text: string): string[] {
  */
 export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer> {
   const zone = normalizeName(o.zone);
+  const keyTtl = o.keyTtlSeconds ?? 300;
   const soa = (name: string): Answer => ({
     name,
     type: Packet.TYPE.SOA,
@@ -60,8 +63,9 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
     refresh: 3600,
     retry: 600,
     expiration: 604800,
-    // negative answers are cached briefly: a key may be added at any moment (RFC 2308)
-    minimum: 60,
+    // negative answers are cached briefly, never longer than a key: a key may be added at any
+    // moment (RFC 2308), and rotation counts on resolvers seeing it within the key TTL
+    minimum: Math.min(60, keyTtl),
   });
 
   const handle: DnsHandler = (request, send) => {
@@ -90,7 +94,7 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
       (key) => {
         if (!key) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
         if (selector === null || q.type !== Packet.TYPE.TXT) return reply(RCODE.NOERROR, [], [soa(zone)]);
-        reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 300, data: chunk(dkimTxtValue(key)) }]);
+        reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: keyTtl, data: chunk(dkimTxtValue(key)) }]);
       },
       (e: unknown) => {
         o.logger?.warn({ err: e, name }, 'DKIM key lookup failed');

@@ -82,7 +82,8 @@ export class LiveAttempt {
   }
 
   private async activeKey(domain: Domain): Promise<Signer['key'] | null> {
-    const id = `${domain.id}:${domain.activeSelector}`;
+    // A selector holds another key after a rotation has come round to it again: the id names the key, not the selector.
+    const id = `${domain.id}:${domain.activeSelector}:${domain.dkimActivatedAt}`;
     let key = this.keys.get(id);
     if (!key) {
       const pem = (await domainKeys(this.o.store.reader, domain.id)).find((k) => k.selector === domain.activeSelector)?.privateKeyPem;

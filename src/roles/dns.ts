@@ -8,6 +8,8 @@ export interface DnsSlice {
   nameserver: string;
   host: string;
   port: number;
+  /** dkim.key_ttl in seconds */
+  keyTtlSeconds?: number;
 }
 
 /** The authoritative DNS server of the DKIM zone (CONTRACT §5). */

@@ -12,7 +12,7 @@ const ARCHITECTURE = join(ROOT, 'docs', 'ARCHITECTURE.md');
 /** No I/O in these: they may name a repo, `store` or `net` module, or an I/O module of Node, only with `import type`. */
 const PURE = [
   ...['lifecycle', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
-  ...['verification', 'domain-state', 'insights'].map((f) => `modules/domains/${f}.ts`),
+  ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/domains/${f}.ts`),
   'mta/classify.ts',
   ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/bounces/${f}.ts`),
   'modules/verify/syntax.ts',

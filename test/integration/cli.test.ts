@@ -171,6 +171,29 @@ describe('posthorn domain (CONTRACT §3)', function () {
     expect((await api.get(`/v1/domains/${d.id}`)).body.status).to.equal('verified');
   });
 
+  it('rotate-dkim publishes a new key on a free selector by name or id, and refuses a second rotation while one is under way', async function () {
+    const api = client(server.baseUrl, key);
+    const d = (await api.post('/v1/domains', { domain: 'rotate-cli.example' })).body;
+    expect(d.dkim).to.include({ active_selector: 'ph1' });
+    expect(d.dkim.rotation).to.equal(null);
+    const r = await runCli(['domain', 'rotate-dkim', 'Rotate-CLI.example.', '--json', '--config', config]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.json.dkim.active_selector).to.equal('ph1');
+    expect(r.json.dkim.rotation.selector).to.equal('ph2');
+    // the zone serves the new key at once, and the API shows the rotation under way
+    const shown = (await api.get(`/v1/domains/${d.id}`)).body;
+    expect(shown.dkim.rotation).to.deep.equal(r.json.dkim.rotation);
+    expect(Date.parse(shown.dkim.rotation.signs_from) - Date.parse(shown.dkim.rotation.published_at)).to.equal(300_000);
+    const again = await runCli(['domain', 'rotate-dkim', d.id, '--json', '--config', config]);
+    expect(again.code).to.not.equal(0);
+    const err = JSON.parse(again.stderr).error;
+    expect(err.code).to.equal('conflict');
+    expect(err.message).to.include('already under way');
+    const text = await runCli(['domain', 'rotate-dkim', 'nope.example', '--config', config]);
+    expect(text.code).to.not.equal(0);
+    expect(text.stderr).to.include('nope.example');
+  });
+
   it('answers not_found for an unknown domain or project', async function () {
     const r = await runCli(['domain', 'show', 'dom_nope', '--json', '--config', config]);
     expect(r.code).to.not.equal(0);

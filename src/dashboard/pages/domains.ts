@@ -31,7 +31,7 @@ export interface InsightsJson {
   window_days: number;
   totals: Record<string, number>;
   rates: Record<string, number | null>;
-  setup: { dkim: string; spf_return_path: string; dmarc: string };
+  setup: { dkim: string; spf_return_path: string; dmarc: string; dkim_key?: { active_selector: string; next_rotation_at: string | null } };
   recommendations: Array<{ level: string; code: string; title: string; detail: string }>;
   thresholds: { bounce_rate: Threshold; complaint_rate: Threshold };
   daily: Array<{ date: string; recipients: number; delivered: number; bounced: number; complained: number; failed: number; bounce_rate: number; complaint_rate: number }>;
@@ -112,6 +112,7 @@ function insightsSection(i: InsightsJson): Html {
   <div><dt>Bounce rate</dt><dd>${percent(i.rates.bounced ?? 0)} <span class="muted">(watch at ${percent(i.thresholds.bounce_rate.watch)})</span></dd></div>
   <div><dt>Complaint rate</dt><dd>${percent(i.rates.complained ?? 0)} <span class="muted">(watch at ${percent(i.thresholds.complaint_rate.watch)})</span></dd></div>
   <div><dt>DKIM · SPF · DMARC</dt><dd>${i.setup.dkim} · ${i.setup.spf_return_path} · ${i.setup.dmarc}</dd></div>
+  ${i.setup.dkim_key ? html`<div><dt>Signing key</dt><dd>selector ${i.setup.dkim_key.active_selector}; next rotation ${i.setup.dkim_key.next_rotation_at?.slice(0, 10) ?? 'only by hand'}</dd></div>` : ''}
 </dl>
 ${i.recommendations.length ? html`<ul class="recommendations">${i.recommendations.map((r) => html`<li class="rec-${r.level}"><strong>${r.title}</strong> <span class="badge">${r.level}</span><br>${r.detail}</li>`)}</ul>` : ''}
 <h3>Recipients per day</h3>

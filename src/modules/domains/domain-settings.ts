@@ -6,14 +6,17 @@ export interface DomainConfigSlice {
   outbound: { hostname: string };
   testDomain: string;
   http: { publicUrl: string | null };
+  dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number };
 }
 
 export function domainSettings(config: DomainConfigSlice): DomainSettings {
+  const { rotateAfterMs, retireAfterMs, keyTtlMs } = config.dkim;
   return {
     zone: config.dns.zone,
     hostname: config.outbound.hostname,
     testDomain: config.testDomain,
     trackingAvailable: config.http.publicUrl !== null,
     checkTimeoutMs: 5000,
+    dkim: { rotateAfterMs, retireAfterMs, keyTtlMs },
   };
 }

@@ -1,6 +1,7 @@
 import { iso } from '../../lib/time.js';
 import type { Domain } from './domains.repo.js';
 import type { ExpectedRecord } from './records.js';
+import type { presentDkim } from './dkim-rotation.js';
 
 export function presentRecords(d: Domain, records: ExpectedRecord[]) {
   return records.map((r) => ({
@@ -16,7 +17,7 @@ export function presentRecords(d: Domain, records: ExpectedRecord[]) {
 }
 
 /** interface §2.2 */
-export function presentDomain(d: Domain, records: ExpectedRecord[], trackingAvailable: boolean) {
+export function presentDomain(d: Domain, records: ExpectedRecord[], trackingAvailable: boolean, dkim: ReturnType<typeof presentDkim>) {
   const required = records.filter((r) => r.required);
   return {
     id: d.id,
@@ -40,5 +41,7 @@ export function presentDomain(d: Domain, records: ExpectedRecord[], trackingAvai
     tracking: { opens: d.openTracking, clicks: d.clickTracking, available: trackingAvailable },
     tls: d.tls,
     custom_return_path: d.returnPath,
+    // the signing key and its rotation (docs/domains.md "Key rotation")
+    dkim,
   };
 }

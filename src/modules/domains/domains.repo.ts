@@ -1,6 +1,7 @@
 import type { Db } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import type { DomainStatus } from './domain-state.js';
+import type { KeySlot, KeyState } from './dkim-rotation.js';
 
 export interface StoredCheck {
   dns: 'found' | 'missing' | 'mismatch';
@@ -24,15 +25,15 @@ export interface Domain {
   returnPath: string;
   dkimToken: string;
   activeSelector: string;
+  /** when signing moved to the active selector's key (dkim-rotation.ts) */
+  dkimActivatedAt: number;
   checks: Record<string, StoredCheck>;
   createdAt: number;
   updatedAt: number;
 }
 
-export interface DomainKey {
-  selector: string;
+export interface DomainKey extends KeySlot {
   privateKeyPem: string;
-  publicKey: string;
 }
 
 interface DomainRow {
@@ -50,6 +51,7 @@ interface DomainRow {
   return_path: string;
   dkim_token: string;
   active_selector: string;
+  dkim_activated_at: number | null;
   checks: string | null;
   created_at: number;
   updated_at: number;
@@ -57,7 +59,7 @@ interface DomainRow {
 
 const COLUMNS = [
   'id', 'project_id', 'name', 'region', 'status', 'failure_reason', 'verified_at', 'last_checked_at', 'open_tracking', 'click_tracking',
-  'tls', 'return_path', 'dkim_token', 'active_selector', 'checks', 'created_at', 'updated_at',
+  'tls', 'return_path', 'dkim_token', 'active_selector', 'dkim_activated_at', 'checks', 'created_at', 'updated_at',
 ] as const;
 
 const num = (v: number | null) => (v == null ? null : Number(v));
@@ -78,6 +80,7 @@ function fromRow(r: DomainRow): Domain {
     returnPath: r.return_path,
     dkimToken: r.dkim_token,
     activeSelector: r.active_selector,
+    dkimActivatedAt: Number(r.dkim_activated_at ?? r.created_at),
     checks: r.checks ? (JSON.parse(r.checks) as Record<string, StoredCheck>) : {},
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
@@ -100,6 +103,7 @@ function toRow(d: Domain): DomainRow {
     return_path: d.returnPath,
     dkim_token: d.dkimToken,
     active_selector: d.activeSelector,
+    dkim_activated_at: d.dkimActivatedAt,
     checks: JSON.stringify(d.checks),
     created_at: d.createdAt,
     updated_at: d.updatedAt,
@@ -108,7 +112,11 @@ function toRow(d: Domain): DomainRow {
 
 export async function insertDomain(db: Db, d: Domain, keys: DomainKey[]): Promise<void> {
   await db('domains').insert(toRow(d));
-  await db('domain_keys').insert(keys.map((k) => ({ domain_id: d.id, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: d.createdAt })));
+  await db('domain_keys').insert(keys.map((k) => keyRow(d.id, k)));
+}
+
+function keyRow(domainId: string, k: DomainKey) {
+  return { domain_id: domainId, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: k.publishedAt, published_at: k.publishedAt, state: k.state, retire_at: k.retireAt };
 }
 
 export async function updateDomain(db: Db, d: Domain): Promise<void> {
@@ -162,12 +170,51 @@ export async function countDomains(db: Db, projectId: string): Promise<number> {
 }
 
 export async function domainKeys(db: Db, domainId: string): Promise<DomainKey[]> {
-  const rows = (await db('domain_keys').select('selector', 'private_key', 'public_key').where({ domain_id: domainId }).orderBy('selector')) as Array<{
+  const rows = (await db('domain_keys').select('selector', 'private_key', 'public_key', 'state', 'published_at', 'created_at', 'retire_at').where({ domain_id: domainId }).orderBy('selector')) as Array<{
     selector: string;
     private_key: string;
     public_key: string;
+    state: string;
+    published_at: number | null;
+    created_at: number;
+    retire_at: number | null;
   }>;
-  return rows.map((r) => ({ selector: r.selector, privateKeyPem: r.private_key, publicKey: r.public_key }));
+  return rows.map((r) => ({
+    selector: r.selector,
+    privateKeyPem: r.private_key,
+    publicKey: r.public_key,
+    state: r.state as KeyState,
+    publishedAt: Number(r.published_at ?? r.created_at),
+    retireAt: num(r.retire_at),
+  }));
+}
+
+/** A selector's key replaced by a new one (rotation: the selector was free or held a standby key). */
+export async function putKey(db: Db, domainId: string, k: DomainKey): Promise<void> {
+  await db('domain_keys').where({ domain_id: domainId, selector: k.selector }).delete();
+  await db('domain_keys').insert(keyRow(domainId, k));
+}
+
+export async function setKeyState(db: Db, domainId: string, k: Pick<KeySlot, 'selector' | 'state' | 'retireAt'>): Promise<void> {
+  await db('domain_keys').where({ domain_id: domainId, selector: k.selector }).update({ state: k.state, retire_at: k.retireAt });
+}
+
+/** Retired keys' rows go, and with them their records in the zone. */
+export async function deleteKeys(db: Db, domainId: string, selectors: string[]): Promise<void> {
+  if (selectors.length) await db('domain_keys').where({ domain_id: domainId }).whereIn('selector', selectors).delete();
+}
+
+/**
+ * The domains the rotation job has something to do for: a key pending or
+ * retiring, or a verified domain whose active key began signing before
+ * `activatedBefore` (null: rotation by age is off).
+ */
+export async function domainsToRotate(db: Db, activatedBefore: number | null): Promise<Domain[]> {
+  const q = db('domains')
+    .select(COLUMNS)
+    .whereIn('id', db('domain_keys').select('domain_id').whereIn('state', ['pending', 'retiring']));
+  if (activatedBefore !== null) q.orWhere((w) => w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore));
+  return ((await q.orderBy('id')) as DomainRow[]).map(fromRow);
 }
 
 /**

@@ -17,6 +17,8 @@ import type { Domain, TlsMode } from './domains.repo.js';
 import { applyCheck, stillCurrent } from './verification.js';
 import { DKIM_SELECTORS, expectedRecords, type ExpectedRecord } from './records.js';
 import { presentDomain } from './domains.presenter.js';
+import { nextRotationAt, presentDkim, type RotationSettings } from './dkim-rotation.js';
+import { iso } from '../../lib/time.js';
 
 const DAY_MS = 86_400_000;
 
@@ -31,6 +33,8 @@ export interface DomainSettings {
   trackingAvailable: boolean;
   /** per DNS check */
   checkTimeoutMs: number;
+  /** dkim.*: key rotation */
+  dkim: RotationSettings;
 }
 
 export interface DomainDeps {
@@ -61,9 +65,9 @@ export interface DomainPatch {
 
 export async function createDomain(deps: DomainDeps, project: Project, input: DomainInput): Promise<Domain> {
   const name = domainNameOf(input, deps.domains);
-  // Key generation is CPU work: do it before the transaction, not inside it.
-  const keys = await generateDomainKeys();
   const now = deps.clock.now();
+  // Key generation is CPU work: do it before the transaction, not inside it.
+  const keys = await generateDomainKeys(now);
   const domain: Domain = {
     id: newId('domain', now),
     projectId: project.id,
@@ -79,6 +83,7 @@ export async function createDomain(deps: DomainDeps, project: Project, input: Do
     returnPath: input.custom_return_path ?? 'send',
     dkimToken: randomBytes(10).toString('hex'),
     activeSelector: DKIM_SELECTORS[0],
+    dkimActivatedAt: now,
     checks: {},
     createdAt: now,
     updatedAt: now,
@@ -145,6 +150,14 @@ export async function getDomainById(deps: Pick<DomainDeps, 'store'>, id: string)
   return d;
 }
 
+/** The operator's view (CLI): a domain by id (dom_…) or by name, of any project. */
+export async function getDomainByIdOrName(deps: Pick<DomainDeps, 'store'>, given: string): Promise<Domain> {
+  const name = normalizeDomainName(given);
+  const d = given.startsWith('dom_') ? await repo.findDomainById(deps.store.knex, given) : name.ok ? await repo.findDomainByName(deps.store.knex, name.name) : null;
+  if (!d) throw notFound(`domain ${given}`);
+  return d;
+}
+
 export function listDomains(deps: Pick<DomainDeps, 'store'>, projectId: string): Promise<Domain[]> {
   return repo.listDomains(deps.store.knex, projectId);
 }
@@ -188,8 +201,8 @@ export async function deleteDomain(deps: Pick<DomainDeps, 'store'>, projectId: s
   });
 }
 
-export async function recordsOf(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain): Promise<ExpectedRecord[]> {
-  const keys = await repo.domainKeys(deps.store.knex, d.id);
+export async function recordsOf(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain, keys?: repo.DomainKey[]): Promise<ExpectedRecord[]> {
+  keys ??= await repo.domainKeys(deps.store.knex, d.id);
   return expectedRecords({
     domain: d.name,
     returnPath: d.returnPath,
@@ -224,7 +237,8 @@ export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 
   // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
   const since = deps.clock.now() - days * DAY_MS;
   const [counts, daily] = await Promise.all([insightCounts(deps.store.reader, d.projectId, d.name, since), insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS)]);
-  return computeInsights(d.name, days, counts, insightSetup(d, deps.domains.trackingAvailable), { counts: daily, today });
+  const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) } };
+  return computeInsights(d.name, days, counts, setup, { counts: daily, today });
 }
 
 /** The jobs.domain_recheck job: pending ones (to verify or give up) and live ones (to notice lost records). */
@@ -244,7 +258,8 @@ export async function recheckDomains(deps: DomainDeps, onError: (d: Domain, e: u
 
 /** The domain as the API and the CLI show it: with the records to publish and the last check of each. */
 export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain) {
-  return presentDomain(d, await recordsOf(deps, d), deps.domains.trackingAvailable);
+  const keys = await repo.domainKeys(deps.store.knex, d.id);
+  return presentDomain(d, await recordsOf(deps, d, keys), deps.domains.trackingAvailable, presentDkim(d, keys, deps.domains.dkim));
 }
 
 /** What the /v1/domains routes use. */

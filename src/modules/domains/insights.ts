@@ -30,6 +30,8 @@ export interface InsightSetup {
   spf_return_path: 'aligned' | 'missing';
   dmarc: 'missing' | 'monitoring' | 'enforced';
   tracking: { opens: boolean; clicks: boolean };
+  /** the signing key and its next rotation (dkim-rotation.ts) */
+  dkim_key?: { active_selector: string; next_rotation_at: string | null };
 }
 
 export type RecommendationLevel = 'info' | 'warning' | 'critical';
