@@ -18,6 +18,7 @@ import * as m0016 from './0016_retention.js';
 import * as m0017 from './0017_dashboard_sessions.js';
 import * as m0018 from './0018_suppression_expiry.js';
 import * as m0019 from './0019_dkim_rotation.js';
+import * as m0020 from './0020_blocklists.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0017_dashboard_sessions', m0017],
   ['0018_suppression_expiry', m0018],
   ['0019_dkim_rotation', m0019],
+  ['0020_blocklists', m0020],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -21,6 +21,7 @@ import { sessionService } from './modules/sessions/sessions.service.js';
 import { RequestLogService } from './modules/logs/logs.service.js';
 import { RetentionService } from './modules/retention/retention.service.js';
 import { usageService } from './modules/usage/usage.service.js';
+import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
 import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
@@ -51,6 +52,7 @@ export interface CoreDeps {
   resolver: DnsResolver;
   tracking: TrackingDeps;
   domains: DomainSettings;
+  blocklists: BlocklistSettings;
   auth: KeyAuthenticator;
 }
 
@@ -95,6 +97,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     resolver,
     tracking: { store, clock, publicUrl: config.http.publicUrl, key: trackingKey(store) },
     domains: domainSettings(config),
+    blocklists: blocklistSettings(config),
     auth: new KeyAuthenticator({ store, clock }),
   };
   return {
@@ -135,6 +138,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
+    blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),
     retention: new RetentionService({ store, clock }, { days: config.retention.days }),
   };

@@ -9,6 +9,7 @@ import { PACKAGE_VERSION } from './config/package-root.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
 import { advanceRotations, describeRotation } from './modules/domains/dkim-rotation.service.js';
+import { blocklistChecker, checkBlocklists, describeBlocklistRun } from './modules/blocklists/blocklists.service.js';
 import { publicKeyFor } from './modules/domains/domains.repo.js';
 import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
 import { describePrune } from './modules/retention/retention.service.js';
@@ -144,6 +145,8 @@ async function startWebhooksRole({ config, core, started }: Starting): Promise<v
 async function startJobsRole({ config, core, started }: Starting): Promise<void> {
   const { store, clock, logger } = core.deps;
   const ttl = config.limits.idempotencyTtlMs;
+  // one checker for the process: it keeps each list's answers for their TTL
+  const blocklists = blocklistChecker(config.dns.resolvers, clock, config.blocklists.queriesPerSecond);
   const failedFor = (what: string) => (d: { name: string }, e: unknown) => logger.warn({ err: e, domain: d.name }, what);
   const jobs = [
     { name: 'domain_recheck', schedule: config.jobs.domainRecheck, run: async () => `${await recheckDomains(core.deps, failedFor('domain re-check failed'))} domain(s) changed status` },
@@ -151,6 +154,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
     { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
     { name: 'dkim_rotation', schedule: config.dkim.schedule, run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))) },
+    { name: 'blocklist_check', schedule: config.blocklists.schedule, run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)) },
     { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted` },
   ];
   started.push(startJobs(jobs, logger));

@@ -7,6 +7,7 @@ import type { MetricsService } from '../modules/health/metrics.service.js';
 import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { RetentionService } from '../modules/retention/retention.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
+import type { BlocklistService } from '../modules/blocklists/blocklists.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
@@ -30,6 +31,7 @@ export interface Services {
   verify: VerifyService;
   suppressions: SuppressionService;
   usage: UsageService;
+  blocklists: BlocklistService;
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;

@@ -60,6 +60,7 @@ export interface Config {
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
   testDomain: string;
   dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
+  blocklists: { lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null; ips: string[]; schedule: string; queriesPerSecond: number };
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
   webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
   network: { allowPrivate: boolean };
@@ -145,6 +146,7 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
     testDomain: c.test_domain.toLowerCase(),
     dkim: { rotateAfterMs: parseDuration(c.dkim.rotate_after), retireAfterMs: parseDuration(c.dkim.retire_after), keyTtlMs: parseDuration(c.dkim.key_ttl), schedule: cronAt('dkim.schedule', c.dkim.schedule) },
+    blocklists: { lists: c.blocklists.lists, ips: c.blocklists.ips, schedule: cronAt('blocklists.schedule', c.blocklists.schedule), queriesPerSecond: c.blocklists.queries_per_second },
     verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
     webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },

@@ -115,6 +115,18 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    blocklists: Type.Object(
+      {
+        lists: Nullable(
+          Type.Array(Type.Object({ zone: Type.String({ minLength: 1 }), kind: StringEnum(['ip', 'domain'] as const), name: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false }), { maxItems: 50 }),
+          'the DNS blocklists to watch, each `{zone, kind: ip|domain, name?}`; null: the built-in public lists (docs/blocklists.md); [] turns the checks off',
+        ),
+        ips: Type.Array(Type.String({ minLength: 2 }), { default: [], maxItems: 64, description: "the appliance's outbound IP addresses to check; empty: the public addresses outbound.hostname resolves to" }),
+        schedule: Type.String({ minLength: 9, default: '41 */4 * * *', description: 'cron expression (node-cron; a sixth, leading field counts seconds) of the blocklist_check job' }),
+        queries_per_second: Type.Number({ exclusiveMinimum: 0, maximum: 1000, default: 10, description: 'blocklist queries started per second at most, through dns.resolvers' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     verify: Type.Object(
       {
         dns_timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 2000, description: 'per DNS lookup of address verification; a domain not answered in time is `unknown`' }),

@@ -19,6 +19,7 @@ import { DKIM_SELECTORS, expectedRecords, type ExpectedRecord } from './records.
 import { presentDomain } from './domains.presenter.js';
 import { nextRotationAt, presentDkim, type RotationSettings } from './dkim-rotation.js';
 import { iso } from '../../lib/time.js';
+import { listingsOf } from '../blocklists/blocklists.repo.js';
 
 const DAY_MS = 86_400_000;
 
@@ -237,7 +238,9 @@ export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 
   // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
   const since = deps.clock.now() - days * DAY_MS;
   const [counts, daily] = await Promise.all([insightCounts(deps.store.reader, d.projectId, d.name, since), insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS)]);
-  const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) } };
+  const listings = await listingsOf(deps.store.reader, d.name);
+  const blocklisted = listings.map((c) => ({ target: c.target, kind: c.kind, list: c.zone, since: iso(c.since) }));
+  const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) }, blocklisted };
   return computeInsights(d.name, days, counts, setup, { counts: daily, today });
 }
 

@@ -32,6 +32,8 @@ export interface InsightSetup {
   tracking: { opens: boolean; clicks: boolean };
   /** the signing key and its next rotation (dkim-rotation.ts) */
   dkim_key?: { active_selector: string; next_rotation_at: string | null };
+  /** the DNS blocklists that list the domain or the appliance's IPs at their last check (blocklists module) */
+  blocklisted?: Array<{ target: string; kind: 'ip' | 'domain'; list: string; since: string }>;
 }
 
 export type RecommendationLevel = 'info' | 'warning' | 'critical';
@@ -107,6 +109,20 @@ export function dailySeries(counts: DailyCounts[], today: number, days: number) 
   });
 }
 
+/** A DNS blocklist that lists the domain or the appliance's IPs (docs/blocklists.md). */
+function listingWarnings(setup: InsightSetup): Recommendation[] {
+  if (!setup.blocklisted?.length) return [];
+  const where = setup.blocklisted.map((b) => `${b.target} on ${b.list}`).join(', ');
+  return [
+    {
+      level: 'warning',
+      code: 'blocklisted',
+      title: 'A DNS blocklist lists this mail',
+      detail: `Listed: ${where}. Receivers that use these lists refuse or junk the mail. Find the cause (a compromised sender, a list bought or old, a spam trap hit), fix it, then ask each list to remove the listing; GET /v1/blocklists shows each answer.`,
+    },
+  ];
+}
+
 function recommend(rates: { bounced: number; complained: number }, setup: InsightSetup): Recommendation[] {
   const out: Recommendation[] = [];
   if (rates.complained >= COMPLAINT_RATE_WATCH) {
@@ -127,6 +143,7 @@ function recommend(rates: { bounced: number; complained: number }, setup: Insigh
       detail: `The bounce rate is ${pct(rates.bounced)}; keep it under ${pct(BOUNCE_RATE_WATCH)} (${pct(BOUNCE_RATE_AT_RISK)} puts the domain at risk). Check addresses at signup and stop sending to addresses that bounced.`,
     });
   }
+  out.push(...listingWarnings(setup));
   if (setup.dkim !== 'verified') {
     out.push({
       level: setup.dkim === 'failing' ? 'critical' : 'warning',
