@@ -19,6 +19,7 @@ import * as m0017 from './0017_dashboard_sessions.js';
 import * as m0018 from './0018_suppression_expiry.js';
 import * as m0019 from './0019_dkim_rotation.js';
 import * as m0020 from './0020_blocklists.js';
+import * as m0021 from './0021_dmarc_reports.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0018_suppression_expiry', m0018],
   ['0019_dkim_rotation', m0019],
   ['0020_blocklists', m0020],
+  ['0021_dmarc_reports', m0021],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -4,6 +4,7 @@ import DomainList from './commands/domain/list.js';
 import DomainShow from './commands/domain/show.js';
 import DomainVerify from './commands/domain/verify.js';
 import DomainRotateDkim from './commands/domain/rotate-dkim.js';
+import DmarcImport from './commands/dmarc/import.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
@@ -39,6 +40,7 @@ export const COMMANDS = {
   'domain:show': DomainShow,
   'domain:verify': DomainVerify,
   'domain:rotate-dkim': DomainRotateDkim,
+  'dmarc:import': DmarcImport,
   'suppression:list': SuppressionList,
   'suppression:add': SuppressionAdd,
   'suppression:remove': SuppressionRemove,

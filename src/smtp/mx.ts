@@ -43,7 +43,7 @@ export async function startMxListener(o: ListenerOptions, inbound: InboundServic
           if (!raw) return cb(smtpError(552, `5.3.4 message larger than ${o.maxBytes} bytes`));
           const list = targets.get(session) ?? [];
           const done = await inbound.deliver(session.envelope.mailFrom ? session.envelope.mailFrom.address : '', list, raw);
-          o.logger.info({ kind: done.kind, applied: done.applied, received: done.received, bytes: raw.length }, 'inbound message stored');
+          o.logger.info({ kind: done.kind, applied: done.applied, received: done.received, bytes: raw.length, ...(done.dmarcReports ? { dmarc: done.dmarcReports } : {}) }, 'inbound message stored');
           cb(null, done.received.length ? `2.0.0 received as ${done.received.join(', ')}` : '2.0.0 report accepted');
         },
       ).catch((e: Error) => {

@@ -66,6 +66,7 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('domain:show', ['domain', 'show', 'dom_nope', '--json', ...C]);
     await run('domain:verify', ['domain', 'verify', '--json', 'dom_nope', ...C]);
     await run('domain:rotate-dkim', ['domain', 'rotate-dkim', 'nope.example', ...C, '--json']);
+    await run('dmarc:import', ['dmarc', 'import', join(dir, 'missing.xml'), '--json', ...C]);
     await run('queue:stats', ['queue', 'stats', ...C, '--json']);
     await run('queue:show', ['queue', 'show', 'msg_nope', '--json', ...C]);
     await run('queue:retry', ['queue', 'retry', 'msg_nope', ...C, '--json']);

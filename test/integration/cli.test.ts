@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { runCli, startServe, writeConfig, type ServeProcess } from '../helpers/process.js';
 import { client } from '../helpers/http.js';
@@ -192,6 +193,25 @@ describe('posthorn domain (CONTRACT §3)', function () {
     const text = await runCli(['domain', 'rotate-dkim', 'nope.example', '--config', config]);
     expect(text.code).to.not.equal(0);
     expect(text.stderr).to.include('nope.example');
+  });
+
+  it('dmarc import stores a real report (xs4all.nl, gzip) once for the registered domain it is about, and says why it refuses others', async function () {
+    const api = client(server.baseUrl, key);
+    expect((await api.post('/v1/domains', { domain: 'ueber.net' })).status).to.equal(201);
+    const file = fileURLToPath(new URL('../fixtures/dmarc/xs4all-01.xml.gz', import.meta.url));
+    const r = await runCli(['dmarc', 'import', file, '--json', '--config', config]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.json).to.include({ object: 'dmarc_report', stored: true, domain: 'ueber.net', org_name: 'xs4all.nl', rows: 1, messages: 1 });
+    expect(r.json.id).to.match(/^dmr_/);
+    const again = await runCli(['dmarc', 'import', file, '--json', '--config', config]);
+    expect(again.json).to.include({ stored: false, id: null });
+    const hostile = fileURLToPath(new URL('../fixtures/dmarc/hostile/xxe.xml', import.meta.url));
+    const refused = await runCli(['dmarc', 'import', hostile, '--json', '--config', config]);
+    expect(refused.code).to.not.equal(0);
+    expect(JSON.parse(refused.stderr).error).to.include({ code: 'validation_error' });
+    expect(JSON.parse(refused.stderr).error.message).to.include('unsafe_xml').and.not.include('root:');
+    const unknown = fileURLToPath(new URL('../fixtures/dmarc/fastmail-01.xml', import.meta.url));
+    expect(JSON.parse((await runCli(['dmarc', 'import', unknown, '--json', '--config', config])).stderr).error.code).to.equal('not_found');
   });
 
   it('answers not_found for an unknown domain or project', async function () {

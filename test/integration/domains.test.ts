@@ -110,7 +110,8 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(optional).to.deep.equal([
         ['return_path', 'MX', `send.${name}`, 'mta.appliance.test'],
         ['spf', 'TXT', `send.${name}`, 'v=spf1 a:mta.appliance.test ~all'],
-        ['dmarc', 'TXT', `_dmarc.${name}`, 'v=DMARC1; p=none;'],
+        // monitoring only, the aggregate reports mailed to the appliance at the return path (docs/dmarc.md)
+        ['dmarc', 'TXT', `_dmarc.${name}`, `v=DMARC1; p=none; rua=mailto:dmarc+${dkim[0].value.split('.')[1]}@send.${name};`],
       ]);
       expect(d.tracking).to.deep.equal({ opens: false, clicks: false, available: true });
       expect(JSON.stringify(d)).to.not.match(/PRIVATE KEY|BEGIN/);

@@ -7,6 +7,7 @@ export interface DomainConfigSlice {
   testDomain: string;
   http: { publicUrl: string | null };
   dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number };
+  blocklists: { ips: string[] };
 }
 
 export function domainSettings(config: DomainConfigSlice): DomainSettings {
@@ -18,5 +19,6 @@ export function domainSettings(config: DomainConfigSlice): DomainSettings {
     trackingAvailable: config.http.publicUrl !== null,
     checkTimeoutMs: 5000,
     dkim: { rotateAfterMs, retireAfterMs, keyTtlMs },
+    outboundIps: config.blocklists.ips,
   };
 }

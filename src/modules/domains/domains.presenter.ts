@@ -13,7 +13,18 @@ export function presentRecords(d: Domain, records: ExpectedRecord[]) {
     ...(r.priority !== undefined ? { priority: r.priority } : {}),
     ttl: 'auto',
     dns: d.checks[r.key]?.dns ?? 'unchecked',
+    ...(r.purpose === 'dmarc' ? dmarcNote(d, r) : {}),
   }));
+}
+
+/** A domain that already publishes its own DMARC record is told how to add the appliance's report address to it. */
+function dmarcNote(d: Domain, r: ExpectedRecord): { note?: string } {
+  const check = d.checks[r.key];
+  const address = /rua=mailto:([^;]+);/.exec(r.value)?.[1];
+  const published = check?.dns === 'found' ? check.seen[0] : undefined;
+  if (!address || !published || published.toLowerCase().includes(address.toLowerCase())) return {};
+  const rua = /(?:^|;)\s*rua\s*=\s*([^;]*)/i.exec(published)?.[1]?.trim();
+  return { note: rua ? `To receive DMARC reports here, add the address to the record's rua tag: rua=${rua},mailto:${address}` : `To receive DMARC reports here, add rua=mailto:${address}; to the record` };
 }
 
 /** interface §2.2 */

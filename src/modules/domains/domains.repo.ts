@@ -142,6 +142,12 @@ export async function findDomainById(db: Db, id: string): Promise<Domain | null>
 // the MX listener asks for every envelope recipient: a prepared statement
 const byName = prepared<DomainRow>((db, name) => db('domains').select(COLUMNS).where('name', name as string), 1);
 
+/** The domain whose DKIM token (the label its CNAMEs and its DMARC report address carry) this is. */
+export async function findDomainByToken(db: Db, token: string): Promise<Domain | null> {
+  const row = (await db('domains').select(COLUMNS).where({ dkim_token: token }).first()) as DomainRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
 export async function findDomainByName(db: Db, name: string): Promise<Domain | null> {
   const row = (await byName(db, name))[0];
   return row ? fromRow(row) : null;

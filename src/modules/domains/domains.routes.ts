@@ -76,4 +76,16 @@ export const domainRoutes = [
       return { status: 200, body: await services.domains.insights(d, query.days) };
     },
   }),
+  route({
+    method: 'GET',
+    path: '/v1/domains/:id/dmarc',
+    scope: 'domains:manage',
+    summary:
+      "What receivers' DMARC aggregate reports of the last days say of the domain: totals, aligned DKIM and SPF pass rates, per reporter and per source IP, and the sources that send as the domain but are not this appliance",
+    query: InsightsQuery,
+    async handler({ services, principal, params, query }) {
+      const d = await services.domains.get(principal.project.id, params.id!);
+      return { status: 200, body: await services.domains.dmarc(d, query.days) };
+    },
+  }),
 ];

@@ -20,6 +20,8 @@ import { presentDomain } from './domains.presenter.js';
 import { nextRotationAt, presentDkim, type RotationSettings } from './dkim-rotation.js';
 import { iso } from '../../lib/time.js';
 import { listingsOf } from '../blocklists/blocklists.repo.js';
+import { dmarcTotals } from '../dmarc/dmarc-summary.js';
+import { dmarcSummaryOf, domainDmarc } from './domain-dmarc.js';
 
 const DAY_MS = 86_400_000;
 
@@ -36,6 +38,8 @@ export interface DomainSettings {
   checkTimeoutMs: number;
   /** dkim.*: key rotation */
   dkim: RotationSettings;
+  /** blocklists.ips: the appliance's outbound addresses when configured (else outbound.hostname's) */
+  outboundIps: readonly string[];
 }
 
 export interface DomainDeps {
@@ -233,15 +237,19 @@ export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain>
 }
 
 /** interface §2.3 over the last `days` days of the domain's live mail. */
-export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains'>, d: Domain, days: number) {
+export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains' | 'resolver'>, d: Domain, days: number) {
   const today = Math.floor(deps.clock.now() / DAY_MS);
   // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
   const since = deps.clock.now() - days * DAY_MS;
-  const [counts, daily] = await Promise.all([insightCounts(deps.store.reader, d.projectId, d.name, since), insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS)]);
-  const listings = await listingsOf(deps.store.reader, d.name);
+  const [counts, daily, listings, dmarc] = await Promise.all([
+    insightCounts(deps.store.reader, d.projectId, d.name, since),
+    insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS),
+    listingsOf(deps.store.reader, d.name),
+    dmarcSummaryOf(deps, d, days),
+  ]);
   const blocklisted = listings.map((c) => ({ target: c.target, kind: c.kind, list: c.zone, since: iso(c.since) }));
   const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) }, blocklisted };
-  return computeInsights(d.name, days, counts, setup, { counts: daily, today });
+  return computeInsights(d.name, days, counts, setup, { counts: daily, today }, dmarcTotals(dmarc));
 }
 
 /** The jobs.domain_recheck job: pending ones (to verify or give up) and live ones (to notice lost records). */
@@ -275,6 +283,7 @@ export function domainService(deps: DomainDeps) {
     delete: (projectId: string, id: string) => deleteDomain(deps, projectId, id),
     verify: (d: Domain) => verifyDomain(deps, d),
     insights: (d: Domain, days: number) => domainInsights(deps, d, days),
+    dmarc: (d: Domain, days: number) => domainDmarc(deps, d, days),
     describe: (d: Domain) => describeDomain(deps, d),
   };
 }

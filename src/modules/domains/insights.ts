@@ -1,4 +1,5 @@
 import { dmarcPolicy } from '../../dns/checks.js';
+import type { DmarcTotals } from '../dmarc/dmarc-summary.js';
 import type { Domain } from './domains.repo.js';
 import { BOUNCE_RATE_AT_RISK, BOUNCE_RATE_WATCH, COMPLAINT_RATE_AT_RISK, COMPLAINT_RATE_WATCH } from './insights-thresholds.js';
 
@@ -71,7 +72,7 @@ const ratio = (n: number, d: number) => (d > 0 ? n / d : 0);
  * fractions of the recipients whose outcome is known: delivered and bounced
  * of those that reached a final answer, complaints of those delivered.
  */
-export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }) {
+export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }, dmarc: DmarcTotals | null = null) {
   const reached = totals.delivered + totals.bounced + totals.failed;
   const rates = {
     delivered: ratio(totals.delivered, reached),
@@ -80,10 +81,10 @@ export function computeInsights(domain: string, windowDays: number, totals: Insi
     opened: setup.tracking.opens ? ratio(totals.opened, totals.delivered) : null,
     clicked: setup.tracking.clicks ? ratio(totals.clicked, totals.delivered) : null,
   };
-  const recommendations = recommend(rates, setup);
+  const recommendations = [...recommend(rates, setup), ...dmarcRecommendations(dmarc, setup, windowDays)];
   const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
   const thresholds = { bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK }, complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK } };
-  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays) };
+  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays), dmarc_reports: dmarc };
 }
 
 /**
@@ -107,6 +108,43 @@ export function dailySeries(counts: DailyCounts[], today: number, days: number) 
       complaint_rate: ratio(c.complained, c.delivered),
     };
   });
+}
+
+/** Below this much of its own mail passing at receivers, the appliance's signing or return path is broken somewhere. */
+const OWN_PASS_WATCH = 0.98;
+/** DMARC reports must show this much of all mail passing, over 28 days at least, before p=quarantine is safe. */
+const ENFORCE_PASS = 0.99;
+const ENFORCE_DAYS = 28;
+
+/** What the receivers' DMARC aggregate reports of the window say (docs/dmarc.md). */
+function dmarcRecommendations(d: DmarcTotals | null, setup: InsightSetup, windowDays: number): Recommendation[] {
+  if (!d || d.messages === 0) return [];
+  const out: Recommendation[] = [];
+  if (d.this_appliance_pass_rate !== null && d.this_appliance_messages >= 10 && d.this_appliance_pass_rate < OWN_PASS_WATCH) {
+    out.push({
+      level: 'warning',
+      code: 'dmarc_alignment_failing',
+      title: "Receivers report this appliance's mail failing DMARC",
+      detail: `Only ${pct(d.this_appliance_pass_rate)} of ${d.this_appliance_messages} messages from this appliance passed aligned DKIM or SPF. Check that the DKIM records still resolve and that the return path's MX and SPF are published.`,
+    });
+  }
+  if (d.unknown_sources > 0) {
+    out.push({
+      level: setup.dmarc === 'enforced' ? 'info' : 'warning',
+      code: 'unknown_senders',
+      title: 'Others send mail as this domain',
+      detail: `${d.unknown_messages} messages from ${d.unknown_sources} source(s) that are not this appliance used this domain in From. A service you use (a CRM, a help desk) needs its own DKIM and SPF; anything else is spoofing, which an enforced DMARC policy stops. GET /v1/domains/{id}/dmarc lists them.`,
+    });
+  }
+  if (setup.dmarc === 'monitoring' && windowDays >= 30 && d.days_covered >= ENFORCE_DAYS && (d.dmarc_pass_rate ?? 0) >= ENFORCE_PASS) {
+    out.push({
+      level: 'info',
+      code: 'ready_for_enforcement',
+      title: 'Ready for an enforced DMARC policy',
+      detail: `For ${d.days_covered} days receivers reported ${pct(d.dmarc_pass_rate!)} of the domain's mail passing DMARC. Move the policy to p=quarantine, then p=reject, so that nobody else can send as the domain.`,
+    });
+  }
+  return out;
 }
 
 /** A DNS blocklist that lists the domain or the appliance's IPs (docs/blocklists.md). */

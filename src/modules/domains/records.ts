@@ -15,7 +15,16 @@ export interface RecordSettings {
 }
 
 export const spfValue = (hostname: string) => `v=spf1 a:${hostname} ~all`;
-export const DMARC_START = 'v=DMARC1; p=none;';
+/**
+ * Where receivers mail the domain's DMARC aggregate reports (docs/dmarc.md):
+ * at its return-path subdomain, whose MX is the appliance, so that the
+ * address is in the domain's own organisational domain and needs no
+ * external-destination record (RFC 7489 §7.1). The token names the domain.
+ */
+export const dmarcReportAddress = (token: string, returnPath: string, domain: string) => `dmarc+${token}@${returnPath}.${domain}`;
+
+/** The starting policy: monitoring only, with reports to the appliance. */
+export const dmarcStart = (reportAddress: string) => `v=DMARC1; p=none; rua=mailto:${reportAddress};`;
 
 /**
  * The records of interface §2.2: three DKIM CNAMEs into the appliance's zone
@@ -38,6 +47,6 @@ export function expectedRecords(s: RecordSettings): ExpectedRecord[] {
     ),
     { key: 'return_path:mx', purpose: 'return_path', required: false, type: 'MX', name: rp, value: s.hostname, priority: 10 },
     { key: 'spf:txt', purpose: 'spf', required: false, type: 'TXT', name: rp, value: spfValue(s.hostname) },
-    { key: 'dmarc:txt', purpose: 'dmarc', required: false, type: 'TXT', name: `_dmarc.${s.domain}`, value: DMARC_START },
+    { key: 'dmarc:txt', purpose: 'dmarc', required: false, type: 'TXT', name: `_dmarc.${s.domain}`, value: dmarcStart(dmarcReportAddress(s.token, s.returnPath, s.domain)) },
   ];
 }

@@ -6,7 +6,9 @@ import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
 import { readReport, type Report } from '../bounces/report.js';
 import { emailOfMessageId, readVerp } from '../bounces/verp.js';
-import { findDomainByName, type Domain } from '../domains/domains.repo.js';
+import { findDomainByName, findDomainByToken, type Domain } from '../domains/domains.repo.js';
+import { reportsOfMessage } from '../dmarc/report-mail.js';
+import { storeMailedReports } from '../dmarc/dmarc.service.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
@@ -26,16 +28,19 @@ export interface InboundDeps {
 /** Who an envelope recipient of the MX listener is, or null: refused at RCPT (never an open relay). */
 export type Target =
   | { kind: 'report'; address: string; emailId: string | null; recipientId: string | null }
-  | { kind: 'receive'; address: string; projectId: string };
+  | { kind: 'receive'; address: string; projectId: string }
+  | { kind: 'dmarc'; address: string; domainId: string; projectId: string; domain: string };
 
 /** Local parts at outbound.hostname that take reports (RFC 5321 §4.5.1 postmaster; feedback loops are registered to abuse@ or fbl@). */
 const REPORT_BOXES = new Set(['postmaster', 'abuse', 'fbl', 'feedback', 'arf']);
 
 export interface Delivered {
   /** what the message was read as, for the log */
-  kind: Report['kind'] | 'received';
+  kind: Report['kind'] | 'received' | 'dmarc_report';
   applied: number;
   received: string[];
+  /** DMARC aggregate reports stored (a report received before is not stored again) */
+  dmarcReports?: { stored: number; duplicate: number; refused: string[] };
 }
 
 /**
@@ -66,11 +71,20 @@ export class InboundService {
     if (at <= 0) return null;
     const local = address.slice(0, at).toLowerCase();
     const host = address.slice(at + 1).toLowerCase();
+    const dmarc = /^dmarc\+([0-9a-f]{20})$/.exec(local);
+    if (dmarc) return this.dmarcTarget(address, host, dmarc[1]!);
     const verp = readVerp(address);
     if (verp) return (await this.returnPathHost(host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
     if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
     const domain = await this.domain(host);
     return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
+  }
+
+  /** dmarc+<token>@ the domain's return-path subdomain (the address its DMARC record gives) or outbound.hostname. */
+  private async dmarcTarget(address: string, host: string, token: string): Promise<Target | null> {
+    const d = await findDomainByToken(this.deps.store.reader, token);
+    if (!d || (host !== `${d.returnPath}.${d.name}` && host !== this.deps.hostname.toLowerCase())) return null;
+    return { kind: 'dmarc', address, domainId: d.id, projectId: d.projectId, domain: d.name };
   }
 
   /** A VERP address is ours at outbound.hostname, or at the email's From domain's return-path subdomain. */
@@ -87,6 +101,8 @@ export class InboundService {
     const receivers = targets.filter((t): t is Extract<Target, { kind: 'receive' }> => t.kind === 'receive');
     const report = reports.length ? readReport(raw) : null;
     const received = receivers.length ? await parseReceived(raw) : null;
+    const dmarc = targets.filter((t): t is Extract<Target, { kind: 'dmarc' }> => t.kind === 'dmarc');
+    const mailed = dmarc.length ? await reportsOfMessage(raw) : null;
     const now = this.deps.clock.now();
     const hostname = this.deps.hostname;
     return this.deps.writer.run(async (trx) => {
@@ -107,7 +123,8 @@ export class InboundService {
         }
         await insertEvents(trx, events);
       }
-      return { kind: received ? 'received' : report?.kind ?? 'other', applied, received: ids };
+      const dmarcReports = mailed ? await storeMailedReports(trx, dmarc, mailed, now) : undefined;
+      return { kind: received ? 'received' : dmarcReports ? 'dmarc_report' : report?.kind ?? 'other', applied, received: ids, ...(dmarcReports ? { dmarcReports } : {}) };
     });
   }
 
