@@ -20,6 +20,7 @@ import * as m0018 from './0018_suppression_expiry.js';
 import * as m0019 from './0019_dkim_rotation.js';
 import * as m0020 from './0020_blocklists.js';
 import * as m0021 from './0021_dmarc_reports.js';
+import * as m0022 from './0022_list_unsubscribe.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0019_dkim_rotation', m0019],
   ['0020_blocklists', m0020],
   ['0021_dmarc_reports', m0021],
+  ['0022_list_unsubscribe', m0022],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -21,6 +21,7 @@ import { sessionService } from './modules/sessions/sessions.service.js';
 import { RequestLogService } from './modules/logs/logs.service.js';
 import { RetentionService } from './modules/retention/retention.service.js';
 import { usageService } from './modules/usage/usage.service.js';
+import { unsubscribeService } from './modules/unsubscribe/unsubscribe.service.js';
 import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -134,7 +135,8 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     sessions: sessionService({ store, clock, auth: deps.auth }),
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
-    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname }),
+    unsubscribe: unsubscribeService({ store, clock, key: deps.tracking.key }),
+    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key }),
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),

@@ -8,6 +8,7 @@ import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { RetentionService } from '../modules/retention/retention.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
 import type { BlocklistService } from '../modules/blocklists/blocklists.service.js';
+import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
 import type { TemplateService } from '../modules/templates/templates.service.js';
@@ -27,6 +28,7 @@ export interface Services {
   sessions: SessionService;
   health: HealthService;
   tracking: TrackingService;
+  unsubscribe: UnsubscribeService;
   inbound: InboundService;
   verify: VerifyService;
   suppressions: SuppressionService;

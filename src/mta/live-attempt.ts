@@ -11,6 +11,8 @@ import { attachmentsOf } from '../modules/emails/emails.repo.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { QueueRow } from '../modules/emails/queue.repo.js';
 import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
+import { unsubscribeHeaders, wantsAutoUnsubscribe } from '../modules/emails/list-unsubscribe.js';
+import { signUnsubscribeToken } from '../modules/unsubscribe/token.js';
 import { DestinationFinder } from './destinations.js';
 import type { MessageSigner } from './signing-pool.js';
 import { SignedCache } from './signed-cache.js';
@@ -70,7 +72,7 @@ export class LiveAttempt {
     if (!Array.isArray(dest)) return failAll(recipients, dest);
     const beforeData = markOnce(hooks.beforeData);
     // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
-    if (this.o.outbound.mode === 'relay' && !this.tracked(email, signer.domain)) return this.sendTogether(email, signer, dest, recipients, beforeData);
+    if (this.o.outbound.mode === 'relay' && !this.perRecipient(email, signer.domain)) return this.sendTogether(email, signer, dest, recipients, beforeData);
     return this.sendEach(email, signer, dest, recipients, beforeData);
   };
 
@@ -129,14 +131,27 @@ export class LiveAttempt {
     return email.html !== null && this.o.tracking.publicUrl !== null && (domain.openTracking || domain.clickTracking);
   }
 
-  /** Steps build and sign: once per email (with tracking on, once per recipient, who gets links of their own). */
-  private message(email: Email, s: Signer, recipient: Recipient): Promise<Buffer> {
-    const tracked = this.tracked(email, s.domain);
-    return this.signed.get(tracked ? `${email.id}:${recipient.id}` : email.id, () => this.build(email, s, recipient, tracked));
+  /** Each recipient gets a copy of their own: tracked links, or unsubscribe links that name them. */
+  private perRecipient(email: Email, domain: Domain): boolean {
+    return this.tracked(email, domain) || wantsAutoUnsubscribe(email.headers);
   }
 
-  private async build(email: Email, { domain, key }: Signer, recipient: Recipient, tracked: boolean): Promise<Buffer> {
+  /** Steps build and sign: once per email (with tracking or one-click unsubscribe, once per recipient). */
+  private message(email: Email, s: Signer, recipient: Recipient): Promise<Buffer> {
+    return this.signed.get(this.perRecipient(email, s.domain) ? `${email.id}:${recipient.id}` : email.id, () => this.build(email, s, recipient));
+  }
+
+  /** The recipient's List-Unsubscribe links: HTTPS (one-click) when http.public_url is set, and the unsubscribe mailbox at the return path. */
+  private async unsubscribeLinks(email: Email, domain: Domain, recipient: Recipient) {
+    const token = signUnsubscribeToken(await this.o.tracking.key(), recipient.id);
+    const host = envelopeSender(email, recipient, domain, this.o.outbound.hostname).split('@')[1]!;
+    return { url: this.o.tracking.publicUrl ? `${this.o.tracking.publicUrl}/u/${token}` : null, mailto: `unsubscribe+${token}@${host}` };
+  }
+
+  private async build(email: Email, { domain, key }: Signer, recipient: Recipient): Promise<Buffer> {
+    const tracked = this.tracked(email, domain);
     const html = tracked ? await trackedHtml(this.o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking }) : email.html;
+    const headers = wantsAutoUnsubscribe(email.headers) ? unsubscribeHeaders(email.headers, await this.unsubscribeLinks(email, domain, recipient)) : email.headers;
     // an email handed over by the accept or claimed by the worker says whether it has any: most have none
     const attachments = email.attachmentCount === 0 ? [] : await attachmentsOf(this.o.store.reader, email.id);
     return this.o.signer.sign({
@@ -148,7 +163,7 @@ export class LiveAttempt {
         subject: email.subject,
         html,
         text: email.text,
-        headers: email.headers,
+        headers,
         attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
         messageId: email.messageId,
         date: email.createdAt,

@@ -12,7 +12,8 @@ import type { Email, Recipient } from '../modules/emails/email.js';
 import { attachmentCounts, findEmailsById, saveClaimedEmails } from '../modules/emails/emails.repo.js';
 import { claimEmail, claimRow, waitingOn, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { claimDueRows, markDataStarted, nextDueAt, renewQueueLeases, type QueueRow } from '../modules/emails/queue.repo.js';
-import { suppressionKey, type SuppressionReason } from '../modules/suppressions/suppression.js';
+import { blocksSend, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppression.js';
+import { asksForUnsubscribe } from '../modules/emails/list-unsubscribe.js';
 import { suppressedAmong } from '../modules/suppressions/suppressions.repo.js';
 import type { WorkerRoom } from './handoff.js';
 import type { Attempt, AttemptResult, InstantAttempt } from './attempt.js';
@@ -280,9 +281,10 @@ export class QueueWorker implements WorkerRoom {
 /** The recipients of a row still waiting, minus those on the suppression list (read again: it may have grown since the 202). */
 function screen(email: Email, q: QueueRow, suppressed: Map<string, SuppressionReason>): Screened {
   const outcomes = new Map<string, RecipientOutcome>();
+  const asks = asksForUnsubscribe(email.headers);
   const sendable = waitingOn(email, q).filter((r) => {
     const reason = suppressed.get(suppressionKey(email.projectId, r.address));
-    if (!reason) return true;
+    if (!reason || !blocksSend(reason, asks)) return true;
     outcomes.set(r.id, { kind: 'suppressed', reason });
     return false;
   });

@@ -14,6 +14,8 @@ const PURE = [
   ...['lifecycle', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
   ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/domains/${f}.ts`),
   'modules/blocklists/dnsbl.ts',
+  'modules/unsubscribe/token.ts',
+  'modules/emails/list-unsubscribe.ts',
   ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/dmarc/${f}.ts`),
   'mta/classify.ts',
   ...['classify', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/bounces/${f}.ts`),

@@ -19,7 +19,7 @@ function send(p: Project, to: string[], over: Partial<AcceptRequest> & { body?: 
 }
 
 function facts(over: Partial<AcceptFacts> = {}): AcceptFacts {
-  return { now: NOW, suppressed: new Map(), verified: new Set(['prj_a|shop.test', 'prj_b|shop.test']), projects: new Map(), usage: new Map(), answered: new Map(), ...over };
+  return { now: NOW, suppressed: new Map(), verified: new Map([['prj_a|shop.test', { listUnsubscribe: false }], ['prj_b|shop.test', { listUnsubscribe: false }]]), projects: new Map(), usage: new Map(), answered: new Map(), ...over };
 }
 
 const codeOf = (o: Accepted | ApiError) => (o instanceof ApiError ? o.code : o.replay ? 'replay' : o.email.status);
@@ -56,6 +56,23 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
     const stale = project('prj_a');
     const plan = planAccept([send(stale, ['1@one.test'])], facts({ projects: new Map([['prj_a', project('prj_a', { monthly: 0, daily: 1 })]]), usage: new Map([[`prj_a|${periodsOf(NOW).day}`, 1]]) }), settings);
     expect(plan.outcomes.map(codeOf)).to.deep.equal(['daily_limit_exceeded']);
+  });
+
+  it('an unsubscription stops only sends that ask for List-Unsubscribe (the header, <auto> or its own, or the domain setting)', function () {
+    const suppressed = new Map([[suppressionKey('prj_a', 'reader@one.test'), 'unsubscribe' as const]]);
+    const receipt = send(A, ['reader@one.test']);
+    const newsletter = send(A, ['reader@one.test'], { body: { headers: { 'List-Unsubscribe': '<auto>' } } });
+    const own = send(A, ['reader@one.test'], { body: { headers: { 'list-unsubscribe': '<https://shop.test/unsub>' } } });
+    const plan = planAccept([receipt, newsletter, own], facts({ suppressed }), settings);
+    expect(plan.outcomes.map(codeOf)).to.deep.equal(['queued', 'recipient_suppressed', 'recipient_suppressed']);
+
+    const asking = new Map([['prj_a|shop.test', { listUnsubscribe: true }]]);
+    const byDomain = planAccept([send(A, ['reader@one.test']), send(A, ['other@one.test'])], facts({ suppressed, verified: asking }), settings);
+    expect(byDomain.outcomes.map(codeOf)).to.deep.equal(['recipient_suppressed', 'queued']);
+    expect(byDomain.emails[0]!.headers).to.deep.equal({ 'List-Unsubscribe': '<auto>' });
+    // the send's own header wins over the domain's <auto>
+    const mine = planAccept([send(A, ['other@one.test'], { body: { headers: { 'List-Unsubscribe': '<mailto:u@shop.test>' } } })], facts({ verified: asking }), settings);
+    expect(mine.emails[0]!.headers).to.deep.equal({ 'List-Unsubscribe': '<mailto:u@shop.test>' });
   });
 
   context('with an Idempotency-Key', function () {

@@ -139,7 +139,7 @@ describe('applyCheck (a DNS check recorded)', function () {
   const records = expectedRecords({ domain: 'x.test', returnPath: 'send', token: 'tok', zone: 'dkim.test', hostname: 'mta.test', publicKeys: {} });
   const domain = (over: Partial<Domain> = {}): Domain => ({
     id: 'dom_1', projectId: 'prj_1', name: 'x.test', region: null, status: 'pending', failureReason: null, verifiedAt: null, lastCheckedAt: null,
-    openTracking: false, clickTracking: false, tls: 'opportunistic', returnPath: 'send', dkimToken: 'tok', activeSelector: 'ph1', dkimActivatedAt: 0, checks: {}, createdAt: 0, updatedAt: 0, ...over,
+    openTracking: false, clickTracking: false, listUnsubscribe: false, tls: 'opportunistic', returnPath: 'send', dkimToken: 'tok', activeSelector: 'ph1', dkimActivatedAt: 0, checks: {}, createdAt: 0, updatedAt: 0, ...over,
   });
   const results = (f: (key: string) => RecordCheck) => new Map(records.map((r) => [r.key, f(r.key)]));
   const timeout: RecordCheck = { dns: 'error', seen: ['lookup failed: no answer within 5000 ms'] };

@@ -52,6 +52,7 @@ export function presentDomain(d: Domain, records: ExpectedRecord[], trackingAvai
     tracking: { opens: d.openTracking, clicks: d.clickTracking, available: trackingAvailable },
     tls: d.tls,
     custom_return_path: d.returnPath,
+    list_unsubscribe: d.listUnsubscribe,
     // the signing key and its rotation (docs/domains.md "Key rotation")
     dkim,
   };

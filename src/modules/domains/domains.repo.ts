@@ -21,6 +21,8 @@ export interface Domain {
   lastCheckedAt: number | null;
   openTracking: boolean;
   clickTracking: boolean;
+  /** every send from it asks for one-click unsubscribe (docs/unsubscribe.md) */
+  listUnsubscribe: boolean;
   tls: TlsMode;
   returnPath: string;
   dkimToken: string;
@@ -47,6 +49,7 @@ interface DomainRow {
   last_checked_at: number | null;
   open_tracking: number | boolean;
   click_tracking: number | boolean;
+  list_unsubscribe: number | boolean;
   tls: string;
   return_path: string;
   dkim_token: string;
@@ -58,7 +61,7 @@ interface DomainRow {
 }
 
 const COLUMNS = [
-  'id', 'project_id', 'name', 'region', 'status', 'failure_reason', 'verified_at', 'last_checked_at', 'open_tracking', 'click_tracking',
+  'id', 'project_id', 'name', 'region', 'status', 'failure_reason', 'verified_at', 'last_checked_at', 'open_tracking', 'click_tracking', 'list_unsubscribe',
   'tls', 'return_path', 'dkim_token', 'active_selector', 'dkim_activated_at', 'checks', 'created_at', 'updated_at',
 ] as const;
 
@@ -76,6 +79,7 @@ function fromRow(r: DomainRow): Domain {
     lastCheckedAt: num(r.last_checked_at),
     openTracking: Boolean(r.open_tracking),
     clickTracking: Boolean(r.click_tracking),
+    listUnsubscribe: Boolean(r.list_unsubscribe),
     tls: r.tls as TlsMode,
     returnPath: r.return_path,
     dkimToken: r.dkim_token,
@@ -99,6 +103,7 @@ function toRow(d: Domain): DomainRow {
     last_checked_at: d.lastCheckedAt,
     open_tracking: d.openTracking,
     click_tracking: d.clickTracking,
+    list_unsubscribe: d.listUnsubscribe,
     tls: d.tls,
     return_path: d.returnPath,
     dkim_token: d.dkimToken,
@@ -158,11 +163,11 @@ export async function listDomains(db: Db, projectId: string): Promise<Domain[]> 
   return rows.map(fromRow);
 }
 
-/** "project|domain" for each of these domain names that is verified, in the project that has it. */
-export async function verifiedDomainsOf(db: Db, names: string[]): Promise<Set<string>> {
-  if (!names.length) return new Set();
-  const rows = (await db('domains').select('project_id', 'name').whereIn('name', names).andWhere('status', 'verified')) as Array<{ project_id: string; name: string }>;
-  return new Set(rows.map((r) => `${r.project_id}|${r.name}`));
+/** "project|domain" of each of these domain names that is verified, in the project that has it, with whether it asks for one-click unsubscribe. */
+export async function verifiedDomainsOf(db: Db, names: string[]): Promise<Map<string, { listUnsubscribe: boolean }>> {
+  if (!names.length) return new Map();
+  const rows = (await db('domains').select('project_id', 'name', 'list_unsubscribe').whereIn('name', names).andWhere('status', 'verified')) as Array<{ project_id: string; name: string; list_unsubscribe: number | boolean }>;
+  return new Map(rows.map((r) => [`${r.project_id}|${r.name}`, { listUnsubscribe: Boolean(r.list_unsubscribe) }]));
 }
 
 export async function listDomainsInStatus(db: Db, statuses: readonly DomainStatus[]): Promise<Domain[]> {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../lib/schema.js';
 
 const ReturnPath = Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$', description: 'subdomain used as the envelope sender (MAIL FROM); default send' });
+const ListUnsubscribe = Type.Boolean({ description: 'every send from the domain asks for one-click unsubscribe, as the header List-Unsubscribe: <auto> does (docs/unsubscribe.md)' });
 const Tls = StringEnum(['opportunistic', 'enforced'] as const, { description: 'enforced: only deliver over TLS' });
 
 /** POST /v1/domains (interface §4.2): no field is marked required; domain (or name) is needed in practice. */
@@ -12,6 +13,7 @@ export const CreateDomainBody = Type.Object(
     region: Type.Optional(Type.String({ maxLength: 40 })),
     open_tracking: Type.Optional(Type.Boolean()),
     click_tracking: Type.Optional(Type.Boolean()),
+    list_unsubscribe: Type.Optional(ListUnsubscribe),
     custom_return_path: Type.Optional(ReturnPath),
     tls: Type.Optional(Tls),
   },
@@ -28,6 +30,7 @@ export const UpdateDomainBody = Type.Object(
     click_tracking: Type.Optional(Type.Boolean()),
     tls: Type.Optional(Tls),
     custom_return_path: Type.Optional(ReturnPath),
+    list_unsubscribe: Type.Optional(ListUnsubscribe),
   },
   { additionalProperties: false },
 );

@@ -55,6 +55,7 @@ export interface DomainInput {
   region?: string | undefined;
   open_tracking?: boolean | undefined;
   click_tracking?: boolean | undefined;
+  list_unsubscribe?: boolean | undefined;
   custom_return_path?: string | undefined;
   tls?: TlsMode | undefined;
 }
@@ -66,6 +67,7 @@ export interface DomainPatch {
   click_tracking?: boolean | undefined;
   tls?: TlsMode | undefined;
   custom_return_path?: string | undefined;
+  list_unsubscribe?: boolean | undefined;
 }
 
 export async function createDomain(deps: DomainDeps, project: Project, input: DomainInput): Promise<Domain> {
@@ -84,6 +86,7 @@ export async function createDomain(deps: DomainDeps, project: Project, input: Do
     lastCheckedAt: null,
     openTracking: input.open_tracking ?? false,
     clickTracking: input.click_tracking ?? false,
+    listUnsubscribe: input.list_unsubscribe ?? false,
     tls: input.tls ?? 'opportunistic',
     returnPath: input.custom_return_path ?? 'send',
     dkimToken: randomBytes(10).toString('hex'),
@@ -177,6 +180,7 @@ export async function updateDomain(deps: DomainDeps, projectId: string, id: stri
       ...d,
       openTracking: opens ?? d.openTracking,
       clickTracking: clicks ?? d.clickTracking,
+      listUnsubscribe: patch.list_unsubscribe ?? d.listUnsubscribe,
       tls: patch.tls ?? d.tls,
       returnPath: patch.custom_return_path ?? d.returnPath,
       updatedAt: deps.clock.now(),

@@ -2,7 +2,7 @@ import { apiError, type ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { OutboxEvent } from '../events/events.repo.js';
 import type { Project } from '../projects/projects.repo.js';
-import { suppressionKey, type SuppressionReason } from '../suppressions/suppression.js';
+import { blocksSend, suppressionKey, type SuppressionReason } from '../suppressions/suppression.js';
 import type { Email, Environment, StoredAttachment } from './email.js';
 import { presentEmail } from './emails.presenter.js';
 import { answerKey, differentBody, type IdempotencyRecord, type RecordedAnswer } from './idempotency.js';
@@ -11,6 +11,7 @@ import { LimitBook } from './limits.js';
 import type { PreparedEmail } from './prepare.js';
 import type { QueueRow } from './queue.repo.js';
 import { simulateAttempt, SIMULATED_RETRY_MS } from './simulate.js';
+import { asksForUnsubscribe, withAutoUnsubscribe } from './list-unsubscribe.js';
 
 /** One POST /v1/emails as it reaches the accept: validated, its attachments resolved. */
 export interface AcceptRequest {
@@ -31,8 +32,8 @@ export interface AcceptFacts {
   now: number;
   /** suppressed (project, address) pairs, by suppressionKey */
   suppressed: Map<string, SuppressionReason>;
-  /** "project|domain" of the From domains verified in the project sending from them */
-  verified: Set<string>;
+  /** "project|domain" of the From domains verified in the project sending from them, with their one-click unsubscribe setting */
+  verified: Map<string, { listUnsubscribe: boolean }>;
   /** the live projects as stored now: a request's copy may be a moment old (key cache) */
   projects: Map<string, Project>;
   /** live recipients counted so far, by "project|period" */
@@ -86,7 +87,7 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
       plan.outcomes.push(refusal);
       continue;
     }
-    const { email, rows, events } = acceptEmail(draftOf(req, now, settings), recipientsOf(req, facts, settings), now);
+    const { email, rows, events } = acceptEmail(draftOf(req, facts, settings), routed(req, facts, settings), now);
     plan.outcomes.push({ email, replay: null });
     if (req.attachments.length) plan.attachments.set(email.id, req.attachments);
     plan.events.push(...events);
@@ -111,14 +112,21 @@ function refuse(req: AcceptRequest, facts: AcceptFacts, limits: LimitBook): ApiE
   if (req.environment === 'live' && !facts.verified.has(`${project.id}|${prepared.from.domain}`)) {
     return apiError('domain_not_verified', `the From domain ${prepared.from.domain} is not a verified domain of this project`);
   }
-  const sendable = prepared.recipients.filter((r) => !facts.suppressed.has(suppressionKey(project.id, r.address)));
+  const sendable = recipientsOf(req, facts).filter((r) => !r.suppressed);
   if (!sendable.length) return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
   if (req.environment === 'live') return limits.take(facts.projects.get(project.id) ?? project, sendable.length);
   return null;
 }
 
-function draftOf(req: AcceptRequest, now: number, settings: AcceptSettings): EmailDraft {
+/** The headers stored: a verified domain that asks for one-click unsubscribe on every send adds `<auto>`. */
+function headersOf(req: AcceptRequest, facts: AcceptFacts): Record<string, string> {
+  const domain = facts.verified.get(`${req.project.id}|${req.prepared.from.domain}`);
+  return req.environment === 'live' && domain?.listUnsubscribe ? withAutoUnsubscribe(req.prepared.headers) : req.prepared.headers;
+}
+
+function draftOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSettings): EmailDraft {
   const { prepared } = req;
+  const now = facts.now;
   const id = newId('email', now);
   return {
     id,
@@ -136,7 +144,7 @@ function draftOf(req: AcceptRequest, now: number, settings: AcceptSettings): Ema
     templateId: prepared.templateId,
     templateVersion: prepared.templateVersion,
     tags: prepared.tags,
-    headers: prepared.headers,
+    headers: headersOf(req, facts),
     requestId: req.requestId,
     scheduledAt: prepared.scheduledAt,
     messageId: `<${id.slice(4)}@${settings.hostname}>`,
@@ -145,13 +153,17 @@ function draftOf(req: AcceptRequest, now: number, settings: AcceptSettings): Ema
   };
 }
 
-function recipientsOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSettings) {
-  return req.prepared.recipients.map((r) => ({
-    address: r.address,
-    kind: r.kind,
-    suppressed: facts.suppressed.get(suppressionKey(req.project.id, r.address)) ?? null,
-    route: settings.routeOf(req.environment, r.address),
-  }));
+/** The recipients, each with the suppression that stops this send, if any (an unsubscription stops only sends that ask for List-Unsubscribe). */
+function recipientsOf(req: AcceptRequest, facts: AcceptFacts) {
+  const asks = asksForUnsubscribe(headersOf(req, facts));
+  return req.prepared.recipients.map((r) => {
+    const reason = facts.suppressed.get(suppressionKey(req.project.id, r.address));
+    return { address: r.address, kind: r.kind, suppressed: reason && blocksSend(reason, asks) ? reason : null };
+  });
+}
+
+function routed(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSettings) {
+  return recipientsOf(req, facts).map((r) => ({ ...r, route: settings.routeOf(req.environment, r.address) }));
 }
 
 /**

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'email.suppressed',
   'email.received',
   // CONTRACT §5: beyond interface §6, sent only to endpoints that name them
+  'email.unsubscribed',
   'domain.blocklisted',
   'domain.delisted',
 ] as const;
@@ -19,7 +20,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Types an endpoint gets only when it names them (CONTRACT §5). */
-const OPT_IN: readonly EventType[] = ['email.received', 'domain.blocklisted', 'domain.delisted'];
+const OPT_IN: readonly EventType[] = ['email.received', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted'];
 
 /** What an endpoint gets when it names no events (CONTRACT §5): interface §6's email events but email.received. */
 export const DEFAULT_SUBSCRIPTION: readonly EventType[] = EVENT_TYPES.filter((t) => !OPT_IN.includes(t));

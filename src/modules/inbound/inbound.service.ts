@@ -9,6 +9,8 @@ import { emailOfMessageId, readVerp } from '../bounces/verp.js';
 import { findDomainByName, findDomainByToken, type Domain } from '../domains/domains.repo.js';
 import { reportsOfMessage } from '../dmarc/report-mail.js';
 import { storeMailedReports } from '../dmarc/dmarc.service.js';
+import { recordUnsubscribe } from '../unsubscribe/unsubscribe.service.js';
+import { verifyUnsubscribeToken } from '../unsubscribe/token.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
@@ -23,13 +25,16 @@ export interface InboundDeps {
   logger: Logger;
   /** outbound.hostname: VERP and report addresses live there, and it is the Message-ID domain */
   hostname: string;
+  /** the key unsubscribe tokens are signed with (unsubscribe/token.ts); without it unsubscribe+ addresses are refused */
+  unsubscribeKey?: () => Promise<Buffer>;
 }
 
 /** Who an envelope recipient of the MX listener is, or null: refused at RCPT (never an open relay). */
 export type Target =
   | { kind: 'report'; address: string; emailId: string | null; recipientId: string | null }
   | { kind: 'receive'; address: string; projectId: string }
-  | { kind: 'dmarc'; address: string; domainId: string; projectId: string; domain: string };
+  | { kind: 'dmarc'; address: string; domainId: string; projectId: string; domain: string }
+  | { kind: 'unsubscribe'; address: string; recipientId: string };
 
 /** Local parts at outbound.hostname that take reports (RFC 5321 §4.5.1 postmaster; feedback loops are registered to abuse@ or fbl@). */
 const REPORT_BOXES = new Set(['postmaster', 'abuse', 'fbl', 'feedback', 'arf']);
@@ -71,6 +76,8 @@ export class InboundService {
     if (at <= 0) return null;
     const local = address.slice(0, at).toLowerCase();
     const host = address.slice(at + 1).toLowerCase();
+    const unsub = /^unsubscribe\+(.+)$/.exec(local);
+    if (unsub) return this.unsubscribeTarget(address, host, unsub[1]!);
     const dmarc = /^dmarc\+([0-9a-f]{20})$/.exec(local);
     if (dmarc) return this.dmarcTarget(address, host, dmarc[1]!);
     const verp = readVerp(address);
@@ -78,6 +85,13 @@ export class InboundService {
     if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
     const domain = await this.domain(host);
     return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
+  }
+
+  /** unsubscribe+<token>@ a return-path host or outbound.hostname: the mailto of List-Unsubscribe (docs/unsubscribe.md). */
+  private async unsubscribeTarget(address: string, host: string, token: string): Promise<Target | null> {
+    const recipientId = this.deps.unsubscribeKey ? verifyUnsubscribeToken(await this.deps.unsubscribeKey(), token) : null;
+    if (!recipientId || !(await this.returnPathHost(host))) return null;
+    return { kind: 'unsubscribe', address, recipientId };
   }
 
   /** dmarc+<token>@ the domain's return-path subdomain (the address its DMARC record gives) or outbound.hostname. */
@@ -124,6 +138,7 @@ export class InboundService {
         await insertEvents(trx, events);
       }
       const dmarcReports = mailed ? await storeMailedReports(trx, dmarc, mailed, now) : undefined;
+      for (const u of targets) if (u.kind === 'unsubscribe' && (await recordUnsubscribe(trx, u.recipientId, now, 'mailto'))?.recorded) applied++;
       return { kind: received ? 'received' : dmarcReports ? 'dmarc_report' : report?.kind ?? 'other', applied, received: ids, ...(dmarcReports ? { dmarcReports } : {}) };
     });
   }

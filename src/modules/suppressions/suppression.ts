@@ -1,7 +1,15 @@
 // A suppression as the accept and the MTA compare against it (no I/O).
 
-export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual'] as const;
+export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual', 'unsubscribe'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+
+/**
+ * Whether a suppression stops a send. An unsubscription (one-click or the
+ * unsubscribe mailbox) stops only the kind of mail it came from: sends that
+ * ask for List-Unsubscribe (newsletters, notifications). A password reset or
+ * a receipt, which carries none, still reaches the person (docs/unsubscribe.md).
+ */
+export const blocksSend = (reason: SuppressionReason, asksForUnsubscribe: boolean) => reason !== 'unsubscribe' || asksForUnsubscribe;
 
 export interface Suppression {
   projectId: string;

@@ -30,6 +30,9 @@ export async function suppressedAmong(db: Db, pairs: Array<{ projectId: string; 
 /** Add, keeping the first reason an address was suppressed for, unless that one has expired. */
 export async function addSuppression(db: Db, s: Omit<Suppression, 'expiresAt'> & { expiresAt?: number | null }): Promise<void> {
   await db('suppressions').where({ project_id: s.projectId, address: s.address }).andWhere('expires_at', '<=', s.createdAt).delete();
+  // An unsubscription stops only some mail: a bounce, a complaint or the operator's suppression of
+  // the same address stops all of it, and takes its place. Never the other way round.
+  if (s.reason !== 'unsubscribe') await db('suppressions').where({ project_id: s.projectId, address: s.address, reason: 'unsubscribe' }).delete();
   await db('suppressions')
     .insert({ project_id: s.projectId, address: s.address, reason: s.reason, email_id: s.emailId, created_at: s.createdAt, expires_at: s.expiresAt ?? null })
     .onConflict(['project_id', 'address'])

@@ -16,7 +16,7 @@ export type ListSuppressionsQuery = Static<typeof ListSuppressionsQuery>;
 export const AddSuppressionBody = Type.Object(
   {
     email: Type.String({ minLength: 1, maxLength: 320 }),
-    reason: Type.Optional(StringEnum(SUPPRESSION_REASONS, { description: 'manual unless given: bounce or complaint when importing a list kept elsewhere' })),
+    reason: Type.Optional(StringEnum(SUPPRESSION_REASONS, { description: 'manual unless given: bounce, complaint or unsubscribe when importing a list kept elsewhere (unsubscribe stops only sends that ask for List-Unsubscribe)' })),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'when the suppression ends (future); for ever unless given' })),
   },
   { additionalProperties: false },

@@ -48,7 +48,8 @@ export async function suppressAddress(
   const s: Suppression = { projectId, address, reason, emailId: null, createdAt: now, expiresAt };
   return deps.store.tx(async (trx) => {
     const before = await findSuppression(trx, projectId, address, now);
-    if (before) return { suppression: before, created: false };
+    // an unsubscription gives way to a suppression of all mail (suppressions.repo.ts addSuppression)
+    if (before && !(before.reason === 'unsubscribe' && s.reason !== 'unsubscribe')) return { suppression: before, created: false };
     await addSuppression(trx, s);
     return { suppression: s, created: true };
   });

@@ -1,0 +1,66 @@
+import type { Knex } from 'knex';
+import type { Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { emailEvent } from '../emails/email-events.js';
+import { insertEvents } from '../events/events.repo.js';
+import { addSuppression, findSuppression } from '../suppressions/suppressions.repo.js';
+import { verifyUnsubscribeToken } from './token.js';
+import { emailOfRecipient } from './unsubscribe.repo.js';
+
+export interface UnsubscribeDeps {
+  store: Store;
+  clock: Clock;
+  /** the installation's tracking key (tracking.service.ts trackingKey): it signs unsubscribe links too */
+  key(): Promise<Buffer>;
+}
+
+/** How the person unsubscribed: the mail client's one-click POST, the confirmation page's button, or a message to the unsubscribe address. */
+export type UnsubscribeMethod = 'one_click' | 'page' | 'mailto';
+
+export interface Unsubscribed {
+  address: string;
+  /** the sender's domain, for the page */
+  domain: string;
+  /** false when the address was suppressed already (nothing was recorded again) */
+  recorded: boolean;
+}
+
+/** Whom a token names, for the confirmation page (a GET changes nothing: link scanners follow links). */
+export async function describeToken(deps: UnsubscribeDeps, token: string): Promise<{ address: string; domain: string } | null> {
+  const id = verifyUnsubscribeToken(await deps.key(), token);
+  const found = id ? await emailOfRecipient(deps.store.reader, id) : null;
+  return found ? { address: found.recipient.address, domain: found.email.fromDomain } : null;
+}
+
+/**
+ * The unsubscription a token asks for: the recipient's address suppressed
+ * with reason `unsubscribe` in the email's project (it stops only sends
+ * that ask for List-Unsubscribe) and email.unsubscribed, in one
+ * transaction. Idempotent: an address suppressed already records nothing.
+ * Null for a token that does not verify or names nothing stored.
+ */
+export async function unsubscribe(deps: UnsubscribeDeps, token: string, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
+  const id = verifyUnsubscribeToken(await deps.key(), token);
+  return id ? deps.store.tx((trx) => recordUnsubscribe(trx, id, deps.clock.now(), method)) : null;
+}
+
+/** The unsubscription of one recipient, in the caller's transaction (the inbound listener's for the mailto address). */
+export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: string, now: number, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
+  const found = await emailOfRecipient(trx, recipientId);
+  if (!found) return null;
+  const { email, recipient } = found;
+  const done = { address: recipient.address, domain: email.fromDomain };
+  if (await findSuppression(trx, email.projectId, recipient.address, now)) return { ...done, recorded: false };
+  await addSuppression(trx, { projectId: email.projectId, address: recipient.address, reason: 'unsubscribe', emailId: email.id, createdAt: now });
+  await insertEvents(trx, [emailEvent(email, 'email.unsubscribed', now, recipient.address, { method })]);
+  return { ...done, recorded: true };
+}
+
+export function unsubscribeService(deps: UnsubscribeDeps) {
+  return {
+    describe: (token: string) => describeToken(deps, token),
+    unsubscribe: (token: string, method: UnsubscribeMethod) => unsubscribe(deps, token, method),
+  };
+}
+
+export type UnsubscribeService = ReturnType<typeof unsubscribeService>;
