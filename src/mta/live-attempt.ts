@@ -117,8 +117,13 @@ export class LiveAttempt {
         for (const rest of recipients.slice(i)) outcomes.set(rest.id, notVerified);
         return { outcomes, providerMessageId, failureReason: 'domain_not_verified' };
       }
+      // signing may have moved to a new key meanwhile (a rotation): its selector and its key go together
+      if (!still.key) {
+        for (const rest of recipients.slice(i)) outcomes.set(rest.id, { kind: 'failed', reason: 'the domain has no DKIM key' });
+        return { outcomes, providerMessageId };
+      }
       domain = still.domain;
-      const raw = await this.message(email, { domain, key: s.key }, r);
+      const raw = await this.message(email, { domain, key: still.key }, r);
       const res = await this.o.sender.send(dest, { envelope: { from: envelopeSender(email, r, domain, this.o.outbound.hostname), to: [r.address] }, raw, beforeData });
       const got = res.recipients[0];
       outcomes.set(r.id, classify(got, res));
@@ -145,7 +150,9 @@ export class LiveAttempt {
   private async unsubscribeLinks(email: Email, domain: Domain, recipient: Recipient) {
     const token = signUnsubscribeToken(await this.o.tracking.key(), recipient.id);
     const host = envelopeSender(email, recipient, domain, this.o.outbound.hostname).split('@')[1]!;
-    return { url: this.o.tracking.publicUrl ? `${this.o.tracking.publicUrl}/u/${token}` : null, mailto: `unsubscribe+${token}@${host}` };
+    // RFC 8058 §3.1: one-click needs an HTTPS link; a plain-HTTP public_url (the localhost default) gives only the mailto
+    const https = this.o.tracking.publicUrl?.startsWith('https://') ? this.o.tracking.publicUrl : null;
+    return { url: https ? `${https}/u/${token}` : null, mailto: `unsubscribe+${token}@${host}` };
   }
 
   private async build(email: Email, { domain, key }: Signer, recipient: Recipient): Promise<Buffer> {

@@ -176,6 +176,11 @@ describe('posthorn domain (CONTRACT §3)', function () {
     const api = client(server.baseUrl, key);
     const d = (await api.post('/v1/domains', { domain: 'rotate-cli.example' })).body;
     expect(d.dkim).to.include({ active_selector: 'ph1' });
+    // a key can change behind a selector only once its CNAME is found
+    const early = await runCli(['domain', 'rotate-dkim', 'rotate-cli.example', '--json', '--config', config]);
+    expect(JSON.parse(early.stderr).error.code).to.equal('conflict');
+    for (const r of d.records.filter((x: { required: boolean }) => x.required)) world.add(r.name, 'CNAME', r.value);
+    expect((await api.post(`/v1/domains/${d.id}/verify`)).body.status).to.equal('verified');
     expect(d.dkim.rotation).to.equal(null);
     const r = await runCli(['domain', 'rotate-dkim', 'Rotate-CLI.example.', '--json', '--config', config]);
     expect(r.code, r.stderr).to.equal(0);

@@ -106,6 +106,34 @@ for (const kind of DATABASE_KINDS) {
       expect((await fetch(bad, { method: 'DELETE' })).status).to.equal(405);
     });
 
+    it('an unsubscription outlives a suppression that replaced it and ended', async function () {
+      const friend = `friend-${kind}@ok.test`;
+      expect(await suppressionOf(friend)).to.include({ reason: 'unsubscribe' });
+      // a bounce imported for a short while stops all mail, and takes the unsubscription's place
+      const until = new Date(Date.now() + 1500).toISOString();
+      expect((await t.api.post('/v1/suppressions', { email: friend, reason: 'bounce', expires_at: until })).status).to.equal(201);
+      expect(await suppressionOf(friend)).to.include({ reason: 'bounce' });
+      expectError(await send([friend]), 422, 'recipient_suppressed');
+      await new Promise((r) => setTimeout(r, 1600));
+      // once it ends, the newsletter is still stopped and the receipt goes
+      expect(await suppressionOf(friend)).to.include({ reason: 'unsubscribe', expires_at: null });
+      expectError(await send([friend], { 'List-Unsubscribe': '<auto>' }), 422, 'recipient_suppressed');
+      expect((await send([friend])).status).to.equal(202);
+      const pruned = await w.api.core.services.suppressions.pruneExpired();
+      expect(pruned).to.be.at.least(1);
+      expect(await suppressionOf(friend)).to.include({ reason: 'unsubscribe' });
+      expectError(await send([friend], { 'List-Unsubscribe': '<auto>' }), 422, 'recipient_suppressed');
+    });
+
+    it('leaves unsubscribe+ at a verified domain to received mail, and refuses an oversized POST', async function () {
+      const to = `unsubscribe+hello@${domain.domain}`;
+      const sent = await smtpSend(port, { from: 'a@example.net', to: [to], raw: `From: a@example.net\r\nTo: ${to}\r\nSubject: hi\r\n\r\nhi\r\n` });
+      expect(sent.ok, JSON.stringify(sent)).to.equal(true);
+      if (sent.ok) expect(sent.response).to.match(/received as inb_/);
+      const big = await fetch(`${w.api.baseUrl}/u/whatever-0123`, { method: 'POST', body: 'x'.repeat(10_000) });
+      expect(big.status).to.equal(413);
+    });
+
     it('a domain set to ask for it adds the links to every send from it', async function () {
       const patched = await t.api.patch(`/v1/domains/${domain.id}`, { list_unsubscribe: true });
       expect(patched.body.list_unsubscribe).to.equal(true);

@@ -1,4 +1,5 @@
-import type { Db } from '../../store/db.js';
+import type { Knex } from 'knex';
+import { dialectOf, type Db } from '../../store/db.js';
 import type { BlocklistKind, ListingState } from './dnsbl.js';
 
 /** What one list said of one target at its last check (migration 0020). */
@@ -40,6 +41,15 @@ const fromRow = (r: Row): StoredCheck => ({
   checkedAt: Number(r.checked_at),
 });
 
+/**
+ * One check run's read-compare-write at a time across the processes of a
+ * PostgreSQL cluster (each runs the job): the second reads what the first
+ * wrote, and announces no change twice. SQLite has one writer already.
+ */
+export async function lockChecks(trx: Knex.Transaction): Promise<void> {
+  if (dialectOf(trx) === 'pg') await trx.raw('lock table blocklist_checks in exclusive mode');
+}
+
 export async function allChecks(db: Db): Promise<StoredCheck[]> {
   return ((await db('blocklist_checks').select('*').orderBy(['kind', 'target', 'zone'])) as Row[]).map(fromRow);
 }
@@ -64,9 +74,16 @@ export async function saveChecks(db: Db, checks: StoredCheck[]): Promise<void> {
   }
 }
 
-/** Targets no longer watched (a domain deleted or unverified, an IP gone from the config) lose their rows. */
-export async function dropChecksExcept(db: Db, targets: string[]): Promise<void> {
-  await db('blocklist_checks').whereNotIn('target', targets.length ? targets : ['']).delete();
+/**
+ * Targets gone (a domain deleted, an IP no longer the appliance's) lose their
+ * rows. A domain that is only unverified for a while keeps them, so that a
+ * listing that goes on is not announced again when it is verified again.
+ */
+export async function dropChecksExcept(db: Db, ips: string[]): Promise<void> {
+  await db('blocklist_checks')
+    .where((w) => w.where('kind', 'ip').whereNotIn('target', ips.length ? ips : ['']))
+    .orWhere((w) => w.where('kind', 'domain').whereNotIn('target', db('domains').select('name')))
+    .delete();
 }
 
 /** The project of each verified domain, by name; and the projects that send from the appliance's IPs. */

@@ -7,7 +7,7 @@ import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { BlocklistChecker, type BlocklistResult } from './blocklist-checker.js';
 import { createDnsblLookup } from '../../dns/dnsbl-lookup.js';
 import { changes, DEFAULT_BLOCKLISTS, targetKind, validateBlocklists, type Blocklist, type ListingPair } from './dnsbl.js';
-import { allChecks, checksOfProject, dropChecksExcept, saveChecks, verifiedDomainProjects, type StoredCheck } from './blocklists.repo.js';
+import { allChecks, checksOfProject, dropChecksExcept, lockChecks, saveChecks, verifiedDomainProjects, type StoredCheck } from './blocklists.repo.js';
 
 export interface BlocklistSettings {
   lists: readonly Blocklist[];
@@ -60,6 +60,7 @@ export async function checkBlocklists(deps: BlocklistDeps, checker: BlocklistChe
   const results = deps.blocklists.lists.length ? await checker.check([...ips, ...domains.keys()], deps.blocklists.lists) : [];
   const run: BlocklistRun = { targets: ips.length + domains.size, listed: 0, errors: 0, newlyListed: 0, delisted: 0 };
   await deps.store.tx(async (trx) => {
+    await lockChecks(trx);
     const now = deps.clock.now();
     const before = new Map((await allChecks(trx)).map((c) => [`${c.target} ${c.zone}`, c]));
     const next = results.map((r) => stored(r, before.get(`${r.target} ${r.zone}`), now));
@@ -67,7 +68,7 @@ export async function checkBlocklists(deps: BlocklistDeps, checker: BlocklistChe
     const { listed, cleared } = changes(known, next);
     const events = [...listed.map((p) => event('domain.blocklisted', p)), ...cleared.map((p) => event('domain.delisted', p))].flatMap((e) => e(domains, now, next, deps.blocklists.lists));
     await saveChecks(trx, next);
-    await dropChecksExcept(trx, [...ips, ...domains.keys()]);
+    await dropChecksExcept(trx, ips);
     await insertEvents(trx, events);
     Object.assign(run, { listed: next.filter((c) => c.knownState === 'listed').length, errors: next.filter((c) => c.state === 'error').length, newlyListed: listed.length, delisted: cleared.length });
   });

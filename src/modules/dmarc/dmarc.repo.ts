@@ -1,5 +1,5 @@
 import { newId } from '../../lib/ids.js';
-import { isUniqueViolation, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
 import { insertRows } from '../../store/insert-rows.js';
 import type { SummaryRow } from './dmarc-summary.js';
 import type { AggregateReport } from './report-xml.js';
@@ -20,8 +20,10 @@ export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport
   if (seen) return null;
   const id = newId('dmarcReport', now);
   const messages = r.rows.reduce((n, row) => n + row.count, 0);
-  try {
-    await db('dmarc_reports').insert({
+  // Another process may store the same report meanwhile (PostgreSQL): the unique index decides, and
+  // the loser's insert does nothing rather than failing, which would abort the whole transaction.
+  await db('dmarc_reports')
+    .insert({
       id,
       domain_id: owner.domainId,
       project_id: owner.projectId,
@@ -34,12 +36,11 @@ export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport
       rows: r.rows.length,
       messages,
       received_at: now,
-    });
-  } catch (e) {
-    // another process stored the same report meanwhile (PostgreSQL): the unique index decides
-    if (isUniqueViolation(e)) return null;
-    throw e;
-  }
+    })
+    .onConflict(['domain_id', 'org_name', 'report_id'])
+    .ignore();
+  const stored = (await db('dmarc_reports').select('id').where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId }).first()) as { id: string } | undefined;
+  if (stored?.id !== id) return null;
   await insertRows(
     db,
     'dmarc_rows',

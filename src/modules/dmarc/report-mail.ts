@@ -8,6 +8,7 @@ export interface MailedReports {
   refused: string[];
 }
 
+const MAX_PARTS = 2;
 const LIKELY = /(^|\.)(zip|gz|gzip|xml)$/i;
 const TYPES = /zip|gzip|xml|octet-stream/i;
 
@@ -23,7 +24,9 @@ export async function reportsOfMessage(raw: Buffer): Promise<MailedReports> {
   const candidates = parts.map((a) => ({ bytes: a.content, name: a.filename ?? a.contentType }));
   if (!candidates.length && m.text && /<feedback[\s>]/.test(m.text)) candidates.push({ bytes: Buffer.from(m.text.trim()), name: 'the message body' });
   const out: MailedReports = { reports: [], refused: [] };
-  for (const c of candidates) {
+  // a report is one attachment; a message with many is not a receiver's, and each costs a parse
+  for (const c of candidates.slice(MAX_PARTS)) out.refused.push(`${c.name}: more than ${MAX_PARTS} report parts in one message`);
+  for (const c of candidates.slice(0, MAX_PARTS)) {
     try {
       out.reports.push(readAggregateReport(c.bytes, c.name));
     } catch (e) {

@@ -3,7 +3,7 @@ import { lockRows } from '../../store/db.js';
 import { dkimPublicKeyOf } from '../../dns/checks.js';
 import { isNoRecord } from '../../dns/resolver.js';
 import { generateDomainKey } from './dkim-keys.js';
-import { dueSteps, rotationTarget, switchedKeys } from './dkim-rotation.js';
+import { dueSteps, rotationTarget, servedByCname, switchedKeys } from './dkim-rotation.js';
 import * as repo from './domains.repo.js';
 import type { Domain } from './domains.repo.js';
 import type { DomainDeps } from './domains.service.js';
@@ -21,6 +21,9 @@ export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | '
   const refusal = (keys: repo.DomainKey[]) => {
     const target = rotationTarget(keys, s);
     if ('refused' in target) throw apiError('conflict', `${d.name}: ${target.refused}`);
+    if (!servedByCname(d.checks, target.selector, d.dkimToken, deps.domains.zone)) {
+      throw apiError('conflict', `${d.name}: the last check did not find ${target.selector}._domainkey.${d.name} as the CNAME to ${target.selector}.${d.dkimToken}.${deps.domains.zone}; a key published as a TXT record cannot change without a DNS edit (docs/dns.md)`);
+    }
     return target.selector;
   };
   // Key generation is CPU work: done before the transaction, for the selector free now.
@@ -74,7 +77,9 @@ async function advanceDomain(deps: DomainDeps, d: Domain, sum: RotationSummary):
     if (await dnsShows(deps, d, pending.selector, pending.publicKey)) sum.switched += await switchTo(deps, d.id, pending);
     else sum.waiting++;
   }
-  if (due.start) {
+  const target = rotationTarget(keys, s);
+  // a domain whose keys are TXT records is never rotated by the job (startRotation says why when asked by hand)
+  if (due.start && 'selector' in target && servedByCname(d.checks, target.selector, d.dkimToken, deps.domains.zone)) {
     await startRotation(deps, d);
     sum.started++;
   }
@@ -89,7 +94,7 @@ async function switchTo(deps: DomainDeps, domainId: string, pending: repo.Domain
     const now = deps.clock.now();
     if (!d || !keys.some((k) => k.selector === pending.selector && k.state === 'pending' && k.publicKey === pending.publicKey)) return 0;
     for (const k of switchedKeys(keys, pending.selector, now, deps.domains.dkim)) await repo.setKeyState(trx, domainId, k);
-    await repo.updateDomain(trx, { ...d, activeSelector: pending.selector, dkimActivatedAt: now, updatedAt: now });
+    await repo.setActiveKey(trx, domainId, pending.selector, now);
     return 1;
   });
 }

@@ -92,3 +92,15 @@ export function presentDkim(d: RotatingDomain, keys: readonly KeySlot[], s: Rota
     retiring: keys.filter((k) => k.state === 'retiring').map((k) => ({ selector: k.selector, removed_at: iso(k.retireAt) })),
   };
 }
+
+/**
+ * Whether the last check found the selector's record as the CNAME into the
+ * appliance's zone. A domain that published its keys as TXT records instead
+ * (checks.ts allows it) cannot have a key changed without a DNS edit: a new
+ * key there would only make its record a mismatch and stop its live mail.
+ */
+export function servedByCname(checks: Record<string, { dns: string; seen: string[] }>, selector: string, token: string, zone: string): boolean {
+  const c = checks[`dkim:${selector}`];
+  const target = `${selector}.${token}.${zone}`.toLowerCase();
+  return c?.dns === 'found' && c.seen.some((v) => v.toLowerCase().replace(/\.$/, '') === target);
+}

@@ -124,9 +124,19 @@ function keyRow(domainId: string, k: DomainKey) {
   return { domain_id: domainId, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: k.publishedAt, published_at: k.publishedAt, state: k.state, retire_at: k.retireAt };
 }
 
+/**
+ * Settings and check results. The signing key (active_selector,
+ * dkim_activated_at) is left out: only a rotation's switch writes it
+ * (setActiveKey), so that a re-check or a PATCH that read the domain before
+ * a switch cannot put the old selector back.
+ */
 export async function updateDomain(db: Db, d: Domain): Promise<void> {
-  const { id, project_id: _p, created_at: _c, dkim_token: _t, ...rest } = toRow(d);
+  const { id, project_id: _p, created_at: _c, dkim_token: _t, active_selector: _s, dkim_activated_at: _a, ...rest } = toRow(d);
   await db('domains').where({ id }).update(rest);
+}
+
+export async function setActiveKey(db: Db, id: string, selector: string, activatedAt: number): Promise<void> {
+  await db('domains').where({ id }).update({ active_selector: selector, dkim_activated_at: activatedAt, updated_at: activatedAt });
 }
 
 export async function deleteDomain(db: Db, id: string): Promise<void> {

@@ -76,10 +76,13 @@ export class InboundService {
     if (at <= 0) return null;
     const local = address.slice(0, at).toLowerCase();
     const host = address.slice(at + 1).toLowerCase();
+    // at a host that is not the appliance's own, these local parts are a verified domain's receiving addresses like any other
     const unsub = /^unsubscribe\+(.+)$/.exec(local);
-    if (unsub) return this.unsubscribeTarget(address, host, unsub[1]!);
+    const special = unsub ? await this.unsubscribeTarget(address, host, unsub[1]!) : null;
+    if (special) return special;
     const dmarc = /^dmarc\+([0-9a-f]{20})$/.exec(local);
-    if (dmarc) return this.dmarcTarget(address, host, dmarc[1]!);
+    const reports = dmarc ? await this.dmarcTarget(address, host, dmarc[1]!) : null;
+    if (reports) return reports;
     const verp = readVerp(address);
     if (verp) return (await this.returnPathHost(host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
     if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };

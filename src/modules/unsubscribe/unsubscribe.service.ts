@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { emailEvent } from '../emails/email-events.js';
 import { insertEvents } from '../events/events.repo.js';
-import { addSuppression, findSuppression } from '../suppressions/suppressions.repo.js';
+import { markUnsubscribed } from '../suppressions/suppressions.repo.js';
 import { verifyUnsubscribeToken } from './token.js';
 import { emailOfRecipient } from './unsubscribe.repo.js';
 
@@ -35,8 +35,9 @@ export async function describeToken(deps: UnsubscribeDeps, token: string): Promi
 /**
  * The unsubscription a token asks for: the recipient's address suppressed
  * with reason `unsubscribe` in the email's project (it stops only sends
- * that ask for List-Unsubscribe) and email.unsubscribed, in one
- * transaction. Idempotent: an address suppressed already records nothing.
+ * that ask for List-Unsubscribe), or marked so on the suppression it has
+ * (which it outlives), and email.unsubscribed, in one transaction.
+ * Idempotent: an address that unsubscribed already records nothing.
  * Null for a token that does not verify or names nothing stored.
  */
 export async function unsubscribe(deps: UnsubscribeDeps, token: string, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
@@ -50,8 +51,7 @@ export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: stri
   if (!found) return null;
   const { email, recipient } = found;
   const done = { address: recipient.address, domain: email.fromDomain };
-  if (await findSuppression(trx, email.projectId, recipient.address, now)) return { ...done, recorded: false };
-  await addSuppression(trx, { projectId: email.projectId, address: recipient.address, reason: 'unsubscribe', emailId: email.id, createdAt: now });
+  if (!(await markUnsubscribed(trx, { projectId: email.projectId, address: recipient.address, emailId: email.id, createdAt: now }))) return { ...done, recorded: false };
   await insertEvents(trx, [emailEvent(email, 'email.unsubscribed', now, recipient.address, { method })]);
   return { ...done, recorded: true };
 }
