@@ -12,9 +12,21 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('suppressions', (t) => {
     t.bigInteger('unsubscribed_at').nullable();
   });
+  // Whom each unsubscribe token names, kept after retention deletes the email (a newsletter is read,
+  // and its link followed, weeks later): written with the email, deleted after 400 days.
+  await knex.schema.createTable('unsubscribe_links', (t) => {
+    t.string('recipient_id', 40).primary();
+    t.string('project_id', 40).notNullable().references('id').inTable('projects').onDelete('CASCADE');
+    t.string('email_id', 40).notNullable();
+    t.string('address', 320).notNullable();
+    t.string('from_domain', 253).notNullable();
+    t.bigInteger('created_at').notNullable();
+    t.index(['created_at']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('unsubscribe_links');
   await knex.schema.alterTable('suppressions', (t) => {
     t.dropColumn('unsubscribed_at');
   });

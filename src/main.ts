@@ -155,7 +155,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
     { name: 'dkim_rotation', schedule: config.dkim.schedule, run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))) },
     { name: 'blocklist_check', schedule: config.blocklists.schedule, run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)) },
-    { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted` },
+    { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)` },
   ];
   started.push(startJobs(jobs, logger));
 }

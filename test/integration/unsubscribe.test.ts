@@ -134,6 +134,26 @@ for (const kind of DATABASE_KINDS) {
       expect(big.status).to.equal(413);
     });
 
+    it('a link keeps working after retention deleted its email', async function () {
+      const to = `late-${kind}@ok.test`;
+      const res = await send([to], { 'List-Unsubscribe': '<auto>' });
+      const url = /<(https:[^>]+)>/.exec(header((await w.sink.waitForMessage(to)).raw, 'List-Unsubscribe')!)![1]!;
+      await waitEmail(t.api, res.body.id, (e) => e.recipients?.[0]?.status === 'delivered');
+      // read five weeks later: the email is older than retention.days (30) and the retention job deletes it
+      const old = Date.now() - 35 * 86_400_000;
+      const knex = w.db.store.knex;
+      await knex('emails').where({ id: res.body.id }).update({ created_at: old, updated_at: old });
+      await knex('email_recipients').where({ email_id: res.body.id }).update({ updated_at: old });
+      await knex('events').where({ email_id: res.body.id }).update({ created_at: old });
+      await w.api.core.services.retention.prune();
+      expectError(await t.api.get(`/v1/emails/${res.body.id}`), 404, 'not_found');
+      expect((await fetch(local(url))).status).to.equal(200);
+      const post = await fetch(local(url), { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+      expect(post.status).to.equal(200);
+      expect(await suppressionOf(to)).to.include({ reason: 'unsubscribe' });
+      expectError(await send([to], { 'List-Unsubscribe': '<auto>' }), 422, 'recipient_suppressed');
+    });
+
     it('a domain set to ask for it adds the links to every send from it', async function () {
       const patched = await t.api.patch(`/v1/domains/${domain.id}`, { list_unsubscribe: true });
       expect(patched.body.list_unsubscribe).to.equal(true);

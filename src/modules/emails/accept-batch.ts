@@ -11,6 +11,7 @@ import { findProjectsById } from '../projects/projects.repo.js';
 import { periodsOf } from '../projects/periods.js';
 import { addUsage, usageCounts } from '../projects/usage.repo.js';
 import { suppressedAmong } from '../suppressions/suppressions.repo.js';
+import { insertUnsubscribeLinks } from './unsubscribe-links.repo.js';
 import { planAccept, type AcceptFacts, type AcceptPlan, type AcceptRequest, type AcceptSettings, type Accepted } from './accept-rules.js';
 import { insertEmails } from './emails.repo.js';
 import { answersFor, recordAnswers } from './idempotency.repo.js';
@@ -179,6 +180,7 @@ export class AcceptQueue implements Acceptor {
     const plan = planAccept(requests, await this.readFacts(trx, requests, now, since), this.opts);
     claim.current = this.opts.handoff?.()?.claim(plan, now) ?? null;
     await insertEmails(trx, plan.emails, plan.attachments);
+    await insertUnsubscribeLinks(trx, plan.emails);
     await insertQueueRows(trx, plan.rows);
     await insertEvents(trx, plan.events);
     for (const [projectId, period, n] of plan.usage) await addUsage(trx, projectId, period, n);

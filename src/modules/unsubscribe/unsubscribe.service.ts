@@ -2,10 +2,12 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { emailEvent } from '../emails/email-events.js';
-import { insertEvents } from '../events/events.repo.js';
 import { markUnsubscribed } from '../suppressions/suppressions.repo.js';
 import { verifyUnsubscribeToken } from './token.js';
-import { emailOfRecipient } from './unsubscribe.repo.js';
+import { pruneUnsubscribeLinks, subjectOf, type UnsubscribeSubject } from './unsubscribe.repo.js';
+import { UNSUBSCRIBE_LINK_DAYS } from '../emails/unsubscribe-links.repo.js';
+import { newId } from '../../lib/ids.js';
+import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 
 export interface UnsubscribeDeps {
   store: Store;
@@ -28,8 +30,8 @@ export interface Unsubscribed {
 /** Whom a token names, for the confirmation page (a GET changes nothing: link scanners follow links). */
 export async function describeToken(deps: UnsubscribeDeps, token: string): Promise<{ address: string; domain: string } | null> {
   const id = verifyUnsubscribeToken(await deps.key(), token);
-  const found = id ? await emailOfRecipient(deps.store.reader, id) : null;
-  return found ? { address: found.recipient.address, domain: found.email.fromDomain } : null;
+  const found = id ? await subjectOf(deps.store.reader, id) : null;
+  return found ? { address: found.address, domain: found.fromDomain } : null;
 }
 
 /**
@@ -47,17 +49,32 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string, method: 
 
 /** The unsubscription of one recipient, in the caller's transaction (the inbound listener's for the mailto address). */
 export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: string, now: number, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
-  const found = await emailOfRecipient(trx, recipientId);
-  if (!found) return null;
-  const { email, recipient } = found;
-  const done = { address: recipient.address, domain: email.fromDomain };
-  if (!(await markUnsubscribed(trx, { projectId: email.projectId, address: recipient.address, emailId: email.id, createdAt: now }))) return { ...done, recorded: false };
-  await insertEvents(trx, [emailEvent(email, 'email.unsubscribed', now, recipient.address, { method })]);
+  const s = await subjectOf(trx, recipientId);
+  if (!s) return null;
+  const done = { address: s.address, domain: s.fromDomain };
+  if (!(await markUnsubscribed(trx, { projectId: s.projectId, address: s.address, emailId: s.emailId, createdAt: now }))) return { ...done, recorded: false };
+  await insertEvents(trx, [s.email ? emailEvent(s.email, 'email.unsubscribed', now, s.address, { method }) : eventOfGoneEmail(s, now, method)]);
   return { ...done, recorded: true };
+}
+
+/** email.unsubscribed about an email retention has deleted: what the link row knows; stored as an event of no email, which retention prunes by age. */
+function eventOfGoneEmail(s: UnsubscribeSubject, now: number, method: UnsubscribeMethod): OutboxEvent {
+  return {
+    id: newId('event', now),
+    projectId: s.projectId,
+    type: 'email.unsubscribed',
+    emailId: null,
+    recipient: s.address,
+    simulated: false,
+    data: { email_id: s.emailId, environment: 'live', recipient: s.address, details: { method } },
+    createdAt: now,
+  };
 }
 
 export function unsubscribeService(deps: UnsubscribeDeps) {
   return {
+    /** the links of emails accepted more than UNSUBSCRIBE_LINK_DAYS ago (the suppressions_prune job) */
+    pruneLinks: () => pruneUnsubscribeLinks(deps.store.knex, deps.clock.now() - UNSUBSCRIBE_LINK_DAYS * 86_400_000, 5000),
     describe: (token: string) => describeToken(deps, token),
     unsubscribe: (token: string, method: UnsubscribeMethod) => unsubscribe(deps, token, method),
   };
