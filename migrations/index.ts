@@ -21,6 +21,7 @@ import * as m0019 from './0019_dkim_rotation.js';
 import * as m0020 from './0020_blocklists.js';
 import * as m0021 from './0021_dmarc_reports.js';
 import * as m0022 from './0022_list_unsubscribe.js';
+import * as m0023 from './0023_contacts.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -53,6 +54,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0020_blocklists', m0020],
   ['0021_dmarc_reports', m0021],
   ['0022_list_unsubscribe', m0022],
+  ['0023_contacts', m0023],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -22,6 +22,8 @@ import { RequestLogService } from './modules/logs/logs.service.js';
 import { RetentionService } from './modules/retention/retention.service.js';
 import { usageService } from './modules/usage/usage.service.js';
 import { unsubscribeService } from './modules/unsubscribe/unsubscribe.service.js';
+import { contactService } from './modules/contacts/contacts.service.js';
+import { audienceService } from './modules/audiences/audiences.service.js';
 import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -140,6 +142,8 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
+    contacts: contactService({ store, clock }),
+    audiences: audienceService({ store, clock }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),
     retention: new RetentionService({ store, clock }, { days: config.retention.days }),

@@ -8,6 +8,8 @@ import { inboundRoutes } from '../modules/inbound/inbound.routes.js';
 import { logRoutes } from '../modules/logs/logs.routes.js';
 import { usageRoutes } from '../modules/usage/usage.routes.js';
 import { blocklistRoutes } from '../modules/blocklists/blocklists.routes.js';
+import { contactRoutes } from '../modules/contacts/contacts.routes.js';
+import { audienceRoutes } from '../modules/audiences/audiences.routes.js';
 import { suppressionRoutes } from '../modules/suppressions/suppressions.routes.js';
 import { verifyRoutes } from '../modules/verify/verify.routes.js';
 import { templateRoutes } from '../modules/templates/templates.routes.js';
@@ -16,7 +18,7 @@ import { webhookRoutes } from '../modules/webhooks/webhooks.routes.js';
 import type { Services } from './services.js';
 
 /** The /v1 routes: a key with the route's scope; the guardrail tests and the OpenAPI document read them. */
-export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...templateRoutes, ...webhookRoutes, ...inboundRoutes, ...verifyRoutes, ...keyRoutes, ...suppressionRoutes, ...usageRoutes, ...logRoutes, ...blocklistRoutes];
+export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...templateRoutes, ...webhookRoutes, ...inboundRoutes, ...verifyRoutes, ...keyRoutes, ...suppressionRoutes, ...usageRoutes, ...logRoutes, ...blocklistRoutes, ...contactRoutes, ...audienceRoutes];
 
 /** Routes without a key: health checks for load balancers, tracking links for mail clients. */
 export const PUBLIC_ROUTES: readonly RouteDef<Services, null>[] = [...healthRoutes, ...trackingRoutes];

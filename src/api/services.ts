@@ -8,6 +8,8 @@ import type { RequestLogService } from '../modules/logs/logs.service.js';
 import type { RetentionService } from '../modules/retention/retention.service.js';
 import type { UsageService } from '../modules/usage/usage.service.js';
 import type { BlocklistService } from '../modules/blocklists/blocklists.service.js';
+import type { ContactService } from '../modules/contacts/contacts.service.js';
+import type { AudienceService } from '../modules/audiences/audiences.service.js';
 import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
@@ -34,6 +36,8 @@ export interface Services {
   suppressions: SuppressionService;
   usage: UsageService;
   blocklists: BlocklistService;
+  contacts: ContactService;
+  audiences: AudienceService;
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;

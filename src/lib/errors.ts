@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   not_schedulable: 409,
   domain_already_registered: 409,
+  contact_exists: 409,
   conflict: 409,
   domain_not_verified: 422,
   recipient_suppressed: 422,

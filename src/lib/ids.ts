@@ -87,6 +87,8 @@ export const ID_PREFIX = {
   queueRow: 'que',
   request: 'req',
   inbound: 'inb',
+  contact: 'con',
+  audience: 'aud',
   /** a DMARC aggregate report a receiver sent about a domain */
   dmarcReport: 'dmr',
   /** an API request kept for GET /v1/logs */

@@ -91,6 +91,7 @@ const REPLIES: Record<ErrorCode, [number, string]> = {
   idempotency_conflict: [451, '4.3.0'],
   not_schedulable: [550, '5.6.0'],
   domain_already_registered: [550, '5.6.0'],
+  contact_exists: [550, '5.6.0'],
   conflict: [451, '4.3.0'],
   domain_not_verified: [550, '5.7.1'],
   recipient_suppressed: [550, '5.7.1'],

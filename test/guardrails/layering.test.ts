@@ -15,6 +15,7 @@ const PURE = [
   ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/domains/${f}.ts`),
   'modules/blocklists/dnsbl.ts',
   'modules/unsubscribe/token.ts',
+  'modules/contacts/contact-properties.ts',
   'modules/emails/list-unsubscribe.ts',
   ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/dmarc/${f}.ts`),
   'mta/classify.ts',

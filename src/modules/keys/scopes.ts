@@ -12,6 +12,8 @@ export const SCOPES = [
   'keys:manage',
   'usage:read',
   'logs:read',
+  'contacts:manage',
+  'broadcasts:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

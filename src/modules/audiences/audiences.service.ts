@@ -1,0 +1,84 @@
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { iso, type Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
+import { contactAddress, contactEvent } from '../contacts/contacts.service.js';
+import { contactsByEmail, contactsById, findContact, insertContact, type Contact } from '../contacts/contacts.repo.js';
+import * as repo from './audiences.repo.js';
+import type { Audience } from './audiences.repo.js';
+import type { AddContactsBody } from './audiences.schema.js';
+
+export interface AudienceDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const present = (a: Audience, count: number) => ({ object: 'audience' as const, id: a.id, name: a.name, contact_count: count, created_at: iso(a.createdAt) });
+
+async function existing(deps: AudienceDeps, projectId: string, id: string, db = deps.store.knex): Promise<Audience> {
+  const a = await repo.findAudience(db, projectId, id);
+  if (!a) throw notFound(`audience ${id}`);
+  return a;
+}
+
+/**
+ * POST /v1/audiences/{id}/contacts: the contacts named by id (each must be
+ * the project's: 404 naming it otherwise) or by address (a contact is made
+ * for an address the project does not have, with contact.created), added
+ * once each, in one transaction.
+ */
+async function addContacts(deps: AudienceDeps, projectId: string, id: string, body: AddContactsBody) {
+  if (!body.contact_ids && !body.emails) throw validationError('contact_ids', 'give contact_ids or emails');
+  const emails = (body.emails ?? []).map((e, i) => contactAddress(e, `emails[${i}]`));
+  return deps.store.tx(async (trx) => {
+    const a = await existing(deps, projectId, id, trx);
+    const now = deps.clock.now();
+    const byId = await contactsById(trx, projectId, body.contact_ids ?? []);
+    const missing = (body.contact_ids ?? []).find((c) => !byId.some((x) => x.id === c));
+    if (missing) throw notFound(`contact ${missing}`);
+    const known = await contactsByEmail(trx, projectId, emails);
+    const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now }));
+    for (const c of made) await insertContact(trx, c);
+    const added = await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now);
+    const events: OutboxEvent[] = made.map((c) => contactEvent('contact.created', c, [a.id], now));
+    await insertEvents(trx, events);
+    return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added, created_contacts: made.length };
+  });
+}
+
+export function audienceService(deps: AudienceDeps) {
+  return {
+    create: async (projectId: string, name: string) => {
+      const a: Audience = { id: newId('audience', deps.clock.now()), projectId, name, createdAt: deps.clock.now() };
+      await deps.store.tx((trx) => repo.insertAudience(trx, a));
+      return present(a, 0);
+    },
+    get: async (projectId: string, id: string) => {
+      const a = await existing(deps, projectId, id);
+      return present(a, (await repo.contactCounts(deps.store.knex, [a.id])).get(a.id)!);
+    },
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const rows = await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor);
+      const page = rows.slice(0, limit);
+      const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
+      return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    },
+    delete: async (projectId: string, id: string) => {
+      const a = await existing(deps, projectId, id);
+      // its contacts stay: an audience is a list of them, not their owner
+      await deps.store.tx((trx) => repo.deleteAudience(trx, a.id));
+      return { object: 'audience' as const, id: a.id, deleted: true };
+    },
+    addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),
+    removeContact: async (projectId: string, id: string, contact: string) => {
+      const a = await existing(deps, projectId, id);
+      const c = await findContact(deps.store.knex, projectId, contact.startsWith('con_') ? contact : contactAddress(contact, 'contact'));
+      if (!c) throw notFound(`contact ${contact}`);
+      if (!(await deps.store.tx((trx) => repo.removeMember(trx, a.id, c.id)))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+      return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
+    },
+  };
+}
+
+export type AudienceService = ReturnType<typeof audienceService>;

@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../lib/schema.js';
+import { PROPERTY_TYPES } from './contact-properties.js';
+
+const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+const Name = Type.String({ maxLength: 200 });
+
+export const CreatePropertyBody = Type.Object(
+  {
+    key: Type.String({ pattern: '^[a-z_][a-z0-9_]{0,49}$', description: 'lower-case letters, digits and _, not starting with a digit' }),
+    type: StringEnum(PROPERTY_TYPES),
+    fallback: Type.Optional(Type.Union([Value, Type.Null()], { description: 'the value templates use for a contact without one; of the property type' })),
+  },
+  { additionalProperties: false },
+);
+export type CreatePropertyBody = Static<typeof CreatePropertyBody>;
+
+export const CreateContactBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 320 }),
+    first_name: Type.Optional(Type.Union([Name, Type.Null()])),
+    last_name: Type.Optional(Type.Union([Name, Type.Null()])),
+    properties: Type.Optional(Type.Record(Type.String(), Type.Union([Value, Type.Null()]), { description: 'values of declared contact properties' })),
+    unsubscribed: Type.Optional(Type.Boolean({ description: 'unsubscribed from all broadcast mail' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateContactBody = Static<typeof CreateContactBody>;
+
+export const UpdateContactBody = Type.Partial(CreateContactBody, { additionalProperties: false });
+export type UpdateContactBody = Static<typeof UpdateContactBody>;
+
+export const CreateContactQuery = Type.Object(
+  { upsert: Type.Optional(Type.Boolean({ description: 'true: a contact with this address is updated (200) instead of refused (409 contact_exists)' })) },
+  { additionalProperties: false },
+);
+
+export const ListContactsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ pattern: '^con_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
+    audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'a part of the address, case-insensitive' })),
+  },
+  { additionalProperties: false },
+);
+export type ListContactsQuery = Static<typeof ListContactsQuery>;

@@ -1,0 +1,163 @@
+import type { Knex } from 'knex';
+import { parseAddress } from '../../lib/address.js';
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/time.js';
+import { isUniqueViolation, lockRows } from '../../store/db.js';
+import type { Store } from '../../store/store.js';
+import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
+import type { EventType } from '../events/event-types.js';
+import { applyProperties, checkValue, MAX_PROPERTIES, type ContactProperty } from './contact-properties.js';
+import { presentContact, presentProperty } from './contacts.presenter.js';
+import * as repo from './contacts.repo.js';
+import type { Contact } from './contacts.repo.js';
+import type { CreateContactBody, CreatePropertyBody, UpdateContactBody } from './contacts.schema.js';
+
+export interface ContactDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** Contacts are kept as the accept compares addresses: bare, lower-cased, the domain an A-label. */
+export function contactAddress(input: string, field = 'email'): string {
+  const parsed = parseAddress(input);
+  if (!parsed.ok) throw validationError(field, parsed.reason);
+  return parsed.value.address.toLowerCase();
+}
+
+/** contact.created / updated / deleted: an event of no email, with the contact as the API shows it. */
+export function contactEvent(type: Extract<EventType, `contact.${string}`>, c: Contact, audiences: string[], now: number): OutboxEvent {
+  return { id: newId('event', now), projectId: c.projectId, type, emailId: null, recipient: c.email, simulated: false, data: presentContact(c, audiences), createdAt: now };
+}
+
+async function declared(db: Knex.Transaction | Store['knex'], projectId: string): Promise<Map<string, ContactProperty>> {
+  return new Map((await repo.listProperties(db, projectId)).map((p) => [p.key, p]));
+}
+
+/** The contact `body` describes, as new (`current` null) or as `current` changed; errors name the field. */
+function merged(projectId: string, current: Contact | null, body: UpdateContactBody, props: Map<string, ContactProperty>, now: number): Contact {
+  const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now };
+  const properties = applyProperties(props, base.properties, body.properties ?? {});
+  if (!properties.ok) throw validationError(properties.field, properties.reason);
+  return {
+    ...base,
+    email: body.email !== undefined ? contactAddress(body.email) : base.email,
+    firstName: body.first_name !== undefined ? body.first_name : base.firstName,
+    lastName: body.last_name !== undefined ? body.last_name : base.lastName,
+    properties: properties.properties,
+    unsubscribed: body.unsubscribed ?? base.unsubscribed,
+    updatedAt: now,
+  };
+}
+
+/**
+ * POST /v1/contacts: a new contact (201), or with `upsert` the contact of
+ * that address changed (200). The address is unique in the project: 409
+ * contact_exists otherwise, also when two requests race (the unique index).
+ */
+export async function createContact(deps: ContactDeps, projectId: string, body: CreateContactBody, upsert: boolean): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
+  const email = contactAddress(body.email);
+  try {
+    return await deps.store.tx(async (trx) => {
+      await lockRows(trx, 'projects', [projectId]);
+      const now = deps.clock.now();
+      const existing = await repo.findContact(trx, projectId, email);
+      if (existing && !upsert) throw apiError('contact_exists', `a contact with the address ${email} exists (${existing.id}); PATCH it, or POST with ?upsert=true`);
+      const c = merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now);
+      if (existing) await repo.updateContact(trx, c);
+      else await repo.insertContact(trx, c);
+      const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
+      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', c, audiences, now)]);
+      return { contact: presentContact(c, audiences), created: !existing };
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('contact_exists', `a contact with the address ${email} exists`);
+    throw e;
+  }
+}
+
+export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string) {
+  const c = await repo.findContact(deps.store.reader, projectId, lookupKey(idOrEmail));
+  if (!c) throw notFound(`contact ${idOrEmail}`);
+  return presentContact(c, (await repo.audiencesOf(deps.store.reader, [c.id])).get(c.id)!);
+}
+
+/** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
+const lookupKey = (idOrEmail: string) => (idOrEmail.startsWith('con_') ? idOrEmail : (parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase()));
+
+export async function updateContactOf(deps: ContactDeps, projectId: string, idOrEmail: string, body: UpdateContactBody) {
+  try {
+    return await deps.store.tx(async (trx) => {
+      const current = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
+      if (!current) throw notFound(`contact ${idOrEmail}`);
+      const now = deps.clock.now();
+      const c = merged(projectId, current, body, await declared(trx, projectId), now);
+      await repo.updateContact(trx, c);
+      const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
+      await insertEvents(trx, [contactEvent('contact.updated', c, audiences, now)]);
+      return presentContact(c, audiences);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('contact_exists', `another contact has the address ${body.email}`);
+    throw e;
+  }
+}
+
+export async function deleteContactOf(deps: ContactDeps, projectId: string, idOrEmail: string) {
+  return deps.store.tx(async (trx) => {
+    const c = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
+    if (!c) throw notFound(`contact ${idOrEmail}`);
+    const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
+    await repo.deleteContact(trx, c.id);
+    await insertEvents(trx, [contactEvent('contact.deleted', c, audiences, deps.clock.now())]);
+    return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
+  });
+}
+
+export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
+  const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
+  const page = rows.slice(0, q.limit);
+  const audiences = await repo.audiencesOf(deps.store.reader, page.map((c) => c.id));
+  return { object: 'list' as const, data: page.map((c) => presentContact(c, audiences.get(c.id)!)), next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
+}
+
+/** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
+export async function createProperty(deps: ContactDeps, projectId: string, body: CreatePropertyBody) {
+  let fallback = null;
+  if (body.fallback !== undefined && body.fallback !== null) {
+    const checked = checkValue(body.type, body.fallback);
+    if (!checked.ok) throw validationError('fallback', checked.reason);
+    fallback = checked.value;
+  }
+  const p: ContactProperty = { projectId, key: body.key, type: body.type, fallback, createdAt: deps.clock.now() };
+  try {
+    await deps.store.tx(async (trx) => {
+      await lockRows(trx, 'projects', [projectId]);
+      if ((await repo.listProperties(trx, projectId)).length >= MAX_PROPERTIES) throw apiError('plan_limit_reached', `a project may declare at most ${MAX_PROPERTIES} contact properties`);
+      await repo.insertProperty(trx, p);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('conflict', `the contact property ${body.key} exists`);
+    throw e;
+  }
+  return presentProperty(p);
+}
+
+export function contactService(deps: ContactDeps) {
+  return {
+    create: (projectId: string, body: CreateContactBody, upsert: boolean) => createContact(deps, projectId, body, upsert),
+    get: (projectId: string, idOrEmail: string) => getContact(deps, projectId, idOrEmail),
+    update: (projectId: string, idOrEmail: string, body: UpdateContactBody) => updateContactOf(deps, projectId, idOrEmail, body),
+    delete: (projectId: string, idOrEmail: string) => deleteContactOf(deps, projectId, idOrEmail),
+    list: (projectId: string, q: Parameters<typeof listContacts>[2]) => listContacts(deps, projectId, q),
+    createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
+    listProperties: async (projectId: string) => ({ object: 'list' as const, data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty) }),
+    deleteProperty: async (projectId: string, key: string) => {
+      // a segment that uses it would refuse this with 409 (segments come later in issue 27)
+      if (!(await repo.deleteProperty(deps.store.knex, projectId, key))) throw notFound(`contact property ${key}`);
+      return { object: 'contact_property' as const, key, deleted: true };
+    },
+  };
+}
+
+export type ContactService = ReturnType<typeof contactService>;
