@@ -22,6 +22,7 @@ import * as m0020 from './0020_blocklists.js';
 import * as m0021 from './0021_dmarc_reports.js';
 import * as m0022 from './0022_list_unsubscribe.js';
 import * as m0023 from './0023_contacts.js';
+import * as m0024 from './0024_segments.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,6 +56,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0021_dmarc_reports', m0021],
   ['0022_list_unsubscribe', m0022],
   ['0023_contacts', m0023],
+  ['0024_segments', m0024],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -24,6 +24,7 @@ import { usageService } from './modules/usage/usage.service.js';
 import { unsubscribeService } from './modules/unsubscribe/unsubscribe.service.js';
 import { contactService } from './modules/contacts/contacts.service.js';
 import { audienceService } from './modules/audiences/audiences.service.js';
+import { segmentService } from './modules/segments/segments.service.js';
 import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -144,6 +145,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     usage: usageService({ store, clock }),
     contacts: contactService({ store, clock }),
     audiences: audienceService({ store, clock }),
+    segments: segmentService({ store, clock }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),
     retention: new RetentionService({ store, clock }, { days: config.retention.days }),

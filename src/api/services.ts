@@ -10,6 +10,7 @@ import type { UsageService } from '../modules/usage/usage.service.js';
 import type { BlocklistService } from '../modules/blocklists/blocklists.service.js';
 import type { ContactService } from '../modules/contacts/contacts.service.js';
 import type { AudienceService } from '../modules/audiences/audiences.service.js';
+import type { SegmentService } from '../modules/segments/segments.service.js';
 import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
@@ -38,6 +39,7 @@ export interface Services {
   blocklists: BlocklistService;
   contacts: ContactService;
   audiences: AudienceService;
+  segments: SegmentService;
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;

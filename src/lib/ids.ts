@@ -89,6 +89,7 @@ export const ID_PREFIX = {
   inbound: 'inb',
   contact: 'con',
   audience: 'aud',
+  segment: 'seg',
   /** a DMARC aggregate report a receiver sent about a domain */
   dmarcReport: 'dmr',
   /** an API request kept for GET /v1/logs */

@@ -16,6 +16,7 @@ const PURE = [
   'modules/blocklists/dnsbl.ts',
   'modules/unsubscribe/token.ts',
   'modules/contacts/contact-properties.ts',
+  'modules/segments/segment-filter.ts',
   'modules/emails/list-unsubscribe.ts',
   ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/dmarc/${f}.ts`),
   'mta/classify.ts',

@@ -129,6 +129,52 @@ eachDatabase('contacts and contact properties (issue 27)', (db) => {
     expect((await u.api.get(`/v1/contacts/${dora.id}`)).body.audiences).to.deep.equal([]);
   });
 
+  it('saves segments checked at creation, lists their contacts now, and keeps what they use from being deleted', async function () {
+    const u = await api.tenant();
+    await u.api.post('/v1/contact-properties', { key: 'plan', type: 'string', fallback: 'free' });
+    await u.api.post('/v1/contact-properties', { key: 'signup_date', type: 'date' });
+    const aud = (await u.api.post('/v1/audiences', { name: 'Customers' })).body;
+    const people = [
+      { email: 'pro1@seg.example', properties: { plan: 'pro', signup_date: '2026-02-01' } },
+      { email: 'pro2@seg.example', properties: { plan: 'pro', signup_date: '2025-11-01' } },
+      { email: 'pro3@seg.example', properties: { plan: 'pro', signup_date: '2026-03-01' } },
+      { email: 'free@seg.example', properties: {} },
+    ];
+    for (const p of people) await u.api.post('/v1/contacts', p);
+    await u.api.post(`/v1/audiences/${aud.id}/contacts`, { emails: ['pro1@seg.example', 'free@seg.example'] });
+
+    const bad = await u.api.post('/v1/segments', { name: 'x', filter: "plan == 'pro' and colour == 'red'" });
+    expectError(bad, 400, 'validation_error', 'filter');
+    expect(bad.body.error.message).to.match(/line 1, column 19/);
+    expectError(await u.api.post('/v1/segments', { name: 'x', filter: 'plan', audience_id: 'aud_nope' }), 404, 'not_found');
+
+    const seg = await u.api.post('/v1/segments', { name: 'Recent pro', filter: "plan == 'pro' and signup_date >= '2026-01-01'" });
+    expect(seg.status, seg.text).to.equal(201);
+    expect(seg.body).to.include({ object: 'segment', name: 'Recent pro', audience_id: null });
+    expect(seg.body.id).to.match(/^seg_[0-9a-z]{26}$/);
+    const emails = async (path: string) => (await u.api.get(path)).body.data.map((c: { email: string }) => c.email);
+    expect(await emails(`/v1/segments/${seg.body.id}/contacts`)).to.deep.equal(['pro3@seg.example', 'pro1@seg.example']);
+    expect(await emails(`/v1/contacts?segment_id=${seg.body.id}`)).to.deep.equal(['pro3@seg.example', 'pro1@seg.example']);
+    const first = (await u.api.get(`/v1/segments/${seg.body.id}/contacts?limit=1`)).body;
+    expect(first.data.map((c: { email: string }) => c.email)).to.deep.equal(['pro3@seg.example']);
+    expect(await emails(`/v1/segments/${seg.body.id}/contacts?limit=1&cursor=${first.next_cursor}`)).to.deep.equal(['pro1@seg.example']);
+    // dynamic: a change of a contact changes the segment
+    await u.api.patch('/v1/contacts/pro2@seg.example', { properties: { signup_date: '2026-04-01' } });
+    expect(await emails(`/v1/segments/${seg.body.id}/contacts`)).to.include('pro2@seg.example');
+    // within an audience; the fallback counts for a contact without a value
+    const free = (await u.api.post('/v1/segments', { name: 'Free customers', audience_id: aud.id, filter: "plan == 'free'" })).body;
+    expect(await emails(`/v1/segments/${free.id}/contacts`)).to.deep.equal(['free@seg.example']);
+
+    expectError(await u.api.delete('/v1/contact-properties/signup_date'), 409, 'conflict');
+    expectError(await u.api.delete(`/v1/audiences/${aud.id}`), 409, 'conflict');
+    expectError(await t.api.get(`/v1/segments/${seg.body.id}`), 404, 'not_found');
+    expectError(await t.api.get(`/v1/segments/${seg.body.id}/contacts`), 404, 'not_found');
+    expectError(await u.api.get(`/v1/contacts?segment_id=${seg.body.id}&email=pro`), 400, 'validation_error', 'segment_id');
+    expect((await u.api.get('/v1/segments')).body.data.map((x: { id: string }) => x.id)).to.deep.equal([free.id, seg.body.id]);
+    expect((await u.api.delete(`/v1/segments/${seg.body.id}`)).body).to.deep.equal({ object: 'segment', id: seg.body.id, deleted: true });
+    expect((await u.api.delete('/v1/contact-properties/signup_date')).status).to.equal(200);
+  });
+
   it('needs contacts:manage, which a key made with every scope holds', async function () {
     const k = await t.newKey({ scopes: ['emails:send'] });
     expectError(await k.api.get('/v1/contacts'), 403, 'forbidden');

@@ -1,8 +1,14 @@
 import { keyedRoutes } from '../keys/principal.js';
+import { validationError } from '../../lib/errors.js';
 import { CreateContactBody, CreateContactQuery, CreatePropertyBody, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
 import type { ContactService } from './contacts.service.js';
+/** What these routes need of the segments service (segments read contacts: importing it here would make a cycle). */
+export interface SegmentGuard {
+  refuseIfUsed(projectId: string, what: { property?: string; audience?: string }): Promise<void>;
+  contacts(projectId: string, id: string, limit: number, cursor: string | undefined): Promise<unknown>;
+}
 
-const route = keyedRoutes<{ contacts: ContactService }>();
+const route = keyedRoutes<{ contacts: ContactService; segments: SegmentGuard }>();
 
 // Issue 27 (interface §4.6 leaves the group open; docs/contacts.md): scope contacts:manage everywhere
 export const contactRoutes = [
@@ -29,8 +35,9 @@ export const contactRoutes = [
     method: 'DELETE',
     path: '/v1/contact-properties/:key',
     scope: 'contacts:manage',
-    summary: 'Remove a contact property declaration (the values contacts hold stay until changed)',
+    summary: 'Remove a contact property declaration (the values contacts hold stay until changed); 409 while a segment reads it',
     async handler({ services, principal, params }) {
+      await services.segments.refuseIfUsed(principal.project.id, { property: params.key! });
       return { status: 200, body: await services.contacts.deleteProperty(principal.project.id, params.key!) };
     },
   }),
@@ -50,9 +57,13 @@ export const contactRoutes = [
     method: 'GET',
     path: '/v1/contacts',
     scope: 'contacts:manage',
-    summary: 'List contacts, newest first, by audience or a part of the address',
+    summary: 'List contacts, newest first, by audience, segment or a part of the address',
     query: ListContactsQuery,
     async handler({ services, principal, query }) {
+      if (query.segment_id) {
+        if (query.audience_id || query.email) throw validationError('segment_id', 'cannot be combined with audience_id or email');
+        return { status: 200, body: await services.segments.contacts(principal.project.id, query.segment_id, query.limit, query.cursor) };
+      }
       return { status: 200, body: await services.contacts.list(principal.project.id, query) };
     },
   }),

@@ -40,6 +40,7 @@ export const ListContactsQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     cursor: Type.Optional(Type.String({ pattern: '^con_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
     audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    segment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "the segment's contacts now (alone: not with audience_id or email)" })),
     email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'a part of the address, case-insensitive' })),
   },
   { additionalProperties: false },

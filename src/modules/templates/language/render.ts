@@ -171,6 +171,11 @@ function compare(v: unknown, op: string, lit: Literal): boolean {
   return op === '>' ? c > 0 : op === '>=' ? c >= 0 : op === '<' ? c < 0 : c <= 0;
 }
 
+/** A compiled condition over plain values (a segment's filter over a contact), with the render's step budget. */
+export function testCondition(c: Condition, vars: Record<string, unknown>): boolean {
+  return test(c, { vars, loops: [], html: false, locale: 'en', budget: RENDER_BUDGET, room: Infinity });
+}
+
 export function test(c: Condition, s: Scope): boolean {
   if (--s.budget < 0) throw tooMuch();
   if ('truthy' in c) return truthy(resolve(c.truthy, s));

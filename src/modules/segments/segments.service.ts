@@ -1,0 +1,76 @@
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { iso, type Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import { findAudience } from '../audiences/audiences.repo.js';
+import { presentContact } from '../contacts/contacts.presenter.js';
+import { audiencesOf, listProperties, pageOfContacts, type Contact } from '../contacts/contacts.repo.js';
+import { compileFilter, contactValues, matches } from './segment-filter.js';
+import * as repo from './segments.repo.js';
+import type { Segment } from './segments.repo.js';
+
+export interface SegmentDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const present = (s: Segment) => ({ object: 'segment' as const, id: s.id, name: s.name, audience_id: s.audienceId, filter: s.filter, created_at: iso(s.createdAt) });
+
+/** Contacts read per page while a segment is evaluated. */
+const SCAN = 500;
+
+async function existing(deps: SegmentDeps, projectId: string, id: string): Promise<Segment> {
+  const s = await repo.findSegment(deps.store.knex, projectId, id);
+  if (!s) throw notFound(`segment ${id}`);
+  return s;
+}
+
+/**
+ * The segment's members now, newest first, a page at a time: the contacts
+ * (of its audience, when it has one) read in id order and tested against the
+ * filter, until a page is full.
+ */
+async function members(deps: SegmentDeps, projectId: string, id: string, limit: number, cursor: string | undefined) {
+  const s = await existing(deps, projectId, id);
+  const properties = await listProperties(deps.store.reader, projectId);
+  const found: Contact[] = [];
+  let before = cursor;
+  for (;;) {
+    const rows = await pageOfContacts(deps.store.reader, projectId, { limit: SCAN, before, audienceId: s.audienceId ?? undefined });
+    for (const c of rows.slice(0, SCAN)) if (found.length <= limit && matches(s.compiled, contactValues(c, properties))) found.push(c);
+    if (found.length > limit || rows.length <= SCAN) break;
+    before = rows[SCAN - 1]!.id;
+  }
+  const page = found.slice(0, limit);
+  const audiences = await audiencesOf(deps.store.reader, page.map((c) => c.id));
+  return { object: 'list' as const, data: page.map((c) => presentContact(c, audiences.get(c.id)!)), next_cursor: found.length > limit ? page[page.length - 1]!.id : null };
+}
+
+export function segmentService(deps: SegmentDeps) {
+  return {
+    create: async (projectId: string, body: { name: string; audience_id?: string | undefined; filter: string }) => {
+      if (body.audience_id && !(await findAudience(deps.store.knex, projectId, body.audience_id))) throw notFound(`audience ${body.audience_id}`);
+      const compiled = compileFilter(body.filter, await listProperties(deps.store.knex, projectId));
+      if (!compiled.ok) throw validationError('filter', compiled.message);
+      const now = deps.clock.now();
+      const s: Segment = { id: newId('segment', now), projectId, name: body.name, audienceId: body.audience_id ?? null, filter: body.filter, compiled: compiled.compiled, roots: compiled.roots, createdAt: now };
+      await deps.store.tx((trx) => repo.insertSegment(trx, s));
+      return present(s);
+    },
+    get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
+    list: async (projectId: string) => ({ object: 'list' as const, data: (await repo.segmentsOf(deps.store.knex, projectId)).map(present), next_cursor: null }),
+    delete: async (projectId: string, id: string) => {
+      const s = await existing(deps, projectId, id);
+      await deps.store.tx((trx) => repo.deleteSegment(trx, s.id));
+      return { object: 'segment' as const, id: s.id, deleted: true };
+    },
+    contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) => members(deps, projectId, id, limit, cursor),
+    /** 409 while a segment reads the property (DELETE /v1/contact-properties/{key}) or uses the audience (DELETE /v1/audiences/{id}) */
+    refuseIfUsed: async (projectId: string, what: { property?: string; audience?: string }) => {
+      const using = (await repo.segmentsOf(deps.store.knex, projectId)).find((s) => (what.property !== undefined && s.roots.includes(what.property)) || (what.audience !== undefined && s.audienceId === what.audience));
+      if (using) throw apiError('conflict', `segment ${using.id} (${using.name}) uses ${what.property !== undefined ? `the property ${what.property}` : `the audience ${what.audience}`}; delete or change it first`);
+    },
+  };
+}
+
+export type SegmentService = ReturnType<typeof segmentService>;
