@@ -23,6 +23,7 @@ import * as m0021 from './0021_dmarc_reports.js';
 import * as m0022 from './0022_list_unsubscribe.js';
 import * as m0023 from './0023_contacts.js';
 import * as m0024 from './0024_segments.js';
+import * as m0025 from './0025_topics.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,6 +58,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0022_list_unsubscribe', m0022],
   ['0023_contacts', m0023],
   ['0024_segments', m0024],
+  ['0025_topics', m0025],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -25,6 +25,7 @@ import { unsubscribeService } from './modules/unsubscribe/unsubscribe.service.js
 import { contactService } from './modules/contacts/contacts.service.js';
 import { audienceService } from './modules/audiences/audiences.service.js';
 import { segmentService } from './modules/segments/segments.service.js';
+import { topicService } from './modules/topics/topics.service.js';
 import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -146,6 +147,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     contacts: contactService({ store, clock }),
     audiences: audienceService({ store, clock }),
     segments: segmentService({ store, clock }),
+    topics: topicService({ store, clock }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),
     retention: new RetentionService({ store, clock }, { days: config.retention.days }),

@@ -11,6 +11,7 @@ import type { BlocklistService } from '../modules/blocklists/blocklists.service.
 import type { ContactService } from '../modules/contacts/contacts.service.js';
 import type { AudienceService } from '../modules/audiences/audiences.service.js';
 import type { SegmentService } from '../modules/segments/segments.service.js';
+import type { TopicService } from '../modules/topics/topics.service.js';
 import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
@@ -40,6 +41,7 @@ export interface Services {
   contacts: ContactService;
   audiences: AudienceService;
   segments: SegmentService;
+  topics: TopicService;
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;

@@ -90,6 +90,7 @@ export const ID_PREFIX = {
   contact: 'con',
   audience: 'aud',
   segment: 'seg',
+  topic: 'top',
   /** a DMARC aggregate report a receiver sent about a domain */
   dmarcReport: 'dmr',
   /** an API request kept for GET /v1/logs */

@@ -175,6 +175,32 @@ eachDatabase('contacts and contact properties (issue 27)', (db) => {
     expect((await u.api.delete('/v1/contact-properties/signup_date')).status).to.equal(200);
   });
 
+  it('makes opt-in and opt-out topics; a contact shows its subscription to each, its own choice or the default', async function () {
+    const u = await api.tenant();
+    const news = await u.api.post('/v1/topics', { name: 'Product news', description: 'What we ship', default: 'opt_out' });
+    expect(news.status, news.text).to.equal(201);
+    expect(news.body).to.include({ object: 'topic', name: 'Product news', description: 'What we ship', default: 'opt_out' });
+    expect(news.body.id).to.match(/^top_[0-9a-z]{26}$/);
+    const beta = (await u.api.post('/v1/topics', { name: 'Beta invites', default: 'opt_in' })).body;
+    expectError(await u.api.post('/v1/topics', { name: 'x', default: 'maybe' }), 400, 'validation_error', 'default');
+
+    const gus = (await u.api.post('/v1/contacts', { email: 'gus@topic.example' })).body;
+    expect(gus.topics).to.deep.equal({ [news.body.id]: true, [beta.id]: false });
+    const chose = await u.api.patch(`/v1/contacts/${gus.id}`, { topics: { [news.body.id]: false, [beta.id]: true } });
+    expect(chose.status, chose.text).to.equal(200);
+    expect(chose.body.topics).to.deep.equal({ [news.body.id]: false, [beta.id]: true });
+    expect((await u.api.get('/v1/contacts/gus@topic.example')).body.topics).to.deep.equal({ [news.body.id]: false, [beta.id]: true });
+    const hal = (await u.api.post('/v1/contacts', { email: 'hal@topic.example', topics: { [beta.id]: true } })).body;
+    expect(hal.topics).to.deep.equal({ [news.body.id]: true, [beta.id]: true });
+
+    const theirs = (await t.api.post('/v1/topics', { name: 'Theirs', default: 'opt_in' })).body;
+    expectError(await u.api.patch(`/v1/contacts/${gus.id}`, { topics: { [theirs.id]: true } }), 400, 'validation_error', `topics.${theirs.id}`);
+    expectError(await u.api.get(`/v1/topics/${theirs.id}`), 404, 'not_found');
+    expect((await u.api.get('/v1/topics')).body.data.map((x: { id: string }) => x.id)).to.deep.equal([beta.id, news.body.id]);
+    expect((await u.api.delete(`/v1/topics/${beta.id}`)).body).to.deep.equal({ object: 'topic', id: beta.id, deleted: true });
+    expect((await u.api.get(`/v1/contacts/${gus.id}`)).body.topics).to.deep.equal({ [news.body.id]: false });
+  });
+
   it('needs contacts:manage, which a key made with every scope holds', async function () {
     const k = await t.newKey({ scopes: ['emails:send'] });
     expectError(await k.api.get('/v1/contacts'), 403, 'forbidden');

@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
-import { contactAddress, contactEvent } from '../contacts/contacts.service.js';
+import { contactAddress, contactEvent, presented } from '../contacts/contacts.service.js';
 import { contactsByEmail, contactsById, findContact, insertContact, type Contact } from '../contacts/contacts.repo.js';
 import * as repo from './audiences.repo.js';
 import type { Audience } from './audiences.repo.js';
@@ -41,7 +41,7 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
     const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now }));
     for (const c of made) await insertContact(trx, c);
     const added = await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now);
-    const events: OutboxEvent[] = made.map((c) => contactEvent('contact.created', c, [a.id], now));
+    const events: OutboxEvent[] = (await presented(trx, projectId, made)).map((shown) => contactEvent('contact.created', shown, projectId, now));
     await insertEvents(trx, events);
     return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added, created_contacts: made.length };
   });

@@ -2,7 +2,8 @@ import { iso } from '../../lib/time.js';
 import type { ContactProperty } from './contact-properties.js';
 import type { Contact } from './contacts.repo.js';
 
-export function presentContact(c: Contact, audiences: string[]) {
+/** `topics`: the contact's subscription to each topic of the project (its choice, else the topic's default). */
+export function presentContact(c: Contact, audiences: string[], topics: Record<string, boolean>) {
   return {
     object: 'contact' as const,
     id: c.id,
@@ -12,8 +13,7 @@ export function presentContact(c: Contact, audiences: string[]) {
     properties: c.properties,
     unsubscribed: c.unsubscribed,
     audiences,
-    // topics come with broadcasts (issue 27): none yet
-    topics: {},
+    topics,
     created_at: iso(c.createdAt),
     updated_at: iso(c.updatedAt),
   };

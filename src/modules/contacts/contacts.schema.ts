@@ -22,6 +22,7 @@ export const CreateContactBody = Type.Object(
     last_name: Type.Optional(Type.Union([Name, Type.Null()])),
     properties: Type.Optional(Type.Record(Type.String(), Type.Union([Value, Type.Null()]), { description: 'values of declared contact properties' })),
     unsubscribed: Type.Optional(Type.Boolean({ description: 'unsubscribed from all broadcast mail' })),
+    topics: Type.Optional(Type.Record(Type.String({ pattern: '^top_[0-9a-z]{26}$' }), Type.Boolean(), { description: 'subscribed (true) or not (false) to each named topic; the others keep their default' })),
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,7 @@ import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import type { EventType } from '../events/event-types.js';
 import { applyProperties, checkValue, MAX_PROPERTIES, type ContactProperty } from './contact-properties.js';
 import { presentContact, presentProperty } from './contacts.presenter.js';
+import { setSubscriptions, subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
 import * as repo from './contacts.repo.js';
 import type { Contact } from './contacts.repo.js';
 import type { CreateContactBody, CreatePropertyBody, UpdateContactBody } from './contacts.schema.js';
@@ -26,8 +27,24 @@ export function contactAddress(input: string, field = 'email'): string {
 }
 
 /** contact.created / updated / deleted: an event of no email, with the contact as the API shows it. */
-export function contactEvent(type: Extract<EventType, `contact.${string}`>, c: Contact, audiences: string[], now: number): OutboxEvent {
-  return { id: newId('event', now), projectId: c.projectId, type, emailId: null, recipient: c.email, simulated: false, data: presentContact(c, audiences), createdAt: now };
+export function contactEvent(type: Extract<EventType, `contact.${string}`>, shown: ReturnType<typeof presentContact>, projectId: string, now: number): OutboxEvent {
+  return { id: newId('event', now), projectId, type, emailId: null, recipient: shown.email, simulated: false, data: shown, createdAt: now };
+}
+
+/** Contacts as the API shows them: with their audiences and their subscription to each topic. */
+export async function presented(db: Knex.Transaction | Store['knex'], projectId: string, contacts: Contact[]) {
+  const ids = contacts.map((c) => c.id);
+  const [audiences, topics] = await Promise.all([repo.audiencesOf(db, ids), subscriptionsOf(db, projectId, ids)]);
+  return contacts.map((c) => presentContact(c, audiences.get(c.id)!, topics.get(c.id)!));
+}
+
+/** A contact's choices of topics: each must be a topic of the project (400 naming it). */
+async function chooseTopics(trx: Knex.Transaction, c: Contact, choices: Record<string, boolean> | undefined, now: number): Promise<void> {
+  if (!choices || !Object.keys(choices).length) return;
+  const known = new Set((await topicsOfProject(trx, c.projectId)).map((t) => t.id));
+  const unknown = Object.keys(choices).find((id) => !known.has(id));
+  if (unknown) throw validationError(`topics.${unknown}`, 'is not a topic of this project');
+  await setSubscriptions(trx, c.id, choices, now);
 }
 
 async function declared(db: Knex.Transaction | Store['knex'], projectId: string): Promise<Map<string, ContactProperty>> {
@@ -66,9 +83,10 @@ export async function createContact(deps: ContactDeps, projectId: string, body: 
       const c = merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now);
       if (existing) await repo.updateContact(trx, c);
       else await repo.insertContact(trx, c);
-      const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
-      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', c, audiences, now)]);
-      return { contact: presentContact(c, audiences), created: !existing };
+      await chooseTopics(trx, c, body.topics, now);
+      const [shown] = await presented(trx, projectId, [c]);
+      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', shown!, projectId, now)]);
+      return { contact: shown!, created: !existing };
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `a contact with the address ${email} exists`);
@@ -79,7 +97,7 @@ export async function createContact(deps: ContactDeps, projectId: string, body: 
 export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string) {
   const c = await repo.findContact(deps.store.reader, projectId, lookupKey(idOrEmail));
   if (!c) throw notFound(`contact ${idOrEmail}`);
-  return presentContact(c, (await repo.audiencesOf(deps.store.reader, [c.id])).get(c.id)!);
+  return (await presented(deps.store.reader, projectId, [c]))[0]!;
 }
 
 /** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
@@ -93,9 +111,10 @@ export async function updateContactOf(deps: ContactDeps, projectId: string, idOr
       const now = deps.clock.now();
       const c = merged(projectId, current, body, await declared(trx, projectId), now);
       await repo.updateContact(trx, c);
-      const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
-      await insertEvents(trx, [contactEvent('contact.updated', c, audiences, now)]);
-      return presentContact(c, audiences);
+      await chooseTopics(trx, c, body.topics, now);
+      const [shown] = await presented(trx, projectId, [c]);
+      await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, now)]);
+      return shown!;
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `another contact has the address ${body.email}`);
@@ -107,9 +126,9 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
   return deps.store.tx(async (trx) => {
     const c = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
     if (!c) throw notFound(`contact ${idOrEmail}`);
-    const audiences = (await repo.audiencesOf(trx, [c.id])).get(c.id)!;
+    const [shown] = await presented(trx, projectId, [c]);
     await repo.deleteContact(trx, c.id);
-    await insertEvents(trx, [contactEvent('contact.deleted', c, audiences, deps.clock.now())]);
+    await insertEvents(trx, [contactEvent('contact.deleted', shown!, projectId, deps.clock.now())]);
     return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
   });
 }
@@ -117,8 +136,7 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
 export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
   const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
   const page = rows.slice(0, q.limit);
-  const audiences = await repo.audiencesOf(deps.store.reader, page.map((c) => c.id));
-  return { object: 'list' as const, data: page.map((c) => presentContact(c, audiences.get(c.id)!)), next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
 }
 
 /** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */

@@ -3,8 +3,8 @@ import { newId } from '../../lib/ids.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { findAudience } from '../audiences/audiences.repo.js';
-import { presentContact } from '../contacts/contacts.presenter.js';
-import { audiencesOf, listProperties, pageOfContacts, type Contact } from '../contacts/contacts.repo.js';
+import { presented } from '../contacts/contacts.service.js';
+import { listProperties, pageOfContacts, type Contact } from '../contacts/contacts.repo.js';
 import { compileFilter, contactValues, matches } from './segment-filter.js';
 import * as repo from './segments.repo.js';
 import type { Segment } from './segments.repo.js';
@@ -42,8 +42,7 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
     before = rows[SCAN - 1]!.id;
   }
   const page = found.slice(0, limit);
-  const audiences = await audiencesOf(deps.store.reader, page.map((c) => c.id));
-  return { object: 'list' as const, data: page.map((c) => presentContact(c, audiences.get(c.id)!)), next_cursor: found.length > limit ? page[page.length - 1]!.id : null };
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: found.length > limit ? page[page.length - 1]!.id : null };
 }
 
 export function segmentService(deps: SegmentDeps) {

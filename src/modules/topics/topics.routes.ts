@@ -1,0 +1,56 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../lib/schema.js';
+import { keyedRoutes } from '../keys/principal.js';
+import type { TopicService } from './topics.service.js';
+
+const route = keyedRoutes<{ topics: TopicService }>();
+
+const CreateTopicBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    default: StringEnum(['opt_in', 'opt_out'] as const, { description: "opt_in: only contacts who subscribed get the topic's broadcasts; opt_out: every contact but those who unsubscribed from it" }),
+  },
+  { additionalProperties: false },
+);
+
+// Issue 27 (docs/contacts.md): scope contacts:manage; a contact's choices are PATCH /v1/contacts/{id} {topics}
+export const topicRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/topics',
+    scope: 'contacts:manage',
+    summary: 'Make a topic: a kind of broadcast mail contacts subscribe to (opt_in) or may leave (opt_out)',
+    body: CreateTopicBody,
+    async handler({ services, principal, body }) {
+      return { status: 201, body: await services.topics.create(principal.project.id, body) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/topics',
+    scope: 'contacts:manage',
+    summary: "The project's topics, newest first",
+    async handler({ services, principal }) {
+      return { status: 200, body: await services.topics.list(principal.project.id) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/topics/:id',
+    scope: 'contacts:manage',
+    summary: 'A topic',
+    async handler({ services, principal, params }) {
+      return { status: 200, body: await services.topics.get(principal.project.id, params.id!) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/v1/topics/:id',
+    scope: 'contacts:manage',
+    summary: "Delete a topic and the contacts' choices about it",
+    async handler({ services, principal, params }) {
+      return { status: 200, body: await services.topics.delete(principal.project.id, params.id!) };
+    },
+  }),
+];

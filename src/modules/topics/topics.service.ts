@@ -1,0 +1,32 @@
+import { notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import { iso, type Clock } from '../../lib/time.js';
+import type { Store } from '../../store/store.js';
+import * as repo from './topics.repo.js';
+import type { Topic, TopicDefault } from './topics.repo.js';
+
+const present = (t: Topic) => ({ object: 'topic' as const, id: t.id, name: t.name, description: t.description, default: t.default, created_at: iso(t.createdAt) });
+
+export function topicService(deps: { store: Store; clock: Clock }) {
+  const existing = async (projectId: string, id: string) => {
+    const t = (await repo.topicsOfProject(deps.store.knex, projectId)).find((x) => x.id === id);
+    if (!t) throw notFound(`topic ${id}`);
+    return t;
+  };
+  return {
+    create: async (projectId: string, body: { name: string; description?: string | undefined; default: TopicDefault }) => {
+      const t: Topic = { id: newId('topic', deps.clock.now()), projectId, name: body.name, description: body.description ?? null, default: body.default, createdAt: deps.clock.now() };
+      await deps.store.tx((trx) => repo.insertTopic(trx, t));
+      return present(t);
+    },
+    list: async (projectId: string) => ({ object: 'list' as const, data: (await repo.topicsOfProject(deps.store.knex, projectId)).map(present), next_cursor: null }),
+    get: async (projectId: string, id: string) => present(await existing(projectId, id)),
+    delete: async (projectId: string, id: string) => {
+      const t = await existing(projectId, id);
+      await deps.store.tx((trx) => repo.deleteTopic(trx, t.id));
+      return { object: 'topic' as const, id: t.id, deleted: true };
+    },
+  };
+}
+
+export type TopicService = ReturnType<typeof topicService>;
