@@ -50,6 +50,12 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  // keys made since hold the new scopes too: an older version knows neither
+  const keys = (await knex('api_keys').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
+  for (const k of keys) {
+    const scopes = (JSON.parse(k.scopes) as string[]).filter((s) => s !== 'contacts:manage' && s !== 'broadcasts:manage');
+    if (scopes.length) await knex('api_keys').where({ id: k.id }).update({ scopes: JSON.stringify(scopes) });
+  }
   await knex.schema.dropTable('audience_contacts');
   await knex.schema.dropTable('audiences');
   await knex.schema.dropTable('contacts');

@@ -201,11 +201,36 @@ eachDatabase('contacts and contact properties (issue 27)', (db) => {
     expect((await u.api.get(`/v1/contacts/${gus.id}`)).body.topics).to.deep.equal({ [news.body.id]: false });
   });
 
+  it('refuses property keys that would hide a field, impossible dates and NUL; an address may start with con_', async function () {
+    const u = await api.tenant();
+    for (const key of ['email', 'created_at', '__proto__', 'constructor']) expectError(await u.api.post('/v1/contact-properties', { key, type: 'string' }), 400, 'validation_error', 'key');
+    await u.api.post('/v1/contact-properties', { key: 'renewal', type: 'date' });
+    expectError(await u.api.post('/v1/contacts', { email: 'ivy@x.example', properties: { renewal: '2026-02-30T10:00:00Z' } }), 400, 'validation_error', 'properties.renewal');
+    expectError(await u.api.post('/v1/contacts', { email: 'ivy@x.example', properties: { renewal: '2026-13-01' } }), 400, 'validation_error', 'properties.renewal');
+    expectError(await u.api.post('/v1/contacts', { email: 'ivy@x.example', first_name: 'I\u0000vy' }), 400, 'validation_error', 'first_name');
+    expectError(await u.api.post('/v1/audiences', { name: 'a\u0000b' }), 400, 'validation_error', 'name');
+    const con = (await u.api.post('/v1/contacts', { email: 'con_ann@x.example' })).body;
+    expect((await u.api.get('/v1/contacts/con_ann@x.example')).body.id).to.equal(con.id);
+    expect((await u.api.post('/v1/contacts?upsert=true', { email: 'con_ann@x.example', first_name: 'Ann' })).status).to.equal(200);
+    expectError(await u.api.get('/v1/contacts?audience_id=aud_nope'), 404, 'not_found');
+  });
+
+  it('adds one contact for an address two requests add at once', async function () {
+    const u = await api.tenant();
+    const a = (await u.api.post('/v1/audiences', { name: 'Race' })).body;
+    const both = await Promise.all([1, 2].map(() => u.api.post(`/v1/audiences/${a.id}/contacts`, { emails: ['race@x.example'] })));
+    expect(both.map((r) => r.status)).to.deep.equal([200, 200]);
+    expect((await u.api.get('/v1/contacts?email=race@')).body.data).to.have.length(1);
+    expect((await u.api.get(`/v1/audiences/${a.id}`)).body.contact_count).to.equal(1);
+  });
+
   it('needs contacts:manage, which a key made with every scope holds', async function () {
     const k = await t.newKey({ scopes: ['emails:send'] });
     expectError(await k.api.get('/v1/contacts'), 403, 'forbidden');
     expectError(await k.api.post('/v1/contact-properties', { key: 'x', type: 'string' }), 403, 'forbidden');
     expectError(await k.api.post('/v1/audiences', { name: 'x' }), 403, 'forbidden');
+    expectError(await k.api.post('/v1/segments', { name: 'x', filter: 'email' }), 403, 'forbidden');
+    expectError(await k.api.get('/v1/topics'), 403, 'forbidden');
     expectError(await api.anonymous.get('/v1/contacts'), 401, 'unauthorized');
   });
 });

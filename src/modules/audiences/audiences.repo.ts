@@ -38,13 +38,13 @@ export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<
   return out;
 }
 
-/** Adds the contacts not in it yet; returns how many were added. */
+/** Adds the contacts not in it yet; returns how many were added (one added meanwhile by another request is not counted). */
 export async function addMembers(db: Db, audienceId: string, contactIds: string[], now: number): Promise<number> {
   if (!contactIds.length) return 0;
-  const present = new Set(((await db('audience_contacts').select('contact_id').where({ audience_id: audienceId }).whereIn('contact_id', contactIds)) as Array<{ contact_id: string }>).map((r) => r.contact_id));
-  const rows = [...new Set(contactIds)].filter((id) => !present.has(id)).map((contact_id) => ({ audience_id: audienceId, contact_id, created_at: now }));
-  for (let i = 0; i < rows.length; i += 400) await db('audience_contacts').insert(rows.slice(i, i + 400));
-  return rows.length;
+  const before = (await contactCounts(db, [audienceId])).get(audienceId)!;
+  const rows = [...new Set(contactIds)].map((contact_id) => ({ audience_id: audienceId, contact_id, created_at: now }));
+  for (let i = 0; i < rows.length; i += 400) await db('audience_contacts').insert(rows.slice(i, i + 400)).onConflict(['audience_id', 'contact_id']).ignore();
+  return (await contactCounts(db, [audienceId])).get(audienceId)! - before;
 }
 
 export async function removeMember(db: Db, audienceId: string, contactId: string): Promise<boolean> {

@@ -1,9 +1,7 @@
 import { keyedRoutes } from '../keys/principal.js';
 import { AddContactsBody, CreateAudienceBody, ListAudiencesQuery } from './audiences.schema.js';
 import type { AudienceService } from './audiences.service.js';
-import type { SegmentGuard } from '../contacts/contacts.routes.js';
-
-const route = keyedRoutes<{ audiences: AudienceService; segments: SegmentGuard }>();
+const route = keyedRoutes<{ audiences: AudienceService }>();
 
 // Issue 27 (docs/contacts.md): scope contacts:manage everywhere
 export const audienceRoutes = [
@@ -42,7 +40,6 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete an audience (its contacts stay); 409 while a segment uses it',
     async handler({ services, principal, params }) {
-      await services.segments.refuseIfUsed(principal.project.id, { audience: params.id! });
       return { status: 200, body: await services.audiences.delete(principal.project.id, params.id!) };
     },
   }),

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-export const CreateAudienceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+export const CreateAudienceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }) }, { additionalProperties: false });
 export type CreateAudienceBody = Static<typeof CreateAudienceBody>;
 
 export const AddContactsBody = Type.Object(

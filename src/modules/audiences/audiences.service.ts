@@ -3,8 +3,9 @@ import { newId } from '../../lib/ids.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
-import { contactAddress, contactEvent, presented } from '../contacts/contacts.service.js';
-import { contactsByEmail, contactsById, findContact, insertContact, type Contact } from '../contacts/contacts.repo.js';
+import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
+import { contactsByEmail, contactsById, findContact, insertContact, segmentReading, type Contact } from '../contacts/contacts.repo.js';
+import { lockRows } from '../../store/db.js';
 import * as repo from './audiences.repo.js';
 import type { Audience } from './audiences.repo.js';
 import type { AddContactsBody } from './audiences.schema.js';
@@ -32,6 +33,8 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
   if (!body.contact_ids && !body.emails) throw validationError('contact_ids', 'give contact_ids or emails');
   const emails = (body.emails ?? []).map((e, i) => contactAddress(e, `emails[${i}]`));
   return deps.store.tx(async (trx) => {
+    // the lock creating a contact takes (contacts.service.ts): two requests never make the same address
+    await lockRows(trx, 'projects', [projectId]);
     const a = await existing(deps, projectId, id, trx);
     const now = deps.clock.now();
     const byId = await contactsById(trx, projectId, body.contact_ids ?? []);
@@ -64,16 +67,21 @@ export function audienceService(deps: AudienceDeps) {
       const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
       return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
-    delete: async (projectId: string, id: string) => {
-      const a = await existing(deps, projectId, id);
-      // its contacts stay: an audience is a list of them, not their owner
-      await deps.store.tx((trx) => repo.deleteAudience(trx, a.id));
-      return { object: 'audience' as const, id: a.id, deleted: true };
-    },
+    delete: (projectId: string, id: string) =>
+      deps.store.tx(async (trx) => {
+        // the same lock a segment's creation takes: none can start using the audience meanwhile
+        await lockRows(trx, 'projects', [projectId]);
+        const a = await existing(deps, projectId, id, trx);
+        const user = await segmentReading(trx, projectId, { audience: a.id });
+        if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
+        // its contacts stay: an audience is a list of them, not their owner
+        await repo.deleteAudience(trx, a.id);
+        return { object: 'audience' as const, id: a.id, deleted: true };
+      }),
     addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),
     removeContact: async (projectId: string, id: string, contact: string) => {
       const a = await existing(deps, projectId, id);
-      const c = await findContact(deps.store.knex, projectId, contact.startsWith('con_') ? contact : contactAddress(contact, 'contact'));
+      const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
       if (!c) throw notFound(`contact ${contact}`);
       if (!(await deps.store.tx((trx) => repo.removeMember(trx, a.id, c.id)))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
       return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };

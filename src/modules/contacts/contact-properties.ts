@@ -14,6 +14,12 @@ export interface ContactProperty {
 }
 
 export const PROPERTY_KEY = /^[a-z_][a-z0-9_]{0,49}$/;
+/**
+ * Keys a property may not take: a contact's own fields, which a segment's
+ * filter names (a property of that name would hide the field), and the
+ * names JavaScript objects carry already.
+ */
+export const RESERVED_KEYS = new Set(['email', 'first_name', 'last_name', 'created_at', 'updated_at', 'id', 'unsubscribed', 'audiences', 'topics', '__proto__', 'constructor', 'prototype']);
 export const MAX_PROPERTIES = 50;
 /** a string value's longest length, in characters */
 export const MAX_STRING = 2000;
@@ -44,10 +50,11 @@ export function checkValue(type: PropertyType, value: unknown): { ok: true; valu
 function dateValue(value: unknown): { ok: true; value: string } | { ok: false; reason: string } {
   const bad = { ok: false as const, reason: 'must be a date (YYYY-MM-DD) or a date and time (ISO 8601 with a zone)' };
   if (typeof value !== 'string') return bad;
-  if (DATE_ONLY.test(value)) {
-    const d = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value) ? { ok: true, value } : bad;
-  }
+  // the calendar part must be a real day: Date would roll 2026-02-30 over into March
+  const day = value.slice(0, 10);
+  const midnight = new Date(`${day}T00:00:00Z`);
+  if (!DATE_ONLY.test(day) || Number.isNaN(midnight.getTime()) || !midnight.toISOString().startsWith(day)) return bad;
+  if (value.length === 10) return { ok: true, value };
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return bad;
   const t = Date.parse(value);
   return Number.isNaN(t) ? bad : { ok: true, value: new Date(t).toISOString() };

@@ -78,7 +78,7 @@ export async function deleteContact(db: Db, id: string): Promise<void> {
 
 /** A contact of the project by id (con_…) or by address. */
 export async function findContact(db: Db, projectId: string, idOrEmail: string): Promise<Contact | null> {
-  const by = idOrEmail.startsWith('con_') ? { id: idOrEmail } : { email: idOrEmail.toLowerCase() };
+  const by = /^con_[0-9a-z]{26}$/.test(idOrEmail) ? { id: idOrEmail } : { email: idOrEmail.toLowerCase() };
   const row = (await db('contacts').select('*').where({ project_id: projectId, ...by }).first()) as ContactRow | undefined;
   return row ? fromRow(row) : null;
 }
@@ -118,4 +118,16 @@ export async function audiencesOf(db: Db, contactIds: string[]): Promise<Map<str
   const rows = (await db('audience_contacts').select('contact_id', 'audience_id').whereIn('contact_id', contactIds).orderBy(['created_at', 'audience_id'])) as Array<{ contact_id: string; audience_id: string }>;
   for (const r of rows) out.get(r.contact_id)?.push(r.audience_id);
   return out;
+}
+
+/** The segment that reads a property or uses an audience, if any (deleting either is refused while one does). */
+export async function segmentReading(db: Db, projectId: string, what: { property?: string; audience?: string }): Promise<{ id: string; name: string } | null> {
+  const q = db('segments').select('id', 'name', 'roots').where({ project_id: projectId });
+  if (what.audience !== undefined) q.andWhere({ audience_id: what.audience });
+  const rows = (await q) as Array<{ id: string; name: string; roots: string }>;
+  return rows.find((r) => what.property === undefined || (JSON.parse(r.roots) as string[]).includes(what.property)) ?? null;
+}
+
+export async function audienceExists(db: Db, projectId: string, id: string): Promise<boolean> {
+  return (await db('audiences').select('id').where({ project_id: projectId, id }).first()) !== undefined;
 }

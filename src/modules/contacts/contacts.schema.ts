@@ -3,7 +3,9 @@ import { StringEnum } from '../../lib/schema.js';
 import { PROPERTY_TYPES } from './contact-properties.js';
 
 const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
-const Name = Type.String({ maxLength: 200 });
+// PostgreSQL's text holds no NUL: refused here, naming the field, rather than failing the insert
+const NO_NUL = '^[^\\u0000]*$';
+const Name = Type.String({ maxLength: 200, pattern: NO_NUL });
 
 export const CreatePropertyBody = Type.Object(
   {
@@ -42,7 +44,7 @@ export const ListContactsQuery = Type.Object(
     cursor: Type.Optional(Type.String({ pattern: '^con_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
     audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     segment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "the segment's contacts now (alone: not with audience_id or email)" })),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'a part of the address, case-insensitive' })),
+    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, pattern: NO_NUL, description: 'a part of the address, case-insensitive' })),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import { isUniqueViolation, lockRows } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import type { EventType } from '../events/event-types.js';
-import { applyProperties, checkValue, MAX_PROPERTIES, type ContactProperty } from './contact-properties.js';
+import { applyProperties, checkValue, MAX_PROPERTIES, RESERVED_KEYS, type ContactProperty } from './contact-properties.js';
 import { presentContact, presentProperty } from './contacts.presenter.js';
 import { setSubscriptions, subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
 import * as repo from './contacts.repo.js';
@@ -18,6 +18,9 @@ export interface ContactDeps {
   store: Store;
   clock: Clock;
 }
+
+/** A contact's id, as opposed to an address (which may start with con_ too). */
+export const isContactId = (s: string) => /^con_[0-9a-z]{26}$/.test(s);
 
 /** Contacts are kept as the accept compares addresses: bare, lower-cased, the domain an A-label. */
 export function contactAddress(input: string, field = 'email'): string {
@@ -101,7 +104,7 @@ export async function getContact(deps: ContactDeps, projectId: string, idOrEmail
 }
 
 /** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
-const lookupKey = (idOrEmail: string) => (idOrEmail.startsWith('con_') ? idOrEmail : (parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase()));
+const lookupKey = (idOrEmail: string) => (isContactId(idOrEmail) ? idOrEmail : (parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase()));
 
 export async function updateContactOf(deps: ContactDeps, projectId: string, idOrEmail: string, body: UpdateContactBody) {
   try {
@@ -134,6 +137,7 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
 }
 
 export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
+  if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id))) throw notFound(`audience ${q.audience_id}`);
   const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
   const page = rows.slice(0, q.limit);
   return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
@@ -141,6 +145,7 @@ export async function listContacts(deps: ContactDeps, projectId: string, q: { li
 
 /** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
 export async function createProperty(deps: ContactDeps, projectId: string, body: CreatePropertyBody) {
+  if (RESERVED_KEYS.has(body.key)) throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
   let fallback = null;
   if (body.fallback !== undefined && body.fallback !== null) {
     const checked = checkValue(body.type, body.fallback);
@@ -170,11 +175,15 @@ export function contactService(deps: ContactDeps) {
     list: (projectId: string, q: Parameters<typeof listContacts>[2]) => listContacts(deps, projectId, q),
     createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
     listProperties: async (projectId: string) => ({ object: 'list' as const, data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty) }),
-    deleteProperty: async (projectId: string, key: string) => {
-      // a segment that uses it would refuse this with 409 (segments come later in issue 27)
-      if (!(await repo.deleteProperty(deps.store.knex, projectId, key))) throw notFound(`contact property ${key}`);
-      return { object: 'contact_property' as const, key, deleted: true };
-    },
+    deleteProperty: (projectId: string, key: string) =>
+      deps.store.tx(async (trx) => {
+        // the same lock a segment's creation takes: none can start reading the property meanwhile
+        await lockRows(trx, 'projects', [projectId]);
+        const user = await repo.segmentReading(trx, projectId, { property: key });
+        if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`);
+        if (!(await repo.deleteProperty(trx, projectId, key))) throw notFound(`contact property ${key}`);
+        return { object: 'contact_property' as const, key, deleted: true };
+      }),
   };
 }
 

@@ -42,7 +42,7 @@ export function contactValues(
   properties: readonly ContactProperty[],
 ): Record<string, unknown> {
   const values: Record<string, unknown> = { email: c.email, first_name: c.firstName, last_name: c.lastName, created_at: new Date(c.createdAt).toISOString() };
-  for (const p of properties) values[p.key] = c.properties[p.key] ?? p.fallback;
+  for (const p of properties) values[p.key] = Object.hasOwn(c.properties, p.key) ? c.properties[p.key] : p.fallback;
   return values;
 }
 

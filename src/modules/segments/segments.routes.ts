@@ -6,7 +6,7 @@ const route = keyedRoutes<{ segments: SegmentService }>();
 
 const CreateSegmentBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
     audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "only this audience's contacts; all the project's unless given" })),
     filter: Type.String({ minLength: 1, maxLength: 4000, description: "a condition as in a template's {{#if}}: plan == 'pro' and signup_date >= '2026-01-01'; names email, first_name, last_name, created_at and the declared properties" }),
   },

@@ -1,4 +1,5 @@
-import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { notFound, validationError } from '../../lib/errors.js';
+import { lockRows } from '../../store/db.js';
 import { newId } from '../../lib/ids.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
@@ -47,15 +48,18 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
 
 export function segmentService(deps: SegmentDeps) {
   return {
-    create: async (projectId: string, body: { name: string; audience_id?: string | undefined; filter: string }) => {
-      if (body.audience_id && !(await findAudience(deps.store.knex, projectId, body.audience_id))) throw notFound(`audience ${body.audience_id}`);
-      const compiled = compileFilter(body.filter, await listProperties(deps.store.knex, projectId));
-      if (!compiled.ok) throw validationError('filter', compiled.message);
-      const now = deps.clock.now();
-      const s: Segment = { id: newId('segment', now), projectId, name: body.name, audienceId: body.audience_id ?? null, filter: body.filter, compiled: compiled.compiled, roots: compiled.roots, createdAt: now };
-      await deps.store.tx((trx) => repo.insertSegment(trx, s));
-      return present(s);
-    },
+    create: (projectId: string, body: { name: string; audience_id?: string | undefined; filter: string }) =>
+      // under the project's lock, so that the property it reads or the audience it uses is not deleted meanwhile
+      deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        if (body.audience_id && !(await findAudience(trx, projectId, body.audience_id))) throw notFound(`audience ${body.audience_id}`);
+        const compiled = compileFilter(body.filter, await listProperties(trx, projectId));
+        if (!compiled.ok) throw validationError('filter', compiled.message);
+        const now = deps.clock.now();
+        const s: Segment = { id: newId('segment', now), projectId, name: body.name, audienceId: body.audience_id ?? null, filter: body.filter, compiled: compiled.compiled, roots: compiled.roots, createdAt: now };
+        await repo.insertSegment(trx, s);
+        return present(s);
+      }),
     get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
     list: async (projectId: string) => ({ object: 'list' as const, data: (await repo.segmentsOf(deps.store.knex, projectId)).map(present), next_cursor: null }),
     delete: async (projectId: string, id: string) => {
@@ -64,11 +68,6 @@ export function segmentService(deps: SegmentDeps) {
       return { object: 'segment' as const, id: s.id, deleted: true };
     },
     contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) => members(deps, projectId, id, limit, cursor),
-    /** 409 while a segment reads the property (DELETE /v1/contact-properties/{key}) or uses the audience (DELETE /v1/audiences/{id}) */
-    refuseIfUsed: async (projectId: string, what: { property?: string; audience?: string }) => {
-      const using = (await repo.segmentsOf(deps.store.knex, projectId)).find((s) => (what.property !== undefined && s.roots.includes(what.property)) || (what.audience !== undefined && s.audienceId === what.audience));
-      if (using) throw apiError('conflict', `segment ${using.id} (${using.name}) uses ${what.property !== undefined ? `the property ${what.property}` : `the audience ${what.audience}`}; delete or change it first`);
-    },
   };
 }
 

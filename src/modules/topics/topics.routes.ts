@@ -7,8 +7,8 @@ const route = keyedRoutes<{ topics: TopicService }>();
 
 const CreateTopicBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
+    description: Type.Optional(Type.String({ maxLength: 1000, pattern: '^[^\\u0000]*$' })),
     default: StringEnum(['opt_in', 'opt_out'] as const, { description: "opt_in: only contacts who subscribed get the topic's broadcasts; opt_out: every contact but those who unsubscribed from it" }),
   },
   { additionalProperties: false },
