@@ -215,6 +215,35 @@ eachDatabase('contacts and contact properties (issue 27)', (db) => {
     expectError(await u.api.get('/v1/contacts?audience_id=aud_nope'), 404, 'not_found');
   });
 
+  it('announces a contact joining or leaving an audience as contact.updated, and pages audiences, segments and topics', async function () {
+    const u = await api.tenant();
+    const jo = (await u.api.post('/v1/contacts', { email: 'jo@page.example' })).body;
+    const a = (await u.api.post('/v1/audiences', { name: 'A' })).body;
+    await u.api.post(`/v1/audiences/${a.id}/contacts`, { contact_ids: [jo.id] });
+    await u.api.delete(`/v1/audiences/${a.id}/contacts/${jo.id}`);
+    const updates = (await eventsOf(u.project.id)).filter((e) => e.type === 'contact.updated' && e.data.id === jo.id).map((e) => e.data.audiences);
+    expect(updates).to.deep.equal([[a.id], []]);
+
+    for (const [path, make] of [
+      ['/v1/audiences', (i: number) => ({ name: `a${i}` })],
+      ['/v1/segments', (i: number) => ({ name: `s${i}`, filter: 'email' })],
+      ['/v1/topics', (i: number) => ({ name: `t${i}`, default: 'opt_in' })],
+    ] as const) {
+      const before = (await u.api.get(`${path}?limit=100`)).body.data.map((x: { id: string }) => x.id);
+      const made: string[] = [];
+      for (let i = 0; i < 3; i++) made.push((await u.api.post(path, make(i))).body.id);
+      const all = [...made.reverse(), ...before];
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { body: { data: Array<{ id: string }>; next_cursor: string | null } } = await u.api.get(`${path}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...page.body.data.map((x) => x.id));
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(seen, path).to.deep.equal(all);
+    }
+  });
+
   it('adds one contact for an address two requests add at once', async function () {
     const u = await api.tenant();
     const a = (await u.api.post('/v1/audiences', { name: 'Race' })).body;

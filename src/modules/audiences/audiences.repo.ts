@@ -38,13 +38,19 @@ export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<
   return out;
 }
 
-/** Adds the contacts not in it yet; returns how many were added (one added meanwhile by another request is not counted). */
-export async function addMembers(db: Db, audienceId: string, contactIds: string[], now: number): Promise<number> {
-  if (!contactIds.length) return 0;
-  const before = (await contactCounts(db, [audienceId])).get(audienceId)!;
-  const rows = [...new Set(contactIds)].map((contact_id) => ({ audience_id: audienceId, contact_id, created_at: now }));
+/** Adds the contacts not in it yet (the caller holds the project's lock); returns the ids it added. */
+export async function addMembers(db: Db, audienceId: string, contactIds: string[], now: number): Promise<string[]> {
+  if (!contactIds.length) return [];
+  const wanted = [...new Set(contactIds)];
+  const present = new Set<string>();
+  for (let i = 0; i < wanted.length; i += 400) {
+    const rows = (await db('audience_contacts').select('contact_id').where({ audience_id: audienceId }).whereIn('contact_id', wanted.slice(i, i + 400))) as Array<{ contact_id: string }>;
+    for (const r of rows) present.add(r.contact_id);
+  }
+  const added = wanted.filter((id) => !present.has(id));
+  const rows = added.map((contact_id) => ({ audience_id: audienceId, contact_id, created_at: now }));
   for (let i = 0; i < rows.length; i += 400) await db('audience_contacts').insert(rows.slice(i, i + 400)).onConflict(['audience_id', 'contact_id']).ignore();
-  return (await contactCounts(db, [audienceId])).get(audienceId)! - before;
+  return added;
 }
 
 export async function removeMember(db: Db, audienceId: string, contactId: string): Promise<boolean> {

@@ -43,10 +43,15 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
     const known = await contactsByEmail(trx, projectId, emails);
     const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now }));
     for (const c of made) await insertContact(trx, c);
-    const added = await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now);
-    const events: OutboxEvent[] = (await presented(trx, projectId, made)).map((shown) => contactEvent('contact.created', shown, projectId, now));
+    const added = new Set(await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now));
+    // the contacts made are created; those that were there already and joined are updated (their audiences changed)
+    const joined = [...byId, ...known].filter((c, i, all) => added.has(c.id) && all.findIndex((x) => x.id === c.id) === i);
+    const events: OutboxEvent[] = [
+      ...(await presented(trx, projectId, made)).map((shown) => contactEvent('contact.created', shown, projectId, now)),
+      ...(await presented(trx, projectId, joined)).map((shown) => contactEvent('contact.updated', shown, projectId, now)),
+    ];
     await insertEvents(trx, events);
-    return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added, created_contacts: made.length };
+    return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added: added.size, created_contacts: made.length };
   });
 }
 
@@ -83,7 +88,11 @@ export function audienceService(deps: AudienceDeps) {
       const a = await existing(deps, projectId, id);
       const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
       if (!c) throw notFound(`contact ${contact}`);
-      if (!(await deps.store.tx((trx) => repo.removeMember(trx, a.id, c.id)))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+      await deps.store.tx(async (trx) => {
+        if (!(await repo.removeMember(trx, a.id, c.id))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+        const [shown] = await presented(trx, projectId, [c]);
+        await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
+      });
       return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
     },
   };

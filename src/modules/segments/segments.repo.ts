@@ -33,8 +33,11 @@ export async function findSegment(db: Db, projectId: string, id: string): Promis
   return row ? fromRow(row) : null;
 }
 
-export async function segmentsOf(db: Db, projectId: string): Promise<Segment[]> {
-  return ((await db('segments').select('*').where({ project_id: projectId }).orderBy('id', 'desc')) as Row[]).map(fromRow);
+/** One page, newest first (`limit + 1` rows: whether more follow). */
+export async function pageOfSegments(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Segment[]> {
+  const q = db('segments').select('*').where({ project_id: projectId });
+  if (before) q.andWhere('id', '<', before);
+  return ((await q.orderBy('id', 'desc').limit(limit + 1)) as Row[]).map(fromRow);
 }
 
 export async function deleteSegment(db: Db, id: string): Promise<void> {

@@ -21,6 +21,14 @@ const MembersQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ pattern: '^seg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
 // Issue 27 (docs/contacts.md): scope contacts:manage everywhere
 export const segmentRoutes = [
   route({
@@ -38,8 +46,9 @@ export const segmentRoutes = [
     path: '/v1/segments',
     scope: 'contacts:manage',
     summary: "The project's segments, newest first",
-    async handler({ services, principal }) {
-      return { status: 200, body: await services.segments.list(principal.project.id) };
+    query: ListQuery,
+    async handler({ services, principal, query }) {
+      return { status: 200, body: await services.segments.list(principal.project.id, query.limit, query.cursor) };
     },
   }),
   route({

@@ -61,7 +61,11 @@ export function segmentService(deps: SegmentDeps) {
         return present(s);
       }),
     get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
-    list: async (projectId: string) => ({ object: 'list' as const, data: (await repo.segmentsOf(deps.store.knex, projectId)).map(present), next_cursor: null }),
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const rows = await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor);
+      const page = rows.slice(0, limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    },
     delete: async (projectId: string, id: string) => {
       const s = await existing(deps, projectId, id);
       await deps.store.tx((trx) => repo.deleteSegment(trx, s.id));

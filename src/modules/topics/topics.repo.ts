@@ -22,6 +22,13 @@ export async function topicsOfProject(db: Db, projectId: string): Promise<Topic[
   return ((await db('topics').select('*').where({ project_id: projectId }).orderBy('id', 'desc')) as Row[]).map(fromRow);
 }
 
+/** One page, newest first (`limit + 1` rows: whether more follow). */
+export async function pageOfTopics(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Topic[]> {
+  const q = db('topics').select('*').where({ project_id: projectId });
+  if (before) q.andWhere('id', '<', before);
+  return ((await q.orderBy('id', 'desc').limit(limit + 1)) as Row[]).map(fromRow);
+}
+
 export async function deleteTopic(db: Db, id: string): Promise<void> {
   await db('topics').where({ id }).delete();
 }

@@ -14,6 +14,14 @@ const CreateTopicBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ pattern: '^top_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+
 // Issue 27 (docs/contacts.md): scope contacts:manage; a contact's choices are PATCH /v1/contacts/{id} {topics}
 export const topicRoutes = [
   route({
@@ -31,8 +39,9 @@ export const topicRoutes = [
     path: '/v1/topics',
     scope: 'contacts:manage',
     summary: "The project's topics, newest first",
-    async handler({ services, principal }) {
-      return { status: 200, body: await services.topics.list(principal.project.id) };
+    query: ListQuery,
+    async handler({ services, principal, query }) {
+      return { status: 200, body: await services.topics.list(principal.project.id, query.limit, query.cursor) };
     },
   }),
   route({

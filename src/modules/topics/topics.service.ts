@@ -19,7 +19,11 @@ export function topicService(deps: { store: Store; clock: Clock }) {
       await deps.store.tx((trx) => repo.insertTopic(trx, t));
       return present(t);
     },
-    list: async (projectId: string) => ({ object: 'list' as const, data: (await repo.topicsOfProject(deps.store.knex, projectId)).map(present), next_cursor: null }),
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const rows = await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor);
+      const page = rows.slice(0, limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+    },
     get: async (projectId: string, id: string) => present(await existing(projectId, id)),
     delete: async (projectId: string, id: string) => {
       const t = await existing(projectId, id);
