@@ -5,6 +5,8 @@ import DomainShow from './commands/domain/show.js';
 import DomainVerify from './commands/domain/verify.js';
 import DomainRotateDkim from './commands/domain/rotate-dkim.js';
 import DmarcImport from './commands/dmarc/import.js';
+import ContactsImport from './commands/contacts/import.js';
+import ContactsExport from './commands/contacts/export.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
@@ -41,6 +43,8 @@ export const COMMANDS = {
   'domain:verify': DomainVerify,
   'domain:rotate-dkim': DomainRotateDkim,
   'dmarc:import': DmarcImport,
+  'contacts:import': ContactsImport,
+  'contacts:export': ContactsExport,
   'suppression:list': SuppressionList,
   'suppression:add': SuppressionAdd,
   'suppression:remove': SuppressionRemove,

@@ -17,6 +17,7 @@ const PURE = [
   'modules/unsubscribe/token.ts',
   'modules/contacts/contact-properties.ts',
   'modules/segments/segment-filter.ts',
+  'modules/contacts/contact-import.ts',
   'modules/emails/list-unsubscribe.ts',
   ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/dmarc/${f}.ts`),
   'mta/classify.ts',

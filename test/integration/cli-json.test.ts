@@ -67,6 +67,10 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('domain:verify', ['domain', 'verify', '--json', 'dom_nope', ...C]);
     await run('domain:rotate-dkim', ['domain', 'rotate-dkim', 'nope.example', ...C, '--json']);
     await run('dmarc:import', ['dmarc', 'import', join(dir, 'missing.xml'), '--json', ...C]);
+    const csv = join(dir, 'contacts.csv');
+    writeFileSync(csv, 'email\r\nx@json.example\r\n');
+    expect((await run('contacts:import', ['contacts', 'import', csv, '--project', project, '--json', ...C])).json.created).to.equal(1);
+    expect((await run('contacts:export', ['contacts', 'export', '--json', '--project', project, ...C])).json.rows).to.equal(1);
     await run('queue:stats', ['queue', 'stats', ...C, '--json']);
     await run('queue:show', ['queue', 'show', 'msg_nope', '--json', ...C]);
     await run('queue:retry', ['queue', 'retry', 'msg_nope', ...C, '--json']);
