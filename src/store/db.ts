@@ -42,3 +42,10 @@ export function isUniqueViolation(e: unknown): boolean {
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/** One page of a project's rows of `table`, newest first by id, after the id `before`: `limit + 1` rows, so that the caller knows whether more follow. */
+export async function projectRowsPage<Row>(db: Db, table: string, projectId: string, limit: number, before: string | undefined): Promise<Row[]> {
+  const q = db(table).select('*').where({ project_id: projectId });
+  if (before) q.andWhere('id', '<', before);
+  return (await q.orderBy('id', 'desc').limit(limit + 1)) as Row[];
+}

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { projectRowsPage, type Db } from '../../store/db.js';
 
 export interface Audience {
   id: string;
@@ -25,9 +25,7 @@ export async function deleteAudience(db: Db, id: string): Promise<void> {
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
 export async function pageOfAudiences(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Audience[]> {
-  const q = db('audiences').select('*').where({ project_id: projectId });
-  if (before) q.andWhere('id', '<', before);
-  return ((await q.orderBy('id', 'desc').limit(limit + 1)) as Row[]).map(fromRow);
+  return (await projectRowsPage<Row>(db, 'audiences', projectId, limit, before)).map(fromRow);
 }
 
 export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<string, number>> {

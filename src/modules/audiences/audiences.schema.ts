@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { NoNulString, pageQueryFields } from '../../lib/schema.js';
 
-export const CreateAudienceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }) }, { additionalProperties: false });
+export const CreateAudienceBody = Type.Object({ name: NoNulString({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 export type CreateAudienceBody = Static<typeof CreateAudienceBody>;
 
 export const AddContactsBody = Type.Object(
@@ -12,11 +13,5 @@ export const AddContactsBody = Type.Object(
 );
 export type AddContactsBody = Static<typeof AddContactsBody>;
 
-export const ListAudiencesQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^aud_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
-  },
-  { additionalProperties: false },
-);
+export const ListAudiencesQuery = Type.Object(pageQueryFields('aud'), { additionalProperties: false });
 export type ListAudiencesQuery = Static<typeof ListAudiencesQuery>;

@@ -1,5 +1,6 @@
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { idPage } from '../../lib/page.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
@@ -67,10 +68,9 @@ export function audienceService(deps: AudienceDeps) {
       return present(a, (await repo.contactCounts(deps.store.knex, [a.id])).get(a.id)!);
     },
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const rows = await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor);
-      const page = rows.slice(0, limit);
+      const { page, nextCursor } = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
       const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
-      return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: nextCursor };
     },
     delete: (projectId: string, id: string) =>
       deps.store.tx(async (trx) => {

@@ -1,11 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../lib/schema.js';
+import { NoNulString, pageQueryFields, StringEnum } from '../../lib/schema.js';
 import { PROPERTY_TYPES } from './contact-properties.js';
 
 const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
-// PostgreSQL's text holds no NUL: refused here, naming the field, rather than failing the insert
-const NO_NUL = '^[^\\u0000]*$';
-const Name = Type.String({ maxLength: 200, pattern: NO_NUL });
+const Name = NoNulString({ maxLength: 200 });
 
 export const CreatePropertyBody = Type.Object(
   {
@@ -40,11 +38,10 @@ export const CreateContactQuery = Type.Object(
 
 export const ListContactsQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^con_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
+    ...pageQueryFields('con'),
     audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     segment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "the segment's contacts now (alone: not with audience_id or email)" })),
-    email: Type.Optional(Type.String({ minLength: 1, maxLength: 320, pattern: NO_NUL, description: 'a part of the address, case-insensitive' })),
+    email: Type.Optional(NoNulString({ minLength: 1, maxLength: 320, description: 'a part of the address, case-insensitive' })),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { parseAddress } from '../../lib/address.js';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { idPage } from '../../lib/page.js';
 import type { Clock } from '../../lib/time.js';
 import { isUniqueViolation, lockRows } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
@@ -139,8 +140,8 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
 export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
   if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id))) throw notFound(`audience ${q.audience_id}`);
   const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
-  const page = rows.slice(0, q.limit);
-  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: rows.length > q.limit ? page[page.length - 1]!.id : null };
+  const { page, nextCursor } = idPage(rows, q.limit);
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
 }
 
 /** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { projectRowsPage, type Db } from '../../store/db.js';
 import type { CompiledCondition } from '../templates/language/index.js';
 
 export interface Segment {
@@ -35,9 +35,7 @@ export async function findSegment(db: Db, projectId: string, id: string): Promis
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
 export async function pageOfSegments(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Segment[]> {
-  const q = db('segments').select('*').where({ project_id: projectId });
-  if (before) q.andWhere('id', '<', before);
-  return ((await q.orderBy('id', 'desc').limit(limit + 1)) as Row[]).map(fromRow);
+  return (await projectRowsPage<Row>(db, 'segments', projectId, limit, before)).map(fromRow);
 }
 
 export async function deleteSegment(db: Db, id: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { NoNulString, pageQueryFields } from '../../lib/schema.js';
 import { keyedRoutes } from '../keys/principal.js';
 import type { SegmentService } from './segments.service.js';
 
@@ -6,28 +7,15 @@ const route = keyedRoutes<{ segments: SegmentService }>();
 
 const CreateSegmentBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
+    name: NoNulString({ minLength: 1, maxLength: 200 }),
     audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "only this audience's contacts; all the project's unless given" })),
     filter: Type.String({ minLength: 1, maxLength: 4000, description: "a condition as in a template's {{#if}}: plan == 'pro' and signup_date >= '2026-01-01'; names email, first_name, last_name, created_at and the declared properties" }),
   },
   { additionalProperties: false },
 );
 
-const MembersQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^con_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
-  },
-  { additionalProperties: false },
-);
-
-const ListQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^seg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
-  },
-  { additionalProperties: false },
-);
+const MembersQuery = Type.Object(pageQueryFields('con'), { additionalProperties: false });
+const ListQuery = Type.Object(pageQueryFields('seg'), { additionalProperties: false });
 
 // Issue 27 (docs/contacts.md): scope contacts:manage everywhere
 export const segmentRoutes = [

@@ -1,6 +1,7 @@
 import { notFound, validationError } from '../../lib/errors.js';
 import { lockRows } from '../../store/db.js';
 import { newId } from '../../lib/ids.js';
+import { idPage } from '../../lib/page.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { findAudience } from '../audiences/audiences.repo.js';
@@ -42,8 +43,8 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
     if (found.length > limit || rows.length <= SCAN) break;
     before = rows[SCAN - 1]!.id;
   }
-  const page = found.slice(0, limit);
-  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: found.length > limit ? page[page.length - 1]!.id : null };
+  const { page, nextCursor } = idPage(found, limit);
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
 }
 
 export function segmentService(deps: SegmentDeps) {
@@ -62,9 +63,8 @@ export function segmentService(deps: SegmentDeps) {
       }),
     get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const rows = await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor);
-      const page = rows.slice(0, limit);
-      return { object: 'list' as const, data: page.map(present), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      const { page, nextCursor } = idPage(await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor), limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
     },
     delete: async (projectId: string, id: string) => {
       const s = await existing(deps, projectId, id);

@@ -1,4 +1,4 @@
-import type { Db } from '../../store/db.js';
+import { projectRowsPage, type Db } from '../../store/db.js';
 
 export type TopicDefault = 'opt_in' | 'opt_out';
 
@@ -24,9 +24,7 @@ export async function topicsOfProject(db: Db, projectId: string): Promise<Topic[
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
 export async function pageOfTopics(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Topic[]> {
-  const q = db('topics').select('*').where({ project_id: projectId });
-  if (before) q.andWhere('id', '<', before);
-  return ((await q.orderBy('id', 'desc').limit(limit + 1)) as Row[]).map(fromRow);
+  return (await projectRowsPage<Row>(db, 'topics', projectId, limit, before)).map(fromRow);
 }
 
 export async function deleteTopic(db: Db, id: string): Promise<void> {

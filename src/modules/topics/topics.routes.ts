@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../lib/schema.js';
+import { NoNulString, pageQueryFields, StringEnum } from '../../lib/schema.js';
 import { keyedRoutes } from '../keys/principal.js';
 import type { TopicService } from './topics.service.js';
 
@@ -7,20 +7,14 @@ const route = keyedRoutes<{ topics: TopicService }>();
 
 const CreateTopicBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
-    description: Type.Optional(Type.String({ maxLength: 1000, pattern: '^[^\\u0000]*$' })),
+    name: NoNulString({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(NoNulString({ maxLength: 1000 })),
     default: StringEnum(['opt_in', 'opt_out'] as const, { description: "opt_in: only contacts who subscribed get the topic's broadcasts; opt_out: every contact but those who unsubscribed from it" }),
   },
   { additionalProperties: false },
 );
 
-const ListQuery = Type.Object(
-  {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^top_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
-  },
-  { additionalProperties: false },
-);
+const ListQuery = Type.Object(pageQueryFields('top'), { additionalProperties: false });
 
 // Issue 27 (docs/contacts.md): scope contacts:manage; a contact's choices are PATCH /v1/contacts/{id} {topics}
 export const topicRoutes = [

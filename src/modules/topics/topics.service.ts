@@ -1,5 +1,6 @@
 import { notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { idPage } from '../../lib/page.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import * as repo from './topics.repo.js';
@@ -20,9 +21,8 @@ export function topicService(deps: { store: Store; clock: Clock }) {
       return present(t);
     },
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const rows = await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor);
-      const page = rows.slice(0, limit);
-      return { object: 'list' as const, data: page.map(present), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      const { page, nextCursor } = idPage(await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor), limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
     },
     get: async (projectId: string, id: string) => present(await existing(projectId, id)),
     delete: async (projectId: string, id: string) => {
