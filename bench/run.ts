@@ -21,6 +21,9 @@
 //  10. dashboard: each dashboard page with sample data, a first visit in headless Chromium: the median
 //      time to interactive and to load, and the bytes transferred (bench/dashboard-phase.ts; an
 //      appliance of its own in this process; skipped when Chromium is absent)
+//  11. broadcast: a broadcast to 100,000 test contacts (BENCH_BROADCAST_CONTACTS), emails fanned out
+//      per second, while transactional test-key sends run at 500/s beside it: their p99 latency
+//      (bench/broadcast-phase.ts)
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
@@ -48,6 +51,7 @@ import { dashboardPhase } from './dashboard-phase.js';
 import { targetTable } from './targets.js';
 import { preload } from './preload.js';
 import { pruningPhase } from './pruning-phase.js';
+import { broadcastPhase } from './broadcast-phase.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -66,7 +70,7 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PRELOAD=N fills the database with N emails first (1000000 for issue 24's figure); the default
 // phases then include accept-pruning.
 const PRELOAD = Number(process.env.BENCH_PRELOAD ?? 0);
-const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard`).split(','));
+const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast`).split(','));
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -564,6 +568,11 @@ async function main() {
     step('verify: batches of 100 addresses on 100 new domains each, then the same domains cached');
     report.verify = await verifyPhase({ base, key: app.key, world, seconds: Math.max(3, seconds / 2) });
     step(`  ${JSON.stringify(report.verify)}`);
+  }
+  if (phases.has('broadcast')) {
+    const r = await measured(app.child.pid!, () => broadcastPhase({ base, dir, bin: BIN, config, api, cli: (args) => cli(config, args), step }));
+    report.broadcast = r;
+    step(`  ${JSON.stringify(r)}`);
   }
   if (phases.has('dashboard')) {
     step('dashboard: each page with sample data, a first visit in headless Chromium (median of 5)');

@@ -51,6 +51,13 @@ export function targetRows(r: Report): Row[] {
     ten ? `${n(ten.events_per_s_all)}/s in all; the nine fast ones ${n(ten.events_per_s_nine_fast)}/s (${ten.fast_vs_one_endpoint.toFixed(1)}× one endpoint alone)` : 'not run',
     ten ? ten.events_per_s_all >= 2000 && ten.fast_vs_one_endpoint >= 0.8 : null,
   );
+  const b = r.broadcast;
+  add(
+    'broadcast fan-out, 100,000 test contacts, with transactional sends at 500/s',
+    '≥ 5,000 emails/s; transactional p99 ≤ 1 s',
+    b ? `${n(b.fan_out_emails_per_s)} emails/s (${n(b.contacts)} in ${b.fan_out_seconds.toFixed(1)} s); transactional p99 ${n(b.transactional.p99_ms)} ms` : 'not run',
+    b ? b.fan_out_emails_per_s >= 5000 && b.transactional.p99_ms <= 1000 : null,
+  );
   const pruning = r.accept_test_key_while_pruning;
   if (pruning) add('test-key accepts/s while the retention job prunes', '(reported)', `${n(pruning.rate)}/s, p99 ${pruning.p99?.toFixed(1)} ms, ${n(pruning.pruned_rows_per_s)} rows pruned/s`, null);
   if (r.preload) add('test-key accepts/s, 1,000,000 stored vs empty', '≥ 0.8×', 'compare with the same figure of a run without BENCH_PRELOAD', null);

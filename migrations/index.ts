@@ -24,6 +24,8 @@ import * as m0022 from './0022_list_unsubscribe.js';
 import * as m0023 from './0023_contacts.js';
 import * as m0024 from './0024_segments.js';
 import * as m0025 from './0025_topics.js';
+import * as m0026 from './0026_broadcasts.js';
+import * as m0027 from './0027_forms.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -59,6 +61,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0023_contacts', m0023],
   ['0024_segments', m0024],
   ['0025_topics', m0025],
+  ['0026_broadcasts', m0026],
+  ['0027_forms', m0027],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

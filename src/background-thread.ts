@@ -57,10 +57,7 @@ async function run(): Promise<void> {
 function handle(m: ToBackground, core: Core, logger: Logger, track: (p: Promise<void>) => void, stop: () => Promise<void>): void {
   switch (m.type) {
     case 'wake':
-      for (const role of m.roles) {
-        if (role === 'mta') core.wakeMta();
-        else core.wakeDispatcher();
-      }
+      for (const role of m.roles) core.wake(role);
       return;
     case 'request-logs':
       track(core.services.logs.write(m.batch).catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));

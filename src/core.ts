@@ -7,6 +7,7 @@ import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
 import type { Services } from './api/services.js';
+import type { WakeRole } from './roles/role.js';
 import { createResolver, type DnsResolver } from './dns/resolver.js';
 import type { Store } from './store/store.js';
 import { GroupCommit } from './store/group-commit.js';
@@ -26,6 +27,10 @@ import { contactService } from './modules/contacts/contacts.service.js';
 import { audienceService } from './modules/audiences/audiences.service.js';
 import { segmentService } from './modules/segments/segments.service.js';
 import { topicService } from './modules/topics/topics.service.js';
+import { preferenceService } from './modules/preferences/preferences.service.js';
+import { formService } from './modules/forms/forms.service.js';
+import { broadcastService } from './modules/broadcasts/broadcasts.service.js';
+import { BroadcastFanOut } from './modules/broadcasts/fan-out.js';
 import { blocklistService, blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/suppressions/suppressions.service.js';
 import { TemplateService } from './modules/templates/templates.service.js';
@@ -67,11 +72,10 @@ export interface Core {
   /** the accept group commit built here; null when another thread's was passed in */
   acceptQueue: AcceptQueue | null;
   writer: GroupCommit;
-  wakeMta(): void;
-  wakeDispatcher(): void;
+  /** new work for a role: the MTA (an email stored), the dispatcher (an event), the fan-out (a broadcast sent) */
+  wake(role: WakeRole): void;
   /** set by the roles that want to hear about new work */
-  onMtaWake(fn: () => void): void;
-  onDispatcherWake(fn: () => void): void;
+  onWake(role: WakeRole, fn: () => void): void;
   /** the MTA started in this thread: the accept claims live mail due now for it */
   setHandoff(h: AcceptHandoff): void;
   /** where /metrics gets the other threads' values (serve: the background thread's) */
@@ -82,7 +86,7 @@ export interface Core {
 export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor } = {}): Core {
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
-  const wake = { mta: () => undefined as void, dispatcher: () => undefined as void };
+  const wake: Record<WakeRole, () => void> = { mta: () => undefined, dispatcher: () => undefined, broadcasts: () => undefined };
   let otherThreads = async (): Promise<ThreadValues[]> => [];
   let handoff: AcceptHandoff | null = null;
   // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
@@ -107,19 +111,17 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
   return {
     deps,
-    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, () => wake.dispatcher(), writer), metrics: metricsService(store, logger, () => otherThreads()) },
+    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer), metrics: metricsService(store, logger, () => otherThreads()) },
     acceptQueue,
     writer,
-    wakeMta: () => wake.mta(),
-    wakeDispatcher: () => wake.dispatcher(),
-    onMtaWake: (fn) => void (wake.mta = fn),
-    onDispatcherWake: (fn) => void (wake.dispatcher = fn),
+    wake: (role) => wake[role](),
+    onWake: (role, fn) => void (wake[role] = fn),
     setHandoff: (h) => void (handoff = h),
     setOtherThreads: (fn) => void (otherThreads = fn),
   };
 }
 
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDispatcher: () => void, writer: GroupCommit): Omit<Services, 'metrics'> {
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
   const templates = new TemplateService({ store, clock });
@@ -133,7 +135,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
       clock,
       checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
       firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
-      onQueued: wakeDispatcher,
+      onQueued: () => wake('dispatcher'),
     }),
     keys: keyService({ store, clock }, deps.auth),
     sessions: sessionService({ store, clock, auth: deps.auth }),
@@ -148,10 +150,34 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wakeDis
     audiences: audienceService({ store, clock }),
     segments: segmentService({ store, clock }),
     topics: topicService({ store, clock }),
+    preferences: preferenceService({ store, clock, key: deps.tracking.key }),
+    forms: formService({ store, clock, logger, key: deps.tracking.key, publicUrl: config.http.publicUrl, allowPrivate: config.network.allowPrivate, accept, templates, limits: { perIpPerHour: config.forms.submissionsPerIpPerHour, perFormPerMinute: config.forms.submissionsPerFormPerMinute } }),
+    broadcasts: broadcastService({
+      store,
+      clock,
+      checkTemplate: (projectId, templateId, version, variables) => templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: 'someone@example.com' }),
+      onSent: () => wake('broadcasts'),
+    }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),
     retention: new RetentionService({ store, clock }, { days: config.retention.days }),
   };
+}
+
+/** The broadcast fan-out of the thread that holds the accept group commit (the background thread of `serve`). */
+export function buildFanOut(config: Config, core: Core, acceptQueue: AcceptQueue): BroadcastFanOut {
+  const { store, clock, logger, tracking } = core.deps;
+  return new BroadcastFanOut({
+    store,
+    clock,
+    logger,
+    accept: acceptQueue,
+    renderTemplate: async (projectId, templateId, version, variables, to) =>
+      (await core.services.templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: to })).rendered,
+    key: tracking.key,
+    publicUrl: config.http.publicUrl,
+    maxPerSecond: config.broadcasts.maxPerSecond,
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { systemClock, type Clock } from './lib/time.js';
 import { openStore, type Store, type StoreOptions } from './store/store.js';
 import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
 import { sqliteFile } from './store/sqlite.js';
-import { buildCore, egressOptions, USER_AGENT, type Core } from './core.js';
+import { buildCore, buildFanOut, egressOptions, USER_AGENT, type Core } from './core.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { recheckDomains } from './modules/domains/domains.service.js';
@@ -26,6 +26,7 @@ import { startApi, type ApiListen, type ApiRole } from './roles/api.js';
 import { startBackgroundThread } from './roles/background.js';
 import { startDns } from './roles/dns.js';
 import { startJobs } from './roles/jobs.js';
+import { startFanOut } from './roles/broadcasts.js';
 import { startKeyUsage } from './roles/key-usage.js';
 import { startRequestLogs } from './roles/request-logs.js';
 import { startMetricsListener } from './roles/metrics.js';
@@ -130,7 +131,7 @@ async function startMtaRoles({ config, core, running, started }: Starting): Prom
   const mta = await startMta({ store, writer: core.writer, clock, logger, testDomain: config.testDomain, retryScheduleMs: outbound.retryScheduleMs, attemptLive: live.attempt, closeLive: () => sender.close() });
   started.push(mta);
   running.mta = mta;
-  core.onMtaWake(() => mta.wake());
+  core.onWake('mta', () => mta.wake());
   core.setHandoff(workerHandoff(mta.worker));
 }
 
@@ -139,7 +140,7 @@ async function startWebhooksRole({ config, core, started }: Starting): Promise<v
   const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, endpointConcurrency: webhooks.endpointConcurrency, concurrency: webhooks.concurrency, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
   const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger });
   started.push(role);
-  core.onDispatcherWake(() => role.dispatcher.wake());
+  core.onWake('dispatcher', () => role.dispatcher.wake());
 }
 
 async function startJobsRole({ config, core, started }: Starting): Promise<void> {
@@ -152,12 +153,13 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     { name: 'domain_recheck', schedule: config.jobs.domainRecheck, run: async () => `${await recheckDomains(core.deps, failedFor('domain re-check failed'))} domain(s) changed status` },
     { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
     { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
-    { name: 'retention_prune', schedule: config.retention.schedule, run: async () => describePrune(await core.services.retention.prune()) },
+    { name: 'retention_prune', schedule: config.retention.schedule, run: async () => `${describePrune(await core.services.retention.prune())}; ${await core.services.forms.prunePending()} unconfirmed signup contact(s) deleted` },
     { name: 'dkim_rotation', schedule: config.dkim.schedule, run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))) },
     { name: 'blocklist_check', schedule: config.blocklists.schedule, run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)) },
     { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)` },
   ];
   started.push(startJobs(jobs, logger));
+  if (core.acceptQueue) started.push(startFanOut(buildFanOut(config, core, core.acceptQueue), logger, (wake) => core.onWake('broadcasts', wake)));
 }
 
 async function startApiRoles({ config, core, listen, running, started }: Starting): Promise<void> {
@@ -268,8 +270,7 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
     stopBackground = () => bg.stop();
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
-    core.onMtaWake(() => bg.wake('mta'));
-    core.onDispatcherWake(() => bg.wake('dispatcher'));
+    for (const role of ['mta', 'dispatcher', 'broadcasts'] as const) core.onWake(role, () => bg.wake(role));
     core.setOtherThreads(() => bg.metrics());
     core.services.logs.sendTo((batch) => bg.requestLogs(batch));
     const running = await startRoles(config, core, { api: true, dns: true, inbound: true, submission: true });

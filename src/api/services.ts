@@ -12,6 +12,9 @@ import type { ContactService } from '../modules/contacts/contacts.service.js';
 import type { AudienceService } from '../modules/audiences/audiences.service.js';
 import type { SegmentService } from '../modules/segments/segments.service.js';
 import type { TopicService } from '../modules/topics/topics.service.js';
+import type { PreferenceService } from '../modules/preferences/preferences.service.js';
+import type { FormService } from '../modules/forms/forms.service.js';
+import type { BroadcastService } from '../modules/broadcasts/broadcasts.service.js';
 import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
 import type { SessionService } from '../modules/sessions/sessions.service.js';
 import type { SuppressionService } from '../modules/suppressions/suppressions.service.js';
@@ -42,6 +45,10 @@ export interface Services {
   audiences: AudienceService;
   segments: SegmentService;
   topics: TopicService;
+  /** the hosted preference page's (/p/{token}) */
+  preferences: PreferenceService;
+  forms: FormService;
+  broadcasts: BroadcastService;
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;

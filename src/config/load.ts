@@ -61,10 +61,12 @@ export interface Config {
   testDomain: string;
   dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
   blocklists: { lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null; ips: string[]; schedule: string; queriesPerSecond: number };
+  broadcasts: { maxPerSecond: number };
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
   webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
   network: { allowPrivate: boolean };
   limits: { requestsPerSecond: number; idempotencyTtlMs: number };
+  forms: { submissionsPerIpPerHour: number; submissionsPerFormPerMinute: number };
   jobs: { domainRecheck: string };
   log: { level: string };
   logs: { retentionMs: number };
@@ -99,6 +101,7 @@ export function loadConfig(opts: LoadOptions = {}): Config {
 }
 
 /** Validate a config object (already parsed) as if it came from a file in `baseDir`. */
+// long: one line per section of the config, read as a table of what each key becomes
 export function buildConfig(raw: Record<string, unknown>, path: string | null, sources = new Map<string, string>()): Config {
   if (!validateRaw(raw)) {
     const err = validateRaw.errors![0]!;
@@ -147,10 +150,12 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     testDomain: c.test_domain.toLowerCase(),
     dkim: { rotateAfterMs: parseDuration(c.dkim.rotate_after), retireAfterMs: parseDuration(c.dkim.retire_after), keyTtlMs: parseDuration(c.dkim.key_ttl), schedule: cronAt('dkim.schedule', c.dkim.schedule) },
     blocklists: { lists: c.blocklists.lists, ips: c.blocklists.ips, schedule: cronAt('blocklists.schedule', c.blocklists.schedule), queriesPerSecond: c.blocklists.queries_per_second },
+    broadcasts: { maxPerSecond: c.broadcasts.max_per_second },
     verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
     webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },
     limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
+    forms: { submissionsPerIpPerHour: c.forms.submissions_per_ip_per_hour, submissionsPerFormPerMinute: c.forms.submissions_per_form_per_minute },
     jobs: { domainRecheck: cronAt('jobs.domain_recheck', c.jobs.domain_recheck) },
     log: { level: c.log.level },
     logs: { retentionMs: parseDuration(c.logs.retention) },

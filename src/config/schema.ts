@@ -127,6 +127,17 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    broadcasts: Type.Object(
+      {
+        max_per_second: Type.Number({
+          exclusiveMinimum: 0,
+          maximum: 10000,
+          default: 50,
+          description: "live broadcast emails handed to the outbound queue per second at most, for the whole appliance (docs/broadcasts.md); test broadcasts are simulated and not held back",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     verify: Type.Object(
       {
         dns_timeout_ms: Type.Integer({ minimum: 100, maximum: 30000, default: 2000, description: 'per DNS lookup of address verification; a domain not answered in time is `unknown`' }),
@@ -166,6 +177,13 @@ export const ConfigSchema = Type.Object(
       {
         requests_per_second: Type.Number({ exclusiveMinimum: 0, default: 50, description: 'per API key; 429 `rate_limited` with `Retry-After`' }),
         idempotency_ttl: Duration('24h', 'how long an Idempotency-Key is remembered'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    forms: Type.Object(
+      {
+        submissions_per_ip_per_hour: Type.Integer({ minimum: 1, maximum: 100000, default: 10, description: 'submissions a signup form takes from one client IP address per hour (in memory, per process; docs/forms.md); past it 429' }),
+        submissions_per_form_per_minute: Type.Integer({ minimum: 1, maximum: 100000, default: 60, description: 'submissions one signup form takes per minute from everyone together (in memory, per process); past it 429' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   domain_already_registered: 409,
   contact_exists: 409,
   conflict: 409,
+  payload_too_large: 413,
   domain_not_verified: 422,
   recipient_suppressed: 422,
   quota_exhausted: 429,

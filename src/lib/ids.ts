@@ -91,6 +91,11 @@ export const ID_PREFIX = {
   audience: 'aud',
   segment: 'seg',
   topic: 'top',
+  /** a signup form (docs/forms.md) */
+  form: 'frm',
+  /** one submission of a signup form, waiting for its confirmation */
+  formSubmission: 'fsb',
+  broadcast: 'bro',
   /** a DMARC aggregate report a receiver sent about a domain */
   dmarcReport: 'dmr',
   /** an API request kept for GET /v1/logs */

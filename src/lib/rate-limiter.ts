@@ -8,7 +8,8 @@ interface Bucket {
 /**
  * A token bucket per API key (limits.requests_per_second): it refills at that
  * rate and holds one second's worth, so a client may burst up to the limit
- * and is then paced to it.
+ * and is then paced to it. `capacity` gives a bucket of another size: a
+ * limit per hour (a signup form's) lets its whole hour's worth through at once.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -17,8 +18,9 @@ export class RateLimiter {
   constructor(
     private readonly perSecond: number,
     private readonly clock: Clock,
+    capacity?: number,
   ) {
-    this.capacity = Math.max(1, perSecond);
+    this.capacity = Math.max(1, capacity ?? perSecond);
   }
 
   /** null when allowed; otherwise the whole seconds to wait (Retry-After). */

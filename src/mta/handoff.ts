@@ -58,7 +58,8 @@ export function workerHandoff(worker: WorkerRoom): AcceptHandoff {
 
 /** The plan's queue rows of live mail due now, by email (positions in plan.rows). */
 function dueRows(plan: AcceptPlan, now: number): Map<string, number[]> {
-  const live = new Set(plan.emails.filter(goesOutNow).map((e) => e.id));
+  // broadcast mail waits in the queue, behind transactional mail (claimDueRows)
+  const live = new Set(plan.emails.filter((e) => goesOutNow(e) && e.broadcastId === null).map((e) => e.id));
   const due = new Map<string, number[]>();
   plan.rows.forEach((q, i) => {
     if (!live.has(q.emailId) || !isDue(q, now)) return;

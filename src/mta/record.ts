@@ -6,7 +6,7 @@ import { findEmailsById, saveEmailState, saveRecipient } from '../modules/emails
 import { ambiguousAfterCrash, applyOutcomes, keepsQueueRow, requeueOrphan, type RecipientOutcome } from '../modules/emails/lifecycle.js';
 import { deleteQueueRow, orphanedRows, queueRowsOfEmails, saveQueueRow, type QueueRow } from '../modules/emails/queue.repo.js';
 import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
-import { suppressFromMail } from '../modules/suppressions/suppressions.repo.js';
+import { suppressAfterMail } from '../modules/unsubscribe/broadcast-unsubscribe.js';
 import type { AttemptResult } from './attempt.js';
 
 /** An attempt that ended: its row, the outcome of each recipient (the attempt's and the screen's), and the attempt's result. */
@@ -61,7 +61,7 @@ export async function recordOutcomes(trx: Knex.Transaction, items: Completed[], 
     if (keepsQueueRow(change.email, change.row)) await saveQueueRow(trx, change.row);
     else await deleteQueueRow(trx, row.id);
     events.push(...change.events);
-    for (const s of change.suppress) await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: ctx.now });
+    for (const s of change.suppress) events.push(...(await suppressAfterMail(trx, email, s, ctx.now)));
   }
   await insertEvents(trx, events);
 }

@@ -4,6 +4,8 @@ import { ROUTES } from '../api/routes.js';
 import type { Services } from '../api/services.js';
 import { dashboard } from '../dashboard/dashboard.js';
 import { unsubscribePages } from '../api/unsubscribe-page.js';
+import { preferencesPages } from '../api/preferences-page.js';
+import { formPages } from '../api/form-pages.js';
 import { listenHttp } from './listen-http.js';
 import type { Role } from './role.js';
 
@@ -23,7 +25,7 @@ const DRAIN_MS = 10_000;
 /** The HTTP API: the Koa edge over the module services. */
 /** `withDashboard`: dashboard.enabled, the web pages at /dashboard beside the API. */
 export async function startApi(listen: ApiListen, services: Services, edge: EdgeSettings, withDashboard = false): Promise<ApiRole> {
-  const pages = [unsubscribePages(services.unsubscribe), ...(withDashboard ? [dashboard(services, { publicUrl: edge.publicUrl, logger: edge.logger, requestsPerSecond: edge.requestsPerSecond, clock: edge.clock })] : [])];
+  const pages = [unsubscribePages(services.unsubscribe), preferencesPages(services.preferences), formPages(services.forms), ...(withDashboard ? [dashboard(services, { publicUrl: edge.publicUrl, logger: edge.logger, requestsPerSecond: edge.requestsPerSecond, clock: edge.clock })] : [])];
   const { koa } = buildApp(services, edge, ROUTES, pages);
   const server = createServer(koa.callback());
   // Keep-alive a little longer than common proxies' idle timeouts.

@@ -1,6 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
+import type { WakeRole } from './role.js';
 import type { AcceptRequest } from '../modules/emails/accept-rules.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
@@ -10,7 +11,7 @@ import type { ThreadValues } from '../modules/health/metrics.service.js';
 import type { FinishedRequest } from '../modules/logs/logs.service.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
-export type BackgroundRole = 'mta' | 'dispatcher';
+export type BackgroundRole = WakeRole;
 
 export interface BackgroundThread extends Role {
   /** new work for a role there (an email stored, a webhook delivery queued) */

@@ -3,3 +3,6 @@ export interface Role {
   readonly name: string;
   stop(): Promise<void>;
 }
+
+/** The roles told of new work: the MTA (an email stored), the webhook dispatcher (an event), the broadcast fan-out (a broadcast sent). */
+export type WakeRole = 'mta' | 'dispatcher' | 'broadcasts';

@@ -93,6 +93,7 @@ const REPLIES: Record<ErrorCode, [number, string]> = {
   domain_already_registered: [550, '5.6.0'],
   contact_exists: [550, '5.6.0'],
   conflict: [451, '4.3.0'],
+  payload_too_large: [552, '5.3.4'],
   domain_not_verified: [550, '5.7.1'],
   recipient_suppressed: [550, '5.7.1'],
   quota_exhausted: [452, '4.7.0'],

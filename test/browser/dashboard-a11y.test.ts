@@ -1,19 +1,8 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { dashboardSample, type DashboardSample } from '../helpers/dashboard-sample.js';
 import { launchBrowser, signedIn } from '../helpers/browser.js';
-
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
+import { axeViolations } from '../helpers/axe.js';
 
 // Every page of the dashboard, with sample data, checked with axe-core (WCAG 2.1 A and AA rules)
 // on a desktop and on a phone-sized viewport; and what the first page costs to load.
@@ -45,10 +34,7 @@ describe('the dashboard is accessible and light (axe-core on every page)', funct
         const p = name === 'sign-in' ? await (await browser.newContext({ baseURL: sample.api.baseUrl, viewport })).newPage() : page;
         const res = await p.goto(path);
         expect(res!.status(), `${name} ${path}`).to.equal(200);
-        // evaluated through the driver, which the page's CSP does not govern
-        await p.evaluate(AXE);
-        const violations = (await p.evaluate(() => (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: AxeViolation[] }> } }).axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }))).violations;
-        for (const v of violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')) found.push(`${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        found.push(...(await axeViolations(p, name)));
         // nothing wider than the screen on a phone: the page scrolls down, not sideways
         if (viewport.name === 'phone') {
           const overflow = await p.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth - (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement.clientWidth);

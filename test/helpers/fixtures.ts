@@ -36,6 +36,8 @@ export async function storedEmail(store: Store, projectId: string, over: Partial
     createdAt: now,
     updatedAt: now,
     recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued' as const, details: null, queueRowId: null, delayNotified: false, updatedAt: now })),
+    broadcastId: null,
+    contactId: null,
     ...over,
   };
   await insertEmails(store.knex, [e]);

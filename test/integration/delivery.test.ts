@@ -115,7 +115,7 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect((await t.api.get(`/v1/emails/${res.body.id}`)).body.status).to.equal('ambiguous');
     // the operator's retry is the one way out, and it does send again
     await retryAmbiguous(api.deps, res.body.id);
-    api.core.wakeMta();
+    api.core.wake('mta');
     await waitEmail(t.api, res.body.id, (x) => x.status === 'ambiguous' && x.attempts === 2);
     expect(sink.messagesTo(to)).to.have.length(2);
   });

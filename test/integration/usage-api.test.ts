@@ -22,7 +22,7 @@ eachDatabase('usage route (CONTRACT §5, issue 23)', (db) => {
     const t = await api.tenant({ mode: 'live' });
     const empty = await t.api.get('/v1/usage');
     expect(empty.status).to.equal(200);
-    expect(empty.body).to.deep.equal({ object: 'usage', sent_today: 0, sent_this_month: 0, verifications_used: 0, limits: { daily: 0, monthly: 0, domains: 0, verifications: 0 } });
+    expect(empty.body).to.deep.equal({ object: 'usage', sent_today: 0, sent_this_month: 0, broadcast_today: 0, broadcast_this_month: 0, verifications_used: 0, limits: { daily: 0, monthly: 0, domains: 0, verifications: 0 } });
 
     const domain = `usage-${Date.now()}.example`;
     await api.deps.store.knex('domains').insert({
@@ -35,7 +35,7 @@ eachDatabase('usage route (CONTRACT §5, issue 23)', (db) => {
     expect((await t.api.post('/v1/verify', { email: 'someone@ok.test' })).status).to.equal(200);
 
     const used = await t.api.get('/v1/usage');
-    expect(used.body).to.deep.equal({ object: 'usage', sent_today: 3, sent_this_month: 3, verifications_used: 1, limits: { daily: 100, monthly: 1000, domains: 0, verifications: 50 } });
+    expect(used.body).to.deep.equal({ object: 'usage', sent_today: 3, sent_this_month: 3, broadcast_today: 0, broadcast_this_month: 0, verifications_used: 1, limits: { daily: 100, monthly: 1000, domains: 0, verifications: 50 } });
     // another project's usage is its own
     const other = await api.tenant({ mode: 'live' });
     expect((await other.api.get('/v1/usage')).body.sent_today).to.equal(0);

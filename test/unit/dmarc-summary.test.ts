@@ -9,7 +9,7 @@ const row = (over: Partial<SummaryRow>): SummaryRow => ({
 });
 const zero = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };
 const setup = (dmarc: InsightSetup['dmarc']): InsightSetup => ({ dkim: 'verified', spf_return_path: 'aligned', dmarc, tracking: { opens: false, clicks: false } });
-const codes = (rows: SummaryRow[], policy: InsightSetup['dmarc'], days = 30) => computeInsights('shop.example', days, zero, setup(policy), undefined, dmarcTotals(summarize(rows, own))).recommendations.map((r) => r.code);
+const codes = (rows: SummaryRow[], policy: InsightSetup['dmarc'], days = 30) => computeInsights('shop.example', days, { transactional: zero, broadcast: zero }, setup(policy), undefined, dmarcTotals(summarize(rows, own))).recommendations.map((r) => r.code);
 
 describe('DMARC report summary (pure)', function () {
   it("tells this appliance's mail by its IPs, or by a passing DKIM signature of the domain with one of its selectors", function () {

@@ -7,6 +7,10 @@ import { expectedRecords } from '../../src/modules/domains/records.js';
 import type { Domain, StoredCheck } from '../../src/modules/domains/domains.repo.js';
 import { dmarcPolicy, type RecordCheck } from '../../src/dns/checks.js';
 
+const NONE: InsightCounts = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };
+/** Counts of transactional mail alone. */
+const tx = (c: InsightCounts) => ({ transactional: c, broadcast: NONE });
+
 describe('normalizeDomainName', function () {
   const ok = (input: string, name: string) => it(`takes ${JSON.stringify(input)} as ${name}`, () => expect(normalizeDomainName(input)).to.deep.include({ ok: true, name }));
   const bad = (input: string, reason: RegExp) =>
@@ -63,14 +67,14 @@ describe('computeInsights', function () {
   const good: InsightSetup = { dkim: 'verified', spf_return_path: 'aligned', dmarc: 'enforced', tracking: { opens: true, clicks: true } };
 
   it('is healthy with good setup and clean numbers', function () {
-    const r = computeInsights('x.test', 30, { ...zero, messages: 1000, sent: 1000, delivered: 1000, opened: 300, clicked: 50 }, good);
+    const r = computeInsights('x.test', 30, tx({ ...zero, messages: 1000, sent: 1000, delivered: 1000, opened: 300, clicked: 50 }), good);
     expect(r.status).to.equal('healthy');
     expect(r.recommendations).to.deep.equal([]);
     expect(r.rates).to.deep.equal({ delivered: 1, bounced: 0, complained: 0, opened: 0.3, clicked: 0.05 });
   });
 
   it('puts a complaint rate of 0.1% on watch and 0.3% at risk (Gmail and Yahoo sender rules)', function () {
-    const at = (complained: number) => computeInsights('x.test', 30, { ...zero, delivered: 1000, complained }, good);
+    const at = (complained: number) => computeInsights('x.test', 30, tx({ ...zero, delivered: 1000, complained }), good);
     expect(at(0).status).to.equal('healthy');
     expect(at(1).status).to.equal('watch');
     expect(at(1).recommendations[0]).to.include({ code: 'complaint_rate_high', level: 'warning' });
@@ -78,21 +82,31 @@ describe('computeInsights', function () {
   });
 
   it('puts a bounce rate of 2% on watch and 5% at risk', function () {
-    const at = (bounced: number) => computeInsights('x.test', 30, { ...zero, delivered: 100 - bounced, bounced }, good);
+    const at = (bounced: number) => computeInsights('x.test', 30, tx({ ...zero, delivered: 100 - bounced, bounced }), good);
     expect(at(1).status).to.equal('healthy');
     expect(at(2).recommendations.map((r) => r.code)).to.deep.equal(['bounce_rate_high']);
     expect(at(2).status).to.equal('watch');
     expect(at(5).status).to.equal('at_risk');
   });
 
+  it('shows the two streams apart: the totals hold both, each stream its own rates (issue 27)', function () {
+    const r = computeInsights('x.test', 30, { transactional: { ...zero, messages: 900, delivered: 900 }, broadcast: { ...zero, messages: 100, delivered: 100, complained: 1 } }, good);
+    expect(r.totals).to.include({ messages: 1000, delivered: 1000, complained: 1 });
+    expect(r.streams.transactional.rates.complained).to.equal(0);
+    expect(r.streams.broadcast.totals).to.include({ messages: 100, complained: 1 });
+    expect(r.streams.broadcast.rates.complained).to.equal(0.01);
+    // the domain's status reads the whole: 0.1% of all its mail
+    expect(r.status).to.equal('watch');
+  });
+
   it('reports null open and click rates when tracking is off', function () {
-    const r = computeInsights('x.test', 30, { ...zero, delivered: 10 }, { ...good, tracking: { opens: false, clicks: false } });
+    const r = computeInsights('x.test', 30, tx({ ...zero, delivered: 10 }), { ...good, tracking: { opens: false, clicks: false } });
     expect(r.rates.opened).to.equal(null);
     expect(r.rates.clicked).to.equal(null);
   });
 
   it('asks for DKIM, return path and DMARC when they are missing', function () {
-    const r = computeInsights('x.test', 30, zero, { dkim: 'failing', spf_return_path: 'missing', dmarc: 'missing', tracking: { opens: false, clicks: false } });
+    const r = computeInsights('x.test', 30, tx(zero), { dkim: 'failing', spf_return_path: 'missing', dmarc: 'missing', tracking: { opens: false, clicks: false } });
     expect(r.status).to.equal('at_risk');
     expect(r.recommendations.map((x) => x.code)).to.deep.equal(['dkim_failing', 'return_path_not_aligned', 'dmarc_missing']);
   });
@@ -129,7 +143,7 @@ describe('insightSetup (interface §2.3 setup)', function () {
     const off = setup({}, false);
     expect(off.tracking).to.deep.equal({ opens: false, clicks: false });
     const zero: InsightCounts = { messages: 1, sent: 1, delivered: 1, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 1, clicked: 1 };
-    const rates = computeInsights('x.test', 30, zero, off).rates;
+    const rates = computeInsights('x.test', 30, tx(zero), off).rates;
     expect(rates.opened).to.equal(null);
     expect(rates.clicked).to.equal(null);
   });

@@ -42,6 +42,8 @@ function draft(over: Partial<EmailDraft> = {}): EmailDraft {
     headers: {},
     requestId: 'req_1',
     scheduledAt: null,
+    broadcastId: null,
+    contactId: null,
     messageId: '<01@mta.test>',
     createdAt: NOW,
     ...over,

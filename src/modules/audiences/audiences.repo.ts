@@ -51,6 +51,12 @@ export async function addMembers(db: Db, audienceId: string, contactIds: string[
   return added;
 }
 
+/** A signup form that adds to the audience, if any (deleting the audience is refused while one does; docs/forms.md). */
+export async function formUsing(db: Db, projectId: string, audienceId: string): Promise<{ id: string; name: string } | null> {
+  const row = (await db('forms').select('id', 'name').where({ project_id: projectId, audience_id: audienceId }).first()) as { id: string; name: string } | undefined;
+  return row ?? null;
+}
+
 export async function removeMember(db: Db, audienceId: string, contactId: string): Promise<boolean> {
   return (await db('audience_contacts').where({ audience_id: audienceId, contact_id: contactId }).delete()) > 0;
 }

@@ -42,7 +42,7 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
     const missing = (body.contact_ids ?? []).find((c) => !byId.some((x) => x.id === c));
     if (missing) throw notFound(`contact ${missing}`);
     const known = await contactsByEmail(trx, projectId, emails);
-    const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now }));
+    const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now }));
     for (const c of made) await insertContact(trx, c);
     const added = new Set(await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now));
     // the contacts made are created; those that were there already and joined are updated (their audiences changed)
@@ -79,6 +79,8 @@ export function audienceService(deps: AudienceDeps) {
         const a = await existing(deps, projectId, id, trx);
         const user = await segmentReading(trx, projectId, { audience: a.id });
         if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
+        const form = await repo.formUsing(trx, projectId, a.id);
+        if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
         // its contacts stay: an audience is a list of them, not their owner
         await repo.deleteAudience(trx, a.id);
         return { object: 'audience' as const, id: a.id, deleted: true };

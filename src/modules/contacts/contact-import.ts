@@ -34,7 +34,8 @@ export interface ImportedRow {
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
-function cellValue(type: ContactProperty['type'], text: string): { ok: true; value: PropertyValue } | { ok: false; reason: string } {
+/** A cell's text as a value of the type: numbers and booleans are read from text (a signup form's fields are text too). */
+export function cellValue(type: ContactProperty['type'], text: string): { ok: true; value: PropertyValue } | { ok: false; reason: string } {
   const t = text.trim();
   if (type === 'number') return t !== '' && Number.isFinite(Number(t)) ? { ok: true, value: Number(t) } : { ok: false, reason: 'must be a number' };
   if (type === 'boolean') return TRUE.has(t.toLowerCase()) ? { ok: true, value: true } : FALSE.has(t.toLowerCase()) ? { ok: true, value: false } : { ok: false, reason: 'must be true or false' };

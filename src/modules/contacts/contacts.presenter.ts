@@ -12,6 +12,7 @@ export function presentContact(c: Contact, audiences: string[], topics: Record<s
     last_name: c.lastName,
     properties: c.properties,
     unsubscribed: c.unsubscribed,
+    pending: c.pending,
     audiences,
     topics,
     created_at: iso(c.createdAt),

@@ -10,6 +10,8 @@ export interface Contact {
   lastName: string | null;
   properties: Record<string, PropertyValue>;
   unsubscribed: boolean;
+  /** made by a signup form and not confirmed yet (docs/forms.md): broadcasts skip it */
+  pending: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -22,6 +24,7 @@ interface ContactRow {
   last_name: string | null;
   properties: string;
   unsubscribed: number | boolean;
+  pending: number | boolean;
   created_at: number | string;
   updated_at: number | string;
 }
@@ -34,6 +37,7 @@ const fromRow = (r: ContactRow): Contact => ({
   lastName: r.last_name,
   properties: JSON.parse(r.properties) as Record<string, PropertyValue>,
   unsubscribed: Boolean(r.unsubscribed),
+  pending: Boolean(r.pending),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -46,6 +50,7 @@ const toRow = (c: Contact): ContactRow => ({
   last_name: c.lastName,
   properties: JSON.stringify(c.properties),
   unsubscribed: c.unsubscribed,
+  pending: c.pending,
   created_at: c.createdAt,
   updated_at: c.updatedAt,
 });
@@ -80,6 +85,12 @@ export async function deleteContact(db: Db, id: string): Promise<void> {
 export async function findContact(db: Db, projectId: string, idOrEmail: string): Promise<Contact | null> {
   const by = /^con_[0-9a-z]{26}$/.test(idOrEmail) ? { id: idOrEmail } : { email: idOrEmail.toLowerCase() };
   const row = (await db('contacts').select('*').where({ project_id: projectId, ...by }).first()) as ContactRow | undefined;
+  return row ? fromRow(row) : null;
+}
+
+/** A contact by id, whatever its project: a preference or confirmation link names it alone. */
+export async function contactById(db: Db, id: string): Promise<Contact | null> {
+  const row = (await db('contacts').select('*').where({ id }).first()) as ContactRow | undefined;
   return row ? fromRow(row) : null;
 }
 

@@ -57,7 +57,7 @@ async function declared(db: Knex.Transaction | Store['knex'], projectId: string)
 
 /** The contact `body` describes, as new (`current` null) or as `current` changed; errors name the field. */
 export function merged(projectId: string, current: Contact | null, body: UpdateContactBody, props: Map<string, ContactProperty>, now: number): Contact {
-  const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, createdAt: now, updatedAt: now };
+  const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now };
   const properties = applyProperties(props, base.properties, body.properties ?? {});
   if (!properties.ok) throw validationError(properties.field, properties.reason);
   return {

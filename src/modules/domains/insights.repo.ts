@@ -1,40 +1,47 @@
 import type { Db } from '../../store/db.js';
-import type { DailyCounts, InsightCounts } from './insights.js';
+import type { DailyCounts, InsightCounts, StreamCounts } from './insights.js';
 
-/** Live mail of one domain of one project created since `since` (interface §2.3: only live mail counts). */
-export async function insightCounts(db: Db, projectId: string, domain: string, since: number): Promise<InsightCounts> {
+/**
+ * Live mail of one domain of one project created since `since` (interface
+ * §2.3: only live mail counts), by stream: transactional sends, and the
+ * emails of broadcasts (issue 27).
+ */
+export async function insightCounts(db: Db, projectId: string, domain: string, since: number): Promise<StreamCounts> {
   const live = (q: ReturnType<Db>) => q.where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' }).andWhere('e.created_at', '>=', since);
+  const bulk = db.raw('case when e.broadcast_id is null then 0 else 1 end as bulk');
+  type Counted<K extends string> = Array<Record<K, string> & { bulk: number | string; n: number | string }>;
   const [emails, recipients, events] = await Promise.all([
-    live(db('emails as e')).select('e.status').count({ n: '*' }).groupBy('e.status') as unknown as Promise<Array<{ status: string; n: number | string }>>,
-    live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id')).select('r.status').count({ n: '*' }).groupBy('r.status') as unknown as Promise<
-      Array<{ status: string; n: number | string }>
-    >,
+    live(db('emails as e')).select('e.status', bulk).count({ n: '*' }).groupBy('e.status', 'bulk') as unknown as Promise<Counted<'status'>>,
+    live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id')).select('r.status', bulk).count({ n: '*' }).groupBy('r.status', 'bulk') as unknown as Promise<Counted<'status'>>,
     // Each open and click is an event row, but a recipient who opens a message three times is one
     // recipient who opened it: counted once per (email, recipient), so the rates stay within 0..1.
     db
       .from(
         live(db('events as v').join('emails as e', 'e.id', 'v.email_id'))
           .whereIn('v.type', ['email.opened', 'email.clicked'])
-          .distinct('v.type', 'v.email_id', 'v.recipient')
+          .distinct('v.type', 'v.email_id', 'v.recipient', bulk)
           .as('o'),
       )
-      .select('o.type')
+      .select('o.type', 'o.bulk')
       .count({ n: '*' })
-      .groupBy('o.type') as unknown as Promise<Array<{ type: string; n: number | string }>>,
+      .groupBy('o.type', 'o.bulk') as unknown as Promise<Counted<'type'>>,
   ]);
-  const by = <T extends { n: number | string }>(rows: T[], key: keyof T, value: string) => Number(rows.find((r) => r[key] === value)?.n ?? 0);
-  return {
-    messages: emails.reduce((sum, r) => sum + Number(r.n), 0),
-    sent: by(emails, 'status', 'accepted'),
-    // a complaint comes from a recipient whose server had accepted the message
-    delivered: by(recipients, 'status', 'delivered') + by(recipients, 'status', 'complained'),
-    bounced: by(recipients, 'status', 'bounced'),
-    complained: by(recipients, 'status', 'complained'),
-    failed: by(recipients, 'status', 'failed'),
-    suppressed: by(recipients, 'status', 'suppressed'),
-    opened: by(events, 'type', 'email.opened'),
-    clicked: by(events, 'type', 'email.clicked'),
+  const of = (stream: number): InsightCounts => {
+    const by = <K extends string>(rows: Counted<K>, key: K, value: string) => Number(rows.find((r) => r[key] === value && Number(r.bulk) === stream)?.n ?? 0);
+    return {
+      messages: emails.filter((r) => Number(r.bulk) === stream).reduce((sum, r) => sum + Number(r.n), 0),
+      sent: by(emails, 'status', 'accepted'),
+      // a complaint comes from a recipient whose server had accepted the message
+      delivered: by(recipients, 'status', 'delivered') + by(recipients, 'status', 'complained'),
+      bounced: by(recipients, 'status', 'bounced'),
+      complained: by(recipients, 'status', 'complained'),
+      failed: by(recipients, 'status', 'failed'),
+      suppressed: by(recipients, 'status', 'suppressed'),
+      opened: by(events, 'type', 'email.opened'),
+      clicked: by(events, 'type', 'email.clicked'),
+    };
   };
+  return { transactional: of(0), broadcast: of(1) };
 }
 
 const DAY_MS = 86_400_000;

@@ -15,6 +15,19 @@ export interface InsightCounts {
   clicked: number;
 }
 
+/** The counts of the two streams: transactional sends and broadcast emails. */
+export interface StreamCounts {
+  transactional: InsightCounts;
+  broadcast: InsightCounts;
+}
+
+/** Both streams together: the totals interface §2.3 shows. */
+export function totalOf(s: StreamCounts): InsightCounts {
+  const out = { ...s.transactional };
+  for (const k of Object.keys(out) as Array<keyof InsightCounts>) out[k] += s.broadcast[k];
+  return out;
+}
+
 /** One day (UTC) of a domain's live recipients by outcome. */
 export interface DailyCounts {
   /** days since 1970-01-01 */
@@ -72,19 +85,29 @@ const ratio = (n: number, d: number) => (d > 0 ? n / d : 0);
  * fractions of the recipients whose outcome is known: delivered and bounced
  * of those that reached a final answer, complaints of those delivered.
  */
-export function computeInsights(domain: string, windowDays: number, totals: InsightCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }, dmarc: DmarcTotals | null = null) {
+export function computeInsights(domain: string, windowDays: number, counts: StreamCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }, dmarc: DmarcTotals | null = null) {
+  const totals = totalOf(counts);
+  const rates = ratesOf(totals, setup);
+  const recommendations = [...recommend(rates, setup), ...dmarcRecommendations(dmarc, setup, windowDays)];
+  const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
+  const thresholds = { bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK }, complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK } };
+  // issue 27: the two streams apart, so that a newsletter's complaints are not read as the receipts'
+  const streams = {
+    transactional: { totals: counts.transactional, rates: ratesOf(counts.transactional, setup) },
+    broadcast: { totals: counts.broadcast, rates: ratesOf(counts.broadcast, setup) },
+  };
+  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, streams, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays), dmarc_reports: dmarc };
+}
+
+function ratesOf(totals: InsightCounts, setup: InsightSetup) {
   const reached = totals.delivered + totals.bounced + totals.failed;
-  const rates = {
+  return {
     delivered: ratio(totals.delivered, reached),
     bounced: ratio(totals.bounced, reached),
     complained: ratio(totals.complained, totals.delivered),
     opened: setup.tracking.opens ? ratio(totals.opened, totals.delivered) : null,
     clicked: setup.tracking.clicks ? ratio(totals.clicked, totals.delivered) : null,
   };
-  const recommendations = [...recommend(rates, setup), ...dmarcRecommendations(dmarc, setup, windowDays)];
-  const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
-  const thresholds = { bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK }, complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK } };
-  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays), dmarc_reports: dmarc };
 }
 
 /**

@@ -124,7 +124,7 @@ export class AcceptQueue implements Acceptor {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
       const claim: ClaimHolder = { current: null };
-      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, batch, claim)).then(
+      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, requestsOf(batch), claim)).then(
         (committed) => this.settle(batch, committed, claim),
         (e: unknown) => {
           giveBack(claim);
@@ -146,7 +146,7 @@ export class AcceptQueue implements Acceptor {
     for (const one of batch) {
       const claim: ClaimHolder = { current: null };
       try {
-        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one], claim)), claim);
+        this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one.request], claim)), claim);
       } catch (err) {
         giveBack(claim);
         this.logger.error({ err }, 'could not store an email');
@@ -171,12 +171,46 @@ export class AcceptQueue implements Acceptor {
     if (queued) durable.then(() => this.opts.onStored?.(), () => undefined);
   }
 
-  private async storeBatch(trx: Knex.Transaction, batch: Pending[], claim: ClaimHolder): Promise<Stored> {
+  /**
+   * Requests stored with the caller's own writes in one job of the thread's
+   * group commit (a savepoint of its own): the broadcast fan-out stores a
+   * batch's emails and its progress so, and a crash keeps both or neither.
+   * `work` gets the transaction and `store`, which stores requests there and
+   * gives each one's outcome; what it throws rolls back all of it.
+   */
+  storeAlong<T>(work: (trx: Knex.Transaction, store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>) => Promise<T>): Promise<Committed<T>> {
+    const claim: ClaimHolder = { current: null };
+    let queued = false;
+    return this.opts.writer
+      .runCommitted((trx) => {
+        queued = false;
+        return work(trx, async (requests) => {
+          const stored = await this.storeBatch(trx, requests, claim);
+          queued ||= stored.queued;
+          return stored.outcomes;
+        });
+      })
+      .then(
+        (committed) => {
+          acceptCommits.inc();
+          const taken = claim.current;
+          claim.current = null;
+          if (taken) committed.durable.then(() => taken.handOver(), () => taken.giveBack());
+          if (queued) committed.durable.then(() => this.opts.onStored?.(), () => undefined);
+          return committed;
+        },
+        (e: unknown) => {
+          giveBack(claim);
+          throw e;
+        },
+      );
+  }
+
+  private async storeBatch(trx: Knex.Transaction, requests: AcceptRequest[], claim: ClaimHolder): Promise<Stored> {
     // a transaction run again (a retry of the store) claims afresh
     giveBack(claim);
     const now = this.clock.now();
     const since = now - (this.opts.idempotencyTtlMs ?? DAY_MS);
-    const requests = batch.map((p) => p.request);
     const plan = planAccept(requests, await this.readFacts(trx, requests, now, since), this.opts);
     claim.current = this.opts.handoff?.()?.claim(plan, now) ?? null;
     await insertEmails(trx, plan.emails, plan.attachments);
@@ -202,6 +236,8 @@ export class AcceptQueue implements Acceptor {
     };
   }
 }
+
+const requestsOf = (batch: Pending[]) => batch.map((p) => p.request);
 
 /** The claim the MTA made in the batch's current transaction, if any. */
 interface ClaimHolder {

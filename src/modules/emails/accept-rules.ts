@@ -22,6 +22,8 @@ export interface AcceptRequest {
   requestId: string;
   /** Idempotency-Key and the hash of the request body */
   idempotency: { key: string; hash: string } | null;
+  /** a broadcast's email to one contact (broadcasts/fan-out.ts): it goes on the broadcast stream */
+  broadcast?: { id: string; contactId: string };
 }
 
 /** What a request got: stored (the email as accepted: queued, attempts 0), or the answer its key was given before. */
@@ -114,7 +116,7 @@ function refuse(req: AcceptRequest, facts: AcceptFacts, limits: LimitBook): ApiE
   }
   const sendable = recipientsOf(req, facts).filter((r) => !r.suppressed);
   if (!sendable.length) return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
-  if (req.environment === 'live') return limits.take(facts.projects.get(project.id) ?? project, sendable.length);
+  if (req.environment === 'live') return limits.take(facts.projects.get(project.id) ?? project, sendable.length, req.broadcast !== undefined);
   return null;
 }
 
@@ -149,6 +151,8 @@ function draftOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSetting
     scheduledAt: prepared.scheduledAt,
     messageId: `<${id.slice(4)}@${settings.hostname}>`,
     createdAt: now,
+    broadcastId: req.broadcast?.id ?? null,
+    contactId: req.broadcast?.contactId ?? null,
     attachmentCount: req.attachments.length,
   };
 }

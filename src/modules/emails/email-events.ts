@@ -25,6 +25,7 @@ export function emailEvent(email: Email, type: EventType, now: number, recipient
       subject: email.subject,
       tags: email.tags,
       recipient: rcpt,
+      ...(email.broadcastId ? { broadcast_id: email.broadcastId } : {}),
       details,
     },
     createdAt: now,

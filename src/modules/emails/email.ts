@@ -59,6 +59,9 @@ export interface Email {
   createdAt: number;
   updatedAt: number;
   recipients: Recipient[];
+  /** the broadcast (bro_…) and contact (con_…) it was fanned out for; null for a send of the API or of SMTP submission */
+  broadcastId: string | null;
+  contactId: string | null;
   /** how many attachments it has, when known without another read (the accept built it, or the worker's claim counted them) */
   attachmentCount?: number;
 }

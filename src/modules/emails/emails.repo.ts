@@ -30,6 +30,8 @@ interface EmailRow {
   accepted_at: number | null;
   created_at: number;
   updated_at: number;
+  broadcast_id: string | null;
+  contact_id: string | null;
 }
 
 interface RecipientRow {
@@ -47,7 +49,7 @@ interface RecipientRow {
 const EMAIL_COLUMNS = [
   'id', 'project_id', 'environment', 'status', 'status_reason', 'from_header', 'from_domain', 'to_list', 'cc_list', 'bcc_list', 'reply_to',
   'subject', 'body_html', 'body_text', 'template_id', 'template_version', 'tags', 'headers', 'request_id', 'scheduled_at', 'attempts',
-  'provider_message_id', 'message_id', 'accepted_at', 'created_at', 'updated_at',
+  'provider_message_id', 'message_id', 'accepted_at', 'created_at', 'updated_at', 'broadcast_id', 'contact_id',
 ] as const;
 
 /** The list view does not need the bodies. */
@@ -85,6 +87,8 @@ function emailFromRow(r: EmailRow, recipients: Recipient[]): Email {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     recipients,
+    broadcastId: r.broadcast_id ?? null,
+    contactId: r.contact_id ?? null,
   };
 }
 
@@ -129,6 +133,8 @@ function emailRow(e: Email): EmailRow {
     accepted_at: e.acceptedAt,
     created_at: e.createdAt,
     updated_at: e.updatedAt,
+    broadcast_id: e.broadcastId,
+    contact_id: e.contactId,
   };
 }
 

@@ -48,7 +48,7 @@ export function acceptEmail(draft: EmailDraft, recipients: RecipientDraft[], now
     if (!r.suppressed) {
       row = rows.get(r.route) ?? null;
       if (!row) {
-        row = { id: newId('queueRow', now), emailId: draft.id, projectId: draft.projectId, route: r.route, state: 'queued', attempts: 0, nextAttemptAt: dueAt, leaseOwner: null, leaseUntil: null, dataStarted: false, createdAt: now, updatedAt: now };
+        row = { id: newId('queueRow', now), emailId: draft.id, projectId: draft.projectId, route: r.route, state: 'queued', attempts: 0, nextAttemptAt: dueAt, leaseOwner: null, leaseUntil: null, dataStarted: false, bulk: draft.broadcastId !== null, createdAt: now, updatedAt: now };
         rows.set(r.route, row);
       }
     }
@@ -97,6 +97,8 @@ function newEmail(d: EmailDraft, status: EmailStatus, recipients: Recipient[], n
     createdAt: d.createdAt,
     updatedAt: now,
     recipients,
+    broadcastId: d.broadcastId,
+    contactId: d.contactId,
     attachmentCount: d.attachmentCount ?? 0,
   };
 }

@@ -1,6 +1,6 @@
 import { apiError, type ApiError } from '../../lib/errors.js';
 import type { Project } from '../projects/projects.repo.js';
-import { periodsOf } from '../projects/periods.js';
+import { broadcastPeriod, periodsOf } from '../projects/periods.js';
 
 /**
  * The daily and monthly limits of interface §7, counted in live recipients
@@ -18,13 +18,20 @@ export class LimitBook {
     this.periods = periodsOf(now);
   }
 
-  /** Counts `n` recipients for the project, or refuses them (and counts nothing) when a limit would be passed. */
-  take(project: Project, n: number): ApiError | null {
+  /**
+   * Counts `n` recipients for the project, or refuses them (and counts
+   * nothing) when a limit would be passed. Broadcast mail counts against the
+   * same limits, and on counters of its own too (`b` + the period), so that
+   * usage shows the two streams apart.
+   */
+  take(project: Project, n: number, broadcast = false): ApiError | null {
     const count = (period: string) => (this.used.get(`${project.id}|${period}`) ?? 0) + (this.added.get(`${project.id}|${period}`) ?? 0);
     const { daily, monthly } = project.limits;
     if (daily > 0 && count(this.periods.day) + n > daily) return apiError('daily_limit_exceeded', `this project may send to ${daily} live recipients a day; today's allowance is used up`);
     if (monthly > 0 && count(this.periods.month) + n > monthly) return apiError('quota_exhausted', `this project may send to ${monthly} live recipients a month; this month's allowance is used up`);
-    for (const period of [this.periods.day, this.periods.month]) this.added.set(`${project.id}|${period}`, (this.added.get(`${project.id}|${period}`) ?? 0) + n);
+    for (const period of [this.periods.day, this.periods.month, ...(broadcast ? [broadcastPeriod(this.periods.day), broadcastPeriod(this.periods.month)] : [])]) {
+      this.added.set(`${project.id}|${period}`, (this.added.get(`${project.id}|${period}`) ?? 0) + n);
+    }
     return null;
   }
 

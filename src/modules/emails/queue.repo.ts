@@ -25,6 +25,8 @@ export interface QueueRow {
   leaseUntil: number | null;
   /** written, and committed, before the message body goes out: after a crash, false means safe to send again */
   dataStarted: boolean;
+  /** broadcast mail: claimed only when no transactional mail is due (claimDueRows) */
+  bulk: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -42,11 +44,12 @@ interface Row {
   lease_owner: string | null;
   lease_until: number | null;
   data_started: number | boolean;
+  bulk: number | boolean;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = ['id', 'email_id', 'project_id', 'route', 'state', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'data_started', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'email_id', 'project_id', 'route', 'state', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'data_started', 'bulk', 'created_at', 'updated_at'] as const;
 
 function fromRow(r: Row): QueueRow {
   return {
@@ -60,6 +63,7 @@ function fromRow(r: Row): QueueRow {
     leaseOwner: r.lease_owner,
     leaseUntil: r.lease_until == null ? null : Number(r.lease_until),
     dataStarted: Boolean(r.data_started),
+    bulk: Boolean(r.bulk),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -77,6 +81,7 @@ function toRow(q: QueueRow): Row {
     lease_owner: q.leaseOwner,
     lease_until: q.leaseUntil,
     data_started: q.dataStarted,
+    bulk: q.bulk,
     created_at: q.createdAt,
     updated_at: q.updatedAt,
   };
@@ -119,9 +124,15 @@ export const queueRowsOfEmail = (db: Db, emailId: string) => queueRowsOfEmails(d
  * them as they were before the claim; the caller applies claimRow.
  */
 export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease }): Promise<QueueRow[]> {
-  const select = trx(TABLE).select(COLUMNS).where('state', 'queued').andWhere('next_attempt_at', '<=', o.now).orderBy('next_attempt_at').limit(o.limit);
-  const rows = await claimRows<Row>(trx, select, { table: TABLE, lease: o.lease, set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now } });
+  // broadcast mail waits behind transactional mail: it gets only the room the latter leaves
+  const rows = await claimStream(trx, o, false, o.limit);
+  if (rows.length < o.limit) rows.push(...(await claimStream(trx, o, true, o.limit - rows.length)));
   return rows.map(fromRow);
+}
+
+function claimStream(trx: Knex.Transaction, o: { now: number; lease: Lease }, bulk: boolean, limit: number): Promise<Row[]> {
+  const select = trx(TABLE).select(COLUMNS).where('state', 'queued').andWhere('bulk', bulk).andWhere('next_attempt_at', '<=', o.now).orderBy('next_attempt_at').limit(limit);
+  return claimRows<Row>(trx, select, { table: TABLE, lease: o.lease, set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now } });
 }
 
 /** The next time anything is due, to sleep until then. */

@@ -6,7 +6,7 @@ import { findEmailsById, saveRecipient } from '../emails/emails.repo.js';
 import type { Email } from '../emails/email.js';
 import { applyReport, type ReportVerdict } from '../emails/lifecycle-reports.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
-import { suppressFromMail } from '../suppressions/suppressions.repo.js';
+import { suppressAfterMail } from '../unsubscribe/broadcast-unsubscribe.js';
 
 export interface ReportTarget {
   emailId: string;
@@ -34,7 +34,7 @@ export async function applyReports(trx: Knex.Transaction, t: ReportTarget): Prom
     email = change.email;
     for (const r of change.recipients) await saveRecipient(trx, r);
     events.push(...change.events);
-    for (const s of change.suppress) await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: t.now });
+    for (const s of change.suppress) events.push(...(await suppressAfterMail(trx, email, s, t.now)));
     changed++;
   }
   await insertEvents(trx, events);

@@ -8,3 +8,6 @@ export function periodsOf(now: number): { day: string; month: string } {
 export function verifyPeriod(now: number): string {
   return `v:${new Date(now).toISOString().slice(0, 7)}`;
 }
+
+/** The counter of a period's broadcast recipients (they count in the period's own too): 'bd:2026-11-22', 'bm:2026-11'. */
+export const broadcastPeriod = (period: string) => `b${period}`;

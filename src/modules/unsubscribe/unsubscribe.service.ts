@@ -4,6 +4,7 @@ import type { Store } from '../../store/store.js';
 import { emailEvent } from '../emails/email-events.js';
 import { markUnsubscribed } from '../suppressions/suppressions.repo.js';
 import { verifyUnsubscribeToken } from './token.js';
+import { unsubscribeContact } from './broadcast-unsubscribe.js';
 import { pruneUnsubscribeLinks, subjectOf, type UnsubscribeSubject } from './unsubscribe.repo.js';
 import { UNSUBSCRIBE_LINK_DAYS } from '../emails/unsubscribe-links.repo.js';
 import { newId } from '../../lib/ids.js';
@@ -52,6 +53,13 @@ export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: stri
   const s = await subjectOf(trx, recipientId);
   if (!s) return null;
   const done = { address: s.address, domain: s.fromDomain };
+  const fromBroadcast = s.email ? await unsubscribeContact(trx, s.email, now) : undefined;
+  if (fromBroadcast === null) return { ...done, recorded: false };
+  if (fromBroadcast) {
+    const details = { method, ...(fromBroadcast.topicId ? { topic_id: fromBroadcast.topicId } : {}) };
+    await insertEvents(trx, [emailEvent(s.email!, 'email.unsubscribed', now, s.address, details), ...fromBroadcast.events]);
+    return { ...done, recorded: true };
+  }
   if (!(await markUnsubscribed(trx, { projectId: s.projectId, address: s.address, emailId: s.emailId, createdAt: now }))) return { ...done, recorded: false };
   await insertEvents(trx, [s.email ? emailEvent(s.email, 'email.unsubscribed', now, s.address, { method }) : eventOfGoneEmail(s, now, method)]);
   return { ...done, recorded: true };

@@ -6,6 +6,9 @@ export function presentUsage(u: ProjectUsage) {
     object: 'usage' as const,
     sent_today: u.sentToday,
     sent_this_month: u.sentThisMonth,
+    // issue 27: of those, the recipients of broadcasts (transactional = sent − broadcast)
+    broadcast_today: u.broadcastToday,
+    broadcast_this_month: u.broadcastThisMonth,
     verifications_used: u.verificationsUsed,
     limits: { daily: u.limits.daily, monthly: u.limits.monthly, domains: u.limits.domains, verifications: u.limits.verifications },
   };

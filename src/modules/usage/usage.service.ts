@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
-import { periodsOf, verifyPeriod } from '../projects/periods.js';
+import { broadcastPeriod, periodsOf, verifyPeriod } from '../projects/periods.js';
 import { getProject } from '../projects/projects.service.js';
 import type { ProjectLimits } from '../projects/projects.repo.js';
 import { usageCounts } from '../projects/usage.repo.js';
@@ -14,6 +14,9 @@ export interface UsageDeps {
 export interface ProjectUsage {
   sentToday: number;
   sentThisMonth: number;
+  /** of which broadcast mail (issue 27) */
+  broadcastToday: number;
+  broadcastThisMonth: number;
   verificationsUsed: number;
   limits: ProjectLimits;
 }
@@ -23,9 +26,9 @@ export async function projectUsage(deps: UsageDeps, projectId: string): Promise<
   const now = deps.clock.now();
   const { day, month } = periodsOf(now);
   const verify = verifyPeriod(now);
-  const counts = await usageCounts(deps.store.reader, [projectId], [day, month, verify]);
+  const counts = await usageCounts(deps.store.reader, [projectId], [day, month, verify, broadcastPeriod(day), broadcastPeriod(month)]);
   const count = (period: string) => counts.get(`${projectId}|${period}`) ?? 0;
-  return { sentToday: count(day), sentThisMonth: count(month), verificationsUsed: count(verify), limits: project.limits };
+  return { sentToday: count(day), sentThisMonth: count(month), broadcastToday: count(broadcastPeriod(day)), broadcastThisMonth: count(broadcastPeriod(month)), verificationsUsed: count(verify), limits: project.limits };
 }
 
 export function usageService(deps: UsageDeps) {

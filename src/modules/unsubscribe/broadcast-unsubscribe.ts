@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { contactsById, updateContact } from '../contacts/contacts.repo.js';
+import { contactEvent, presented } from '../contacts/contacts.service.js';
+import { topicOfBroadcast } from '../broadcasts/broadcasts.repo.js';
+import type { Email } from '../emails/email.js';
+import { subscriptionsOf, setSubscriptions } from '../topics/topics.repo.js';
+import type { OutboxEvent } from '../events/events.repo.js';
+import { suppressFromMail } from '../suppressions/suppressions.repo.js';
+
+/**
+ * The one-click unsubscribe of a broadcast email (docs/broadcasts.md): the
+ * contact leaves the broadcast's topic, or all broadcast mail when it has
+ * none. No suppression is written: transactional mail to the address, even
+ * mail that asks for List-Unsubscribe, is not stopped by it. Returns the
+ * contact.updated event, null when there was nothing to change, or
+ * undefined when the contact or the broadcast is gone (the caller then
+ * suppresses the address as for any other email).
+ */
+export async function unsubscribeContact(trx: Knex.Transaction, email: Email, now: number): Promise<{ events: OutboxEvent[]; topicId: string | null } | null | undefined> {
+  if (!email.broadcastId || !email.contactId) return undefined;
+  const topicId = await topicOfBroadcast(trx, email.broadcastId);
+  const [contact] = await contactsById(trx, email.projectId, [email.contactId]);
+  if (topicId === undefined || !contact) return undefined;
+  if (topicId !== null) {
+    const subscribed = (await subscriptionsOf(trx, email.projectId, [contact.id])).get(contact.id)?.[topicId];
+    // a topic deleted since: nothing of it is sent any more
+    if (!subscribed) return null;
+    await setSubscriptions(trx, contact.id, { [topicId]: false }, now);
+  } else {
+    if (contact.unsubscribed) return null;
+    contact.unsubscribed = true;
+  }
+  contact.updatedAt = now;
+  await updateContact(trx, contact);
+  const [shown] = await presented(trx, email.projectId, [contact]);
+  return { events: [contactEvent('contact.updated', shown!, email.projectId, now)], topicId };
+}
+
+/**
+ * What a bounce or complaint reported about a live email does to its address:
+ * a suppression, but for a complaint about a broadcast email, which
+ * unsubscribes the contact from all broadcast mail instead (issue 27: a
+ * complaint about a newsletter must not stop the person's receipts).
+ * Returns the events to store with the change.
+ */
+export async function suppressAfterMail(trx: Knex.Transaction, email: Email, s: { address: string; reason: 'bounce' | 'complaint' }, now: number): Promise<OutboxEvent[]> {
+  if (s.reason === 'complaint' && email.broadcastId && email.contactId) {
+    const [contact] = await contactsById(trx, email.projectId, [email.contactId]);
+    if (contact) {
+      if (contact.unsubscribed) return [];
+      contact.unsubscribed = true;
+      contact.updatedAt = now;
+      await updateContact(trx, contact);
+      const [shown] = await presented(trx, email.projectId, [contact]);
+      return [contactEvent('contact.updated', shown!, email.projectId, now)];
+    }
+  }
+  await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
+  return [];
+}
