@@ -7,7 +7,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('id', 40).primary();
     t.string('project_id', 40).notNullable().references('id').inTable('projects').onDelete('CASCADE');
     t.string('name', 200).notNullable();
-    // draft | scheduled | sending | sent | cancelled (broadcast-state.ts)
+    // draft | scheduled | sending | sent | cancelled (broadcast.ts)
     t.string('status', 12).notNullable();
     // the content and the recipients as the client wrote them (JSON), checked at every write
     t.text('content').notNullable();
@@ -46,14 +46,13 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('outbound_queue', (t) => {
-    t.dropIndex(['state', 'bulk', 'next_attempt_at']);
-    t.dropColumn('bulk');
-  });
-  await knex.schema.alterTable('emails', (t) => {
-    t.dropUnique(['broadcast_id', 'contact_id']);
-    t.dropColumn('contact_id');
-    t.dropColumn('broadcast_id');
-  });
+  // ALTER TABLE … DROP COLUMN, not knex's dropColumn: on SQLite that rebuilds the table inside the
+  // migration's transaction, where foreign_keys cannot be turned off, and dropping the old table
+  // would cascade to the emails' recipients and attachments.
+  await knex.schema.alterTable('outbound_queue', (t) => t.dropIndex(['state', 'bulk', 'next_attempt_at']));
+  await knex.raw('alter table outbound_queue drop column bulk');
+  await knex.schema.alterTable('emails', (t) => t.dropUnique(['broadcast_id', 'contact_id']));
+  await knex.raw('alter table emails drop column contact_id');
+  await knex.raw('alter table emails drop column broadcast_id');
   await knex.schema.dropTable('broadcasts');
 }

@@ -50,7 +50,9 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('form_submissions');
   await knex.schema.dropTable('forms');
-  await knex.schema.alterTable('contacts', (t) => {
-    t.dropColumn('pending');
-  });
+  // ALTER TABLE … DROP COLUMN (SQLite 3.35+, PostgreSQL), not knex's dropColumn: on SQLite that
+  // rebuilds contacts inside the migration's transaction, where foreign_keys cannot be turned off,
+  // and dropping the old table would cascade to audience memberships and topic choices. Nothing
+  // references the column (form_submissions, which references contacts, is gone already).
+  await knex.raw('ALTER TABLE contacts DROP COLUMN pending');
 }

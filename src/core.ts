@@ -172,8 +172,7 @@ export function buildFanOut(config: Config, core: Core, acceptQueue: AcceptQueue
     clock,
     logger,
     accept: acceptQueue,
-    renderTemplate: async (projectId, templateId, version, variables, to) =>
-      (await core.services.templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: to })).rendered,
+    renderTemplate: (projectId, templateId, version, variables, to) => core.services.templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: to }),
     key: tracking.key,
     publicUrl: config.http.publicUrl,
     maxPerSecond: config.broadcasts.maxPerSecond,

@@ -159,7 +159,7 @@ async function startJobsRole({ config, core, started }: Starting): Promise<void>
     { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)` },
   ];
   started.push(startJobs(jobs, logger));
-  if (core.acceptQueue) started.push(startFanOut(buildFanOut(config, core, core.acceptQueue), logger, (wake) => core.onWake('broadcasts', wake)));
+  if (core.acceptQueue) started.push(startFanOut(buildFanOut(config, core, core.acceptQueue), clock, logger, (wake) => core.onWake('broadcasts', wake)));
 }
 
 async function startApiRoles({ config, core, listen, running, started }: Starting): Promise<void> {

@@ -68,7 +68,7 @@ async function submitPage(ctx: Context, service: FormService, form: FormPage, bo
     respondPage(ctx, 200, answer.status === 'pending_confirmation' ? 'Check your inbox' : 'You are signed up', submittedBody(answer.status));
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    if (e.code === 'validation_error') return respondPage(ctx, 400, form.name, formBody(form, values, e.message));
+    if (e.code === 'validation_error') return respondPage(ctx, 400, form.name, formBody(form, values, { message: e.message, field: e.field }), form.redirectOrigin);
     if (e.code === 'rate_limited') {
       ctx.set(e.headers);
       return respondPage(ctx, 429, 'Too many sign-ups', '<p>This form has had too many sign-ups in a short time. Please try again in a little while.</p>');
@@ -117,6 +117,6 @@ export function formPages(service: FormService): Middleware {
     }
     if (ctx.method === 'OPTIONS') return preflight(ctx, form);
     if (ctx.method === 'POST') return submission(ctx, service, form);
-    respondPage(ctx, 200, form.name, formBody(form));
+    respondPage(ctx, 200, form.name, formBody(form), form.redirectOrigin);
   };
 }

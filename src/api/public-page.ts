@@ -4,8 +4,16 @@ import type { Context } from 'koa';
 // the preference page, signup forms): one small HTML shell, escaped text, the same headers, and a
 // POST body read up to a bound. No script, no cookie, no tracking, nothing loaded from elsewhere.
 
+/**
+ * The pages' policy. `formAction`: an origin the page's form may also go to.
+ * Chromium checks form-action against the target of the POST's redirect as
+ * well, so a signup form with a redirect_url names that URL's origin here.
+ */
+export const pageCsp = (formAction: string | null = null) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formAction ? ` ${formAction}` : ''}; frame-ancestors 'none'; base-uri 'none'`;
+
 export const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': pageCsp(),
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
@@ -42,9 +50,10 @@ export function page(title: string, body: string): string {
 <body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
-/** Answers with a page, the shared headers set. */
-export function respondPage(ctx: Context, status: number, title: string, body: string): void {
+/** Answers with a page, the shared headers set; `formAction` as pageCsp takes it. */
+export function respondPage(ctx: Context, status: number, title: string, body: string, formAction: string | null = null): void {
   ctx.set(PAGE_HEADERS);
+  if (formAction) ctx.set('Content-Security-Policy', pageCsp(formAction));
   ctx.type = 'text/html; charset=utf-8';
   ctx.status = status;
   ctx.body = page(title, body);

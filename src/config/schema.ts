@@ -133,7 +133,7 @@ export const ConfigSchema = Type.Object(
           exclusiveMinimum: 0,
           maximum: 10000,
           default: 50,
-          description: "live broadcast emails handed to the outbound queue per second at most, for the whole appliance (docs/broadcasts.md); test broadcasts are simulated and not held back",
+          description: "live broadcast emails handed to the outbound queue per second at most, by each serve process, shared by the broadcasts sending at once (docs/broadcasts.md); test broadcasts are simulated and not held back",
         }),
       },
       { additionalProperties: false, default: {} },

@@ -16,6 +16,7 @@ import { blocksSend, suppressionKey, type SuppressionReason } from '../modules/s
 import { asksForUnsubscribe } from '../modules/emails/list-unsubscribe.js';
 import { suppressedAmong } from '../modules/suppressions/suppressions.repo.js';
 import type { WorkerRoom } from './handoff.js';
+import { BulkShare } from './bulk-share.js';
 import type { Attempt, AttemptResult, InstantAttempt } from './attempt.js';
 import { recordOutcomes, recoverOrphans, type Completed } from './record.js';
 
@@ -56,6 +57,7 @@ export class QueueWorker implements WorkerRoom {
   private inFlight = new Set<Promise<void>>();
   /** room promised to accepts whose claimed rows are not handed over yet */
   private reserved = 0;
+  private readonly bulk: BulkShare;
   private readonly waker = new Waker();
   private loop: Promise<void> | null = null;
   /** queue rows whose attempt is running here, so that their leases can be renewed */
@@ -66,7 +68,9 @@ export class QueueWorker implements WorkerRoom {
     countOutcomes(items);
   });
 
-  constructor(private readonly o: WorkerOptions) {}
+  constructor(private readonly o: WorkerOptions) {
+    this.bulk = new BulkShare(o.concurrency ?? 200);
+  }
 
   private get leaseMs(): number {
     return this.o.leaseMs ?? 15 * 60_000;
@@ -173,7 +177,7 @@ export class QueueWorker implements WorkerRoom {
     let suppressed = new Map<string, SuppressionReason>();
     const rows = await this.o.writer.run(async (trx) => {
       const lease = this.lease(now);
-      const claimed = (await claimDueRows(trx, { now, limit, lease })).map((q) => claimRow(q, now, lease));
+      const claimed = (await claimDueRows(trx, { now, limit, lease, bulkLimit: this.bulk.room })).map((q) => claimRow(q, now, lease));
       count = claimed.length;
       if (!claimed.length) return claimed;
       // What every attempt of the batch needs, read once, here: on SQLite the writer's connection
@@ -192,7 +196,7 @@ export class QueueWorker implements WorkerRoom {
       await this.markClaimed(trx, [...new Set(left.map((q) => q.emailId))].flatMap((id) => emails.get(id) ?? []), attempted, now);
       return left;
     });
-    for (const q of rows) this.track(this.process(q, emails.get(q.emailId), suppressed));
+    for (const q of rows) this.track(q.bulk ? this.bulk.track(this.process(q, emails.get(q.emailId), suppressed)) : this.process(q, emails.get(q.emailId), suppressed));
     return count;
   }
 
@@ -228,7 +232,8 @@ export class QueueWorker implements WorkerRoom {
 
   private async untilDue(): Promise<number> {
     const idle = this.o.idleMs ?? 1000;
-    const due = await nextDueAt(this.o.store.reader).catch(() => null);
+    // with no room for broadcast mail, due broadcast rows are no reason to wake: a finished attempt wakes the loop
+    const due = await nextDueAt(this.o.store.reader, this.bulk.room > 0).catch(() => null);
     return due === null ? idle : Math.max(0, Math.min(idle, due - this.o.clock.now()));
   }
 

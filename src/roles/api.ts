@@ -47,6 +47,8 @@ export async function startApi(listen: ApiListen, services: Services, edge: Edge
       await closed;
       clearInterval(idle);
       clearTimeout(timer);
+      // the confirmation mails answered submissions handed over (docs/forms.md), while the accept still runs
+      await services.forms.drain();
     },
   };
 }

@@ -87,4 +87,37 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth - (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement.clientWidth)).to.be.at.most(1);
   });
+
+  it('sends the person to the form’s redirect_url after a submission: the page’s policy lets its form go there', async function () {
+    const made = await t.api.post('/v1/forms', { name: 'Redirecting', audience_id: audience.id, double_opt_in: false, redirect_url: 'https://thanks.signup.test/done?from=form' });
+    expect(made.status, made.text).to.equal(201);
+    const ctx = await browser.newContext();
+    try {
+      // nothing leaves loopback: the redirect's target is answered here, anything else refused and noted
+      const leaving: string[] = [];
+      const loopback = (url: URL) => ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+      await ctx.route(
+        (url) => !loopback(url),
+        async (route) => {
+          const url = new URL(route.request().url());
+          if (url.origin === 'https://thanks.signup.test') return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Thanks</title><h1>Thanks for signing up</h1>' });
+          leaving.push(url.href);
+          return route.abort();
+        },
+      );
+      const page = await ctx.newPage();
+      const refused: string[] = [];
+      page.on('console', (m) => void (/Content Security Policy|form-action/i.test(m.text()) && refused.push(m.text())));
+      await page.goto(local(made.body.url));
+      await page.getByLabel('Email address').fill('redirected@ok.test');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await page.waitForURL('https://thanks.signup.test/done?from=form', { timeout: 10_000 });
+      await page.getByRole('heading', { name: 'Thanks for signing up' }).waitFor();
+      expect(refused).to.deep.equal([]);
+      expect(leaving).to.deep.equal([]);
+      expect((await t.api.get('/v1/contacts/redirected@ok.test')).body).to.deep.include({ pending: false, audiences: [audience.id] });
+    } finally {
+      await ctx.close();
+    }
+  });
 });

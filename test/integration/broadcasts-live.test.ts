@@ -6,6 +6,7 @@ import { startDnsWorld } from '../helpers/dns-world.js';
 import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { setProject } from '../../src/modules/projects/projects.service.js';
 import { smtpSend } from '../helpers/smtp-client.js';
 import { arfReport } from '../fixtures/report-builders.js';
 
@@ -139,6 +140,60 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     expect(insights.totals.messages).to.equal(2001);
     expect(insights.streams.broadcast.totals).to.include({ messages: 1998, delivered: 1998, complained: 1 });
     expect(insights.streams.transactional.totals).to.include({ messages: 3, delivered: 3, complained: 0 });
+  });
+});
+
+describe('a broadcast keeps the project\'s limits for transactional mail (issue 27)', function () {
+  this.timeout(60_000);
+  let w: LiveWorld;
+  before(async function () {
+    w = await startLiveWorld('dkim.limits.test', 'mta.limits.test', { broadcasts: { max_per_second: 1000 } }, { jobs: true });
+  });
+  after(async function () {
+    await w.stop();
+  });
+
+  it('stops at 90% of the daily limit, paused and saying why, while a receipt still goes out; approval revoked pauses it too', async function () {
+    const t = await w.api.tenant({ mode: 'live' });
+    const domain = await verifiedDomain(t, w.world);
+    await setProject(w.api.deps, t.project.id, { limits: { daily: 20 } });
+    const audience = await audienceOf(t.api, 'limits', 30);
+    const b = (await t.api.post('/v1/broadcasts', { name: 'limited', from: `news@${domain.domain}`, subject: 'Hi', text: 'News', audience_id: audience })).body;
+    await t.api.post(`/v1/broadcasts/${b.id}/send`, {});
+    const paused = await waitFor(
+      async () => {
+        const x = (await t.api.get(`/v1/broadcasts/${b.id}`)).body;
+        return x.last_error?.startsWith('paused:') ? x : null;
+      },
+      20_000,
+      'the broadcast paused',
+    );
+    expect(paused).to.include({ status: 'sending' });
+    expect(paused.counts).to.include({ sent: 18, failed: 0 });
+    expect(paused.last_error).to.include('daily limit');
+    const receipt = await t.api.post('/v1/emails', { from: `shop@${domain.domain}`, to: ['buyer@ok.test'], subject: 'Receipt', text: 'Thanks' });
+    expect(receipt.status, receipt.text).to.equal(202);
+    await waitEmail(t.api, receipt.body.id, (e) => e.recipients[0].status === 'delivered');
+    expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-limits@ok.test'))).to.have.length(18);
+
+    // an operator revokes the approval of a project whose broadcast is scheduled: it does not go out
+    const other = await w.api.tenant({ mode: 'live' });
+    const otherDomain = await verifiedDomain(other, w.world);
+    const otherAudience = await audienceOf(other.api, 'revoked', 5);
+    const later = (await other.api.post('/v1/broadcasts', { name: 'later', from: `news@${otherDomain.domain}`, subject: 'Hi', text: 'News', audience_id: otherAudience })).body;
+    await other.api.post(`/v1/broadcasts/${later.id}/send`, { scheduled_at: new Date(Date.now() + 1500).toISOString() });
+    await setProject(w.api.deps, other.project.id, { approved: false });
+    const held = await waitFor(
+      async () => {
+        const x = (await other.api.get(`/v1/broadcasts/${later.id}`)).body;
+        return x.last_error?.startsWith('paused:') ? x : null;
+      },
+      20_000,
+      'the broadcast of the unapproved project paused',
+    );
+    expect(held.last_error).to.include('approved');
+    expect(held.counts.sent).to.equal(0);
+    expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-revoked@ok.test'))).to.have.length(0);
   });
 });
 

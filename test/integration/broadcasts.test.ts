@@ -167,6 +167,52 @@ eachDatabase('broadcasts: drafts, sending, counts (issue 27)', (db) => {
     expectError(await t.api.post(`/v1/broadcasts/${never.id}/send`, { scheduled_at: 'tomorrow' }), 400, 'validation_error', 'scheduled_at');
   });
 
+  it('refuses to delete the audience, segment or topic of a broadcast not over yet; once it is cancelled they go', async function () {
+    const aud = (await t.api.post('/v1/audiences', { name: 'Kept' })).body.id;
+    const seg = (await t.api.post('/v1/segments', { name: 'pro', audience_id: aud, filter: "plan == 'pro'" })).body.id;
+    const topic = (await t.api.post('/v1/topics', { name: 'Kept topic', default: 'opt_out' })).body.id;
+    const b = (await t.api.post('/v1/broadcasts', { name: 'kept', ...content, segment_id: seg, topic_id: topic })).body;
+    await t.api.post(`/v1/broadcasts/${b.id}/send`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    expectError(await t.api.delete(`/v1/segments/${seg}`), 409, 'conflict');
+    expectError(await t.api.delete(`/v1/topics/${topic}`), 409, 'conflict');
+    const onAudience = (await t.api.post('/v1/broadcasts', { name: 'on audience', ...content, audience_id: aud })).body;
+    expectError(await t.api.delete(`/v1/audiences/${aud}`), 409, 'conflict');
+    await t.api.post(`/v1/broadcasts/${b.id}/cancel`, {});
+    await t.api.delete(`/v1/broadcasts/${onAudience.id}`);
+    expect((await t.api.delete(`/v1/segments/${seg}`)).status).to.equal(200);
+    expect((await t.api.delete(`/v1/topics/${topic}`)).status).to.equal(200);
+    expect((await t.api.delete(`/v1/audiences/${aud}`)).status).to.equal(200);
+  });
+
+  it('renders a template for each contact and records the version it rendered; a deleted template pauses the broadcast instead of failing its contacts', async function () {
+    const template = { id: `news-${Date.now()}`, name: 'News', subject: 'News for {{ contact.first_name | there }}', html: '<p>{{ contact.email }}</p>', variables: { contact: { type: 'object' } } };
+    expect((await t.api.post('/v1/templates', template)).status).to.equal(201);
+    const aud = (await t.api.post('/v1/audiences', { name: 'Templated' })).body.id;
+    await contact('tina@tpl.test', { first_name: 'Tina' }, aud);
+    const b = (await t.api.post('/v1/broadcasts', { name: 'templated', from: content.from, template_id: template.id, audience_id: aud })).body;
+    expect((await t.api.post(`/v1/broadcasts/${b.id}/send`, {})).status).to.equal(200);
+    await sent(b.id);
+    const [email] = await db().store.knex('emails').select('subject', 'body_html', 'template_id', 'template_version').where({ broadcast_id: b.id });
+    expect(email).to.include({ subject: 'News for Tina', template_id: template.id });
+    expect(Number(email.template_version)).to.equal(1);
+    expect(email.body_html).to.include('tina@tpl.test');
+
+    const later = (await t.api.post('/v1/broadcasts', { name: 'templated 2', from: content.from, template_id: template.id, audience_id: aud })).body;
+    await t.api.post(`/v1/broadcasts/${later.id}/send`, { scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+    expect((await t.api.delete(`/v1/templates/${template.id}`)).status).to.equal(200);
+    // the broadcast's time comes (a fan-out of its own, as another process's)
+    await db().store.knex('broadcasts').where({ id: later.id }).update({ scheduled_at: Date.now() - 1 });
+    const core = buildCore(api.config, db().store, silentLogger());
+    const fanOut = buildFanOut(api.config, core, core.acceptQueue!);
+    const [due] = (await fanOut.due()).filter((x) => x.id === later.id);
+    expect(await fanOut.step(due!)).to.equal(false);
+    const paused = (await t.api.get(`/v1/broadcasts/${later.id}`)).body;
+    expect(paused).to.include({ status: 'sending' });
+    expect(paused.last_error).to.match(/^paused: .*template/);
+    expect(paused.counts).to.include({ failed: 0, sent: 0 });
+    await t.api.post(`/v1/broadcasts/${later.id}/cancel`, {});
+  });
+
   it('fans out each contact exactly once while three fan-outs (as of three processes) work on it at once', async function () {
     this.timeout(60_000);
     const aud = (await t.api.post('/v1/audiences', { name: 'Race' })).body.id;

@@ -5,7 +5,15 @@ import { eachDatabase, DATABASE_KINDS } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
 import { startLiveWorld, verifiedDomain, type LiveWorld } from '../helpers/live.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
 import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { silentLogger } from '../../src/log/logger.js';
+import type { Store } from '../../src/store/store.js';
+import { exportContacts, importContacts } from '../../src/modules/contact-import/contact-import.service.js';
+import { confirmSubmission } from '../../src/modules/forms/form-confirmation.service.js';
+import { signConfirmToken } from '../../src/modules/forms/confirm-token.js';
+import { formService, type FormDeps } from '../../src/modules/forms/forms.service.js';
 
 const PAGE = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -53,7 +61,12 @@ eachDatabase('signup forms (issue 27)', (db) => {
   const local = (url: string) => url.replace('https://forms.example', api.baseUrl);
   const contactOf = async (email: string) => (await t.api.get(`/v1/contacts/${encodeURIComponent(email)}`)).body;
   const eventsOf = async (type: string) => ((await db().store.knex('events').select('data').where({ project_id: t.project.id, type }).orderBy('id')) as Array<{ data: string }>).map((e) => JSON.parse(e.data));
-  const mailsTo = async (email: string) => (await t.api.get(`/v1/emails?to=${encodeURIComponent(email)}`)).body.data as Array<{ id: string; subject: string; html: string }>;
+  /** The mails to an address, once the confirmation mails handed over after the answers are accepted. */
+  const mailsTo = async (email: string) => {
+    await api.core.services.forms.drain();
+    return (await t.api.get(`/v1/emails?to=${encodeURIComponent(email)}`)).body.data as Array<{ id: string; subject: string; html: string }>;
+  };
+  const submit = (f: { url: string }, body: string) => fetch(local(f.url), { method: 'POST', headers: PAGE, body, redirect: 'manual' });
 
   describe('the routes', function () {
     it('makes a form with its defaults and its public url, and shows it back', async function () {
@@ -185,7 +198,11 @@ eachDatabase('signup forms (issue 27)', (db) => {
       expect(html).to.include('value="&#60;b&#62;Bo"').and.include('aria-invalid="true"');
       const bad = await fetch(local(form.url), { method: 'POST', headers: PAGE, body: 'email=bo%40example.com&seats=many' });
       expect(bad.status).to.equal(400);
-      expect(await bad.text()).to.include('seats: must be a number');
+      const badHtml = await bad.text();
+      expect(badHtml).to.include('seats: must be a number');
+      // the field the error is about is the one marked, not the address
+      expect(badHtml).to.match(/<input id="f-seats" [^>]*aria-invalid="true" aria-describedby="form-error">/);
+      expect(badHtml).to.not.match(/<input id="f-email" [^>]*aria-invalid/);
     });
 
     it('takes JSON, with CORS for the allowed origins only', async function () {
@@ -295,6 +312,8 @@ eachDatabase('signup forms (issue 27)', (db) => {
       expect((await fetch(kept.replace(f.id, form.id))).status, 'another form’s link').to.equal(404);
 
       const late = await linkOf('late@example.com');
+      // the page shows what confirming would save: whoever typed the address chose it
+      expect(await (await fetch(late)).text()).to.include('<dt>First name</dt><dd>Lee</dd>');
       offset = 8 * DAY;
       try {
         expect((await fetch(late)).status).to.equal(404);
@@ -307,6 +326,182 @@ eachDatabase('signup forms (issue 27)', (db) => {
       // confirmed contacts and the contacts of the API stay
       expect((await contactOf('kept@example.com')).pending).to.equal(false);
       expect((await contactOf('known@example.com')).first_name).to.equal('Kim');
+    });
+  });
+
+  describe('the page’s policy and who may change a form', function () {
+    it('lets the page’s form go to its redirect_url’s origin, on the page and on the page shown again', async function () {
+      const plain = await make();
+      expect((await fetch(local(plain.url))).headers.get('content-security-policy')).to.include("form-action 'self';");
+      const f = await make({ double_opt_in: false, from: null, fields: ['seats'], redirect_url: 'https://shop.example:8443/thanks?from=form' });
+      expect((await fetch(local(f.url))).headers.get('content-security-policy')).to.include("form-action 'self' https://shop.example:8443;");
+      const again = await submit(f, 'email=csp%40example.com&seats=many');
+      expect(again.status).to.equal(400);
+      expect(again.headers.get('content-security-policy')).to.include("form-action 'self' https://shop.example:8443;");
+    });
+
+    it('keeps a live form from a test key (403 on PATCH and DELETE), and a test form test whatever key changes it', async function () {
+      const live = await t.newKey({ mode: 'live' });
+      const made = await live.api.post('/v1/forms', { name: 'Live form', audience_id: audience.id, double_opt_in: false });
+      expect(made.status, made.text).to.equal(201);
+      expect(made.body.environment).to.equal('live');
+      expectError(await t.api.patch(`/v1/forms/${made.body.id}`, { name: 'Changed by a test key' }), 403, 'forbidden');
+      expectError(await t.api.delete(`/v1/forms/${made.body.id}`), 403, 'forbidden');
+      expect((await t.api.get(`/v1/forms/${made.body.id}`)).body).to.deep.equal(made.body);
+      const testForm = await make({ double_opt_in: false, from: null });
+      const patched = await live.api.patch(`/v1/forms/${testForm.id}`, { name: 'Changed by a live key' });
+      expect(patched.status, patched.text).to.equal(200);
+      expect(patched.body).to.include({ name: 'Changed by a live key', environment: 'test' });
+      expect((await live.api.delete(`/v1/forms/${made.body.id}`)).status).to.equal(200);
+    });
+  });
+
+  describe('pending contacts', function () {
+    const createdOf = async (email: string) => (await eventsOf('contact.created')).filter((e) => e.email === email).length;
+
+    it('are vouched for by any write of the operator (POST, upsert, PATCH, an audience, the import): no longer pending, announced once as created, not pruned', async function () {
+      const f = await make({ fields: ['first_name', 'plan'] });
+      const emails = ['p-post', 'p-upsert', 'p-patch', 'p-audience', 'p-import'].map((x) => `${x}@example.com`);
+      for (const e of emails) await submit(f, `email=${encodeURIComponent(e)}&first_name=Mallory&plan=evil`);
+      const before = Object.fromEntries(await Promise.all(emails.map(async (e) => [e, await contactOf(e)] as const)));
+      for (const e of emails) expect(before[e].pending, e).to.equal(true);
+
+      // POST, with or without upsert: the pending contact counts as none; the operator's values replace the stranger's
+      const post = await t.api.post('/v1/contacts', { email: 'p-post@example.com', last_name: 'Post' });
+      expect(post.status, post.text).to.equal(201);
+      expect(post.body).to.deep.include({ id: before['p-post@example.com'].id, pending: false, first_name: null, last_name: 'Post', properties: {} });
+      const upsert = await t.api.post('/v1/contacts?upsert=true', { email: 'p-upsert@example.com', first_name: 'Uma' });
+      expect(upsert.status, upsert.text).to.equal(201);
+      expect(upsert.body).to.deep.include({ pending: false, first_name: 'Uma', properties: {} });
+      expect((await t.api.post('/v1/contacts?upsert=true', { email: 'p-upsert@example.com', last_name: 'U' })).status, 'then it is the operator’s').to.equal(200);
+      expectError(await t.api.post('/v1/contacts', { email: 'p-post@example.com' }), 409, 'contact_exists');
+      // PATCH and an audience: the contact as the operator sees it, pending cleared
+      const patch = await t.api.patch('/v1/contacts/p-patch@example.com', { last_name: 'Patch' });
+      expect(patch.status).to.equal(200);
+      expect(patch.body).to.deep.include({ pending: false, first_name: 'Mallory', last_name: 'Patch' });
+      const added = await t.api.post(`/v1/audiences/${audience.id}/contacts`, { emails: ['p-audience@example.com'] });
+      expect(added.body).to.include({ added: 1, created_contacts: 0 });
+      expect(await contactOf('p-audience@example.com')).to.deep.include({ pending: false, audiences: [audience.id] });
+      // the import, as POST with upsert
+      const report = await importContacts(api.deps, t.project.id, 'email,last_name\np-import@example.com,Imp\n', null);
+      expect(report).to.include({ created: 1, updated: 0 });
+      expect(await contactOf('p-import@example.com')).to.deep.include({ id: before['p-import@example.com'].id, pending: false, first_name: null, last_name: 'Imp' });
+
+      for (const e of emails) expect(await createdOf(e), e).to.equal(1);
+      offset = 8 * DAY;
+      try {
+        await api.core.services.forms.prunePending();
+      } finally {
+        offset = 0;
+      }
+      for (const e of emails) expect((await contactOf(e)).pending, e).to.equal(false);
+    });
+
+    it('go without a contact.deleted when deleted, since nobody was told of them', async function () {
+      const f = await make();
+      await submit(f, 'email=p-delete%40example.com');
+      expect((await t.api.delete('/v1/contacts/p-delete@example.com')).status).to.equal(200);
+      expect((await eventsOf('contact.deleted')).filter((e) => e.email === 'p-delete@example.com')).to.have.length(0);
+    });
+
+    it('are pruned by their own age, also when the submission that made them went before a later one', async function () {
+      const f = await make();
+      try {
+        await submit(f, 'email=twice%40example.com');
+        offset = 5 * DAY;
+        // past the ten minutes: a second submission and a second link
+        await submit(f, 'email=twice%40example.com');
+        expect(await mailsTo('twice@example.com')).to.have.length(2);
+        offset = 8 * DAY;
+        // the first submission goes; the second one's link still works, so the contact stays
+        await api.core.services.forms.prunePending();
+        expect(Number((await db().store.knex('form_submissions').where({ email: 'twice@example.com' }).count({ n: '*' }).first())!.n)).to.equal(1);
+        expect((await contactOf('twice@example.com')).pending).to.equal(true);
+        offset = 13 * DAY;
+        await api.core.services.forms.prunePending();
+      } finally {
+        offset = 0;
+      }
+      expectError(await t.api.get('/v1/contacts/twice@example.com'), 404, 'not_found');
+    });
+
+    it('are left out of the export and of a segment’s members', async function () {
+      const f = await make();
+      await submit(f, 'email=unconfirmed%40example.com');
+      await t.api.post('/v1/contacts', { email: 'member@example.com' });
+      const seg = await t.api.post('/v1/segments', { name: 'Two', filter: "email == 'unconfirmed@example.com' or email == 'member@example.com'" });
+      expect(seg.status, seg.text).to.equal(201);
+      for (const path of [`/v1/segments/${seg.body.id}/contacts`, `/v1/contacts?segment_id=${seg.body.id}`]) {
+        expect((await t.api.get(path)).body.data.map((c: { email: string }) => c.email), path).to.deep.equal(['member@example.com']);
+      }
+      let csv = '';
+      await exportContacts(api.deps, t.project.id, null, (chunk) => (csv += chunk));
+      expect(csv).to.include('member@example.com').and.not.include('unconfirmed@example.com');
+    });
+  });
+
+  describe('what a submission changes, and when', function () {
+    it('without double opt-in, a known contact only joins: its values stay, empty ones are filled, an unticked box changes nothing', async function () {
+      await t.api.post('/v1/contacts', { email: 'kept-values@example.com', first_name: 'Kim', properties: { plan: 'team', vip: true } });
+      await t.api.post('/v1/contacts', { email: 'no-vip@example.com' });
+      const f = await make({ double_opt_in: false, from: null, fields: ['first_name', 'last_name', 'plan', 'seats', 'vip'] });
+      expect((await submit(f, 'email=kept-values%40example.com&first_name=Mallory&last_name=Lee&plan=free&seats=4&vip=false')).status).to.equal(200);
+      const kim = await contactOf('kept-values@example.com');
+      expect(kim).to.deep.include({ first_name: 'Kim', last_name: 'Lee', pending: false, audiences: [audience.id] });
+      expect(kim.properties).to.deep.equal({ plan: 'team', vip: true, seats: 4 });
+      await submit(f, 'email=no-vip%40example.com&vip=false');
+      expect((await contactOf('no-vip@example.com')).properties).to.deep.equal({});
+    });
+
+    it('answers before the confirmation mail is accepted: how long the accept takes shows in no answer', async function () {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let handed = 0;
+      const accept = { submit: async () => (handed++, await held, { id: 'em_x' }) } as unknown as FormDeps['accept'];
+      const forms = formService({ store: db().store, clock: api.deps.clock, logger: silentLogger(), key: api.deps.tracking.key, publicUrl: 'https://forms.example', allowPrivate: true, accept, templates: api.core.services.templates, limits: { perIpPerHour: 100, perFormPerMinute: 100 } });
+      const f = await make();
+      const answer = await Promise.race([forms.submit(f.id, '127.0.0.1', { email: 'slow@example.com' }), sleep(3000).then(() => 'it waited for the accept')]);
+      expect(answer).to.deep.equal({ status: 'pending_confirmation', redirectUrl: null });
+      let drained = false;
+      const draining = forms.drain().then(() => (drained = true));
+      await sleep(100);
+      expect(handed).to.equal(1);
+      expect(drained).to.equal(false);
+      release();
+      await draining;
+    });
+
+    it('answers that a link is not valid when its submission went between the check and the confirmation', async function () {
+      const f = await make();
+      await submit(f, 'email=vanish%40example.com');
+      const sub = (await db().store.knex('form_submissions').select('id').where({ email: 'vanish@example.com' }).first()) as { id: string };
+      const token = signConfirmToken(await api.deps.tracking.key(), sub.id);
+      const store = db().store;
+      // the contact (and its submissions with it) is deleted once the link was checked
+      const racing: Store = Object.assign(Object.create(store) as Store, {
+        tx: async <T>(fn: (trx: Knex.Transaction) => Promise<T>) => {
+          await t.api.delete('/v1/contacts/vanish@example.com');
+          return store.tx(fn);
+        },
+      });
+      const deps = { store: racing, clock: api.deps.clock, logger: silentLogger(), key: api.deps.tracking.key, publicUrl: 'https://forms.example', allowPrivate: true, accept: null as never, templates: api.core.services.templates, limits: { perIpPerHour: 1, perFormPerMinute: 1 } };
+      expect(await confirmSubmission(deps, f.id, token)).to.equal(null);
+      expectError(await t.api.get('/v1/contacts/vanish@example.com'), 404, 'not_found');
+    });
+
+    it('stops the confirmation links of a suspended project’s forms', async function () {
+      const u = await api.tenant();
+      await u.api.post('/v1/domains', { domain: 'susp.forms.example' });
+      const aud = (await u.api.post('/v1/audiences', { name: 'S' })).body;
+      const f = (await u.api.post('/v1/forms', { name: 'S', audience_id: aud.id, from: 'a@susp.forms.example' })).body;
+      await submit(f, 'email=susp%40example.com');
+      const sub = (await db().store.knex('form_submissions').select('id').where({ email: 'susp@example.com', form_id: f.id }).first()) as { id: string };
+      const link = `${api.baseUrl}/f/${f.id}/confirm/${signConfirmToken(await api.deps.tracking.key(), sub.id)}`;
+      expect((await fetch(link)).status).to.equal(200);
+      await u.suspend();
+      expect((await fetch(link)).status).to.equal(404);
+      expect((await fetch(link, { method: 'POST' })).status).to.equal(404);
+      expect(await db().store.knex('contacts').select('pending').where({ email: 'susp@example.com', project_id: u.project.id }).first()).to.deep.equal({ pending: db().store.client === 'pg' ? true : 1 });
     });
   });
 

@@ -103,4 +103,25 @@ eachDatabase('the hosted preference page (issue 27)', (db) => {
     expect((await fetch(goneUrl)).status).to.equal(404);
     expect((await fetch(goneUrl, { method: 'POST', headers: FORM, body: 'unsubscribed=1' })).status).to.equal(404);
   });
+
+  it('keeps working for a suspended project’s contacts: leaving its mail stays possible', async function () {
+    const u = await api.tenant();
+    const bo = (await u.api.post('/v1/contacts', { email: 'bo@pref.example' })).body;
+    const boUrl = `${api.baseUrl}/p/${signPreferenceToken(await api.deps.tracking.key(), bo.id)}`;
+    await u.suspend();
+    expect((await fetch(boUrl)).status).to.equal(200);
+    const res = await fetch(boUrl, { method: 'POST', headers: FORM, body: 'unsubscribed=1' });
+    expect(res.status).to.equal(200);
+    expect(await res.text()).to.include('Saved.');
+    expect((await db().store.knex('contacts').select('unsubscribed').where({ id: bo.id }).first()).unsubscribed).to.be.oneOf([true, 1]);
+  });
+
+  it('is 404 for a pending contact (a signup not confirmed): its page comes with the confirmation', async function () {
+    const pending = (await t.api.post('/v1/contacts', { email: 'pending@pref.example' })).body;
+    await db().store.knex('contacts').where({ id: pending.id }).update({ pending: true });
+    const pendingUrl = `${api.baseUrl}/p/${signPreferenceToken(await api.deps.tracking.key(), pending.id)}`;
+    expect((await fetch(pendingUrl)).status).to.equal(404);
+    expect((await fetch(pendingUrl, { method: 'POST', headers: FORM, body: 'unsubscribed=1' })).status).to.equal(404);
+    expect((await db().store.knex('contacts').select('pending', 'unsubscribed').where({ id: pending.id }).first()).unsubscribed).to.be.oneOf([false, 0]);
+  });
 });

@@ -1,8 +1,13 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { ContactProperty } from '../../src/modules/contacts/contact-properties.js';
-import { checkFields, checkOrigins, checkRedirectUrl, HONEYPOT, readSubmission } from '../../src/modules/forms/form-rules.js';
+import { checkFields, checkOrigins, checkRedirectUrl, HONEYPOT, readSubmission, submittedList, submittedValues } from '../../src/modules/forms/form-rules.js';
 import { signConfirmToken, verifyConfirmToken } from '../../src/modules/forms/confirm-token.js';
+import { confirmationBody } from '../../src/modules/forms/confirmation-mail.js';
+import type { Form } from '../../src/modules/forms/forms.repo.js';
+import type { FormPage } from '../../src/modules/forms/form-submissions.service.js';
+import { confirmBody, formBody } from '../../src/api/form-html.js';
+import { pageCsp } from '../../src/api/public-page.js';
 import { signPreferenceToken, verifyPreferenceToken } from '../../src/modules/preferences/token.js';
 
 const prop = (key: string, type: ContactProperty['type']): [string, ContactProperty] => [key, { projectId: 'prj_x', key, type, fallback: null, createdAt: 0 }];
@@ -74,6 +79,69 @@ describe('signup form rules (docs/forms.md)', function () {
       const prefs = signPreferenceToken(key, 'con_01jz0000000000000000000000');
       expect(verifyPreferenceToken(key, prefs)).to.equal('con_01jz0000000000000000000000');
       expect(verifyConfirmToken(key, prefs)).to.equal(null);
+    });
+  });
+
+  context('a submission applied to a contact', function () {
+    const kim = { firstName: 'Kim', lastName: null, properties: { plan: 'team', vip: true } };
+    const submitted = { first_name: 'Mallory', last_name: 'Lee', properties: { plan: 'free', seats: 4, vip: false, since: '2026-01-02' } };
+    it('without a confirmation fills only what the contact lacks, and an unticked box fills nothing', function () {
+      expect(submittedValues(kim, submitted, DECLARED, false)).to.deep.equal({ firstName: 'Kim', lastName: 'Lee', properties: { plan: 'team', vip: true, seats: 4, since: '2026-01-02' } });
+      expect(submittedValues({ firstName: null, lastName: null, properties: {} }, { properties: { vip: false } }, DECLARED, false).properties).to.deep.equal({});
+    });
+    it('confirmed by its owner sets every value submitted, but not one of a property no longer declared or retyped', function () {
+      expect(submittedValues(kim, submitted, DECLARED, true)).to.deep.equal({ firstName: 'Mallory', lastName: 'Lee', properties: { plan: 'free', vip: false, seats: 4, since: '2026-01-02' } });
+      expect(submittedValues(kim, { properties: { colour: 'red', seats: 'many' as unknown as number } }, DECLARED, true).properties).to.deep.equal(kim.properties);
+    });
+    it('is listed for the confirmation page with the page’s labels', function () {
+      expect(submittedList(submitted)).to.deep.equal([
+        { label: 'First name', value: 'Mallory' },
+        { label: 'Last name', value: 'Lee' },
+        { label: 'Plan', value: 'free' },
+        { label: 'Seats', value: '4' },
+        { label: 'Vip', value: 'No' },
+        { label: 'Since', value: '2026-01-02' },
+      ]);
+    });
+  });
+
+  context('the pages', function () {
+    const page: FormPage = {
+      id: 'frm_x',
+      name: 'News',
+      doubleOptIn: true,
+      allowedOrigins: [],
+      redirectOrigin: null,
+      fields: [
+        { key: 'email', label: 'Email address', type: 'email' },
+        { key: 'seats', label: 'Seats', type: 'number' },
+        { key: 'vip', label: 'Vip', type: 'boolean' },
+      ],
+    };
+    const invalid = (html: string) => [...html.matchAll(/<input [^>]*id="(f-[a-z_]+)"[^>]*aria-invalid="true"/g)].map((m) => m[1]);
+    it('marks as invalid the field the error names, and only it', function () {
+      expect(invalid(formBody(page, { email: 'a@b.example', seats: 'many' }, { message: 'seats: must be a number', field: 'seats' }))).to.deep.equal(['f-seats']);
+      expect(invalid(formBody(page, { email: 'nope' }, { message: 'email: is not an address', field: 'email' }))).to.deep.equal(['f-email']);
+      expect(invalid(formBody(page, {}, { message: 'vip: must be true or false', field: 'vip' }))).to.deep.equal(['f-vip']);
+      expect(invalid(formBody(page, {}, { message: 'colour: is not a field of this form', field: 'colour' }))).to.deep.equal([]);
+      expect(invalid(formBody(page))).to.deep.equal([]);
+    });
+    it('shows on the confirmation page, escaped, the values confirming saves', function () {
+      const html = confirmBody({ formName: 'News', email: 'ann@example.com', confirmed: false, values: [{ label: 'First name', value: '<b>Mallory</b>' }], preferencesUrl: null });
+      expect(html).to.include('<dt>First name</dt><dd>&#60;b&#62;Mallory&#60;/b&#62;</dd>');
+      expect(confirmBody({ formName: 'News', email: 'ann@example.com', confirmed: false, values: [], preferencesUrl: null })).to.not.include('<dl>');
+    });
+    it('lets the form go to its redirect_url’s origin, and nowhere else', function () {
+      expect(pageCsp()).to.include("form-action 'self';");
+      expect(pageCsp('https://shop.example')).to.include("form-action 'self' https://shop.example;");
+    });
+  });
+
+  context('the confirmation mail', function () {
+    it('escapes the form’s name and the address in its HTML as the templates do', function () {
+      const form = { id: 'frm_x', name: 'Tom & Jerry <News>', from: 'a@b.example', confirmTemplateId: null } as Form;
+      const body = confirmationBody(form, 'o\'neil@example.com', 'https://forms.example/f/frm_x/confirm/t', { properties: {} });
+      expect(body.html).to.include('o&#39;neil@example.com').and.include('&quot;Tom &amp; Jerry &lt;News&gt;&quot;');
     });
   });
 });

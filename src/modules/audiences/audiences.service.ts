@@ -5,7 +5,8 @@ import { iso, type Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
-import { contactsByEmail, contactsById, findContact, insertContact, segmentReading, type Contact } from '../contacts/contacts.repo.js';
+import { broadcastUsing } from '../topics/list-users.repo.js';
+import { contactsByEmail, contactsById, findContact, insertContact, segmentReading, updateContact, type Contact } from '../contacts/contacts.repo.js';
 import { lockRows } from '../../store/db.js';
 import * as repo from './audiences.repo.js';
 import type { Audience } from './audiences.repo.js';
@@ -28,7 +29,8 @@ async function existing(deps: AudienceDeps, projectId: string, id: string, db = 
  * POST /v1/audiences/{id}/contacts: the contacts named by id (each must be
  * the project's: 404 naming it otherwise) or by address (a contact is made
  * for an address the project does not have, with contact.created), added
- * once each, in one transaction.
+ * once each, in one transaction. A pending contact named is vouched for by
+ * the operator: no longer pending, and announced now (contact.created).
  */
 async function addContacts(deps: AudienceDeps, projectId: string, id: string, body: AddContactsBody) {
   if (!body.contact_ids && !body.emails) throw validationError('contact_ids', 'give contact_ids or emails');
@@ -42,13 +44,16 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
     const missing = (body.contact_ids ?? []).find((c) => !byId.some((x) => x.id === c));
     if (missing) throw notFound(`contact ${missing}`);
     const known = await contactsByEmail(trx, projectId, emails);
+    const named = [...byId, ...known].filter((c, i, all) => all.findIndex((x) => x.id === c.id) === i);
     const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now }));
     for (const c of made) await insertContact(trx, c);
-    const added = new Set(await repo.addMembers(trx, a.id, [...byId, ...known, ...made].map((c) => c.id), now));
-    // the contacts made are created; those that were there already and joined are updated (their audiences changed)
-    const joined = [...byId, ...known].filter((c, i, all) => added.has(c.id) && all.findIndex((x) => x.id === c.id) === i);
+    const vouched = named.filter((c) => c.pending).map((c) => ({ ...c, pending: false, updatedAt: now }));
+    for (const c of vouched) await updateContact(trx, c);
+    const added = new Set(await repo.addMembers(trx, a.id, [...named, ...made].map((c) => c.id), now));
+    // the contacts made or vouched for are created; those that were there already and joined are updated (their audiences changed)
+    const joined = named.filter((c) => added.has(c.id) && !c.pending);
     const events: OutboxEvent[] = [
-      ...(await presented(trx, projectId, made)).map((shown) => contactEvent('contact.created', shown, projectId, now)),
+      ...(await presented(trx, projectId, [...made, ...vouched])).map((shown) => contactEvent('contact.created', shown, projectId, now)),
       ...(await presented(trx, projectId, joined)).map((shown) => contactEvent('contact.updated', shown, projectId, now)),
     ];
     await insertEvents(trx, events);
@@ -81,6 +86,8 @@ export function audienceService(deps: AudienceDeps) {
         if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
         const form = await repo.formUsing(trx, projectId, a.id);
         if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
+        const broadcast = await broadcastUsing(trx, projectId, { audience: a.id });
+        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`);
         // its contacts stay: an audience is a list of them, not their owner
         await repo.deleteAudience(trx, a.id);
         return { object: 'audience' as const, id: a.id, deleted: true };

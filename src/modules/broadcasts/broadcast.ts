@@ -4,7 +4,8 @@
 //     │   └─send {scheduled_at}─▶ scheduled ──its time──▶ sending
 //     └──────────── cancel (draft, scheduled, sending) ──▶ cancelled
 //
-// Only the fan-out moves scheduled → sending → sent; the API moves the rest.
+// Only the fan-out moves scheduled → sending → sent (or → cancelled when what it sends to is gone);
+// the API moves the rest.
 
 import type { Environment } from '../emails/email.js';
 
@@ -75,6 +76,14 @@ export function cancel(b: Broadcast, now: number): Move {
   return { ok: { ...b, status: 'cancelled', finishedAt: now, updatedAt: now } };
 }
 
+/** What the broadcast sends to (its audience, segment or topic) is gone: it ends, sending nothing more. */
+export function orphan(b: Broadcast, reason: string, now: number): Broadcast {
+  return { ...b, status: 'cancelled', error: reason.slice(0, MAX_ERROR), finishedAt: now, updatedAt: now };
+}
+
+/** the stored reason's longest length (its column's) */
+const MAX_ERROR = 500;
+
 /** What one batch of the fan-out did. */
 export interface BatchTally {
   cursor: string | null;
@@ -97,7 +106,8 @@ export function afterBatch(b: Broadcast, t: BatchTally, now: number): Broadcast 
     suppressed: b.suppressed + t.suppressed,
     skipped: b.skipped + t.skipped,
     failed: b.failed + t.failed,
-    error: t.error ?? b.error,
+    // a pause is over once a batch goes through
+    error: (t.error ?? (b.error?.startsWith('paused: ') ? null : b.error))?.slice(0, MAX_ERROR) ?? null,
     ...(t.last ? { status: 'sent' as const, finishedAt: now } : {}),
     updatedAt: now,
   };

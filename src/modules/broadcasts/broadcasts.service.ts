@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { idPage } from '../../lib/page.js';
@@ -46,7 +47,7 @@ function fromDomainOf(content: BroadcastContent): string {
   return prepareEmail(sendBodyFor(content, 'someone@example.com', { subject: content.subject ?? 'x', html: content.html ?? null, text: content.text ?? 'x', translation: null }), 0).from.domain;
 }
 
-/** Everything a draft is checked for at each write: the content as a send of it would be, and what it names. */
+/** Everything a draft's content is checked for at each write, as a send of it would be. */
 async function checked(deps: BroadcastDeps, b: Broadcast): Promise<Broadcast> {
   const { content } = b;
   checkContent(content);
@@ -55,11 +56,17 @@ async function checked(deps: BroadcastDeps, b: Broadcast): Promise<Broadcast> {
   fromDomainOf(content);
   if (content.template_id !== undefined) await deps.checkTemplate(b.projectId, content.template_id, content.template_version ?? null, SAMPLE);
   else compileInline(content);
-  const db = deps.store.reader;
-  if (b.audienceId && !(await findAudience(db, b.projectId, b.audienceId))) throw notFound(`audience ${b.audienceId}`);
-  if (b.segmentId && !(await findSegment(db, b.projectId, b.segmentId))) throw notFound(`segment ${b.segmentId}`);
-  if (b.topicId && !(await topicsOfProject(db, b.projectId)).some((t) => t.id === b.topicId)) throw notFound(`topic ${b.topicId}`);
   return b;
+}
+
+/**
+ * The audience, segment and topic it names are the project's; read under the
+ * project's lock, which their deletion takes too (list-users.repo.ts).
+ */
+async function checkRefs(trx: Knex.Transaction, b: Broadcast): Promise<void> {
+  if (b.audienceId && !(await findAudience(trx, b.projectId, b.audienceId))) throw notFound(`audience ${b.audienceId}`);
+  if (b.segmentId && !(await findSegment(trx, b.projectId, b.segmentId))) throw notFound(`segment ${b.segmentId}`);
+  if (b.topicId && !(await topicsOfProject(trx, b.projectId)).some((t) => t.id === b.topicId)) throw notFound(`topic ${b.topicId}`);
 }
 
 function draftOf(projectId: string, body: CreateBroadcastBody, now: number): Broadcast {
@@ -88,6 +95,15 @@ function draftOf(projectId: string, body: CreateBroadcastBody, now: number): Bro
   };
 }
 
+/** A live send, as POST /v1/emails would check it: an approved project, a verified From domain. */
+async function checkLive(deps: BroadcastDeps, principal: Principal, b: Broadcast): Promise<void> {
+  if (!principal.project.approved) throw apiError('account_not_approved', 'live sending waits for this project to be approved; test keys work meanwhile');
+  const domain = fromDomainOf(b.content);
+  if (!(await verifiedDomainsOf(deps.store.reader, [domain])).has(`${b.projectId}|${domain}`)) {
+    throw apiError('domain_not_verified', `the From domain ${domain} is not a verified domain of this project`);
+  }
+}
+
 async function existing(deps: BroadcastDeps, projectId: string, id: string): Promise<Broadcast> {
   const b = await repo.findBroadcast(deps.store.reader, projectId, id);
   if (!b) throw notFound(`broadcast ${id}`);
@@ -99,13 +115,15 @@ async function present(deps: BroadcastDeps, list: Broadcast[]) {
 }
 
 /** A move of a broadcast under its row lock, refused with 409 `conflict` when its status does not allow it. */
-async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b: Broadcast, now: number) => Move | Promise<Move>): Promise<Broadcast> {
+async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b: Broadcast, now: number) => Move): Promise<Broadcast> {
   return deps.store.tx(async (trx) => {
+    await lockRows(trx, 'projects', [projectId]);
     await lockRows(trx, 'broadcasts', [id]);
     const b = await repo.findBroadcast(trx, projectId, id);
     if (!b) throw notFound(`broadcast ${id}`);
-    const moved = await step(b, deps.clock.now());
+    const moved = step(b, deps.clock.now());
     if ('refused' in moved) throw apiError('conflict', moved.refused);
+    if (moved.ok.status !== 'cancelled') await checkRefs(trx, moved.ok);
     await repo.saveBroadcast(trx, moved.ok);
     return moved.ok;
   });
@@ -115,7 +133,11 @@ export function broadcastService(deps: BroadcastDeps) {
   return {
     async create(projectId: string, body: CreateBroadcastBody) {
       const b = await checked(deps, draftOf(projectId, body, deps.clock.now()));
-      await deps.store.tx((trx) => repo.insertBroadcast(trx, b));
+      await deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        await checkRefs(trx, b);
+        await repo.insertBroadcast(trx, b);
+      });
       return (await present(deps, [b]))[0]!;
     },
     async update(projectId: string, id: string, body: PatchBroadcastBody) {
@@ -136,13 +158,7 @@ export function broadcastService(deps: BroadcastDeps) {
       const projectId = principal.project.id;
       const environment = principal.key.mode;
       const b = await checked(deps, await existing(deps, projectId, id));
-      if (environment === 'live') {
-        if (!principal.project.approved) throw apiError('account_not_approved', 'live sending waits for this project to be approved; test keys work meanwhile');
-        const domain = fromDomainOf(b.content);
-        if (!(await verifiedDomainsOf(deps.store.reader, [domain])).has(`${projectId}|${domain}`)) {
-          throw apiError('domain_not_verified', `the From domain ${domain} is not a verified domain of this project`);
-        }
-      }
+      if (environment === 'live') await checkLive(deps, principal, b);
       const at = scheduleTime(body.scheduled_at, deps.clock.now(), 'scheduled_at');
       const sent = await move(deps, projectId, id, (x, now) => startSending(x, at, environment, now));
       deps.onSent();

@@ -1,24 +1,18 @@
 import type { Knex } from 'knex';
-import { ApiError } from '../../lib/errors.js';
+import { ApiError, type ErrorCode } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import { lockRows } from '../../store/db.js';
 import type { Committed, Store } from '../../store/store.js';
-import type { PropertyValue } from '../contacts/contact-properties.js';
-import { listProperties } from '../contacts/contacts.repo.js';
 import type { AcceptRequest, Accepted } from '../emails/accept-rules.js';
-import { prepareEmail } from '../emails/prepare.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
-import { signPreferenceToken, preferencesUrl } from '../preferences/token.js';
-import { findProjectsById } from '../projects/projects.repo.js';
-import { contactValues, matches } from '../segments/segment-filter.js';
-import { findSegment } from '../segments/segments.repo.js';
-import { subscriptionsOf } from '../topics/topics.repo.js';
 import type { RenderedContent } from '../templates/render-version.js';
-import { afterBatch, beginScheduled, type BatchTally, type Broadcast } from './broadcast.js';
-import { broadcastVariables, compileInline, renderInline, sendBodyFor, type FanOutContact } from './broadcast-content.js';
+import type { TemplateVersion } from '../templates/template.js';
+import { afterBatch, beginScheduled, orphan, type BatchTally, type Broadcast } from './broadcast.js';
+import { compileInline } from './broadcast-content.js';
 import * as repo from './broadcasts.repo.js';
+import { Orphaned, Paused, prepareBatch } from './fan-out-batch.js';
 
 /** The accept of this thread (AcceptQueue.storeAlong): a batch's emails and its progress in one commit. */
 export interface FanOutAcceptor {
@@ -30,8 +24,8 @@ export interface FanOutDeps {
   clock: Clock;
   logger: Logger;
   accept: FanOutAcceptor;
-  /** a template_id broadcast's content for one contact (templates.service.ts renderForSend) */
-  renderTemplate(projectId: string, templateId: string, version: number | null, variables: Record<string, unknown>, to: string): Promise<RenderedContent>;
+  /** a template_id broadcast's content for one contact, and the version it rendered (templates.service.ts renderForSend) */
+  renderTemplate(projectId: string, templateId: string, version: number | null, variables: Record<string, unknown>, to: string): Promise<{ version: number; rendered: RenderedContent }>;
   /** the installation's tracking key, which signs preference links */
   key(): Promise<Buffer>;
   /** http.public_url; without it the preference link is empty */
@@ -42,6 +36,11 @@ export interface FanOutDeps {
 
 /** Contacts read per batch: one transaction stores their emails and the cursor after them. */
 export const FAN_OUT_BATCH = 500;
+/** How long a paused broadcast waits before it is tried again. */
+export const PAUSE_MS = 30_000;
+
+/** Refusals of the accept that are about the broadcast, not the contact: every contact after would get the same. */
+const PAUSING: readonly ErrorCode[] = ['domain_not_verified', 'daily_limit_exceeded', 'quota_exhausted', 'account_not_approved', 'account_suspended'];
 
 /** The batch was overtaken (cancelled, or another process moved the cursor): nothing of it is stored. */
 class Overtaken extends Error {}
@@ -49,65 +48,99 @@ class Overtaken extends Error {}
 /**
  * The fan-out of broadcasts (docs/broadcasts.md): each step reads the next
  * contacts after the broadcast's cursor, in id order, makes each one's email
- * (skipping those unsubscribed, not confirmed or out of the topic), and
- * stores the emails through the accept's rules together with the new
- * cursor and counts, in one commit, under the broadcast's row lock and only
- * if the cursor is still where the batch began. A crash before that commit
- * stores none of the batch and the next step does it again; after it, the
- * next step goes on after it: no contact is sent to twice or skipped.
- * Live mail is paced by a token bucket (broadcasts.max_per_second).
+ * (fan-out-batch.ts), and stores the emails through the accept's rules
+ * together with the new cursor and counts, in one commit, under the
+ * broadcast's row lock and only if the cursor is still where the batch
+ * began. A crash before that commit stores none of the batch and the next
+ * step does it again; after it, the next step goes on after it: no contact
+ * is sent to twice or skipped. Live mail is paced by a token bucket
+ * (broadcasts.max_per_second) shared by the broadcasts sending at once.
  */
 export class BroadcastFanOut {
   private tokens: number;
   private filledAt: number;
   private lastDurable: Promise<void> = Promise.resolve();
+  /** broadcasts paused (or failing), and when to try them again */
+  private readonly retryAt = new Map<string, number>();
+  /** inline content compiled once per broadcast: it cannot change once sent */
+  private readonly compiled = new Map<string, TemplateVersion | null>();
 
   constructor(private readonly deps: FanOutDeps) {
-    this.tokens = Math.max(1, deps.maxPerSecond);
+    this.tokens = this.capacity();
     this.filledAt = deps.clock.now();
   }
 
-  due(): Promise<Broadcast[]> {
-    return repo.broadcastsToFanOut(this.deps.store.reader, this.deps.clock.now());
+  /** a second's worth: a paced broadcast may start with a burst that large */
+  private capacity(): number {
+    return Math.max(1, this.deps.maxPerSecond);
+  }
+
+  /** The batch a paced step waits for: a quarter of a second's worth, so that a step is not one contact. */
+  private threshold(): number {
+    return Math.max(1, Math.min(this.capacity(), this.deps.maxPerSecond / 4));
+  }
+
+  async due(): Promise<Broadcast[]> {
+    const now = this.deps.clock.now();
+    return (await repo.broadcastsToFanOut(this.deps.store.reader, now)).filter((b) => (this.retryAt.get(b.id) ?? 0) <= now);
   }
 
   nextScheduledAt(): Promise<number | null> {
     return repo.nextScheduledAt(this.deps.store.reader);
   }
 
-  /** Milliseconds until a live email may be accepted again (0: now). */
+  /** Milliseconds until a paced step may run again (0: now). */
   paceWait(): number {
     this.refill();
-    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.deps.maxPerSecond) * 1000);
+    const want = this.threshold();
+    return this.tokens >= want ? 0 : Math.ceil(((want - this.tokens) / this.deps.maxPerSecond) * 1000);
+  }
+
+  /** A broadcast whose step failed unexpectedly is left alone for a while (the others go on). */
+  backOff(id: string): void {
+    this.retryAt.set(id, this.deps.clock.now() + PAUSE_MS);
   }
 
   private refill(): void {
     const now = this.deps.clock.now();
-    this.tokens = Math.min(Math.max(1, this.deps.maxPerSecond), this.tokens + ((now - this.filledAt) / 1000) * this.deps.maxPerSecond);
+    this.tokens = Math.min(this.capacity(), this.tokens + ((now - this.filledAt) / 1000) * this.deps.maxPerSecond);
     this.filledAt = now;
   }
 
-  /** One batch of one broadcast; whether the broadcast has more to do. */
-  async step(broadcast: Broadcast): Promise<boolean> {
+  /**
+   * One batch of one broadcast; whether the broadcast has more to do.
+   * `sharing`: how many live broadcasts are paced now (each takes its share of the tokens).
+   */
+  async step(broadcast: Broadcast, sharing = 1): Promise<boolean> {
     const b = broadcast.status === 'scheduled' ? await this.begin(broadcast) : broadcast;
     if (!b || b.status !== 'sending') return false;
     const live = b.environment === 'live';
-    const room = live ? Math.floor((this.refill(), this.tokens)) : FAN_OUT_BATCH;
-    if (room < 1) return true;
-    const batch = await this.prepare(b, Math.min(room, FAN_OUT_BATCH));
+    this.refill();
+    if (live && this.tokens < this.threshold()) return true;
+    const room = live ? Math.max(1, Math.floor(this.tokens / Math.max(1, sharing))) : FAN_OUT_BATCH;
     let next: Broadcast;
     try {
+      const batch = await prepareBatch({ db: this.deps.store.reader, now: this.deps.clock.now(), key: await this.deps.key(), publicUrl: this.deps.publicUrl, inline: this.inline(b), renderTemplate: this.deps.renderTemplate }, b, Math.min(room, FAN_OUT_BATCH), FAN_OUT_BATCH);
       // the next batch is read and rendered while the last one's commit goes to disk; it commits after that
       await this.lastDurable;
       const committed = await this.deps.accept.storeAlong((trx, store) => this.commit(trx, b, batch, store));
-      this.lastDurable = committed.durable;
+      this.lastDurable = committed.durable.catch((e: unknown) => this.deps.logger.error({ err: e, broadcast: b.id }, 'a fan-out batch could not be made durable'));
       next = committed.value;
     } catch (e) {
       if (e instanceof Overtaken) return false;
+      if (e instanceof Paused) return this.pause(b, e.message);
+      if (e instanceof Orphaned) return this.end(b, e.message);
       throw e;
     }
     if (live) this.tokens -= next.queued - b.queued;
+    this.retryAt.delete(b.id);
+    if (next.status !== 'sending') this.compiled.delete(b.id);
     return next.status === 'sending';
+  }
+
+  private inline(b: Broadcast): TemplateVersion | null {
+    if (!this.compiled.has(b.id)) this.compiled.set(b.id, compileInline(b.content));
+    return this.compiled.get(b.id)!;
   }
 
   /** A scheduled broadcast whose time has come begins: its contacts are those created by now. */
@@ -122,45 +155,27 @@ export class BroadcastFanOut {
     });
   }
 
-  /** The next contacts' emails, up to `room` of them: read and rendered outside the transaction. */
-  private async prepare(b: Broadcast, room: number): Promise<{ requests: AcceptRequest[]; tally: BatchTally }> {
-    const db = this.deps.store.reader;
-    const segment = b.segmentId ? await findSegment(db, b.projectId, b.segmentId) : null;
-    const rows = await repo.contactsAfter(db, b, b.audienceId ?? segment?.audienceId ?? null, FAN_OUT_BATCH);
-    const properties = await listProperties(db, b.projectId);
-    const topics = b.topicId ? await subscriptionsOf(db, b.projectId, rows.map((r) => r.id)) : null;
-    const project = (await findProjectsById(db, [b.projectId])).get(b.projectId);
-    const inline = compileInline(b.content);
-    const key = await this.deps.key();
-    const requestId = newId('request', this.deps.clock.now());
-    const tally: BatchTally = { cursor: b.cursor, recipients: 0, queued: 0, suppressed: 0, skipped: 0, failed: 0, error: null, last: rows.length < FAN_OUT_BATCH };
-    const requests: AcceptRequest[] = [];
-    for (const row of rows) {
-      if (requests.length >= room) {
-        tally.last = false;
-        break;
-      }
-      tally.cursor = row.id;
-      const contact: FanOutContact & { createdAt: number } = { id: row.id, email: row.email, firstName: row.first_name, lastName: row.last_name, properties: JSON.parse(row.properties) as Record<string, PropertyValue>, createdAt: Number(row.created_at) };
-      if (segment && !matches(segment.compiled, contactValues(contact, properties))) continue;
-      tally.recipients++;
-      if (Boolean(row.unsubscribed) || Boolean(row.pending) || (topics && !topics.get(row.id)?.[b.topicId!])) {
-        tally.skipped++;
-        continue;
-      }
-      try {
-        const variables = broadcastVariables(contact, properties, this.deps.publicUrl ? preferencesUrl(this.deps.publicUrl, signPreferenceToken(key, contact.id)) : '');
-        const rendered = inline ? renderInline(inline, variables) : await this.deps.renderTemplate(b.projectId, b.content.template_id!, b.content.template_version ?? null, variables, contact.email);
-        const prepared = prepareEmail(sendBodyFor(b.content, contact.email, rendered), this.deps.clock.now());
-        if (!inline) [prepared.templateId, prepared.templateVersion] = [b.content.template_id!, b.content.template_version ?? null];
-        requests.push({ project: project!, environment: b.environment!, prepared, attachments: [], requestId, idempotency: null, broadcast: { id: b.id, contactId: contact.id } });
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e;
-        tally.failed++;
-        tally.error = `${contact.email}: ${e.message}`;
-      }
-    }
-    return { requests, tally };
+  /** The broadcast waits (it keeps its cursor); `last_error` says why. */
+  private async pause(b: Broadcast, reason: string): Promise<boolean> {
+    this.retryAt.set(b.id, this.deps.clock.now() + PAUSE_MS);
+    await this.deps.store.tx(async (trx) => {
+      await lockRows(trx, 'broadcasts', [b.id]);
+      const current = await repo.broadcastById(trx, b.id);
+      if (current?.status === 'sending' && current.error !== `paused: ${reason}`) await repo.saveBroadcast(trx, { ...current, error: `paused: ${reason}`, updatedAt: this.deps.clock.now() });
+    });
+    this.deps.logger.warn({ broadcast: b.id, reason }, 'broadcast paused');
+    return false;
+  }
+
+  /** What the broadcast sends to is gone: it ends, cancelled, sending nothing more. */
+  private async end(b: Broadcast, reason: string): Promise<boolean> {
+    await this.deps.store.tx(async (trx) => {
+      await lockRows(trx, 'broadcasts', [b.id]);
+      const current = await repo.broadcastById(trx, b.id);
+      if (current?.status === 'sending') await repo.saveBroadcast(trx, orphan(current, reason, this.deps.clock.now()));
+    });
+    this.deps.logger.warn({ broadcast: b.id, reason }, 'broadcast ended: what it sends to is gone');
+    return false;
   }
 
   /** In the accept's transaction: the batch's emails, then the broadcast's cursor and counts (and broadcast.sent at the end). */
@@ -169,7 +184,11 @@ export class BroadcastFanOut {
     const current = await repo.broadcastById(trx, b.id);
     if (!current || current.status !== 'sending' || current.cursor !== b.cursor) throw new Overtaken();
     const tally = { ...batch.tally };
-    for (const outcome of batch.requests.length ? await store(batch.requests) : []) {
+    const outcomes = batch.requests.length ? await store(batch.requests) : [];
+    // the whole batch goes back (its savepoint): the broadcast waits and does it again later
+    const pausing = outcomes.find((o): o is ApiError => o instanceof ApiError && PAUSING.includes(o.code));
+    if (pausing) throw new Paused(pausing.message);
+    for (const outcome of outcomes) {
       if (!(outcome instanceof ApiError)) tally.queued++;
       else if (outcome.code === 'recipient_suppressed') tally.suppressed++;
       else {

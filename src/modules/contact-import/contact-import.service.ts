@@ -7,8 +7,8 @@ import { insertEvents } from '../events/events.repo.js';
 import { findAudience, addMembers } from '../audiences/audiences.repo.js';
 import { importColumns, importRow, type ImportedRow } from '../contacts/contact-import.js';
 import type { ContactProperty } from '../contacts/contact-properties.js';
-import { contactsByEmail, insertContact, listProperties, pageOfContacts, updateContact, type Contact } from '../contacts/contacts.repo.js';
-import { contactEvent, merged, presented } from '../contacts/contacts.service.js';
+import { contactsByEmail, insertContact, listProperties, pageOfContacts, replaceContact, updateContact, type Contact } from '../contacts/contacts.repo.js';
+import { contactEvent, merged, operatorsContact, presented } from '../contacts/contacts.service.js';
 
 /** Rows stored per transaction: a crash midway keeps the batches done; importing the file again changes nothing more. */
 const BATCH = 500;
@@ -75,13 +75,15 @@ async function storeBatch(deps: { store: Store; clock: Clock }, projectId: strin
     const made: Contact[] = [];
     const changed: Contact[] = [];
     for (const { row } of batch) {
-      const before = existing.get(row.email) ?? null;
-      const c = merged(projectId, before, row, properties, now);
+      const found = existing.get(row.email) ?? null;
+      // a pending contact (a signup nobody confirmed) is taken over as new, as POST /v1/contacts does
+      const before = operatorsContact(found);
+      const c = { ...merged(projectId, before, row, properties, now), ...(found && !before ? { id: found.id } : {}) };
       if (before) {
         await updateContact(trx, c);
         changed.push(c);
       } else {
-        await insertContact(trx, c);
+        await (found ? replaceContact(trx, c) : insertContact(trx, c));
         made.push(c);
       }
     }
@@ -97,7 +99,10 @@ async function storeBatch(deps: { store: Store; clock: Clock }, projectId: strin
 /**
  * `posthorn contacts export`: every contact of the project (or of one
  * audience), newest first, as the CSV import reads: email, first_name,
- * last_name, unsubscribed, then each declared property.
+ * last_name, unsubscribed, then each declared property. Pending contacts
+ * (signups not confirmed) are left out: the import has no column for it,
+ * and importing the file elsewhere would subscribe addresses that never
+ * confirmed.
  */
 export async function exportContacts(deps: { store: Store }, projectId: string, audienceId: string | null, write: (chunk: string) => void): Promise<number> {
   if (audienceId && !(await findAudience(deps.store.knex, projectId, audienceId))) throw notFound(`audience ${audienceId}`);
@@ -108,6 +113,7 @@ export async function exportContacts(deps: { store: Store }, projectId: string, 
   for (;;) {
     const page = await pageOfContacts(deps.store.reader, projectId, { limit: 1000, before, audienceId: audienceId ?? undefined });
     for (const c of page.slice(0, 1000)) {
+      if (c.pending) continue;
       write(csvRow([c.email, c.firstName ?? '', c.lastName ?? '', String(c.unsubscribed), ...keys.map((k) => (Object.hasOwn(c.properties, k) ? String(c.properties[k]) : ''))]));
       n++;
     }

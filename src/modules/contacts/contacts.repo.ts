@@ -77,6 +77,12 @@ export async function updateContact(db: Db, c: Contact): Promise<void> {
   await db('contacts').where({ id }).update(rest);
 }
 
+/** A pending contact taken over by the operator's write (contacts.service.ts): every field anew, created now. */
+export async function replaceContact(db: Db, c: Contact): Promise<void> {
+  const { id, project_id: _p, ...rest } = toRow(c);
+  await db('contacts').where({ id }).update(rest);
+}
+
 export async function deleteContact(db: Db, id: string): Promise<void> {
   await db('contacts').where({ id }).delete();
 }

@@ -55,7 +55,11 @@ async function declared(db: Knex.Transaction | Store['knex'], projectId: string)
   return new Map((await repo.listProperties(db, projectId)).map((p) => [p.key, p]));
 }
 
-/** The contact `body` describes, as new (`current` null) or as `current` changed; errors name the field. */
+/**
+ * The contact `body` describes, as new (`current` null) or as `current`
+ * changed; errors name the field. Every caller writes for the operator (the
+ * API, the CSV import), who vouches for the contact: it is no longer pending.
+ */
 export function merged(projectId: string, current: Contact | null, body: UpdateContactBody, props: Map<string, ContactProperty>, now: number): Contact {
   const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now };
   const properties = applyProperties(props, base.properties, body.properties ?? {});
@@ -67,14 +71,24 @@ export function merged(projectId: string, current: Contact | null, body: UpdateC
     lastName: body.last_name !== undefined ? body.last_name : base.lastName,
     properties: properties.properties,
     unsubscribed: body.unsubscribed ?? base.unsubscribed,
+    pending: false,
     updatedAt: now,
   };
 }
 
 /**
+ * What an operator's create finds at an address: a contact, or none. A
+ * pending contact is a signup nobody confirmed, typed by anyone: not a
+ * contact the operator has made, so a create replaces it (keeping its id,
+ * which its signup's link names), as new.
+ */
+export const operatorsContact = (found: Contact | null) => (found && !found.pending ? found : null);
+
+/**
  * POST /v1/contacts: a new contact (201), or with `upsert` the contact of
  * that address changed (200). The address is unique in the project: 409
  * contact_exists otherwise, also when two requests race (the unique index).
+ * A pending contact counts as none (operatorsContact).
  */
 export async function createContact(deps: ContactDeps, projectId: string, body: CreateContactBody, upsert: boolean): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
   const email = contactAddress(body.email);
@@ -82,10 +96,12 @@ export async function createContact(deps: ContactDeps, projectId: string, body: 
     return await deps.store.tx(async (trx) => {
       await lockRows(trx, 'projects', [projectId]);
       const now = deps.clock.now();
-      const existing = await repo.findContact(trx, projectId, email);
+      const found = await repo.findContact(trx, projectId, email);
+      const existing = operatorsContact(found);
       if (existing && !upsert) throw apiError('contact_exists', `a contact with the address ${email} exists (${existing.id}); PATCH it, or POST with ?upsert=true`);
-      const c = merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now);
+      const c = { ...merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now), ...(found && !existing ? { id: found.id } : {}) };
       if (existing) await repo.updateContact(trx, c);
+      else if (found) await repo.replaceContact(trx, c);
       else await repo.insertContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
       const [shown] = await presented(trx, projectId, [c]);
@@ -117,7 +133,8 @@ export async function updateContactOf(deps: ContactDeps, projectId: string, idOr
       await repo.updateContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
       const [shown] = await presented(trx, projectId, [c]);
-      await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, now)]);
+      // a pending contact was never announced: the operator's change makes it one, so it is created now
+      await insertEvents(trx, [contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown!, projectId, now)]);
       return shown!;
     });
   } catch (e) {
@@ -132,7 +149,8 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
     if (!c) throw notFound(`contact ${idOrEmail}`);
     const [shown] = await presented(trx, projectId, [c]);
     await repo.deleteContact(trx, c.id);
-    await insertEvents(trx, [contactEvent('contact.deleted', shown!, projectId, deps.clock.now())]);
+    // nobody was told of a pending contact, so nobody is told it went (as when it is pruned)
+    if (!c.pending) await insertEvents(trx, [contactEvent('contact.deleted', shown!, projectId, deps.clock.now())]);
     return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
   });
 }

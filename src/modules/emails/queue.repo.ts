@@ -123,10 +123,11 @@ export const queueRowsOfEmail = (db: Db, emailId: string) => queueRowsOfEmails(d
  * submitting, one more attempt, no data started, held by `lease`. Returns
  * them as they were before the claim; the caller applies claimRow.
  */
-export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease }): Promise<QueueRow[]> {
-  // broadcast mail waits behind transactional mail: it gets only the room the latter leaves
+export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; bulkLimit?: number }): Promise<QueueRow[]> {
+  // broadcast mail waits behind transactional mail: it gets only the room the latter leaves, and at most bulkLimit
   const rows = await claimStream(trx, o, false, o.limit);
-  if (rows.length < o.limit) rows.push(...(await claimStream(trx, o, true, o.limit - rows.length)));
+  const bulk = Math.min(o.limit - rows.length, o.bulkLimit ?? o.limit);
+  if (bulk > 0) rows.push(...(await claimStream(trx, o, true, bulk)));
   return rows.map(fromRow);
 }
 
@@ -135,9 +136,11 @@ function claimStream(trx: Knex.Transaction, o: { now: number; lease: Lease }, bu
   return claimRows<Row>(trx, select, { table: TABLE, lease: o.lease, set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now } });
 }
 
-/** The next time anything is due, to sleep until then. */
-export async function nextDueAt(db: Db): Promise<number | null> {
-  const row = (await db(TABLE).where('state', 'queued').min({ at: 'next_attempt_at' }).first()) as { at: number | null } | undefined;
+/** The next time anything is due (or, without `bulk`, any transactional mail), to sleep until then. */
+export async function nextDueAt(db: Db, bulk = true): Promise<number | null> {
+  const q = db(TABLE).where('state', 'queued');
+  if (!bulk) q.andWhere('bulk', false);
+  const row = (await q.min({ at: 'next_attempt_at' }).first()) as { at: number | null } | undefined;
   return row?.at == null ? null : Number(row.at);
 }
 

@@ -1,10 +1,9 @@
 import type { SendEmailBody } from '../emails/emails.schema.js';
+import { escapeHtml } from '../templates/language/index.js';
 import type { Form, Submitted } from './forms.repo.js';
 
 // The confirmation mail of a double opt-in signup (docs/forms.md), as the body of a send: rendered
 // from the form's template, or the built-in short message. Pure.
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The variables a confirmation template gets. */
 export function confirmationVariables(to: string, url: string, submitted: Submitted) {

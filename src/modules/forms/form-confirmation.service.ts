@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { newId } from '../../lib/ids.js';
 import { lockRows } from '../../store/db.js';
 import { addMembers } from '../audiences/audiences.repo.js';
-import { checkValue } from '../contacts/contact-properties.js';
 import { contactById, listProperties, updateContact, type Contact } from '../contacts/contacts.repo.js';
 import { contactEvent, presented } from '../contacts/contacts.service.js';
 import { prepareEmail } from '../emails/prepare.js';
@@ -12,8 +11,10 @@ import { findProject } from '../projects/projects.repo.js';
 import { confirmationBody } from './confirmation-mail.js';
 import { CONFIRM_WINDOW_MS, confirmUrl, signConfirmToken, verifyConfirmToken } from './confirm-token.js';
 import type { FormDeps } from './form-deps.js';
+import { submittedList, submittedValues } from './form-rules.js';
 import * as repo from './forms.repo.js';
 import type { Form, Submission } from './forms.repo.js';
+import { usableForm } from './usable-form.js';
 
 // A submission's confirmation (double opt-in; docs/forms.md): the mail with its signed link, and
 // what confirming does: the submitted values applied to the contact, pending cleared, the contact
@@ -21,26 +22,23 @@ import type { Form, Submission } from './forms.repo.js';
 // transaction.
 
 /**
- * The submitted values on the contact, pending cleared, the contact in the
- * audience, the submission confirmed, and the event. `resubscribe`: a
- * confirmed address asked again, which ends its unsubscription (a
- * submission without double opt-in proves nothing of the kind).
+ * The submission applied to its contact, pending cleared, the contact in the
+ * audience, the submission confirmed, and the event. `confirmed`: the
+ * address's owner confirmed by the link, so its values replace the
+ * contact's and an unsubscription ends; without double opt-in nothing proves
+ * who typed the address, so the values only fill what the contact lacks.
+ * False when the contact is gone.
  */
-export async function applySubmission(deps: FormDeps, trx: Knex.Transaction, audienceId: string, sub: Submission, resubscribe: boolean): Promise<void> {
+export async function applySubmission(deps: FormDeps, trx: Knex.Transaction, audienceId: string, sub: Submission, confirmed: boolean): Promise<boolean> {
   const c = await contactById(trx, sub.contactId);
-  if (!c) return;
+  if (!c) return false;
   const now = deps.clock.now();
   const declared = new Map((await listProperties(trx, c.projectId)).map((p) => [p.key, p]));
-  const properties = { ...c.properties };
-  // a property deleted or retyped since the submission is left as it is
-  for (const [k, v] of Object.entries(sub.submitted.properties)) if (declared.has(k) && checkValue(declared.get(k)!.type, v).ok) properties[k] = v;
   const updated: Contact = {
     ...c,
-    firstName: sub.submitted.first_name ?? c.firstName,
-    lastName: sub.submitted.last_name ?? c.lastName,
-    properties,
+    ...submittedValues(c, sub.submitted, declared, confirmed),
     pending: false,
-    unsubscribed: resubscribe ? false : c.unsubscribed,
+    unsubscribed: confirmed ? false : c.unsubscribed,
     updatedAt: now,
   };
   await updateContact(trx, updated);
@@ -49,6 +47,7 @@ export async function applySubmission(deps: FormDeps, trx: Knex.Transaction, aud
   const [shown] = await presented(trx, c.projectId, [updated]);
   // a pending contact was never announced: its confirmation is its creation
   await insertEvents(trx, [contactEvent(c.pending ? 'contact.created' : 'contact.updated', shown!, c.projectId, now)]);
+  return true;
 }
 
 /**
@@ -87,32 +86,45 @@ export interface Confirmation {
   formName: string;
   email: string;
   confirmed: boolean;
+  /** what confirming sets on the contact, as the person typed it (or someone else did) */
+  values: Array<{ label: string; value: string }>;
   /** the contact's preference page */
   preferencesUrl: string | null;
 }
 
 async function confirmationOf(deps: FormDeps, form: Form, sub: Submission, confirmed: boolean): Promise<Confirmation> {
   const prefs = deps.publicUrl ? preferencesUrl(deps.publicUrl, signPreferenceToken(await deps.key(), sub.contactId)) : null;
-  return { formName: form.name, email: sub.email, confirmed, preferencesUrl: prefs };
+  return { formName: form.name, email: sub.email, confirmed, values: submittedList(sub.submitted), preferencesUrl: prefs };
+}
+
+/** The form of a link and its submission, while the form's project may use it (a suspended one's links are not valid). */
+async function linked(deps: FormDeps, formId: string, token: string): Promise<{ form: Form; sub: Submission } | null> {
+  const sub = await submissionOf(deps, formId, token);
+  const found = sub ? await usableForm(deps, formId) : null;
+  return sub && found ? { form: found.form, sub } : null;
 }
 
 /** GET of a link: what it would confirm; changes nothing (link scanners follow links). Null: not valid. */
 export async function describeConfirmation(deps: FormDeps, formId: string, token: string): Promise<Confirmation | null> {
-  const sub = await submissionOf(deps, formId, token);
-  const form = sub ? await repo.formById(deps.store.reader, formId) : null;
-  return sub && form ? confirmationOf(deps, form, sub, sub.confirmedAt !== null) : null;
+  const l = await linked(deps, formId, token);
+  return l ? confirmationOf(deps, l.form, l.sub, l.sub.confirmedAt !== null) : null;
 }
 
-/** POST of a link: the submission applied once; again, nothing more happens. Null: not valid. */
+/**
+ * POST of a link: the submission applied once; again, nothing more happens.
+ * Null: not valid, also when the submission, its contact or its form went
+ * (pruned, deleted) after the link was checked.
+ */
 export async function confirmSubmission(deps: FormDeps, formId: string, token: string): Promise<Confirmation | null> {
-  const sub = await submissionOf(deps, formId, token);
-  const form = sub ? await repo.formById(deps.store.reader, formId) : null;
-  if (!sub || !form) return null;
-  await deps.store.tx(async (trx) => {
-    await lockRows(trx, 'projects', [form.projectId]);
+  const l = await linked(deps, formId, token);
+  if (!l) return null;
+  const done = await deps.store.tx(async (trx) => {
+    await lockRows(trx, 'projects', [l.form.projectId]);
     // read again under the lock: two presses of the button apply it once
-    const fresh = await repo.submissionById(trx, sub.id);
-    if (fresh && fresh.confirmedAt === null) await applySubmission(deps, trx, form.audienceId, fresh, true);
+    const fresh = await repo.submissionById(trx, l.sub.id);
+    // the form too: its audience may go once the form has
+    if (!fresh || !(await repo.formById(trx, l.form.id))) return false;
+    return fresh.confirmedAt !== null || applySubmission(deps, trx, l.form.audienceId, fresh, true);
   });
-  return confirmationOf(deps, form, sub, true);
+  return done ? confirmationOf(deps, l.form, l.sub, true) : null;
 }

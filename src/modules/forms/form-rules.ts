@@ -1,6 +1,7 @@
 import { parseAddress } from '../../lib/address.js';
-import { checkValue, type ContactProperty } from '../contacts/contact-properties.js';
+import { checkValue, type ContactProperty, type PropertyValue } from '../contacts/contact-properties.js';
 import { cellValue } from '../contacts/contact-import.js';
+import type { Contact } from '../contacts/contacts.repo.js';
 import type { Submitted } from './forms.repo.js';
 
 // What a signup form may ask for, and what a submission of it means (docs/forms.md). Pure.
@@ -109,3 +110,32 @@ export function readSubmission(input: Record<string, unknown>, fields: readonly 
 
 /** A property's label on the page: `signup_date` → "Signup date". */
 export const fieldLabel = (key: string) => ({ email: 'Email address', first_name: 'First name', last_name: 'Last name' })[key] ?? (key.charAt(0).toUpperCase() + key.slice(1)).replace(/_/g, ' ');
+
+type ContactValues = Pick<Contact, 'firstName' | 'lastName' | 'properties'>;
+
+/**
+ * A contact's values with a submission applied. `overwrite` (its owner
+ * confirmed by the link): every submitted value is set. Otherwise (no double
+ * opt-in, anyone may have typed the address) only what the contact has no
+ * value for is filled, and an unticked box (false, also the page's hidden
+ * input) fills nothing. A property deleted or retyped since is left as it is.
+ */
+export function submittedValues(c: ContactValues, s: Submitted, declared: ReadonlyMap<string, ContactProperty>, overwrite: boolean): ContactValues {
+  const sets = (current: unknown, v: PropertyValue) => overwrite || ((current === undefined || current === null || current === '') && v !== false);
+  const properties = { ...c.properties };
+  for (const [k, v] of Object.entries(s.properties)) {
+    const p = declared.get(k);
+    if (p && checkValue(p.type, v).ok && sets(Object.hasOwn(c.properties, k) ? c.properties[k] : undefined, v)) properties[k] = v;
+  }
+  return {
+    firstName: s.first_name !== undefined && sets(c.firstName, s.first_name) ? s.first_name : c.firstName,
+    lastName: s.last_name !== undefined && sets(c.lastName, s.last_name) ? s.last_name : c.lastName,
+    properties,
+  };
+}
+
+/** What a submission asks to set, labelled as its form's page labels the fields: the confirmation page shows it. */
+export function submittedList(s: Submitted): Array<{ label: string; value: string }> {
+  const names = (['first_name', 'last_name'] as const).flatMap((k) => (s[k] !== undefined ? [{ label: fieldLabel(k), value: s[k]! }] : []));
+  return [...names, ...Object.entries(s.properties).map(([k, v]) => ({ label: fieldLabel(k), value: typeof v === 'boolean' ? (v ? 'Yes' : 'No') : String(v) }))];
+}

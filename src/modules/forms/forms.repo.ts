@@ -170,15 +170,15 @@ export async function markConfirmed(db: Db, id: string, now: number): Promise<vo
 }
 
 /**
- * Deletes the contacts that a form submission made before `cutoff` and that
- * are still pending, unless the address submitted again since (its new link
- * still works); then every submission made before the cutoff. Returns how
- * many contacts went.
+ * Deletes the pending contacts made before `cutoff` that have no submission
+ * since (the link of a later one still works); then every submission made
+ * before the cutoff. Only a form makes a pending contact, and a contact
+ * keeps its own age: the submission that made it may be gone already.
+ * Returns how many contacts went.
  */
 export async function pruneUnconfirmed(db: Db, cutoff: number): Promise<number> {
-  const madeByForms = db('form_submissions').select('contact_id').where({ created_contact: true }).andWhere('created_at', '<', cutoff);
   const submittedSinceCutoff = db('form_submissions').select('contact_id').where('created_at', '>=', cutoff);
-  const contacts = await db('contacts').where({ pending: true }).andWhere('created_at', '<', cutoff).whereIn('id', madeByForms).whereNotIn('id', submittedSinceCutoff).delete();
+  const contacts = await db('contacts').where({ pending: true }).andWhere('created_at', '<', cutoff).whereNotIn('id', submittedSinceCutoff).delete();
   await db('form_submissions').where('created_at', '<', cutoff).delete();
   return contacts;
 }

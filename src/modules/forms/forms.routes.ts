@@ -39,19 +39,19 @@ export const formRoutes = [
     method: 'PATCH',
     path: '/v1/forms/:id',
     scope: 'contacts:manage',
-    summary: 'Change a signup form (its environment stays that of the key that made it)',
+    summary: 'Change a signup form (its environment stays that of the key that made it; a test key cannot change a live form)',
     body: UpdateFormBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.forms.update(principal.project, params.id!, body) };
+      return { status: 200, body: await services.forms.update(principal.project, principal.key.mode, params.id!, body) };
     },
   }),
   route({
     method: 'DELETE',
     path: '/v1/forms/:id',
     scope: 'contacts:manage',
-    summary: 'Delete a signup form: its page and its confirmation links stop working; the contacts it added stay',
+    summary: 'Delete a signup form: its page and its confirmation links stop working; the contacts it added stay (a test key cannot delete a live form)',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.forms.delete(principal.project.id, params.id!) };
+      return { status: 200, body: await services.forms.delete(principal.project.id, principal.key.mode, params.id!) };
     },
   }),
 ];

@@ -87,11 +87,20 @@ async function createForm(deps: FormDeps, project: Project, environment: FormEnv
   return presentForm(f, deps.publicUrl);
 }
 
-async function updateFormOf(deps: FormDeps, project: Project, id: string, body: UpdateFormBody) {
+/**
+ * A test key reads a live form but does not change or delete it: it would
+ * change live mail, which it cannot send (as it cannot make a live key).
+ */
+function checkKeyMode(f: Form, mode: FormEnvironment): void {
+  if (f.environment === 'live' && mode === 'test') throw apiError('forbidden', `a test key cannot change or delete the live form ${f.id}; use a live key`);
+}
+
+async function updateFormOf(deps: FormDeps, project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) {
   const f = await deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [project.id]);
     const current = await repo.findForm(trx, project.id, id);
     if (!current) throw notFound(`form ${id}`);
+    checkKeyMode(current, mode);
     const changed: Form = {
       ...current,
       name: body.name ?? current.name,
@@ -117,14 +126,16 @@ export function formService(deps: FormDeps) {
   };
   return {
     create: (project: Project, environment: FormEnvironment, body: CreateFormBody) => createForm(deps, project, environment, body),
-    update: (project: Project, id: string, body: UpdateFormBody) => updateFormOf(deps, project, id, body),
+    /** `mode`: the key's; the form keeps its environment whichever key changes it */
+    update: (project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) => updateFormOf(deps, project, mode, id, body),
     get: async (projectId: string, id: string) => presentForm(await existing(projectId, id), deps.publicUrl),
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
       const { page, nextCursor } = idPage(await repo.pageOfForms(deps.store.reader, projectId, limit, cursor), limit);
       return { object: 'list' as const, data: page.map((f) => presentForm(f, deps.publicUrl)), next_cursor: nextCursor };
     },
-    delete: async (projectId: string, id: string) => {
+    delete: async (projectId: string, mode: FormEnvironment, id: string) => {
       const f = await existing(projectId, id);
+      checkKeyMode(f, mode);
       // its submissions stay until pruned: the pending contacts they made go with them
       await deps.store.tx((trx) => repo.deleteForm(trx, f.id));
       return { object: 'form' as const, id: f.id, deleted: true };

@@ -32,9 +32,16 @@ export interface PreferenceChoice {
   unsubscribed: boolean;
 }
 
+/**
+ * The contact a link names. A pending one (a signup not confirmed) has no
+ * page: its link is shown only once a signup is confirmed, and a change here
+ * must not stand for that confirmation. A suspended project's contacts keep
+ * theirs: leaving its mail must stay possible.
+ */
 async function contactOf(deps: PreferenceDeps, token: string) {
   const id = verifyPreferenceToken(await deps.key(), token);
-  return id ? contactById(deps.store.reader, id) : null;
+  const c = id ? await contactById(deps.store.reader, id) : null;
+  return c && !c.pending ? c : null;
 }
 
 /** The page's content; null for a token that does not verify or a contact that is gone (404). */

@@ -1,4 +1,5 @@
-import { notFound, validationError } from '../../lib/errors.js';
+import { apiError, notFound, validationError } from '../../lib/errors.js';
+import { broadcastUsing } from '../topics/list-users.repo.js';
 import { lockRows } from '../../store/db.js';
 import { newId } from '../../lib/ids.js';
 import { idPage } from '../../lib/page.js';
@@ -30,7 +31,8 @@ async function existing(deps: SegmentDeps, projectId: string, id: string): Promi
 /**
  * The segment's members now, newest first, a page at a time: the contacts
  * (of its audience, when it has one) read in id order and tested against the
- * filter, until a page is full.
+ * filter, until a page is full. A pending contact (a signup not confirmed) is
+ * no member: nothing is sent to it.
  */
 async function members(deps: SegmentDeps, projectId: string, id: string, limit: number, cursor: string | undefined) {
   const s = await existing(deps, projectId, id);
@@ -39,7 +41,7 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
   let before = cursor;
   for (;;) {
     const rows = await pageOfContacts(deps.store.reader, projectId, { limit: SCAN, before, audienceId: s.audienceId ?? undefined });
-    for (const c of rows.slice(0, SCAN)) if (found.length <= limit && matches(s.compiled, contactValues(c, properties))) found.push(c);
+    for (const c of rows.slice(0, SCAN)) if (found.length <= limit && !c.pending && matches(s.compiled, contactValues(c, properties))) found.push(c);
     if (found.length > limit || rows.length <= SCAN) break;
     before = rows[SCAN - 1]!.id;
   }
@@ -68,7 +70,12 @@ export function segmentService(deps: SegmentDeps) {
     },
     delete: async (projectId: string, id: string) => {
       const s = await existing(deps, projectId, id);
-      await deps.store.tx((trx) => repo.deleteSegment(trx, s.id));
+      await deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        const broadcast = await broadcastUsing(trx, projectId, { segment: s.id });
+        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the segment ${s.id}; cancel or change it first`);
+        await repo.deleteSegment(trx, s.id);
+      });
       return { object: 'segment' as const, id: s.id, deleted: true };
     },
     contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) => members(deps, projectId, id, limit, cursor),

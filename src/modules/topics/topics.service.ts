@@ -1,4 +1,6 @@
-import { notFound } from '../../lib/errors.js';
+import { apiError, notFound } from '../../lib/errors.js';
+import { lockRows } from '../../store/db.js';
+import { broadcastUsing } from './list-users.repo.js';
 import { newId } from '../../lib/ids.js';
 import { idPage } from '../../lib/page.js';
 import { iso, type Clock } from '../../lib/time.js';
@@ -27,7 +29,12 @@ export function topicService(deps: { store: Store; clock: Clock }) {
     get: async (projectId: string, id: string) => present(await existing(projectId, id)),
     delete: async (projectId: string, id: string) => {
       const t = await existing(projectId, id);
-      await deps.store.tx((trx) => repo.deleteTopic(trx, t.id));
+      await deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        const broadcast = await broadcastUsing(trx, projectId, { topic: t.id });
+        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) is on the topic ${t.id}; cancel or change it first`);
+        await repo.deleteTopic(trx, t.id);
+      });
       return { object: 'topic' as const, id: t.id, deleted: true };
     },
   };

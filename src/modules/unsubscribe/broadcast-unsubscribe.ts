@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { lockRows } from '../../store/db.js';
 import { contactsById, updateContact } from '../contacts/contacts.repo.js';
 import { contactEvent, presented } from '../contacts/contacts.service.js';
 import { topicOfBroadcast } from '../broadcasts/broadcasts.repo.js';
@@ -18,12 +19,14 @@ import { suppressFromMail } from '../suppressions/suppressions.repo.js';
  */
 export async function unsubscribeContact(trx: Knex.Transaction, email: Email, now: number): Promise<{ events: OutboxEvent[]; topicId: string | null } | null | undefined> {
   if (!email.broadcastId || !email.contactId) return undefined;
+  // the one-click POST and the page's button may come at once: one of them records it
+  await lockRows(trx, 'contacts', [email.contactId]);
   const topicId = await topicOfBroadcast(trx, email.broadcastId);
   const [contact] = await contactsById(trx, email.projectId, [email.contactId]);
   if (topicId === undefined || !contact) return undefined;
   if (topicId !== null) {
     const subscribed = (await subscriptionsOf(trx, email.projectId, [contact.id])).get(contact.id)?.[topicId];
-    // a topic deleted since: nothing of it is sent any more
+    // out of the topic already (or the topic is gone, and nothing of it is sent any more)
     if (!subscribed) return null;
     await setSubscriptions(trx, contact.id, { [topicId]: false }, now);
   } else {
@@ -44,16 +47,16 @@ export async function unsubscribeContact(trx: Knex.Transaction, email: Email, no
  * Returns the events to store with the change.
  */
 export async function suppressAfterMail(trx: Knex.Transaction, email: Email, s: { address: string; reason: 'bounce' | 'complaint' }, now: number): Promise<OutboxEvent[]> {
-  if (s.reason === 'complaint' && email.broadcastId && email.contactId) {
-    const [contact] = await contactsById(trx, email.projectId, [email.contactId]);
-    if (contact) {
-      if (contact.unsubscribed) return [];
-      contact.unsubscribed = true;
-      contact.updatedAt = now;
-      await updateContact(trx, contact);
-      const [shown] = await presented(trx, email.projectId, [contact]);
-      return [contactEvent('contact.updated', shown!, email.projectId, now)];
-    }
+  if (s.reason === 'complaint' && email.broadcastId) {
+    await lockRows(trx, 'contacts', email.contactId ? [email.contactId] : []);
+    const [contact] = email.contactId ? await contactsById(trx, email.projectId, [email.contactId]) : [];
+    // a contact deleted since gets no broadcast any more: still no suppression, which would stop its receipts
+    if (!contact || contact.unsubscribed) return [];
+    contact.unsubscribed = true;
+    contact.updatedAt = now;
+    await updateContact(trx, contact);
+    const [shown] = await presented(trx, email.projectId, [contact]);
+    return [contactEvent('contact.updated', shown!, email.projectId, now)];
   }
   await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
   return [];
