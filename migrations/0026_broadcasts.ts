@@ -25,6 +25,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('suppressed').notNullable().defaultTo(0);
     t.integer('skipped').notNullable().defaultTo(0);
     t.integer('failed').notNullable().defaultTo(0);
+    // emails taken back out of the outbound queue, unattempted, when it was cancelled
+    t.integer('withdrawn').notNullable().defaultTo(0);
     t.string('error', 500).nullable();
     t.bigInteger('finished_at').nullable();
     t.bigInteger('created_at').notNullable();

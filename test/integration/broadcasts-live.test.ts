@@ -6,6 +6,7 @@ import { startDnsWorld } from '../helpers/dns-world.js';
 import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { expectError } from '../helpers/assert.js';
 import { setProject } from '../../src/modules/projects/projects.service.js';
 import { smtpSend } from '../helpers/smtp-client.js';
 import { arfReport } from '../fixtures/report-builders.js';
@@ -194,6 +195,34 @@ describe('a broadcast keeps the project\'s limits for transactional mail (issue 
     expect(held.last_error).to.include('approved');
     expect(held.counts.sent).to.equal(0);
     expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-revoked@ok.test'))).to.have.length(0);
+  });
+
+  it('a cancel takes back the emails still waiting in the outbound queue: they are never sent', async function () {
+    const t = await w.api.tenant({ mode: 'live' });
+    const domain = await verifiedDomain(t, w.world);
+    const audience = (await t.api.post('/v1/audiences', { name: 'slow' })).body.id;
+    // slow.test holds each DATA reply 300 ms over at most 5 sessions: the queue drains slowly
+    const emails = Array.from({ length: 150 }, (_, i) => `hold300-w${i}@slow.test`);
+    for (let i = 0; i < emails.length; i += 50) {
+      const made = await Promise.all(emails.slice(i, i + 50).map((email) => t.api.post('/v1/contacts', { email })));
+      await t.api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: made.map((m) => m.body.id) });
+    }
+    const b = (await t.api.post('/v1/broadcasts', { name: 'mistake', from: `news@${domain.domain}`, subject: 'Wrong', text: 'Oops', audience_id: audience })).body;
+    await t.api.post(`/v1/broadcasts/${b.id}/send`, {});
+    await waitFor(async () => (await t.api.get(`/v1/broadcasts/${b.id}`)).body.status === 'sent', 10_000, 'the fan-out done');
+    const cancelled = await t.api.post(`/v1/broadcasts/${b.id}/cancel`, {});
+    expect(cancelled.status, cancelled.text).to.equal(200);
+    const { withdrawn, sent } = cancelled.body.counts;
+    expect(cancelled.body.status).to.equal('cancelled');
+    expect(withdrawn, 'emails still queued at the cancel').to.be.greaterThan(0);
+    expect(sent + withdrawn).to.equal(150);
+    const left = (await w.db.store.knex('emails').where({ broadcast_id: b.id }).count({ n: '*' }).first()) as { n: number | string };
+    expect(Number(left.n)).to.equal(sent);
+    const atSink = () => w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('@slow.test') && /^hold300-w/.test(m.envelope.to[0]!));
+    await waitFor(async () => atSink().length >= sent, 30_000, 'the emails already handed over delivered');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(atSink()).to.have.length(sent);
+    expectError(await t.api.post(`/v1/broadcasts/${b.id}/cancel`, {}), 409, 'conflict');
   });
 });
 

@@ -45,7 +45,7 @@ eachDatabase('broadcasts: drafts, sending, counts (issue 27)', (db) => {
     expect(res.status, res.text).to.equal(201);
     expect(res.body).to.include({ object: 'broadcast', name: 'November news', status: 'draft', from: content.from, subject: content.subject, audience_id: audience, segment_id: null, topic_id: null, environment: null });
     expect(res.body.id).to.match(/^bro_[0-9a-z]{26}$/);
-    expect(res.body.counts).to.deep.equal({ recipients: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0, unsubscribed: 0, suppressed: 0, skipped: 0, failed: 0 });
+    expect(res.body.counts).to.deep.equal({ recipients: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0, unsubscribed: 0, suppressed: 0, skipped: 0, failed: 0, withdrawn: 0 });
 
     const base = { name: 'x', ...content, audience_id: audience };
     expectError(await t.api.post('/v1/broadcasts', { ...base, audience_id: undefined }), 400, 'validation_error', 'audience_id');

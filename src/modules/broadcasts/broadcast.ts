@@ -2,7 +2,7 @@
 //
 //   draft ──send──▶ sending ──fan-out done──▶ sent
 //     │   └─send {scheduled_at}─▶ scheduled ──its time──▶ sending
-//     └──────────── cancel (draft, scheduled, sending) ──▶ cancelled
+//     └──────────── cancel (draft, scheduled, sending; sent while emails wait in the queue) ──▶ cancelled
 //
 // Only the fan-out moves scheduled → sending → sent (or → cancelled when what it sends to is gone);
 // the API moves the rest.
@@ -50,6 +50,8 @@ export interface Broadcast {
   skipped: number;
   /** contacts whose email was refused otherwise (a limit, a rendering error) */
   failed: number;
+  /** emails taken back out of the outbound queue, never attempted, by the cancel */
+  withdrawn: number;
   /** the last refusal's reason, for the operator */
   error: string | null;
   finishedAt: number | null;
@@ -71,10 +73,14 @@ export function beginScheduled(b: Broadcast, now: number): Broadcast {
   return b.status === 'scheduled' ? { ...b, status: 'sending', startedAt: now, updatedAt: now } : b;
 }
 
+/** A sent broadcast may be cancelled too, while emails of it wait in the queue (the service refuses it when none does). */
 export function cancel(b: Broadcast, now: number): Move {
-  if (b.status === 'sent' || b.status === 'cancelled') return { refused: `broadcast ${b.id} is ${b.status} already` };
-  return { ok: { ...b, status: 'cancelled', finishedAt: now, updatedAt: now } };
+  if (b.status === 'cancelled') return { refused: `broadcast ${b.id} is cancelled already` };
+  return { ok: { ...b, status: 'cancelled', finishedAt: b.finishedAt ?? now, updatedAt: now } };
 }
+
+/** The cancel took `n` of its emails back out of the queue: they were never sent. */
+export const withdrawn = (b: Broadcast, n: number): Broadcast => ({ ...b, withdrawn: b.withdrawn + n });
 
 /** What the broadcast sends to (its audience, segment or topic) is gone: it ends, sending nothing more. */
 export function orphan(b: Broadcast, reason: string, now: number): Broadcast {

@@ -14,7 +14,8 @@ function counts(b: Broadcast, o: OutcomeCounts | undefined) {
   const event = (t: string) => o?.events.get(t) ?? 0;
   return {
     recipients: b.recipients,
-    sent: b.queued,
+    // emails the cancel took back out of the queue were never sent
+    sent: b.queued - b.withdrawn,
     delivered: status('delivered') + status('complained'),
     bounced: status('bounced'),
     complained: status('complained'),
@@ -25,6 +26,7 @@ function counts(b: Broadcast, o: OutcomeCounts | undefined) {
     suppressed: b.suppressed + status('suppressed'),
     skipped: b.skipped,
     failed: b.failed + status('failed'),
+    withdrawn: b.withdrawn,
   };
 }
 

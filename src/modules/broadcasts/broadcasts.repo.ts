@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { projectRowsPage, type Db } from '../../store/db.js';
+import { dialectOf, projectRowsPage, type Db } from '../../store/db.js';
 import type { Broadcast, BroadcastContent, BroadcastStatus } from './broadcast.js';
 
 interface Row {
@@ -20,6 +20,7 @@ interface Row {
   suppressed: number;
   skipped: number;
   failed: number;
+  withdrawn: number;
   error: string | null;
   finished_at: number | string | null;
   created_at: number | string;
@@ -46,6 +47,7 @@ const fromRow = (r: Row): Broadcast => ({
   suppressed: Number(r.suppressed),
   skipped: Number(r.skipped),
   failed: Number(r.failed),
+  withdrawn: Number(r.withdrawn),
   error: r.error,
   finishedAt: num(r.finished_at),
   createdAt: Number(r.created_at),
@@ -70,6 +72,7 @@ const toRow = (b: Broadcast): Row => ({
   suppressed: b.suppressed,
   skipped: b.skipped,
   failed: b.failed,
+  withdrawn: b.withdrawn,
   error: b.error,
   finished_at: b.finishedAt,
   created_at: b.createdAt,
@@ -181,4 +184,31 @@ export async function outcomeCounts(db: Db, ids: string[]): Promise<Map<string, 
 export async function topicOfBroadcast(db: Db | Knex.Transaction, id: string): Promise<string | null | undefined> {
   const row = (await db('broadcasts').select('topic_id').where({ id }).first()) as { topic_id: string | null } | undefined;
   return row === undefined ? undefined : row.topic_id;
+}
+
+/**
+ * The cancel takes back what the MTA has not started: the broadcast's live
+ * emails still queued and never attempted (on PostgreSQL, a row a worker is
+ * claiming right now is left to it). They have no events yet (a queued live
+ * email has none until its attempt); they go with their recipients, queue
+ * row and unsubscribe links. Returns how many.
+ */
+export async function withdrawQueued(trx: Knex.Transaction, broadcastId: string): Promise<number> {
+  const q = trx('outbound_queue as q')
+    .join('emails as e', 'e.id', 'q.email_id')
+    .select('q.email_id')
+    .where('e.broadcast_id', broadcastId)
+    .andWhere('e.status', 'queued')
+    .andWhere('q.state', 'queued')
+    .andWhere('q.attempts', 0);
+  if (dialectOf(trx) === 'pg') q.forUpdate('q').skipLocked();
+  const ids = ((await q) as Array<{ email_id: string }>).map((r) => r.email_id);
+  for (let i = 0; i < ids.length; i += 500) {
+    const some = ids.slice(i, i + 500);
+    await trx('outbound_queue').whereIn('email_id', some).delete();
+    await trx('email_recipients').whereIn('email_id', some).delete();
+    await trx('unsubscribe_links').whereIn('email_id', some).delete();
+    await trx('emails').whereIn('id', some).delete();
+  }
+  return ids.length;
 }

@@ -11,7 +11,7 @@ import { prepareEmail, scheduleTime } from '../emails/prepare.js';
 import type { Principal } from '../keys/principal.js';
 import { findSegment } from '../segments/segments.repo.js';
 import { topicsOfProject } from '../topics/topics.repo.js';
-import { cancel, startSending, type Broadcast, type BroadcastContent, type Move } from './broadcast.js';
+import { cancel, startSending, withdrawn, type Broadcast, type BroadcastContent, type Move } from './broadcast.js';
 import { checkContent, compileInline, sendBodyFor } from './broadcast-content.js';
 import { presentBroadcasts } from './broadcasts.presenter.js';
 import * as repo from './broadcasts.repo.js';
@@ -88,6 +88,7 @@ function draftOf(projectId: string, body: CreateBroadcastBody, now: number): Bro
     suppressed: 0,
     skipped: 0,
     failed: 0,
+    withdrawn: 0,
     error: null,
     finishedAt: null,
     createdAt: now,
@@ -104,6 +105,13 @@ async function checkLive(deps: BroadcastDeps, principal: Principal, b: Broadcast
   }
 }
 
+/** In the cancel's transaction: its emails still waiting in the queue are taken back; a sent broadcast is cancelled only for those. */
+async function withdrawOnCancel(trx: Knex.Transaction, next: Broadcast, before: Broadcast): Promise<Broadcast> {
+  const n = await repo.withdrawQueued(trx, next.id);
+  if (before.status === 'sent' && n === 0) throw apiError('conflict', `broadcast ${next.id} is sent: every email of it has been handed to the MTA`);
+  return withdrawn(next, n);
+}
+
 async function existing(deps: BroadcastDeps, projectId: string, id: string): Promise<Broadcast> {
   const b = await repo.findBroadcast(deps.store.reader, projectId, id);
   if (!b) throw notFound(`broadcast ${id}`);
@@ -115,7 +123,7 @@ async function present(deps: BroadcastDeps, list: Broadcast[]) {
 }
 
 /** A move of a broadcast under its row lock, refused with 409 `conflict` when its status does not allow it. */
-async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b: Broadcast, now: number) => Move): Promise<Broadcast> {
+async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b: Broadcast, now: number) => Move, then?: (trx: Knex.Transaction, next: Broadcast, before: Broadcast) => Promise<Broadcast>): Promise<Broadcast> {
   return deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [projectId]);
     await lockRows(trx, 'broadcasts', [id]);
@@ -124,8 +132,9 @@ async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b
     const moved = step(b, deps.clock.now());
     if ('refused' in moved) throw apiError('conflict', moved.refused);
     if (moved.ok.status !== 'cancelled') await checkRefs(trx, moved.ok);
-    await repo.saveBroadcast(trx, moved.ok);
-    return moved.ok;
+    const next = then ? await then(trx, moved.ok, b) : moved.ok;
+    await repo.saveBroadcast(trx, next);
+    return next;
   });
 }
 
@@ -165,7 +174,7 @@ export function broadcastService(deps: BroadcastDeps) {
       return (await present(deps, [sent]))[0]!;
     },
     async cancel(projectId: string, id: string) {
-      const done = await move(deps, projectId, id, (b, now) => cancel(b, now));
+      const done = await move(deps, projectId, id, (b, now) => cancel(b, now), withdrawOnCancel);
       return (await present(deps, [done]))[0]!;
     },
     async delete(projectId: string, id: string) {
