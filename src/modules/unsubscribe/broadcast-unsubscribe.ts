@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { lockRows } from '../../store/db.js';
-import { contactsById, updateContact } from '../contacts/contacts.repo.js';
+import { contactsById, updateContact, type Contact } from '../contacts/contacts.repo.js';
 import { contactEvent, presented } from '../contacts/contacts.service.js';
 import { topicOfBroadcast } from '../broadcasts/broadcasts.repo.js';
 import type { Email } from '../emails/email.js';
@@ -29,14 +29,17 @@ export async function unsubscribeContact(trx: Knex.Transaction, email: Email, no
     // out of the topic already (or the topic is gone, and nothing of it is sent any more)
     if (!subscribed) return null;
     await setSubscriptions(trx, contact.id, { [topicId]: false }, now);
-  } else {
-    if (contact.unsubscribed) return null;
-    contact.unsubscribed = true;
-  }
+  } else if (contact.unsubscribed) return null;
+  return { events: await changed(trx, contact, topicId === null, now), topicId };
+}
+
+/** The contact as changed (out of all broadcast mail with `leaveAll`), stored, and its contact.updated. */
+async function changed(trx: Knex.Transaction, contact: Contact, leaveAll: boolean, now: number): Promise<OutboxEvent[]> {
+  if (leaveAll) contact.unsubscribed = true;
   contact.updatedAt = now;
   await updateContact(trx, contact);
-  const [shown] = await presented(trx, email.projectId, [contact]);
-  return { events: [contactEvent('contact.updated', shown!, email.projectId, now)], topicId };
+  const [shown] = await presented(trx, contact.projectId, [contact]);
+  return [contactEvent('contact.updated', shown!, contact.projectId, now)];
 }
 
 /**
@@ -51,12 +54,7 @@ export async function suppressAfterMail(trx: Knex.Transaction, email: Email, s: 
     await lockRows(trx, 'contacts', email.contactId ? [email.contactId] : []);
     const [contact] = email.contactId ? await contactsById(trx, email.projectId, [email.contactId]) : [];
     // a contact deleted since gets no broadcast any more: still no suppression, which would stop its receipts
-    if (!contact || contact.unsubscribed) return [];
-    contact.unsubscribed = true;
-    contact.updatedAt = now;
-    await updateContact(trx, contact);
-    const [shown] = await presented(trx, email.projectId, [contact]);
-    return [contactEvent('contact.updated', shown!, email.projectId, now)];
+    return !contact || contact.unsubscribed ? [] : changed(trx, contact, true, now);
   }
   await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
   return [];
