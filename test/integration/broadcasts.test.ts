@@ -241,7 +241,16 @@ eachDatabase('broadcasts: drafts, sending, counts (issue 27)', (db) => {
     expect(new Set(contacts).size).to.equal(1200);
   });
 
+  it('refuses a template whose required variables the contact variables do not give (invalid_variables, naming it)', async function () {
+    const id = `order-${Date.now()}`;
+    expect((await t.api.post('/v1/templates', { id, name: 'Order', subject: 'Order {{ order_id }}', text: 'x', variables: { order_id: {} } })).status).to.equal(201);
+    expectError(await t.api.post('/v1/broadcasts', { name: 'x', from: content.from, template_id: id, audience_id: audience }), 400, 'invalid_variables', 'variables.order_id');
+  });
+
   it('a live key needs an approved project and a verified From domain', async function () {
+    const unapproved = await api.tenant({ mode: 'live', approved: false });
+    const draft = (await unapproved.api.post('/v1/broadcasts', { name: 'x', ...content, audience_id: (await unapproved.api.post('/v1/audiences', { name: 'A' })).body.id })).body;
+    expectError(await unapproved.api.post(`/v1/broadcasts/${draft.id}/send`, {}), 403, 'account_not_approved');
     const live = await api.tenant({ mode: 'live' });
     const aud = (await live.api.post('/v1/audiences', { name: 'Live' })).body.id;
     const b = (await live.api.post('/v1/broadcasts', { name: 'live', ...content, audience_id: aud })).body;
