@@ -31,9 +31,27 @@ export interface ListenerConfig {
 
 export interface SmtpListenerConfig extends ListenerConfig {
   maxMessageBytes: number;
+  /** implicit TLS (smtp.submission.secure; RFC 8314) */
+  secure?: boolean;
 }
 
-const smtpListener = (l: { enabled: boolean; host: string; port: number; max_message_mb: number }): SmtpListenerConfig => ({ enabled: l.enabled, host: l.host, port: l.port, maxMessageBytes: l.max_message_mb * 1024 * 1024 });
+const smtpListener = (l: { enabled: boolean; host: string; port: number; max_message_mb: number; secure?: boolean }): SmtpListenerConfig => ({
+  enabled: l.enabled,
+  host: l.host,
+  port: l.port,
+  maxMessageBytes: l.max_message_mb * 1024 * 1024,
+  ...(l.secure !== undefined ? { secure: l.secure } : {}),
+});
+
+/** What every SMTP session is held to (docs/security.md). */
+export interface SmtpLimits {
+  maxClientsPerIp: number;
+  sessionTimeoutMs: number;
+  dataTimeoutMs: number;
+  /** bytes per second, 0 = none */
+  minDataRate: number;
+  hardErrorLimit: number;
+}
 
 export interface RelayConfig {
   host: string | null;
@@ -48,7 +66,7 @@ export interface Config {
   dataDir: string;
   database: { client: 'sqlite' | 'pg'; url: string | null };
   http: { host: string; port: number; publicUrl: string | null };
-  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean };
+  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean; limits: SmtpLimits };
   outbound: {
     hostname: string;
     mode: 'direct' | 'relay';
@@ -65,7 +83,9 @@ export interface Config {
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
   webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
   network: { allowPrivate: boolean };
-  limits: { requestsPerSecond: number; idempotencyTtlMs: number };
+  limits: { requestsPerSecond: number; idempotencyTtlMs: number; authFailuresPerIp: number; authFailureWindowMs: number };
+  /** the worker pool for untrusted input; threads null = one per core */
+  parsing: { threads: number | null; timeBudgetMs: number; memoryMb: number };
   forms: { submissionsPerIpPerHour: number; submissionsPerFormPerMinute: number };
   jobs: { domainRecheck: string };
   log: { level: string };
@@ -135,6 +155,13 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
       tls: { key: file(c.smtp.tls.key), cert: file(c.smtp.tls.cert) },
       maxClients: c.smtp.max_clients,
       reverseDns: c.smtp.reverse_dns,
+      limits: {
+        maxClientsPerIp: c.smtp.max_clients_per_ip,
+        sessionTimeoutMs: parseDuration(c.smtp.session_timeout),
+        dataTimeoutMs: parseDuration(c.smtp.data_timeout),
+        minDataRate: c.smtp.min_data_rate,
+        hardErrorLimit: c.smtp.hard_error_limit,
+      },
     },
     outbound: {
       hostname: c.outbound.hostname,
@@ -154,7 +181,13 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
     webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
     network: { allowPrivate: c.network.allow_private },
-    limits: { requestsPerSecond: c.limits.requests_per_second, idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl) },
+    limits: {
+      requestsPerSecond: c.limits.requests_per_second,
+      idempotencyTtlMs: parseDuration(c.limits.idempotency_ttl),
+      authFailuresPerIp: c.limits.auth_failures_per_ip,
+      authFailureWindowMs: parseDuration(c.limits.auth_failure_window),
+    },
+    parsing: { threads: c.parsing.threads, timeBudgetMs: parseDuration(c.parsing.time_budget), memoryMb: c.parsing.memory_mb },
     forms: { submissionsPerIpPerHour: c.forms.submissions_per_ip_per_hour, submissionsPerFormPerMinute: c.forms.submissions_per_form_per_minute },
     jobs: { domainRecheck: cronAt('jobs.domain_recheck', c.jobs.domain_recheck) },
     log: { level: c.log.level },

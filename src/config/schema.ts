@@ -24,16 +24,12 @@ const Listener = (enabled: boolean, host: string, port: number, what: string) =>
     { additionalProperties: false, default: {} },
   );
 
-const SmtpListener = (port: number, what: string, maxMb: number) =>
-  Type.Object(
-    {
-      enabled: Type.Boolean({ default: true, description: `run the ${what}` }),
-      host: Type.String({ minLength: 1, default: '0.0.0.0', description: `address the ${what} binds` }),
-      port: Port(port, `port of the ${what}`),
-      max_message_mb: Type.Integer({ minimum: 1, maximum: 100, default: maxMb, description: `largest message the ${what} takes (SIZE), in MB; larger ones get 552` }),
-    },
-    { additionalProperties: false, default: {} },
-  );
+const smtpListenerFields = (port: number, what: string, maxMb: number) => ({
+  enabled: Type.Boolean({ default: true, description: `run the ${what}` }),
+  host: Type.String({ minLength: 1, default: '0.0.0.0', description: `address the ${what} binds (config/default.yaml binds 127.0.0.1; docs/security.md)` }),
+  port: Port(port, `port of the ${what}`),
+  max_message_mb: Type.Integer({ minimum: 1, maximum: 100, default: maxMb, description: `largest message the ${what} takes (SIZE), in MB; larger ones get 552` }),
+});
 
 export const ConfigSchema = Type.Object(
   {
@@ -55,9 +51,20 @@ export const ConfigSchema = Type.Object(
     ),
     smtp: Type.Object(
       {
-        inbound: SmtpListener(2525, 'MX listener (bounces, complaints, receiving)', 25),
-        submission: SmtpListener(2587, 'SMTP submission listener (API key as password)', 15),
+        inbound: Type.Object(smtpListenerFields(2525, 'MX listener (bounces, complaints, receiving)', 25), { additionalProperties: false, default: {} }),
+        submission: Type.Object(
+          {
+            ...smtpListenerFields(2587, 'SMTP submission listener (API key as password)', 15),
+            secure: Type.Boolean({ default: false, description: 'implicit TLS on the submission port (RFC 8314, usually port 465) instead of STARTTLS' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         max_clients: Type.Integer({ minimum: 1, maximum: 10000, default: 200, description: 'simultaneous connections each SMTP listener takes' }),
+        max_clients_per_ip: Type.Integer({ minimum: 1, maximum: 10000, default: 20, description: 'simultaneous connections each SMTP listener takes from one client address (an IPv6 client by its /64); past it 421' }),
+        session_timeout: Duration('30m', 'the longest an SMTP session may last in all; then 421 and the connection is closed'),
+        data_timeout: Duration('10m', 'the longest one DATA transfer may take; then 421 and the connection is closed'),
+        min_data_rate: Type.Integer({ minimum: 0, maximum: 100_000_000, default: 500, description: 'bytes per second a DATA transfer must average once it has run 30 s, else 421 and close (0: no minimum)' }),
+        hard_error_limit: Type.Integer({ minimum: 1, maximum: 1000, default: 20, description: 'refused recipients, unknown or bad commands one SMTP session may make; then 421 and close (Postfix smtpd_hard_error_limit)' }),
         reverse_dns: Type.Boolean({ default: false, description: 'look up the names of SMTP clients (through dns.resolvers, 1.5 s at most); off by default' }),
         tls: Type.Object(
           {
@@ -177,6 +184,13 @@ export const ConfigSchema = Type.Object(
       {
         requests_per_second: Type.Number({ exclusiveMinimum: 0, default: 50, description: 'per API key; 429 `rate_limited` with `Retry-After`' }),
         idempotency_ttl: Duration('24h', 'how long an Idempotency-Key is remembered'),
+        auth_failures_per_ip: Type.Integer({
+          minimum: 1,
+          maximum: 100000,
+          default: 10,
+          description: 'failed authentications (API bearer, dashboard sign-in, SMTP AUTH) one client address may make per limits.auth_failure_window; past it 429 / 454 with Retry-After (in memory, per process)',
+        }),
+        auth_failure_window: Duration('15m', 'the window limits.auth_failures_per_ip counts over'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -184,6 +198,14 @@ export const ConfigSchema = Type.Object(
       {
         submissions_per_ip_per_hour: Type.Integer({ minimum: 1, maximum: 100000, default: 10, description: 'submissions a signup form takes from one client IP address per hour (in memory, per process; docs/forms.md); past it 429' }),
         submissions_per_form_per_minute: Type.Integer({ minimum: 1, maximum: 100000, default: 60, description: 'submissions one signup form takes per minute from everyone together (in memory, per process); past it 429' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    parsing: Type.Object(
+      {
+        threads: Nullable(Type.Integer({ minimum: 1, maximum: 64 }), 'worker threads that parse untrusted input (inbound MIME, reports, templates); null: one per core'),
+        time_budget: Duration('10s', 'the longest one parse may run on a worker; past it the worker is stopped and the input refused'),
+        memory_mb: Type.Integer({ minimum: 32, maximum: 4096, default: 256, description: "heap of each parsing worker; an input that needs more is refused" }),
       },
       { additionalProperties: false, default: {} },
     ),

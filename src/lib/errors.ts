@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  storage_full: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

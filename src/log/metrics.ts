@@ -165,3 +165,31 @@ export async function mergeThreads(others: Array<MetricObjectWithValues<MetricVa
   const merged = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]);
   return { contentType: registry.contentType, text: await merged.metrics() };
 }
+
+export const authFailures = new Counter({
+  name: 'posthorn_auth_failures_total',
+  help: 'failed authentications (a wrong, unknown or revoked key) by where: api, dashboard, submission',
+  labelNames: ['listener'] as const,
+  registers: [registry],
+});
+
+export const authRefusals = new Counter({
+  name: 'posthorn_auth_refusals_total',
+  help: 'tries refused without a look at the key, because their client address failed too often (limits.auth_failures_per_ip)',
+  labelNames: ['listener'] as const,
+  registers: [registry],
+});
+
+export const smtpDrops = new Counter({
+  name: 'posthorn_smtp_sessions_dropped_total',
+  help: 'SMTP sessions the listeners closed by a limit: session_timeout, data_timeout, min_data_rate, hard_error_limit, clients_per_ip, auth_failures',
+  labelNames: ['listener', 'limit'] as const,
+  registers: [registry],
+});
+
+export const parseJobs = new Counter({
+  name: 'posthorn_parse_jobs_total',
+  help: 'untrusted inputs parsed on the worker pool by task and outcome: ok, refused (the input broke a limit), over_budget (the worker was stopped), failed',
+  labelNames: ['task', 'outcome'] as const,
+  registers: [registry],
+});

@@ -101,4 +101,5 @@ const REPLIES: Record<ErrorCode, [number, string]> = {
   rate_limited: [421, '4.7.0'],
   internal_error: [451, '4.3.0'],
   service_unavailable: [421, '4.3.2'],
+  storage_full: [452, '4.3.1'],
 };

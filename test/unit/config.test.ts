@@ -18,7 +18,7 @@ describe('config loading', function () {
       expect(c.http).to.deep.equal({ host: '127.0.0.1', port: 9000, publicUrl: 'http://localhost:8025' });
       expect(c.database).to.deep.equal({ client: 'sqlite', url: null });
       expect(c.smtp.inbound).to.deep.equal({ enabled: true, host: '0.0.0.0', port: 2525, maxMessageBytes: 25 * 1024 * 1024 });
-      expect(c.smtp.submission).to.deep.equal({ enabled: true, host: '0.0.0.0', port: 2587, maxMessageBytes: 15 * 1024 * 1024 });
+      expect(c.smtp.submission).to.deep.equal({ enabled: true, host: '0.0.0.0', port: 2587, maxMessageBytes: 15 * 1024 * 1024, secure: false });
       expect(c.outbound.retryScheduleMs).to.deep.equal([60_000, 300_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 57_600_000]);
       expect(c.outbound.maxConnectionsPerDomain).to.equal(5);
       expect(c.outbound.mxPort).to.equal(25);
