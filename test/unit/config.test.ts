@@ -27,7 +27,9 @@ describe('config loading', function () {
       expect(c.webhooks.timeoutMs).to.equal(10_000);
       expect(c.webhooks.retryScheduleMs).to.have.length(8);
       expect(c.network.allowPrivate).to.equal(false);
-      expect(c.limits).to.deep.equal({ requestsPerSecond: 50, idempotencyTtlMs: 86_400_000 });
+      expect(c.limits).to.deep.equal({ requestsPerSecond: 50, idempotencyTtlMs: 86_400_000, authFailuresPerIp: 10, authFailureWindowMs: 900_000 });
+      expect(c.smtp.limits).to.deep.equal({ maxClientsPerIp: 20, sessionTimeoutMs: 1_800_000, dataTimeoutMs: 600_000, minDataRate: 500, hardErrorLimit: 20 });
+      expect(c.parsing).to.deep.equal({ threads: null, timeBudgetMs: 10_000, memoryMb: 256 });
       expect(c.jobs.domainRecheck).to.equal('*/15 * * * *');
     });
 
