@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
 import { validationError } from './lib/errors.js';
+import { AuthThrottle } from './lib/auth-throttle.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
 import type { Services } from './api/services.js';
@@ -64,6 +65,8 @@ export interface CoreDeps {
   domains: DomainSettings;
   blocklists: BlocklistSettings;
   auth: KeyAuthenticator;
+  /** failed authentications per client address, shared by the API, the dashboard and SMTP AUTH (limits.auth_failures_per_ip) */
+  authThrottle: AuthThrottle;
 }
 
 export interface Core {
@@ -108,6 +111,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     domains: domainSettings(config),
     blocklists: blocklistSettings(config),
     auth: new KeyAuthenticator({ store, clock }),
+    authThrottle: new AuthThrottle({ failuresPerIp: config.limits.authFailuresPerIp, windowMs: config.limits.authFailureWindowMs }, clock),
   };
   return {
     deps,
