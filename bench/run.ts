@@ -360,7 +360,8 @@ async function main() {
   const settings = {
     data_dir: './data',
     http: { host: '127.0.0.1', port: httpPort },
-    smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort } },
+    // the phases open 64 sessions from one address (BENCH_SMTP_CONNECTIONS): past the default per-address cap
+    smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort }, max_clients_per_ip: 1000 },
     outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: PER_DOMAIN },
     dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
     webhooks: { ca_file: hooks.caFile },

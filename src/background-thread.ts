@@ -11,6 +11,7 @@ import { servingStoreOptions, startRoles, type RunningRoles } from './main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
 import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
 import { SharedDurability } from './store/shared-durability.js';
+import { isStorageRefusal } from './lib/storage-full.js';
 import { startThreadMetrics, threadMetrics } from './log/metrics.js';
 
 const data = workerData as BackgroundData;
@@ -24,7 +25,7 @@ async function run(): Promise<void> {
   // This thread makes most of the commits: without a checkpointer of its own, SQLite checkpointed
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
   const durability = data.durability ? new SharedDurability(data.durability) : undefined;
-  const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability }));
+  const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability, storage: { shared: data.storage, logger } }));
   const core = buildCore(config, store, logger, systemClock);
   let running: RunningRoles;
   try {
@@ -60,7 +61,8 @@ function handle(m: ToBackground, core: Core, logger: Logger, track: (p: Promise<
       for (const role of m.roles) core.wake(role);
       return;
     case 'request-logs':
-      track(core.services.logs.write(m.batch).catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));
+      // a full disk is logged by the store, once a minute
+      track(core.services.logs.write(m.batch).catch((e: unknown) => void (isStorageRefusal(e) || logger.warn({ err: e }, 'could not write request log lines'))));
       return;
     case 'metrics': {
       const { id } = m;

@@ -5,6 +5,10 @@ import type { Config } from './config/load.js';
 import type { Logger } from './log/logger.js';
 import { validationError } from './lib/errors.js';
 import { AuthThrottle } from './lib/auth-throttle.js';
+import { WorkPool } from './lib/work-pool.js';
+import { startThread } from './lib/thread.js';
+import { parseJobs } from './log/metrics.js';
+import type { WorkTasks } from './work-tasks.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import { systemClock, type Clock } from './lib/time.js';
 import type { Services } from './api/services.js';
@@ -71,6 +75,8 @@ export interface CoreDeps {
 
 export interface Core {
   deps: CoreDeps;
+  /** the threads that parse untrusted input for this thread's services (started on first use; closed by startRoles' stop) */
+  parsing: WorkPool<WorkTasks>;
   services: Services;
   /** the accept group commit built here; null when another thread's was passed in */
   acceptQueue: AcceptQueue | null;
@@ -102,6 +108,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     handoff: () => handoff,
     writer,
   });
+  const parsing = parsingPool(config);
   const deps: CoreDeps = {
     store,
     clock,
@@ -115,7 +122,8 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
   return {
     deps,
-    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer), metrics: metricsService(store, logger, () => otherThreads()) },
+    parsing,
+    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer, parsing), metrics: metricsService(store, logger, () => otherThreads()) },
     acceptQueue,
     writer,
     wake: (role) => wake[role](),
@@ -125,12 +133,28 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   };
 }
 
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit): Omit<Services, 'metrics'> {
+/**
+ * The parsing pool (docs/security.md): parsing.threads workers, each job
+ * held to parsing.time_budget and each thread's heap to parsing.memory_mb.
+ */
+function parsingPool(config: Config): WorkPool<WorkTasks> {
+  return new WorkPool<WorkTasks>({
+    threads: config.parsing.threads,
+    timeBudgetMs: config.parsing.timeBudgetMs,
+    memoryMb: config.parsing.memoryMb,
+    start: (resourceLimits) => startThread(import.meta.url, 'work-thread', { resourceLimits }),
+    onDone: (task, outcome) => parseJobs.inc({ task, outcome }),
+  });
+}
+
+// long: one entry per service, each with its slice of the config
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit, parsing: WorkPool<WorkTasks>): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
-  const templates = new TemplateService({ store, clock });
+  const templates = new TemplateService({ store, clock, compile: (content) => parsing.run('compileTemplate', content), renderOffThread: (job) => parsing.run('render', job) });
   return {
     auth: deps.auth,
+    authThrottle: deps.authThrottle,
     emails: new EmailService({ store, clock, accept, templates, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
     templates,
     domains: domainService({ store, clock, resolver, domains: deps.domains }),
@@ -142,11 +166,11 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (
       onQueued: () => wake('dispatcher'),
     }),
     keys: keyService({ store, clock }, deps.auth),
-    sessions: sessionService({ store, clock, auth: deps.auth }),
+    sessions: sessionService({ store, clock, auth: deps.auth, throttle: deps.authThrottle }),
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     unsubscribe: unsubscribeService({ store, clock, key: deps.tracking.key }),
-    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key }),
+    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key, read: (input) => parsing.run('inbound', input) }),
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
@@ -161,6 +185,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (
       clock,
       checkTemplate: (projectId, templateId, version, variables) => templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: 'someone@example.com' }),
       onSent: () => wake('broadcasts'),
+      checkInline: (content) => parsing.run('checkBroadcast', content),
     }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
     logs: new RequestLogService({ store, writer, clock, logger }),

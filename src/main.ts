@@ -102,6 +102,8 @@ export async function startRoles(config: Config, core: Core, select: RoleSelecti
     }
   };
   const running: RunningRoles = { api: null, dnsPort: null, mta: null, inboundPort: null, submissionPort: null, metricsPort: null, stop: stopAll };
+  // stopped last: every role may still hand it work while it stops
+  started.push({ name: 'parsing', stop: () => core.parsing.close() });
   try {
     for (const [name, start] of ROLES) if (select[name]) await start({ config, core, listen, running, started });
     return running;
@@ -179,17 +181,14 @@ async function startApiRoles({ config, core, listen, running, started }: Startin
   running.api = api;
 }
 
-/**
- * A client's name is looked up (smtp.reverse_dns) through dns.resolvers with
- * one try of 1.5 s: a slow PTR answer delays every greeting, and a client
- * without a name is still served, as [address].
- */
+/** A client's name (smtp.reverse_dns) through dns.resolvers, one try of 1.5 s: a slow PTR answer delays every greeting; a client without one is served as [address]. */
 const REVERSE_LOOKUP = { timeoutMs: 1500, tries: 1 };
 
-/** What both SMTP listeners take from the config. */
+/** What both SMTP listeners take from the config (without smtp.tls, each may make its certificate: smtp/self-signed-tls.ts). */
 function listenerOptions(config: Config, core: Core, name: string, l: Config['smtp']['inbound']): ListenerOptions {
   const reverse = config.smtp.reverseDns ? createResolver({ servers: config.dns.resolvers, ...REVERSE_LOOKUP }) : null;
-  return { name, host: l.host, port: l.port, tls: config.smtp.tls, maxBytes: l.maxMessageBytes, maxClients: config.smtp.maxClients, reverse: reverse ? (ip) => reverse.reverse(ip) : null, logger: core.deps.logger };
+  const { smtp, outbound, dataDir } = config;
+  return { name, host: l.host, port: l.port, hostname: outbound.hostname, tls: smtp.tls, secure: !!l.secure, dataDir, maxBytes: l.maxMessageBytes, maxClients: smtp.maxClients, limits: smtp.limits, reverse: reverse ? (ip) => reverse.reverse(ip) : null, logger: core.deps.logger };
 }
 
 async function startInboundRole({ config, core, running, started }: Starting): Promise<void> {
@@ -203,7 +202,7 @@ async function startSubmissionRole({ config, core, running, started }: Starting)
   if (!config.smtp.submission.enabled) return;
   const { auth, emails } = core.services;
   const limiter = new RateLimiter(config.limits.requestsPerSecond, core.deps.clock);
-  const sub = await startSubmissionListener(listenerOptions(config, core, 'submission', config.smtp.submission), { auth, emails, limiter });
+  const sub = await startSubmissionListener(listenerOptions(config, core, 'submission', config.smtp.submission), { auth, emails, limiter, throttle: core.deps.authThrottle, read: (job) => core.parsing.run('submitted', job) });
   started.push({ name: 'submission', stop: () => sub.close() });
   running.submissionPort = sub.port;
 }
@@ -212,17 +211,11 @@ async function startSubmissionRole({ config, core, running, started }: Starting)
  * The store of each thread of a serving process (the API thread and the
  * background thread): one write lock and one fsync thread between them, and
  * a checkpointer each, since a checkpointer hears only of its own store's
- * commits (without one, SQLite checkpoints inside that store's commits).
+ * commits (without one, SQLite checkpoints inside that store's commits), and
+ * one storage state (store/storage-state.ts: is the disk full?).
  */
-export function servingStoreOptions(config: Config, shared: { writeLock?: SharedArrayBuffer | undefined; durability?: SharedDurability | undefined }): StoreOptions {
-  return {
-    client: config.database.client,
-    dataDir: config.dataDir,
-    url: config.database.url,
-    backgroundCheckpoints: true,
-    ...(shared.writeLock ? { writeLock: shared.writeLock } : {}),
-    ...(shared.durability ? { durability: shared.durability } : {}),
-  };
+export function servingStoreOptions(config: Config, shared: Pick<StoreOptions, 'writeLock' | 'durability' | 'storage'>): StoreOptions {
+  return { client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...shared };
 }
 
 export interface StartOptions {
@@ -262,12 +255,12 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
   };
   let stopBackground = async () => undefined as void;
   try {
-    store = openStore(servingStoreOptions(config, { writeLock, durability }));
+    store = openStore(servingStoreOptions(config, { writeLock, durability, storage: { logger } }));
     const applied = await store.migrateLatest();
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
-    const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
+    const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], storage: store.storage.buffer, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
     stopBackground = () => bg.stop();
     const core = buildCore(config, store, logger, clock, { accept: bg.accept });
     for (const role of ['mta', 'dispatcher', 'broadcasts'] as const) core.onWake(role, () => bg.wake(role));

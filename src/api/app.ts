@@ -13,6 +13,7 @@ import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
 import { precompile, validateBody, validateQuery } from '../lib/validate.js';
 import { httpRequests } from '../log/metrics.js';
+import { authenticateGuarded } from '../modules/keys/guarded-auth.js';
 import { servedRoutes } from './edge-routes.js';
 import { OPENAPI_PATH } from './openapi.js';
 
@@ -122,21 +123,35 @@ function requestLog(logger: Logger, logs: Services['logs']) {
 /**
  * interface §5: a missing, malformed, unknown or revoked key is 401; a
  * suspended project is 403 on every call; then the per-key rate limit.
+ * A request without an Authorization header guesses nothing: it is 401
+ * and counts against no one.
  */
 function authenticateApi(services: Services, limiter: RateLimiter) {
   return async (ctx: Context, next: Next) => {
     if ((ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) || ctx.path === OPENAPI_PATH) return next();
     const header = ctx.get('authorization');
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!header) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
-    const principal = m ? await services.auth.authenticate(m[1]) : null;
-    if (!principal) throw apiError('unauthorized', 'invalid or revoked API key');
+    const principal = await presentedKey(services, ctx.ip, /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]);
     ctx.state.principal = principal;
     if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
     const wait = limiter.take(principal.key.id);
     if (wait !== null) throw apiError('rate_limited', `too many requests: retry in ${wait} s`, { 'Retry-After': String(wait) });
     await next();
   };
+}
+
+/**
+ * A key presented (`undefined`: an Authorization header that is no bearer)
+ * from client address `ip` (the socket's: Koa trusts no X-Forwarded-For
+ * here). While the address is over limits.auth_failures_per_ip it is
+ * refused before the key is looked up, unless this process has seen the key
+ * succeed; a wrong key counts against the address (lib/auth-throttle.ts).
+ */
+async function presentedKey(services: Services, ip: string, bearer: string | undefined): Promise<Principal> {
+  const got = await authenticateGuarded(services.auth, services.authThrottle, ip, bearer, 'api');
+  if (got.kind === 'principal') return got.principal;
+  if (got.kind === 'refused') throw apiError('rate_limited', `too many failed authentications from this address: retry in ${got.retryAfterS} s`, { 'Retry-After': String(got.retryAfterS) });
+  throw apiError('unauthorized', 'invalid or revoked API key');
 }
 
 function handle(services: Services, r: RouteDef<Services>) {

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import { ApiError, apiError } from '../lib/errors.js';
+import { isStorageFull, storageFull } from '../lib/storage-full.js';
 import type { Logger } from '../log/logger.js';
 
 /** CONTRACT §4: {"error": {"code", "message", "field"?}, "request_id"} */
@@ -17,7 +18,8 @@ export function errorHandler(logger: Logger) {
       await next();
     } catch (e) {
       const err = toApiError(e);
-      if (err.status >= 500) logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
+      // a full disk is logged where the store meets it, once a minute, not once a request
+      if (err.status >= 500 && err.code !== 'storage_full') logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
       ctx.status = err.status;
       ctx.set(err.headers);
       ctx.body = errorBody(err, ctx.state.requestId as string);
@@ -31,5 +33,7 @@ function toApiError(e: unknown): ApiError {
   const status = (e as { status?: number }).status;
   if (status === 404) return apiError('not_found', 'no such route');
   if (status && status >= 400 && status < 500) return new ApiError(400, 'validation_error', (e as Error).message || 'bad request', 'request');
+  // a write that reached the disk outside the store's transactions
+  if (isStorageFull(e)) return storageFull();
   return apiError('internal_error', 'internal error');
 }

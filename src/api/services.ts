@@ -1,3 +1,4 @@
+import type { AuthThrottle } from '../lib/auth-throttle.js';
 import type { DomainService } from '../modules/domains/domains.service.js';
 import type { EmailService } from '../modules/emails/emails.service.js';
 import type { InboundService } from '../modules/inbound/inbound.service.js';
@@ -26,6 +27,8 @@ import type { WebhookService } from '../modules/webhooks/webhooks.service.js';
 /** What the edge and the route handlers use: module services, never the store. Built once by main.ts (or a test). */
 export interface Services {
   auth: KeyAuthenticator;
+  /** failed authentications per client address (limits.auth_failures_per_ip): the /v1 bearer's, the dashboard sign-in's and SMTP AUTH's */
+  authThrottle: AuthThrottle;
   emails: EmailService;
   domains: DomainService;
   webhooks: WebhookService;

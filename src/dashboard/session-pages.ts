@@ -26,13 +26,14 @@ export function sessionPages({ router, services, secure, signedIn }: PagesDeps):
     const form = await readForm(ctx);
     const next = safeNext(form.get('next'));
     try {
-      const { token } = await services.sessions.signIn(form.get('key') ?? '');
+      // ctx.ip is the socket's address: the app trusts no X-Forwarded-For (api/app.ts)
+      const { token } = await services.sessions.signIn(form.get('key') ?? '', ctx.ip);
       setCookie(ctx, token, SESSION_TTL_MS);
       seeOther(ctx, next ?? `${BASE}/emails`);
     } catch (e) {
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      const error = e.code === 'account_suspended' ? 'This project is suspended.' : 'This key is not valid, or it was revoked.';
-      page(ctx, e.status, signInPage({ error, ...(next ? { next } : {}) }));
+      ctx.set(e.headers);
+      page(ctx, e.status, signInPage({ error: signInError(e), ...(next ? { next } : {}) }));
     }
   });
 
@@ -44,6 +45,18 @@ export function sessionPages({ router, services, secure, signedIn }: PagesDeps):
       seeOther(ctx, `${BASE}/sign-in`);
     }),
   );
+}
+
+function signInError(e: ApiError): string {
+  if (e.code === 'account_suspended') return 'This project is suspended.';
+  if (e.code === 'rate_limited') return `Too many failed sign-ins from your address. Try again in ${inWords(Number(e.headers['Retry-After']))}.`;
+  return 'This key is not valid, or it was revoked.';
+}
+
+/** A wait in whole seconds as a reader says it: "45 seconds", "5 minutes". */
+function inWords(seconds: number): string {
+  if (seconds < 120) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  return `${Math.ceil(seconds / 60)} minutes`;
 }
 
 /** Where to go after signing in: a dashboard page only, never another site. */

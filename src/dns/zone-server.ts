@@ -1,6 +1,6 @@
 import dns2 from 'dns2';
 import type { Logger } from '../log/logger.js';
-import { listenDns, type DnsHandler } from './listen.js';
+import { listenDns, type DnsHandler, type DnsListenOptions } from './listen.js';
 import { normalizeName } from './resolver.js';
 
 /**
@@ -20,6 +20,8 @@ export interface ZoneServerOptions {
   logger?: Logger;
   /** TTL of the key records (dkim.key_ttl): key rotation waits this long before signing with a new key */
   keyTtlSeconds?: number;
+  /** TCP limits, listen.ts's defaults (10 s idle, 64 connections) unless given */
+  limits?: DnsListenOptions;
 }
 
 export interface ZoneServer {
@@ -103,6 +105,6 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
     );
   };
 
-  const listener = await listenDns(handle, o.host, o.port);
+  const listener = await listenDns(handle, o.host, o.port, o.limits);
   return { port: listener.port, stop: () => listener.close() };
 }

@@ -1,3 +1,10 @@
+/** `kept`: the value the last load gave that `keep` accepted, for peek (carried over while a reload runs). */
+interface Entry<V> {
+  at: number;
+  value: Promise<V>;
+  kept?: V;
+}
+
 /**
  * Values loaded by a promise and kept for `ttlMs`: a burst asks the source
  * once, and callers arriving while it loads share the load. Values that
@@ -5,7 +12,7 @@
  * kept. At most `max` entries; the oldest goes first.
  */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { at: number; value: Promise<V> }>();
+  private readonly entries = new Map<string, Entry<V>>();
 
   constructor(
     private readonly ttlMs: number,
@@ -18,14 +25,23 @@ export class TtlCache<V> {
   get(key: string, load: () => Promise<V>, fresh = false): Promise<V> {
     const hit = this.entries.get(key);
     if (!fresh && hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    const entry = { at: this.now(), value: load() };
+    const entry: Entry<V> = { at: this.now(), value: load(), ...(hit && 'kept' in hit ? { kept: hit.kept } : {}) };
     this.entries.set(key, entry);
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     entry.value.then(
-      (v) => this.keep(v) || this.drop(key, entry),
+      (v) => (this.keep(v) ? void (entry.kept = v) : this.drop(key, entry)),
       () => this.drop(key, entry),
     );
     return entry.value;
+  }
+
+  /**
+   * The last kept value of a key, however old, without loading: undefined
+   * when none is held (never loaded, refused by `keep`, deleted, evicted).
+   * A hint, not an answer: the source may have changed since.
+   */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.kept;
   }
 
   /** Forget one key: the next get loads it (after a local write that changed it). */
@@ -37,7 +53,12 @@ export class TtlCache<V> {
     this.entries.clear();
   }
 
-  private drop(key: string, entry: { value: Promise<V> }): void {
+  /** Every key loads again at its next get; until a load refuses one, peek still answers its last kept value. */
+  expireAll(): void {
+    for (const entry of this.entries.values()) entry.at = -Infinity;
+  }
+
+  private drop(key: string, entry: Entry<V>): void {
     if (this.entries.get(key) === entry) this.entries.delete(key);
   }
 }

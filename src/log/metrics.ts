@@ -193,3 +193,10 @@ export const parseJobs = new Counter({
   labelNames: ['task', 'outcome'] as const,
   registers: [registry],
 });
+
+export const dnsPacketsDropped = new Counter({
+  name: 'posthorn_dns_packets_dropped_total',
+  help: "DNS messages the DKIM zone's server dropped unread by reason (short, oversize, response, opcode, qdcount, counts, records, name, malformed), and TCP connections refused over the cap (tcp_connections)",
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});

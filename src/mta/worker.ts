@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { countOutcomes } from './count-outcomes.js';
 import type { Logger } from '../log/logger.js';
 import { Waker } from '../lib/waker.js';
+import { isStorageRefusal } from '../lib/storage-full.js';
 import type { Clock } from '../lib/time.js';
 import { lockRows } from '../store/db.js';
 import { type Store } from '../store/store.js';
@@ -145,7 +146,7 @@ export class QueueWorker implements WorkerRoom {
     const batch = this.o.batch ?? 100;
     let lastRecovery = this.o.clock.now();
     while (!this.stopped) {
-      let claimed = 0;
+      let claimed: number | null = 0;
       const room = this.concurrency - this.inFlight.size - this.reserved;
       try {
         if (this.o.store.client === 'pg' && this.o.clock.now() - lastRecovery > 30_000) {
@@ -154,10 +155,12 @@ export class QueueWorker implements WorkerRoom {
         }
         if (room > 0) claimed = await this.claim(Math.min(batch, room));
       } catch (e) {
-        this.o.logger.error({ err: e }, 'queue claim failed');
+        claimed = null;
+        if (!isStorageRefusal(e)) this.o.logger.error({ err: e }, 'queue claim failed');
       }
       if (claimed === Math.min(batch, room) && room > 0) continue;
-      await this.waker.sleep(room > 0 ? await this.untilDue() : 50);
+      // after a failed claim (a full disk: the store logs it) a second's pause, not a spin over rows due now
+      await this.waker.sleep(claimed === null ? 1000 : room > 0 ? await this.untilDue() : 50);
     }
   }
 

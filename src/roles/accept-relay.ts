@@ -1,5 +1,6 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
 import { asBuffer } from '../lib/bytes.js';
+import { isStorageFull, storageFull } from '../lib/storage-full.js';
 import { notDurable, type AcceptQueue, type Acceptor } from '../modules/emails/accept-batch.js';
 import type { AcceptRequest, Accepted } from '../modules/emails/accept-rules.js';
 
@@ -48,7 +49,8 @@ export function outcomeOf(settled: PromiseSettledResult<{ accepted: Accepted; se
     // The API thread only presents the stored email, which shows no bodies: they stay here.
     return { ok: true, accepted: accepted.email ? { email: { ...accepted.email, html: null, text: null }, replay: null } : accepted, seq };
   }
-  const e = settled.reason instanceof ApiError ? settled.reason : apiError('internal_error', 'the email could not be stored; nothing was queued');
+  const { reason } = settled;
+  const e = reason instanceof ApiError ? reason : isStorageFull(reason) ? storageFull() : apiError('internal_error', 'the email could not be stored; nothing was queued');
   return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
 }
 

@@ -30,6 +30,8 @@ export interface BackgroundData {
   writeLock: SharedArrayBuffer | undefined;
   /** SQLite: its link to the process's fsync thread (its port goes over in the transfer list) */
   durability: DurabilityLink | undefined;
+  /** the process's storage state (store/storage-state.ts), shared with the API thread's store */
+  storage: SharedArrayBuffer;
   logToStderr: boolean;
 }
 

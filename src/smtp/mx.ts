@@ -1,6 +1,7 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { InboundService, Target } from '../modules/inbound/inbound.service.js';
-import { listen, readData, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { withCertificate } from './self-signed-tls.js';
 
 /** Envelope recipients of one transaction on the MX listener. */
 const MAX_RECIPIENTS = 100;
@@ -10,10 +11,13 @@ const MAX_RECIPIENTS = 100;
  * report addresses, and mail for the projects' verified domains. Every other
  * recipient is refused at RCPT: never an open relay. A message is answered
  * 250 only once it is committed (InboundService.deliver); a failure to store
- * it is a 451, so the sender keeps it and tries again.
+ * it is a 451 (a full disk 452), so the sender keeps it and tries again, and
+ * a message that breaks a parser's limit is refused for good (554).
  */
-export async function startMxListener(o: ListenerOptions, inbound: InboundService): Promise<Listener> {
+export async function startMxListener(options: ListenerOptions, inbound: InboundService): Promise<Listener> {
+  const o = await withCertificate(options);
   const targets = new WeakMap<SMTPServerSession, Target[]>();
+  const logFailure = failureLogger(o);
   return listen(o, {
     authOptional: true,
     disabledCommands: o.tls.key && o.tls.cert ? ['AUTH'] : ['AUTH', 'STARTTLS'],
@@ -46,9 +50,9 @@ export async function startMxListener(o: ListenerOptions, inbound: InboundServic
           o.logger.info({ kind: done.kind, applied: done.applied, received: done.received, bytes: raw.length, ...(done.dmarcReports ? { dmarc: done.dmarcReports } : {}) }, 'inbound message stored');
           cb(null, done.received.length ? `2.0.0 received as ${done.received.join(', ')}` : '2.0.0 report accepted');
         },
-      ).catch((e: Error) => {
-        o.logger.error({ err: e }, 'an inbound message could not be stored');
-        cb(smtpError(451, '4.3.0 the message could not be stored, try again later'));
+      ).catch((e: unknown) => {
+        logFailure(e);
+        cb(refusalOf(e) ?? smtpError(451, '4.3.0 the message could not be stored, try again later'));
       });
     },
   });

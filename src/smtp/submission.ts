@@ -1,17 +1,17 @@
-import type { SMTPServerSession } from 'smtp-server';
 import { ApiError, type ErrorCode } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { RateLimiter } from '../lib/rate-limiter.js';
 import { validateBody } from '../lib/validate.js';
 import { SendEmailBody } from '../modules/emails/emails.schema.js';
 import type { EmailService } from '../modules/emails/emails.service.js';
-import { submittedEmail } from '../modules/emails/submitted.js';
-import type { Principal } from '../modules/keys/principal.js';
-import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
-import { isLoopback, listen, readData, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { submittedEmail, type Submitted } from '../modules/emails/submitted.js';
+import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import { withCertificate } from './self-signed-tls.js';
+import { submissionAuth, type SubmissionAuthDeps } from './submission-auth.js';
 
-export interface SubmissionDeps {
-  auth: KeyAuthenticator;
+export interface SubmissionDeps extends SubmissionAuthDeps {
+  /** reads a submitted message (on the parsing pool in serve: docs/security.md); without it, here */
+  read?: (job: { raw: Uint8Array; envelope: { from: string; to: string[] } }) => Promise<Submitted>;
   emails: EmailService;
   /** limits.requests_per_second, per key: a message counts as a request */
   limiter: RateLimiter;
@@ -22,30 +22,25 @@ const MAX_RECIPIENTS = 50;
 
 /**
  * SMTP submission (CONTRACT §5): AUTH PLAIN or LOGIN with any user name and
- * an API key holding emails:send as the password; only after STARTTLS when
- * smtp.tls is set, loopback clients excepted. A message takes the same
+ * an API key holding emails:send as the password, over TLS or from a
+ * loopback client (submission-auth.ts). A message takes the same
  * acceptance path as POST /v1/emails (EmailService.send) and is answered 250
  * once it is durably stored; a refusal is the API error as an SMTP reply.
  */
-export async function startSubmissionListener(o: ListenerOptions, deps: SubmissionDeps): Promise<Listener> {
-  const tlsOn = !!(o.tls.key && o.tls.cert);
-  const principals = new WeakMap<SMTPServerSession, Principal>();
+export async function startSubmissionListener(options: ListenerOptions, deps: SubmissionDeps): Promise<Listener> {
+  const o = await withCertificate(options);
+  const auth = submissionAuth(o, deps);
+  const logFailure = failureLogger(o);
   return listen(o, {
     authOptional: false,
     authMethods: ['PLAIN', 'LOGIN'],
-    // checked per client below: loopback may authenticate in plain text
+    // decided per session by submissionAuth: over TLS, or in plain text from loopback
     allowInsecureAuth: true,
-    onAuth(auth, session, cb) {
-      if (tlsOn && !session.secure && !isLoopback(session.remoteAddress)) return cb(smtpError(538, '5.7.11 encryption required: issue STARTTLS first'));
-      deps.auth.authenticate(auth.password ?? '').then(
-        (p) => {
-          if (!p || !(p.key.scopes as readonly string[]).includes('emails:send')) return cb(smtpError(535, '5.7.8 authentication failed: the password must be an API key with the emails:send scope'));
-          if (p.project.suspended) return cb(smtpError(535, '5.7.8 this project is suspended'));
-          principals.set(session, p);
-          cb(null, { user: p.key.id });
-        },
-        (e: Error) => cb(smtpError(454, `4.7.0 temporary authentication failure (${e.message})`)),
-      );
+    ...auth.handlers,
+    onMailFrom(_address, session, cb) {
+      // smtp-server asks for AUTH itself, except where the session hides it (no TLS yet)
+      if (!auth.principalOf(session)) return cb(smtpError(530, '5.7.0 authentication required: issue STARTTLS, then AUTH'));
+      cb();
     },
     onRcptTo(_address, session, cb) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return cb(smtpError(452, `4.5.3 too many recipients: at most ${MAX_RECIPIENTS} per message`));
@@ -55,24 +50,27 @@ export async function startSubmissionListener(o: ListenerOptions, deps: Submissi
       readData(stream)
         .then(async (raw) => {
           if (!raw) return cb(smtpError(552, `5.3.4 message larger than ${o.maxBytes} bytes`));
-          const principal = principals.get(session);
+          const principal = auth.principalOf(session);
           if (!principal) return cb(smtpError(530, '5.7.0 authentication required'));
           const wait = deps.limiter.take(principal.key.id);
           if (wait !== null) return cb(smtpError(421, `4.7.0 rate limited: retry in ${wait} s`));
           const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) };
-          const { body, idempotencyKey } = await submittedEmail(raw, envelope);
+          const { body, idempotencyKey } = deps.read ? await deps.read({ raw, envelope }) : await submittedEmail(raw, envelope);
           const sent = await deps.emails.send(principal, validateBody<SendEmailBody>(SendEmailBody, body), newId('request'), idempotencyKey);
           const id = sent.email?.id ?? (sent.replay?.body as { id?: string } | undefined)?.id ?? '';
           cb(null, `2.0.0 queued as ${id}`);
         })
-        .catch((e: unknown) => cb(replyOf(e)));
+        .catch((e: unknown) => {
+          logFailure(e);
+          cb(replyOf(e));
+        });
     },
   });
 }
 
-/** An API refusal as the SMTP reply that means the same (RFC 3463 codes). */
+/** An API refusal as the SMTP reply that means the same (RFC 3463 codes); a parser's limit 554, a full disk 452. */
 export function replyOf(e: unknown): Error {
-  if (!(e instanceof ApiError)) return smtpError(451, '4.3.0 temporary failure, try again later');
+  if (!(e instanceof ApiError)) return refusalOf(e) ?? smtpError(451, '4.3.0 temporary failure, try again later');
   const text = e.message.replace(/[\r\n]+/g, ' ');
   const code = REPLIES[e.code];
   if (e.code === 'validation_error' && e.field?.startsWith('attachments') && /\bMB\b|bytes|too large|at most/i.test(text)) return smtpError(552, `5.3.4 ${text}`);

@@ -79,7 +79,8 @@ export class GroupCommit {
               results.push({ ok: true, value: await inSavepoint(trx, job.fn) });
             } catch (error) {
               if (error instanceof TransactionLost) throw error.cause;
-              results.push({ ok: false, error });
+              // a statement that failed for space, its transaction still open: the job hears storage_full
+              results.push({ ok: false, error: this.store.storage.refusal(error) });
             }
           }
         }));

@@ -14,3 +14,8 @@ export async function readMeta(db: Db, key: string): Promise<string | null> {
   const row = (await db('meta').select('value').where({ key }).first()) as { value: string } | undefined;
   return row?.value ?? null;
 }
+
+/** Writes the value, replacing the key's. */
+export async function writeMeta(db: Db, key: string, value: string): Promise<void> {
+  await db('meta').insert({ key, value }).onConflict('key').merge();
+}

@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
@@ -6,6 +7,8 @@ import { WriteLock } from './write-lock.js';
 import type { DatabaseClient, SqlRunner } from './db.js';
 import { sqliteFile, sqliteKnex, sqliteRunner, WAL_BOUND_PAGES } from './sqlite.js';
 import type { SharedDurability } from './shared-durability.js';
+import { RESUME_FREE_BYTES, StorageState, type StorageLogger } from './storage-state.js';
+import { writeMeta } from './meta.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
@@ -25,9 +28,15 @@ export interface StoreOptions {
   /** sqlite: checkpoint the WAL on a thread of its own (the long-running server) */
   backgroundCheckpoints?: boolean;
   /** sqlite: shared by the stores of several threads of one process, one write transaction at a time */
-  writeLock?: SharedArrayBuffer;
+  writeLock?: SharedArrayBuffer | undefined;
   /** sqlite: the process's fsync thread, shared by the stores of its threads (instead of a WalSyncer each) */
-  durability?: SharedDurability;
+  durability?: SharedDurability | undefined;
+  /**
+   * The serving process's storage state (storage-state.ts): logged, with its
+   * marker in dataDir, and shared by its threads (`shared`: another thread's).
+   * Without it the store keeps a silent state of its own.
+   */
+  storage?: { shared?: SharedArrayBuffer | undefined; logger: StorageLogger } | undefined;
 }
 
 /**
@@ -75,6 +84,15 @@ export interface Store {
   barrier(): Promise<void>;
   /** A query that needs nothing but an answering database (readiness). */
   ping(): Promise<void>;
+  /** Whether writes fail for lack of space, shared by the threads of the process: its failures turn into storage_full here. */
+  readonly storage: StorageState;
+  /**
+   * Since when writes have failed for lack of space (epoch ms), or null. Once
+   * none has failed for a few seconds it looks whether there is room again
+   * (free space under data_dir; on PostgreSQL a small write), for an
+   * appliance no write reaches while it is not ready.
+   */
+  storageFull(): Promise<number | null>;
   migrateLatest(): Promise<string[]>;
   /** names of migrations not applied yet */
   pendingMigrations(): Promise<string[]>;
@@ -92,7 +110,9 @@ export function openStore(opts: StoreOptions): Store {
   const reader = sqlite ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const migrations = { migrationSource, tableName: 'knex_migrations' };
   const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
-  const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer);
+  const storage = new StorageState({ shared: opts.storage?.shared, logger: opts.storage?.logger, markerDir: opts.storage ? opts.dataDir : undefined });
+  const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer, storage);
+  const hasRoom = sqlite ? () => freeSpaceAtLeast(opts.dataDir!, RESUME_FREE_BYTES) : () => commit((trx) => writeMeta(trx, 'storage_probe', new Date().toISOString())).then(() => true, () => false);
   return {
     client: opts.client,
     knex,
@@ -110,6 +130,14 @@ export function openStore(opts: StoreOptions): Store {
     },
     async ping() {
       await reader.raw('select 1');
+    },
+    storage,
+    async storageFull() {
+      const since = storage.fullSince();
+      if (since === null || !storage.quiet()) return since;
+      if (!(await hasRoom())) return storage.fullSince();
+      storage.clear();
+      return null;
     },
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
@@ -141,7 +169,7 @@ export function openStore(opts: StoreOptions): Store {
  * shared write lock keeps one writer across threads. `durable(fresh)`: a
  * commit's wait, or (fresh) one for an fsync that starts after the call.
  */
-function committer(knex: Knex, sqlite: StoreOptions | null, file: string, checkpointer: BackgroundCheckpointer | null) {
+function committer(knex: Knex, sqlite: StoreOptions | null, file: string, checkpointer: BackgroundCheckpointer | null, storage: StorageState) {
   const shared = sqlite?.durability ?? null;
   const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
   const writeLock = sqlite?.writeLock ? new WriteLock(sqlite.writeLock) : null;
@@ -162,11 +190,44 @@ function committer(knex: Knex, sqlite: StoreOptions | null, file: string, checkp
     checkpointer?.committed();
   };
   const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> => {
-    const value = await locked(() => withRetry(() => knex.transaction(fn)));
+    let value: T;
+    try {
+      value = await locked(() => withRetry(() => transaction(knex, fn)));
+    } catch (e) {
+      throw storage.refusal(e);
+    }
+    storage.wrote();
     const seq = shared?.committed() ?? null;
     return { value, seq, durable: whenDurable(seq) };
   };
   return { commit, wal, durable: (fresh = true) => whenDurable(fresh ? (shared?.committed() ?? null) : null) };
+}
+
+async function freeSpaceAtLeast(dir: string, bytes: number): Promise<boolean> {
+  const s = await statfs(dir).catch(() => null);
+  return s !== null && s.bavail * s.bsize >= bytes;
+}
+
+/**
+ * knex.transaction, failing with fn's own error. When a statement fails for
+ * space or I/O, SQLite rolls the whole transaction back itself; knex's
+ * ROLLBACK then fails ("no transaction is active") and knex reports that
+ * instead, which hid every SQLITE_FULL behind a 500.
+ */
+async function transaction<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  let thrown: { error: unknown } | null = null;
+  try {
+    return await knex.transaction(async (trx) => {
+      try {
+        return await fn(trx);
+      } catch (error) {
+        thrown = { error };
+        throw error;
+      }
+    });
+  } catch (e) {
+    throw thrown ? (thrown as { error: unknown }).error : e;
+  }
 }
 
 function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {

@@ -28,6 +28,8 @@ const PURE = [
   'modules/verify/syntax.ts',
   'modules/verify/typo.ts',
   'dns/checks.ts',
+  'dns/packet-check.ts',
+  'modules/inbound/read-inbound.ts',
   ...['html', 'layout', 'charts', 'emails', 'domains', 'webhooks', 'templates', 'inbound', 'suppressions', 'keys', 'usage', 'sign-in'].map((f) => `dashboard/pages/${f}.ts`),
   'modules/doctor/verdicts.ts',
   'modules/logs/request-log.ts',

@@ -8,10 +8,10 @@ export type SmtpAnswer = { ok: true; response: string; rejected: Array<{ address
  * nodemailer as the client a real application would use. `from: ''` sends
  * the null reverse-path of bounces (MAIL FROM:<>).
  */
-export async function smtpSend(port: number, m: { from: string; to: string[]; raw: string | Buffer; auth?: { user: string; pass: string }; requireTls?: { ca: string } }): Promise<SmtpAnswer> {
+export async function smtpSend(port: number, m: { from: string; to: string[]; raw: string | Buffer; auth?: { user: string; pass: string }; requireTls?: { ca: string }; localAddress?: string }): Promise<SmtpAnswer> {
   // plain text unless the test asks for STARTTLS, which then must be offered and must succeed
   const tls = m.requireTls ? { requireTLS: true, tls: { ca: m.requireTls.ca } } : { ignoreTLS: true };
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ...tls, ...(m.auth ? { auth: m.auth } : {}), logger: false });
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ...tls, ...(m.auth ? { auth: m.auth } : {}), ...(m.localAddress ? { localAddress: m.localAddress } : {}), logger: false });
   try {
     const info = await transport.sendMail({ envelope: { from: m.from, to: m.to }, raw: m.raw });
     const errors = (info as { rejectedErrors?: Array<{ recipient?: string; responseCode?: number; response?: string }> }).rejectedErrors ?? [];

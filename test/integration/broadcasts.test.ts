@@ -67,6 +67,31 @@ eachDatabase('broadcasts: drafts, sending, counts (issue 27)', (db) => {
     expectError(await t.api.get(`/v1/broadcasts/${res.body.id}`), 404, 'not_found');
   });
 
+  it('refuses a NUL (U+0000) in every text a draft stores, naming the field, and stores nothing (PostgreSQL text cannot hold one)', async function () {
+    const nul = 'a\u0000b';
+    const base = { name: 'NUL', ...content, audience_id: audience };
+    const before = (await t.api.get('/v1/broadcasts?limit=100')).body.data.length;
+    const fields: Array<[Record<string, unknown>, string]> = [
+      [{ name: nul }, 'name'],
+      [{ from: `News <news@example.com>${nul}` }, 'from'],
+      [{ reply_to: ['help@example.com', `x${nul}@example.com`] }, 'reply_to[1]'],
+      [{ subject: nul }, 'subject'],
+      [{ html: `<p>${nul}</p>` }, 'html'],
+      [{ text: nul }, 'text'],
+      [{ tags: { kind: nul } }, 'tags.kind'],
+    ];
+    for (const [field, name] of fields) expectError(await t.api.post('/v1/broadcasts', { ...base, ...field }), 400, 'validation_error', name);
+    expect((await t.api.get('/v1/broadcasts?limit=100')).body.data.length, 'nothing stored').to.equal(before);
+
+    const draft = await t.api.post('/v1/broadcasts', { ...base, text: 'plain' });
+    expect(draft.status, draft.text).to.equal(201);
+    for (const [field, name] of fields) expectError(await t.api.patch(`/v1/broadcasts/${draft.body.id}`, field), 400, 'validation_error', name);
+    const kept = (await t.api.get(`/v1/broadcasts/${draft.body.id}`)).body;
+    expect(kept).to.include({ name: 'NUL', from: content.from, subject: content.subject, html: content.html, text: 'plain' });
+    expect(kept.reply_to).to.equal(null);
+    expect(kept.tags).to.deep.equal({});
+  });
+
   it('lists newest first by cursor, and keeps projects apart and keys to their scopes', async function () {
     const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push((await t.api.post('/v1/broadcasts', { name: `b${n}`, ...content, audience_id: audience })).body.id);

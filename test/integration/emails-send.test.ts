@@ -50,6 +50,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       ['neither html nor text', { from: base.from, to: base.to, subject: 's' }, 'html'],
       ['html over 1,000,000 characters', { ...base, html: long(1_000_001) }, 'html'],
       ['text over 1,000,000 characters', { ...base, text: long(1_000_001) }, 'text'],
+      ['html with a NUL (PostgreSQL text cannot hold it)', { ...base, html: '<p>a\u0000b</p>' }, 'html'],
+      ['text with a NUL', { ...base, text: 'a\u0000b' }, 'text'],
       ['template_id with subject', { ...base, template_id: 'welcome' }, 'template_id'],
       ['a template_id of the wrong form', { from: base.from, to: base.to, template_id: 'Welcome!' }, 'template_id'],
       ['a template send naming no template of the project', { from: base.from, to: base.to, template_id: 'welcome', variables: {} }, 'template_id'],

@@ -216,6 +216,42 @@ for (const kind of DATABASE_KINDS) {
       expect((await noScope.api.get('/v1/inbound')).status).to.equal(403);
     });
 
+    it('unfolds a received subject: no CR or LF from a folded or encoded subject reaches the API or email.received (RFC 5322 §2.2.3)', async function () {
+      const hook = await t.api.post('/v1/webhooks', { url: hooks.url(`/rx/${uid('subject')}`), events: ['email.received'] });
+      const to = `subjects@${domain}`;
+      const folded = uid('folded');
+      const encoded = uid('encoded');
+      const subjects = [
+        // two encoded words on two header lines, the second one starting with an encoded CRLF and a space
+        { header: `=?UTF-8?Q?Your_order_${folded}?=\r\n =?UTF-8?Q?=0D=0A_has_shipped?=`, expected: `Your order ${folded} has shipped` },
+        // "a\r\nb" in base64: the line break is in the decoded text
+        { header: `=?UTF-8?B?${Buffer.from(`${encoded} a\r\nb`).toString('base64')}?=`, expected: `${encoded} a b` },
+      ];
+      for (const s of subjects) {
+        const raw = plainMessage({ from: 'ann@client.test', to, subject: s.header, text: 'x' });
+        expect((await smtpSend(port, { from: 'ann@client.test', to: [to], raw })).ok).to.equal(true);
+      }
+      const received = await waitFor(async () => {
+        const got = hooks.to(new URL(hook.body.url).pathname);
+        return got.length === subjects.length ? got.map((x) => x.json.data as { inbound_id: string; subject: string }) : null;
+      }, 15_000, 'two email.received');
+      expect(received.map((d) => d.subject)).to.have.members(subjects.map((s) => s.expected));
+      for (const d of received) expect((await t.api.get(`/v1/inbound/${d.inbound_id}`)).body.subject).to.equal(d.subject);
+    });
+
+    it('keeps a received message with a NUL in its subject and body, as U+FFFD (PostgreSQL text cannot hold NUL)', async function () {
+      const to = `nul@${domain}`;
+      const tag = uid('nul');
+      const raw = plainMessage({ from: 'ann@client.test', to, subject: `=?UTF-8?B?${Buffer.from(`${tag} a\u0000b`).toString('base64')}?=`, text: 'body \u0000 here' });
+      const r = await smtpSend(port, { from: 'ann@client.test', to: [to], raw });
+      expect(r.ok, JSON.stringify(r)).to.equal(true);
+      const id = await waitFor(async () => ((await t.api.get('/v1/inbound')).body.data as Array<{ id: string; subject: string }>).find((x) => x.subject.startsWith(tag))?.id ?? null, 15_000, 'the stored mail');
+      const one = (await t.api.get(`/v1/inbound/${id}`)).body;
+      expect(one.subject).to.equal(`${tag} a\uFFFDb`);
+      expect(one.text.trim()).to.equal('body \uFFFD here');
+      expect((await t.api.get(`/v1/inbound/${id}/raw`)).text).to.equal(raw);
+    });
+
     it('serves an attachment whose name is not Latin-1, under its exact name (RFC 6266 filename*)', async function () {
       const to = `files@${domain}`;
       const subject = uid('Files');

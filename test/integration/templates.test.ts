@@ -81,6 +81,39 @@ eachDatabase('templates (interface §2.4, §4.3, CONTRACT §5)', (db) => {
     expectError(await publish({ id: uid(), subject: 's', design: { blocks: [] } }), 400, 'validation_error', 'design.blocks');
   });
 
+  it('refuses a NUL (U+0000) in every text it stores, naming the field, and stores nothing (PostgreSQL text cannot hold one)', async function () {
+    const nul = 'a\u0000b';
+    const id = uid();
+    const ok = { id, subject: 's', text: 't' };
+    const blocks = (text: string) => ({ blocks: [{ type: 'text', text }, { type: 'button', label: 'Go', url: 'https://x.example/' }] });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...ok, name: nul }, 'name'],
+      [{ ...ok, category: nul }, 'category'],
+      [{ ...ok, subject: nul }, 'subject'],
+      [{ id, subject: 's', html: nul }, 'html'],
+      [{ ...ok, text: nul }, 'text'],
+      [{ id, subject: 's', design: blocks(nul) }, 'design.blocks[0].text'],
+      [{ id, subject: 's', design: { blocks: [{ type: 'button', label: 'Go', url: `https://x.example/${nul}` }] } }, 'design.blocks[0].url'],
+      [{ id, subject: 's', design: { blocks: [{ type: 'image', url: 'https://x.example/i.png', alt: nul }] } }, 'design.blocks[0].alt'],
+      [{ id, subject: 's', design: { blocks: [{ type: 'list', items: ['one', nul] }] } }, 'design.blocks[0].items[1]'],
+      [{ id, subject: 's', design: { blocks: [{ type: 'social', links: [{ network: 'x', url: nul }] }] } }, 'design.blocks[0].links[0].url'],
+      [{ id, subject: 's', design: { blocks: [{ type: 'table', rows: 'items', columns: [{ header: nul, field: 'sku' }] }] }, variables: { items: { type: 'array' } } }, 'design.blocks[0].columns[0].header'],
+      [{ ...ok, translations: { de: { subject: nul } } }, 'translations.de.subject'],
+      [{ ...ok, translations: { de: { html: nul } } }, 'translations.de.html'],
+      [{ ...ok, translations: { de: { text: nul } } }, 'translations.de.text'],
+      [{ ...ok, translations: { de: { design: blocks(nul) } } }, 'translations.de.design.blocks[0].text'],
+    ];
+    for (const [body, field] of cases) expectError(await publish(body), 400, 'validation_error', field);
+    expectError(await t.api.get(`/v1/templates/${id}`), 404, 'not_found');
+
+    const kept = uid();
+    expect((await publish({ id: kept, name: 'Kept', subject: 's', text: 't' })).status).to.equal(201);
+    expectError(await t.api.patch(`/v1/templates/${kept}`, { name: nul }), 400, 'validation_error', 'name');
+    expectError(await t.api.patch(`/v1/templates/${kept}`, { category: nul }), 400, 'validation_error', 'category');
+    const after = (await t.api.get(`/v1/templates/${kept}`)).body;
+    expect(after).to.include({ name: 'Kept', category: null, latest_version: 1 });
+  });
+
   it('refuses template mistakes and undeclared variables with field, line and column', async function () {
     expectWhere(await publish({ id: uid(), subject: 'ok', html: '<p>\n  <b>\n  </b>\n  <i>x</i>{{#if vip}}\n</p>', variables: { vip: { type: 'boolean' } } }), 'html', 4, 11, /\{\{#if\}\} is never closed/);
     expectWhere(await publish({ id: uid(), subject: 'Hi {{ nmae }}', text: 'x', variables: { name: {} } }), 'subject', 1, 7, /'nmae' is not declared/);

@@ -26,6 +26,19 @@ describe('posthorn doctor verdicts', function () {
     it('fails when the free space cannot be read', function () {
       expect(judgeDisk({ path: '/nope', error: 'EACCES' }).status).to.equal('fail');
     });
+    it("fails while posthorn serve's writes fail for lack of space, with room or without, and says since when", function () {
+      const since = Date.parse('2026-11-29T08:00:00Z');
+      for (const free of [50 * GiB, 12 * 1024 ** 2]) {
+        const c = judgeDisk({ path: '/var/lib/posthorn', freeBytes: free, totalBytes: 100 * GiB, fullSince: since });
+        expect(c.status).to.equal('fail');
+        expect(c.message).to.include('failed for lack of space since 2026-11-29T08:00:00.000Z');
+        expect(c.hint).to.match(/resume by themselves/);
+      }
+      expect(judgeDisk({ path: '/var/lib/posthorn', freeBytes: 50 * GiB, totalBytes: 100 * GiB, fullSince: null }).status).to.equal('ok');
+    });
+    it('gives a small disk in MiB', function () {
+      expect(judgeDisk({ path: '/data', freeBytes: 3 * 1024 ** 2, totalBytes: 16 * 1024 ** 2 }).message).to.match(/^3\.0 MiB free of 16\.0 MiB \(18%\) under \/data$/);
+    });
   });
 
   describe('tls', function () {

@@ -26,6 +26,8 @@ export interface BroadcastDeps {
   checkTemplate: TemplateCheck;
   /** the fan-out has work (a broadcast sent or scheduled) */
   onSent(): void;
+  /** inline content compiled as a check (on the parsing pool in serve: docs/security.md); without it, here */
+  checkInline?: (content: BroadcastContent) => Promise<void>;
 }
 
 const SAMPLE = { contact: { id: 'con_sample', email: 'someone@example.com', first_name: null, last_name: null }, preferences_url: 'https://example.com/p/sample', unsubscribe_url: 'https://example.com/p/sample' };
@@ -55,6 +57,7 @@ async function checked(deps: BroadcastDeps, b: Broadcast): Promise<Broadcast> {
   if (b.audienceId && b.segmentId) throw validationError('segment_id', 'give an audience_id or a segment_id, not both (a segment may have its own audience)');
   fromDomainOf(content);
   if (content.template_id !== undefined) await deps.checkTemplate(b.projectId, content.template_id, content.template_version ?? null, SAMPLE);
+  else if (deps.checkInline) await deps.checkInline(content);
   else compileInline(content);
   return b;
 }

@@ -3,7 +3,7 @@ import { createNameServerLookup } from '../../dns/name-servers.js';
 import { createResolver } from '../../dns/resolver.js';
 import { validationError } from '../../lib/errors.js';
 import type { Store } from '../../store/store.js';
-import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readTlsFacts, withTimeout } from './probes.js';
+import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readTlsFacts, withTimeout, type SmtpListenerFacts } from './probes.js';
 import { judgeDatabase, judgeDisk, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
 
 /** What the doctor looks at: slices of the configuration, the store, and the --probe target. */
@@ -14,6 +14,8 @@ export interface DoctorInput {
   zone: string;
   dnsServerEnabled: boolean;
   tls: { key: string | null; cert: string | null };
+  /** where the SMTP listeners bind: without smtp.tls, those facing the network present data_dir/tls's self-signed certificate */
+  smtpListeners: SmtpListenerFacts[];
   dataDir: string;
   store: Store;
   /** --probe, read by parseProbeTarget, or null */
@@ -54,7 +56,7 @@ export async function runDoctor(input: DoctorInput, onCheck: (c: Check) => void 
   const checks: Array<[CheckName, () => Promise<Check>]> = [
     ['port_25', async () => judgeProbe(label, target && (await probeSmtp(target.host, target.port, resolver, t.probeMs)), input.outboundMode === 'relay')],
     ['fcrdns', async () => judgeFcrdns(await lookupFcrdns(input.hostname, resolver))],
-    ['tls', async () => judgeTls(await readTlsFacts(input.tls, input.hostname), input.hostname, input.now)],
+    ['tls', async () => judgeTls(await readTlsFacts(input.tls, input.hostname, { dataDir: input.dataDir, listeners: input.smtpListeners }), input.hostname, input.now)],
     ['dns_zone', async () => judgeZone(await lookupZone({ zone: input.zone, hostname: input.hostname, serverEnabled: input.dnsServerEnabled }, resolver, nameServers))],
     ['database', async () => judgeDatabase(await readDatabase(input.store, t.databaseMs))],
     ['disk', async () => judgeDisk(await readDisk(input.dataDir))],

@@ -1,9 +1,11 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFile, statfs } from 'node:fs/promises';
+import { access, readFile, stat, statfs } from 'node:fs/promises';
 import { isIP, connect } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isNoRecord, type DnsResolver } from '../../dns/resolver.js';
+import { isLoopbackAddress, selfSignedFiles } from '../../lib/self-signed.js';
 import type { Store } from '../../store/store.js';
+import { STORAGE_FULL_MARKER } from '../../store/storage-state.js';
 import type { DatabaseFacts, DiskFacts, FcrdnsFacts, NameLookup, ProbeOutcome, TlsFacts, ZoneFacts } from './verdicts.js';
 
 // What `posthorn doctor` looks at, as facts for verdicts.ts. Every function
@@ -93,8 +95,25 @@ export async function probeSmtp(host: string, port: number, resolver: DnsResolve
   });
 }
 
-export async function readTlsFacts(tls: { key: string | null; cert: string | null }, hostname: string): Promise<TlsFacts> {
-  if (!tls.key || !tls.cert) return { kind: 'not_configured' };
+/** The SMTP listeners as the doctor sees them: which face the network, or take implicit TLS, and so need a certificate. */
+export interface SmtpListenerFacts {
+  name: string;
+  enabled: boolean;
+  host: string;
+  secure: boolean;
+}
+
+export async function readTlsFacts(tls: { key: string | null; cert: string | null }, hostname: string, own: { dataDir: string; listeners: SmtpListenerFacts[] }): Promise<TlsFacts> {
+  if (!tls.key || !tls.cert) {
+    const facing = own.listeners.filter((l) => l.enabled && (l.secure || !isLoopbackAddress(l.host))).map((l) => l.name);
+    if (!facing.length) return { kind: 'not_configured' };
+    const certPath = selfSignedFiles(own.dataDir).cert;
+    const made = await access(certPath).then(
+      () => true,
+      () => false,
+    );
+    return { kind: 'self_signed', listeners: facing, certPath, made };
+  }
   let cert: X509Certificate;
   let key: KeyObject;
   try {
@@ -126,12 +145,17 @@ export async function readTlsFacts(tls: { key: string | null; cert: string | nul
   };
 }
 
-/** Free space of the file system under data_dir (or its nearest existing parent, before the first start). */
+/**
+ * Free space of the file system under data_dir (or its nearest existing
+ * parent, before the first start), and since when `posthorn serve`'s writes
+ * have failed for lack of space, if they do (its marker file there).
+ */
 export async function readDisk(dataDir: string): Promise<DiskFacts | { path: string; error: string }> {
+  const fullSince = await stat(join(dataDir, STORAGE_FULL_MARKER)).then((s) => s.mtimeMs, () => null);
   for (let path = dataDir; ; path = dirname(path)) {
     try {
       const s = await statfs(path);
-      return { path, freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+      return { path, freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize, fullSince };
     } catch (e) {
       if ((e as { code?: string }).code !== 'ENOENT' || dirname(path) === path) return { path, error: detail(e) };
     }

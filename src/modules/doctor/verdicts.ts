@@ -84,6 +84,8 @@ export function judgeFcrdns(f: FcrdnsFacts): Check {
 
 export type TlsFacts =
   | { kind: 'not_configured' }
+  /** smtp.tls unset, and listeners that face the network (or take implicit TLS) present data_dir/tls's certificate; `made`: it exists yet */
+  | { kind: 'self_signed'; listeners: string[]; certPath: string; made: boolean }
   | { kind: 'unreadable'; file: 'cert' | 'key'; path: string; detail: string }
   | { kind: 'loaded'; certPath: string; keyPath: string; keyMatches: boolean; notBefore: number; notAfter: number; namesHost: boolean; subject: string };
 
@@ -91,7 +93,16 @@ const DAY = 86_400_000;
 
 export function judgeTls(f: TlsFacts, hostname: string, now: number): Check {
   if (f.kind === 'not_configured') {
-    return check('tls', 'warn', 'smtp.tls is not set: the SMTP listeners offer no STARTTLS, so mail to them travels in clear', `set smtp.tls.cert and smtp.tls.key to a certificate for ${hostname} (e.g. from Let's Encrypt)`);
+    return check('tls', 'warn', 'smtp.tls is not set: the SMTP listeners take loopback clients only and offer no STARTTLS', `to take mail from the network, bind them to 0.0.0.0 and set smtp.tls.cert and smtp.tls.key to a certificate for ${hostname} (e.g. from Let's Encrypt)`);
+  }
+  if (f.kind === 'self_signed') {
+    const which = `the ${f.listeners.join(' and ')} listener${f.listeners.length > 1 ? 's' : ''}`;
+    return check(
+      'tls',
+      'warn',
+      `smtp.tls is not set: ${which} present${f.listeners.length > 1 ? '' : 's'} a self-signed certificate for ${hostname} (${f.certPath}${f.made ? '' : ', made at the next start'}); clients that verify certificates refuse it until they are told to trust it`,
+      `set smtp.tls.cert and smtp.tls.key to a certificate for ${hostname} (e.g. from Let's Encrypt); docs/security.md`,
+    );
   }
   if (f.kind === 'unreadable') return check('tls', 'fail', `smtp.tls.${f.file} ${f.path} cannot be used: ${f.detail}`, `point smtp.tls.${f.file} at a readable PEM file`);
   if (!f.keyMatches) return check('tls', 'fail', `the key ${f.keyPath} does not belong to the certificate ${f.certPath}`, 'configure the key the certificate was issued for (the pair your CA or certbot wrote together)');
@@ -140,6 +151,8 @@ export interface DiskFacts {
   path: string;
   freeBytes: number;
   totalBytes: number;
+  /** since when a running `posthorn serve` has failed to write for lack of space (epoch ms); null or absent: it has not */
+  fullSince?: number | null;
 }
 
 /** Below these the WAL, a VACUUM INTO backup or a burst of queued mail may not fit. */
@@ -147,13 +160,18 @@ export const DISK_FAIL_BYTES = 256 * 1024 ** 2;
 export const DISK_WARN_BYTES = 2 * 1024 ** 3;
 export const DISK_WARN_SHARE = 0.05;
 
-const gib = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GiB`;
+/** GiB, or MiB below one: a small disk's "0.0 GiB free" says nothing */
+const gib = (n: number) => (n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(1)} GiB`);
 
 export function judgeDisk(f: DiskFacts | { path: string; error: string }): Check {
   if ('error' in f) return check('disk', 'fail', `cannot read the free space under ${f.path}: ${f.error}`, 'check that data_dir exists and is readable');
   const share = f.totalBytes ? f.freeBytes / f.totalBytes : 0;
   const seen = `${gib(f.freeBytes)} free of ${gib(f.totalBytes)} (${Math.floor(share * 100)}%) under ${f.path}`;
-  const fix = 'free space or move data_dir to a larger disk: SQLite stops writing when the disk is full, and the API then refuses mail';
+  const fix = 'free space or move data_dir to a larger disk: SQLite stops writing when the disk is full, and the API then refuses mail (503 storage_full)';
+  if (f.fullSince != null) {
+    const failing = `posthorn serve's writes have failed for lack of space since ${new Date(f.fullSince).toISOString()}; ${seen}`;
+    return check('disk', 'fail', failing, 'free space under data_dir (with PostgreSQL: on the database server): writes resume by themselves within seconds, without a restart');
+  }
   if (f.freeBytes < DISK_FAIL_BYTES) return check('disk', 'fail', seen, fix);
   if (f.freeBytes < DISK_WARN_BYTES || share < DISK_WARN_SHARE) return check('disk', 'warn', seen, fix);
   return check('disk', 'ok', seen);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { acceptBatchSize, acceptCommits } from '../../log/metrics.js';
 import { apiError, ApiError } from '../../lib/errors.js';
+import { isStorageRefusal } from '../../lib/storage-full.js';
 import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { Committed, Store } from '../../store/store.js';
@@ -128,7 +129,9 @@ export class AcceptQueue implements Acceptor {
         (committed) => this.settle(batch, committed, claim),
         (e: unknown) => {
           giveBack(claim);
-          void this.oneByOne(batch, e);
+          // no room: alone, each would fail the same way (the store logs it, once a minute)
+          if (isStorageRefusal(e)) for (const p of batch) p.reject(e);
+          else void this.oneByOne(batch, e);
         },
       );
     }
@@ -149,6 +152,10 @@ export class AcceptQueue implements Acceptor {
         this.settle([one], await this.store.commit((trx) => this.storeBatch(trx, [one.request], claim)), claim);
       } catch (err) {
         giveBack(claim);
+        if (isStorageRefusal(err)) {
+          one.reject(err);
+          continue;
+        }
         this.logger.error({ err }, 'could not store an email');
         one.reject(apiError('internal_error', 'the email could not be stored; nothing was queued'));
       }

@@ -71,6 +71,8 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
   // CONTRACT §4: a line break in a header value would let the client add headers of its own; NUL is
   // no character of a header field at all (RFC 5322 §2.2), as for the custom headers.
   if (body.subject !== undefined && /[\r\n\0]/.test(body.subject)) throw validationError('subject', 'must not contain CR, LF or NUL characters');
+  // PostgreSQL's text cannot hold NUL, and no mail body needs one (RFC 5322 §2.3 forbids it outside binary MIME)
+  for (const part of ['html', 'text'] as const) if (body[part]?.includes('\0')) throw validationError(part, 'must not contain a NUL character (U+0000)');
   const headerProblem = checkCustomHeaders(body.headers ?? {});
   if (headerProblem) throw validationError(headerProblem.field, headerProblem.message);
   return {

@@ -4,10 +4,9 @@ import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
-import { readReport, type Report } from '../bounces/report.js';
+import type { Report } from '../bounces/report.js';
 import { emailOfMessageId, readVerp } from '../bounces/verp.js';
 import { findDomainByName, findDomainByToken, type Domain } from '../domains/domains.repo.js';
-import { reportsOfMessage } from '../dmarc/report-mail.js';
 import { storeMailedReports } from '../dmarc/dmarc.service.js';
 import { recordUnsubscribe } from '../unsubscribe/unsubscribe.service.js';
 import { verifyUnsubscribeToken } from '../unsubscribe/token.js';
@@ -15,7 +14,8 @@ import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
 import { findInbound, insertInbound, listInbound, rawOf, type InboundEmail } from './inbound.repo.js';
-import { attachmentContent, parseReceived } from './received.js';
+import { attachmentContent } from './received.js';
+import { readInbound, type ReadInbound } from './read-inbound.js';
 
 export interface InboundDeps {
   store: Store;
@@ -27,6 +27,8 @@ export interface InboundDeps {
   hostname: string;
   /** the key unsubscribe tokens are signed with (unsubscribe/token.ts); without it unsubscribe+ addresses are refused */
   unsubscribeKey?: () => Promise<Buffer>;
+  /** reads a message: on the parsing pool in serve (docs/security.md), else on this thread */
+  read?: ReadInbound;
 }
 
 /** Who an envelope recipient of the MX listener is, or null: refused at RCPT (never an open relay). */
@@ -116,10 +118,9 @@ export class InboundService {
   async deliver(mailFrom: string, targets: Target[], raw: Buffer): Promise<Delivered> {
     const reports = targets.filter((t): t is Extract<Target, { kind: 'report' }> => t.kind === 'report');
     const receivers = targets.filter((t): t is Extract<Target, { kind: 'receive' }> => t.kind === 'receive');
-    const report = reports.length ? readReport(raw) : null;
-    const received = receivers.length ? await parseReceived(raw) : null;
     const dmarc = targets.filter((t): t is Extract<Target, { kind: 'dmarc' }> => t.kind === 'dmarc');
-    const mailed = dmarc.length ? await reportsOfMessage(raw) : null;
+    const needs = { report: reports.length > 0, received: receivers.length > 0, dmarc: dmarc.length > 0 };
+    const { report, received, mailed } = needs.report || needs.received || needs.dmarc ? await (this.deps.read ?? readInbound)({ raw, needs }) : { report: null, received: null, mailed: null };
     const now = this.deps.clock.now();
     const hostname = this.deps.hostname;
     return this.deps.writer.run(async (trx) => {

@@ -113,6 +113,17 @@ export class KeyAuthenticator {
     return principal;
   }
 
+  /**
+   * The principal a key had when it last succeeded in this process, from
+   * memory alone (no database read, however long ago): lets a key already
+   * seen succeed past its client address's failure throttle
+   * (lib/auth-throttle.ts). Not an authentication: the key may have been
+   * revoked since, so `authenticate` still decides.
+   */
+  known(bearer: string): Principal | null {
+    return this.cache.peek(bearer) ?? null;
+  }
+
   /** The principal of a key named by its id (a dashboard session), null once it is revoked. */
   async principalOfKey(id: string): Promise<Principal | null> {
     const found = await findKeyWithProjectById(this.deps.store.reader, id);
@@ -121,9 +132,14 @@ export class KeyAuthenticator {
     return found;
   }
 
-  /** Forget what was read: a key or project changed in this process. */
+  /**
+   * Read again what was read: a key or project changed in this process.
+   * `known` still answers for a key until its next read finds it revoked:
+   * a revocation of any key must not lock every other key's client out of a
+   * refused address.
+   */
   invalidate(): void {
-    this.cache.clear();
+    this.cache.expireAll();
   }
 
   async flushLastUsed(): Promise<void> {

@@ -1,8 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthThrottle } from '../../lib/auth-throttle.js';
 import { apiError } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import type { KeyAuthenticator } from '../keys/keys.service.js';
+import { authenticateGuarded } from '../keys/guarded-auth.js';
 import type { Principal } from '../keys/principal.js';
 import { deleteExpiredSessions, deleteSession, findSession, insertSession } from './sessions.repo.js';
 
@@ -13,6 +15,8 @@ export interface SessionDeps {
   store: Store;
   clock: Clock;
   auth: KeyAuthenticator;
+  /** failed sign-ins per client address, shared with the API and SMTP AUTH (limits.auth_failures_per_ip) */
+  throttle: AuthThrottle;
 }
 
 /** A signed-in session as a page sees it: who acts, and the token its forms must send back. */
@@ -33,9 +37,19 @@ const newToken = () => randomBytes(32).toString('base64url');
  */
 export function sessionService(deps: SessionDeps) {
   return {
-    async signIn(bearer: string): Promise<{ token: string; session: Session }> {
-      const principal = await deps.auth.authenticate(bearer.trim());
-      if (!principal) throw apiError('unauthorized', 'invalid or revoked API key');
+    /**
+     * `ip`: the client's address. While it is over limits.auth_failures_per_ip the
+     * key is not looked at (429 rate_limited with Retry-After) unless this process
+     * has seen it succeed; a wrong key counts against the address. An empty one
+     * guesses nothing and counts against no one.
+     */
+    async signIn(bearer: string, ip: string): Promise<{ token: string; session: Session }> {
+      const key = bearer.trim();
+      if (!key) throw apiError('unauthorized', 'missing API key');
+      const got = await authenticateGuarded(deps.auth, deps.throttle, ip, key, 'dashboard');
+      if (got.kind === 'refused') throw apiError('rate_limited', `too many failed sign-ins from this address: retry in ${got.retryAfterS} s`, { 'Retry-After': String(got.retryAfterS) });
+      if (got.kind === 'wrong') throw apiError('unauthorized', 'invalid or revoked API key');
+      const { principal } = got;
       if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
       const now = deps.clock.now();
       const token = newToken();

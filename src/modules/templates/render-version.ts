@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../lib/errors.js';
-import { checkVariables, renderTemplate as renderTree, RenderTooLarge, type CompiledTemplate } from './language/index.js';
+import { checkVariables, RenderNeedsRoom, renderTemplate as renderTree, RenderTooLarge, type CompiledTemplate } from './language/index.js';
 import type { CompiledParts, CompiledVersion, TemplateVersion } from './template.js';
 import type { SplitItem } from './templates.schema.js';
 import { htmlToText } from './text-from-html.js';
@@ -28,10 +28,18 @@ export function partsFor(v: CompiledVersion, language: string | null | undefined
 
 const invalid = (field: string, message: string) => new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
 
-function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, html: boolean, language: string | null | undefined, part: string): string {
+/**
+ * What the thread answering HTTP renders itself (renderVersion's `light`):
+ * this many steps per part, and converting rendered HTML to text up to this
+ * many characters; a rendering that needs more throws RenderNeedsRoom and
+ * is done again on the parsing pool, with the full budget.
+ */
+export const LIGHT_RENDER = { steps: 10_000, htmlToTextChars: 8_000 };
+
+function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, html: boolean, language: string | null | undefined, part: string, light: boolean): string {
   let out: string;
   try {
-    out = renderTree(t, variables, { html, language });
+    out = renderTree(t, variables, { html, language, ...(light ? { light: LIGHT_RENDER.steps } : {}) });
   } catch (e) {
     if (e instanceof RenderTooLarge) throw invalid('variables', `${part}: ${e.message}`);
     throw e;
@@ -45,18 +53,21 @@ function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, htm
  * breaks a value brings are folded into spaces, so that no variable can
  * add a header; a NUL is refused.
  */
-export function renderVersion(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined): RenderedContent {
+export function renderVersion(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined, light = false): RenderedContent {
   const problem = checkVariables(version.variables, variables);
   if (problem) throw invalid(`variables.${problem.variable}`, problem.message);
   const { parts, translation } = partsFor(version.compiled, language);
-  const subject = oneLine(renderPart(parts.subject, variables, false, language, 'subject'));
+  const subject = oneLine(renderPart(parts.subject, variables, false, language, 'subject', light));
   if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
   // a value may bring NUL, which no header field may hold (RFC 5322 §2.2); unlike a line break it has no harmless fold
   if (subject.includes('\0')) throw invalid('variables', 'the subject renders with a NUL character (U+0000) with these variables');
   if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
-  const html = parts.html ? renderPart(parts.html, variables, true, language, 'html') : null;
-  let text = parts.text ? renderPart(parts.text, variables, false, language, 'text') : null;
-  if (parts.textFromRenderedHtml && html !== null) text = htmlToText(html);
+  const html = parts.html ? renderPart(parts.html, variables, true, language, 'html', light) : null;
+  let text = parts.text ? renderPart(parts.text, variables, false, language, 'text', light) : null;
+  if (parts.textFromRenderedHtml && html !== null) {
+    if (light && html.length > LIGHT_RENDER.htmlToTextChars) throw new RenderNeedsRoom();
+    text = htmlToText(html);
+  }
   else if (parts.textGenerated && text !== null) text = tidy(text);
   return { subject, html, text, translation };
 }

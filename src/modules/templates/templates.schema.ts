@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../../lib/schema.js';
+import { NoNulString, Nullable, StringEnum } from '../../lib/schema.js';
 import { Design } from './design/design.schema.js';
 import { VARIABLE_TYPES } from './language/index.js';
 
@@ -9,9 +9,12 @@ export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Za-z]{2,4})?$';
 export const VARIABLE_NAME_PATTERN = '^[a-zA-Z_][a-zA-Z0-9_]*$';
 export const MAX_VERSION = 9007199254740991;
 
-// NUL is no character of a header field (RFC 5322 §2.2): refused when the template is saved, not at each send
-const Subject = Type.String({ minLength: 1, maxLength: 998, pattern: '^[^\\u0000]*$' });
-const Body = Type.String({ maxLength: 1_000_000 });
+// NUL is no character of a header field (RFC 5322 §2.2) nor of PostgreSQL's text: every text a
+// template stores refuses it when the template is saved, naming the field, not at each send
+const Subject = NoNulString({ minLength: 1, maxLength: 998 });
+const Body = NoNulString({ maxLength: 1_000_000 });
+const Name = NoNulString({ minLength: 1, maxLength: 200 });
+const Category = NoNulString({ minLength: 1, maxLength: 40 });
 
 export const VariableDefinition = Type.Object(
   {
@@ -38,8 +41,8 @@ export type Translation = Static<typeof Translation>;
 export const PublishTemplateBody = Type.Object(
   {
     id: Type.String({ pattern: TEMPLATE_ID_PATTERN }),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    category: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    name: Type.Optional(Name),
+    category: Type.Optional(Category),
     subject: Subject,
     html: Type.Optional(Body),
     text: Type.Optional(Body),
@@ -60,8 +63,8 @@ export type SplitItem = Static<typeof SplitItem>;
 
 export const UpdateTemplateBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    category: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 40 }))),
+    name: Type.Optional(Name),
+    category: Type.Optional(Nullable(Category)),
     split: Type.Optional(Nullable(Type.Array(SplitItem, { minItems: 2, maxItems: 5 }))),
   },
   { additionalProperties: false },

@@ -5,7 +5,8 @@ import { TtlCache } from '../../lib/ttl-cache.js';
 import { isUniqueViolation } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { renderVersion, splitVersion, type RenderedContent } from './render-version.js';
-import type { Template, TemplateVersion, TemplateVersionInfo, VersionContent } from './template.js';
+import type { CompiledVersion, Template, TemplateVersion, TemplateVersionInfo, VersionContent } from './template.js';
+import { RenderNeedsRoom } from './language/index.js';
 import * as repo from './templates.repo.js';
 import type { PublishTemplateBody, RenderTemplateBody, UpdateTemplateBody } from './templates.schema.js';
 import { compileVersion, declaredOf } from './versions.js';
@@ -19,6 +20,13 @@ export interface TemplateDeps {
    * matters for another appliance sharing a PostgreSQL store.
    */
   headTtlMs?: number;
+  /**
+   * Where a version is compiled at publish and where a rendering too large
+   * for this thread goes (the parsing pool in serve: docs/security.md);
+   * without them, here.
+   */
+  compile?: (content: VersionContent) => Promise<CompiledVersion>;
+  renderOffThread?: (job: { version: TemplateVersion; variables: Record<string, unknown>; language: string | null }) => Promise<RenderedContent>;
 }
 
 /** What a template send needs (interface §4.1). */
@@ -55,7 +63,7 @@ export class TemplateService {
       translations: body.translations ?? {},
       variables: declaredOf(body.variables),
     };
-    const compiled = compileVersion(content);
+    const compiled = this.deps.compile ? await this.deps.compile(content) : compileVersion(content);
     const write = () =>
       this.deps.store.tx(async (trx) => {
         const now = this.deps.clock.now();
@@ -147,7 +155,7 @@ export class TemplateService {
   async render(projectId: string, id: string, body: RenderTemplateBody): Promise<{ version: TemplateVersion; rendered: RenderedContent }> {
     const template = await this.find(projectId, id);
     const version = await this.versionOf(template, body.version ?? template.latestVersion);
-    return { version, rendered: renderVersion(version, body.variables ?? {}, body.language ?? null) };
+    return { version, rendered: await this.rendered(version, body.variables ?? {}, body.language ?? null) };
   }
 
   /**
@@ -166,7 +174,18 @@ export class TemplateService {
       if (e instanceof ApiError && e.code === 'not_found') throw validationError('template_id', `no template '${req.templateId}' in this project`);
       throw e;
     });
-    return { version: n, rendered: renderVersion(version, req.variables, req.language) };
+    return { version: n, rendered: await this.rendered(version, req.variables, req.language) };
+  }
+
+  /** A rendering small enough is done here; one that needs more steps than LIGHT_RENDER goes to the pool. */
+  private async rendered(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined): Promise<RenderedContent> {
+    if (!this.deps.renderOffThread) return renderVersion(version, variables, language);
+    try {
+      return renderVersion(version, variables, language, true);
+    } catch (e) {
+      if (!(e instanceof RenderNeedsRoom)) throw e;
+      return this.deps.renderOffThread({ version, variables, language: language ?? null });
+    }
   }
 
   private async find(projectId: string, id: string): Promise<Template> {

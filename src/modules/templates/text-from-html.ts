@@ -18,8 +18,36 @@ const toText = compile({
   ],
 });
 
+/**
+ * How deep elements may nest in HTML that is converted to text. html-to-text
+ * recurses once per level: 200,000 nested <div> kept a thread for 39 s and
+ * then overflowed its stack. Email HTML nests tables a few dozen deep.
+ */
+export const MAX_HTML_DEPTH = 256;
+
+/** The deepest nesting of elements in `html`, stopping as soon as it passes `limit`. */
+export function htmlDepthOver(html: string, limit = MAX_HTML_DEPTH): boolean {
+  let depth = 0;
+  let over = false;
+  const parser = new Parser(
+    {
+      onopentag: () => {
+        if (++depth > limit && !over) {
+          over = true;
+          parser.pause();
+        }
+      },
+      onclosetag: () => void depth--,
+    },
+    { decodeEntities: false },
+  );
+  parser.end(html);
+  return over;
+}
+
 /** Rendered HTML → text, for the rare version whose text could not be made at publish; null if it cannot be converted. */
 export function htmlToText(html: string): string | null {
+  if (htmlDepthOver(html)) return null;
   try {
     return toText(html);
   } catch {
@@ -39,6 +67,7 @@ const TABLE_PARTS = new Set(['table', 'thead', 'tbody', 'tfoot', 'tr']);
  * would drop it. Null when the text would hold braces the HTML only showed.
  */
 export function textSourceFromHtml(source: string): string | null {
+  if (htmlDepthOver(source)) throw new Error(`elements nest more than ${MAX_HTML_DEPTH} deep`);
   const spans = tagSpans(source);
   // one token per distinct tag: `<a href="{{url}}">{{url}}</a>` keeps the link once, as html-to-text does for equal text and href
   const tags: string[] = [];

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { webhookAttempts } from '../../log/metrics.js';
 import { Waker } from '../../lib/waker.js';
+import { isStorageRefusal } from '../../lib/storage-full.js';
 import { iso, type Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { GroupCommit } from '../../store/group-commit.js';
@@ -123,7 +124,8 @@ export class WebhookDispatcher {
           busy ||= claimed.length > 0;
         }
       } catch (e) {
-        this.o.logger.error({ err: e }, 'webhook dispatch failed; retrying');
+        // a full disk is logged by the store, once a minute
+        if (!isStorageRefusal(e)) this.o.logger.error({ err: e }, 'webhook dispatch failed; retrying');
       }
       if (!busy) await this.waker.sleep(this.o.idleMs ?? 500);
       else if (this.running.size >= concurrency) await this.waker.sleep(this.o.idleMs ?? 500);

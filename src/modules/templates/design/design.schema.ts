@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { StringEnum } from '../../../lib/schema.js';
+import { NoNulString, StringEnum } from '../../../lib/schema.js';
 
 // The visual design of a template version (interface §4.3). Each block type
 // has its own fields; the item schema picks the block's schema by its `type`
@@ -16,10 +16,10 @@ export const IDENTIFIER = '^[A-Za-z_][A-Za-z0-9_]*$';
 
 const Hex = (fallback: string) => Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', default: fallback });
 const Align = (fallback: 'left' | 'center') => Type.Optional(StringEnum(['left', 'center', 'right'] as const, { default: fallback }));
-/** A required text, may hold placeholders. */
-const Req = (max: number) => Type.String({ minLength: 1, maxLength: max });
+/** A required text, may hold placeholders; without NUL, which neither mail nor PostgreSQL's text can hold. */
+const Req = (max: number) => NoNulString({ minLength: 1, maxLength: max });
 /** An optional text, may hold placeholders; empty means absent. */
-const Opt = (max: number, fallback?: string) => Type.Optional(Type.String({ maxLength: max, ...(fallback === undefined ? {} : { default: fallback }) }));
+const Opt = (max: number, fallback?: string) => Type.Optional(NoNulString({ maxLength: max, ...(fallback === undefined ? {} : { default: fallback }) }));
 const When = Type.Optional(Type.String({ maxLength: 200, pattern: "^[A-Za-z0-9_.@' =!<>-]*$", description: 'a condition of the template language; the block shows when it holds' }));
 
 function block<T extends string, P extends Record<string, TSchema>>(type: T, fields: P) {

@@ -4,6 +4,6 @@ export type { CompiledCondition, CompiledTemplate, Declared, VariableSpec, Varia
 export { VARIABLE_TYPES } from './ast.js';
 export { TemplateError } from './errors.js';
 export { compileCondition, compileTemplate } from './parser.js';
-export { escapeHtml, RENDER_BUDGET, RenderTooLarge, renderTemplate, testCondition, type RenderOptions } from './render.js';
+export { escapeHtml, RENDER_BUDGET, RenderNeedsRoom, RenderTooLarge, renderTemplate, testCondition, type RenderOptions } from './render.js';
 export { checkVariables } from './variables.js';
 export { tagSpans } from './lexer.js';

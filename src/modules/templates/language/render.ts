@@ -9,6 +9,20 @@ export interface RenderOptions {
   html: boolean;
   /** the send's language (interface §4.1): numbers, currencies and dates; English when null */
   language?: string | null;
+  /**
+   * Steps allowed before RenderNeedsRoom is thrown instead of rendering on:
+   * the thread that answers HTTP renders what is small itself and hands the
+   * rest to the parsing pool, where RENDER_BUDGET applies (docs/security.md).
+   */
+  light?: number;
+}
+
+/** The light allowance ran out: render again off this thread with the full budget. */
+export class RenderNeedsRoom extends Error {
+  constructor() {
+    super('the rendering needs more steps than this thread gives it');
+    this.name = 'RenderNeedsRoom';
+  }
 }
 
 interface Loop {
@@ -27,6 +41,8 @@ interface Scope {
   budget: number;
   /** characters left to write */
   room: number;
+  /** the budget is a light allowance (RenderOptions.light) */
+  light: boolean;
 }
 
 /** The steps (pieces, loop turns, condition terms, filters) one rendering may take: far above any email, far below a stalled thread. */
@@ -43,22 +59,23 @@ export class RenderTooLarge extends Error {
 }
 
 const tooLong = () => new RenderTooLarge(`more than ${MAX_RENDERED.toLocaleString('en')} characters`);
-const tooMuch = () => new RenderTooLarge(`more than ${RENDER_BUDGET.toLocaleString('en')} steps`);
+const tooMuch = (s: { light: boolean }) => (s.light ? new RenderNeedsRoom() : new RenderTooLarge(`more than ${RENDER_BUDGET.toLocaleString('en')} steps`));
 
 export function renderTemplate(t: CompiledTemplate, variables: Record<string, unknown>, options: RenderOptions): string {
-  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: RENDER_BUDGET, room: MAX_RENDERED });
+  const light = options.light !== undefined && options.light < RENDER_BUDGET;
+  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: light ? options.light! : RENDER_BUDGET, light, room: MAX_RENDERED });
 }
 
 function renderNodes(nodes: Node[], s: Scope): string {
   let out = '';
-  if ((s.budget -= nodes.length + 1) < 0) throw tooMuch();
+  if ((s.budget -= nodes.length + 1) < 0) throw tooMuch(s);
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
     if (typeof n === 'string') {
       if ((s.room -= n.length) < 0) throw tooLong();
       out += n;
     } else if ('out' in n) {
-      if ((s.budget -= n.pipe.length) < 0) throw tooMuch();
+      if ((s.budget -= n.pipe.length) < 0) throw tooMuch(s);
       let text = valueText(pipe(resolve(n.out, s), n.pipe, s.locale));
       if (s.html) text = escapeHtml(text);
       if ((s.room -= text.length) < 0) throw tooLong();
@@ -173,11 +190,11 @@ function compare(v: unknown, op: string, lit: Literal): boolean {
 
 /** A compiled condition over plain values (a segment's filter over a contact), with the render's step budget. */
 export function testCondition(c: Condition, vars: Record<string, unknown>): boolean {
-  return test(c, { vars, loops: [], html: false, locale: 'en', budget: RENDER_BUDGET, room: Infinity });
+  return test(c, { vars, loops: [], html: false, locale: 'en', budget: RENDER_BUDGET, light: false, room: Infinity });
 }
 
 export function test(c: Condition, s: Scope): boolean {
-  if (--s.budget < 0) throw tooMuch();
+  if (--s.budget < 0) throw tooMuch(s);
   if ('truthy' in c) return truthy(resolve(c.truthy, s));
   if ('not' in c) return !truthy(resolve(c.not, s));
   if ('compare' in c) return compare(resolve(c.compare, s), c.op, c.value);

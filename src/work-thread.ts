@@ -1,0 +1,5 @@
+// The entry of a parsing pool thread (lib/work-pool.ts): the tasks of work-tasks.ts, nothing else.
+import { serveTasks } from './lib/work-pool.js';
+import { WORK_TASKS } from './work-tasks.js';
+
+serveTasks(WORK_TASKS);
