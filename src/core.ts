@@ -170,7 +170,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     unsubscribe: unsubscribeService({ store, clock, key: deps.tracking.key }),
-    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key, read: (input) => parsing.run('inbound', input) }),
+    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key, read: (input) => parsing.run('inbound', input), readAttachment: (input) => parsing.run('attachment', input) }),
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),

@@ -1,5 +1,5 @@
 import { submittedEmail, type Submitted } from './modules/emails/submitted.js';
-import { readInbound, unreadable } from './modules/inbound/read-inbound.js';
+import { readAttachment, readInbound, unreadable } from './modules/inbound/read-inbound.js';
 import { compileVersion } from './modules/templates/versions.js';
 import type { CompiledVersion, VersionContent } from './modules/templates/template.js';
 import { compileInline } from './modules/broadcasts/broadcast-content.js';
@@ -14,6 +14,8 @@ import type { TemplateVersion } from './modules/templates/template.js';
 export const WORK_TASKS = {
   /** a message the MX listener took: bounce, complaint, received mail, DMARC reports */
   inbound: readInbound,
+  /** one attachment of a stored received message, read again for its download */
+  attachment: readAttachment,
   /** a message submitted over SMTP, as the send request it makes */
   submitted: async ({ raw, envelope }: { raw: Uint8Array; envelope: { from: string; to: string[] } }): Promise<Submitted> => {
     try {

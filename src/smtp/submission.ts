@@ -4,7 +4,7 @@ import type { RateLimiter } from '../lib/rate-limiter.js';
 import { validateBody } from '../lib/validate.js';
 import { SendEmailBody } from '../modules/emails/emails.schema.js';
 import type { EmailService } from '../modules/emails/emails.service.js';
-import { submittedEmail, type Submitted } from '../modules/emails/submitted.js';
+import { submittedEmail, submittedEmailHere, type Submitted } from '../modules/emails/submitted.js';
 import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
 import { withCertificate } from './self-signed-tls.js';
 import { submissionAuth, type SubmissionAuthDeps } from './submission-auth.js';
@@ -55,7 +55,7 @@ export async function startSubmissionListener(options: ListenerOptions, deps: Su
           const wait = deps.limiter.take(principal.key.id);
           if (wait !== null) return cb(smtpError(421, `4.7.0 rate limited: retry in ${wait} s`));
           const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) };
-          const { body, idempotencyKey } = deps.read ? await deps.read({ raw, envelope }) : await submittedEmail(raw, envelope);
+          const { body, idempotencyKey } = deps.read ? (submittedEmailHere(raw, envelope) ?? (await deps.read({ raw, envelope }))) : await submittedEmail(raw, envelope);
           const sent = await deps.emails.send(principal, validateBody<SendEmailBody>(SendEmailBody, body), newId('request'), idempotencyKey);
           const id = sent.email?.id ?? (sent.replay?.body as { id?: string } | undefined)?.id ?? '';
           cb(null, `2.0.0 queued as ${id}`);

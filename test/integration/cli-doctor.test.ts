@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import YAML from 'yaml';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MIGRATIONS, migrationSource } from '../../migrations/index.js';
@@ -8,7 +9,7 @@ import { arpaName } from '../../src/dns/resolver.js';
 import { startZoneServer, type ZoneServer } from '../../src/dns/zone-server.js';
 import { openStore } from '../../src/store/store.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { runCli, writeConfig, type CliResult } from '../helpers/process.js';
+import { runCli, startServe, writeConfig, type CliResult } from '../helpers/process.js';
 import { SmtpSink } from '../helpers/smtp-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -91,7 +92,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(r.code, r.stderr + r.stdout).to.equal(0);
     expect(r.json.ok).to.equal(true);
     const checks = byName(r);
-    expect(Object.keys(checks)).to.deep.equal(['port_25', 'fcrdns', 'tls', 'dns_zone', 'database', 'disk']);
+    expect(Object.keys(checks)).to.deep.equal(['port_25', 'fcrdns', 'tls', 'dns_zone', 'database', 'disk', 'event_loop']);
     for (const name of ['port_25', 'fcrdns', 'tls', 'dns_zone', 'database']) expect(checks[name], name).to.include({ status: 'ok', hint: null });
     expect(checks.port_25!.message).to.match(new RegExp(`^mx\\.doctor\\.test:${sink.port} answered: 220 `));
     expect(checks.fcrdns!.message).to.equal(`${HOST} → ${HOST_IP} → ${HOST}`);
@@ -99,9 +100,28 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     // the disk of the machine running the tests decides between ok and warn; the verdicts have their unit test
     expect(checks.disk!.status).to.not.equal('fail');
     expect(checks.disk!.message).to.match(/GiB free of .* under /);
-    expect(r.stderr).to.include('posthorn doctor: running 6 checks');
+    expect(r.stderr).to.include('posthorn doctor: running 7 checks');
+    // no serve runs for this config: nothing to measure, and nothing to warn about
+    expect(checks.event_loop).to.include({ status: 'ok', hint: null });
+    expect(checks.event_loop!.message).to.match(/^not measured: no posthorn serve answered at http:\/\/127\.0\.0\.1:0\/metrics/);
     expect(r.stderr).to.match(/^ {2}ok {3}fcrdns$/m);
     expect(sink.connections).to.be.at.least(1);
+  });
+
+  it('reads the event-loop lag of each thread of a running serve from its /metrics', async function () {
+    const port = await closedPort();
+    const path = config();
+    // serve logs at info: its start is read from the log
+    const metricsConfig = writeConfig({ ...YAML.parse(readFileSync(path, 'utf8')), metrics: { host: '127.0.0.1', port }, log: { level: 'info' } }).path;
+    const serve = await startServe(metricsConfig);
+    try {
+      const r = await doctor(metricsConfig, '--json');
+      const checks = byName(r);
+      expect(checks.event_loop, JSON.stringify(checks.event_loop)).to.include({ status: 'ok', hint: null });
+      expect(checks.event_loop!.message).to.match(/^event-loop lag p99 since the last scrape: .*\bapi \d+ ms.*\bbackground \d+ ms/);
+    } finally {
+      await serve.stop();
+    }
   });
 
   it('fails and exits 1 on a probe to a closed port, a PTR naming another host, a key of another certificate, an undelegated zone and a pending migration', async function () {
@@ -163,7 +183,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
   it('without --json prints a table with each hint, and the counts', async function () {
     const r = await doctor(config({ outbound: { hostname: 'missing.doctor.test' } }));
     expect(r.code).to.equal(1);
-    expect(r.stdout).to.match(/^FAIL {2}fcrdns {4}missing\.doctor\.test has no A or AAAA record$/m);
+    expect(r.stdout).to.match(/^FAIL {2}fcrdns {6}missing\.doctor\.test has no A or AAAA record$/m);
     expect(r.stdout).to.match(/^ +→ publish an A /m);
     expect(r.stdout).to.match(/\d ok, \d warn, \d fail\n$/);
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { parseProbeTarget } from '../../src/modules/doctor/doctor.service.js';
-import { DISK_FAIL_BYTES, DISK_WARN_BYTES, judgeDisk, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type TlsFacts } from '../../src/modules/doctor/verdicts.js';
+import { metricsUrlOf, parseProbeTarget } from '../../src/modules/doctor/doctor.service.js';
+import { DISK_FAIL_BYTES, DISK_WARN_BYTES, judgeDisk, judgeEventLoop, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type TlsFacts } from '../../src/modules/doctor/verdicts.js';
 
 const GiB = 1024 ** 3;
 const DAY = 86_400_000;
@@ -111,6 +111,23 @@ describe('posthorn doctor verdicts', function () {
     });
     it('refuses a bad port', function () {
       for (const bad of ['mx.example.com:', 'mx.example.com:smtp', 'mx.example.com:70000', ':25']) expect(() => parseProbeTarget(bad), bad).to.throw(/--probe/);
+    });
+  });
+
+  describe('event loop', function () {
+    const url = 'http://127.0.0.1:8025/metrics';
+    it('is ok with each thread under 100 ms, warns when one is over, and is ok (not measured) when no serve answers', function () {
+      expect(judgeEventLoop({ url, lags: [{ thread: 'api', seconds: 0.021 }, { thread: 'background', seconds: 0.09 }] })).to.include({ status: 'ok', message: 'event-loop lag p99 since the last scrape: api 21 ms, background 90 ms' });
+      const slow = judgeEventLoop({ url, lags: [{ thread: 'api', seconds: 4.2 }, { thread: 'background', seconds: 0.01 }] });
+      expect(slow).to.include({ status: 'warn', message: 'event-loop lag p99 since the last scrape over 100 ms: api 4200 ms, background 10 ms' });
+      expect(slow.hint).to.include('posthorn_parse_jobs_total');
+      expect(judgeEventLoop({ url, error: 'ECONNREFUSED' })).to.include({ status: 'ok', message: `not measured: no posthorn serve answered at ${url} (ECONNREFUSED)` });
+      expect(judgeEventLoop({ url, lags: [] }).status).to.equal('warn');
+    });
+    it('asks the metrics listener when it has one, and loopback for a wildcard bind', function () {
+      expect(metricsUrlOf({ host: '0.0.0.0', port: 8025 }, { host: '127.0.0.1', port: null })).to.equal('http://127.0.0.1:8025/metrics');
+      expect(metricsUrlOf({ host: '::', port: 8025 }, { host: '127.0.0.1', port: null })).to.equal('http://[::1]:8025/metrics');
+      expect(metricsUrlOf({ host: '127.0.0.1', port: 8025 }, { host: '10.0.0.5', port: 9464 })).to.equal('http://10.0.0.5:9464/metrics');
     });
   });
 });

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
-import { DOCTOR_TIMEOUTS, parseProbeTarget, runDoctor } from '../../modules/doctor/doctor.service.js';
+import { DOCTOR_TIMEOUTS, metricsUrlOf, parseProbeTarget, runDoctor } from '../../modules/doctor/doctor.service.js';
 import type { Check, DoctorReport } from '../../modules/doctor/verdicts.js';
 
 export default class Doctor extends BaseCommand {
@@ -8,10 +8,11 @@ export default class Doctor extends BaseCommand {
     'Check what delivery depends on: port 25, reverse DNS, TLS, the DKIM zone, the database, disk space',
     '',
     'Checks outbound port 25 (with --probe), forward-confirmed reverse DNS of outbound.hostname through dns.resolvers,',
-    'the smtp.tls certificate and key (or the self-signed one of listeners that face the network without it), the delegation of dns.zone, the database and its migrations, and the free disk space under data_dir.',
+    'the smtp.tls certificate and key (or the self-signed one of listeners that face the network without it), the delegation of dns.zone, the database and its migrations, the free disk space under data_dir,',
+    'and, when posthorn serve runs, the event-loop lag of its threads (from its /metrics; warns over 100 ms).',
     'Each check is ok, warn or fail, with what to do. Exits 1 when any check fails.',
     'With --json: {"ok": bool, "checks": [{"name", "status": "ok"|"warn"|"fail", "message", "hint": string|null}]},',
-    'names port_25, fcrdns, tls, dns_zone, database, disk in that order. Progress goes to stderr.',
+    'names port_25, fcrdns, tls, dns_zone, database, disk, event_loop in that order. Progress goes to stderr.',
   ].join('\n');
   static override examples = ['<%= config.bin %> doctor --probe gmail-smtp-in.l.google.com', '<%= config.bin %> doctor --json --config /etc/posthorn/posthorn.yaml'];
   static override flags = {
@@ -25,7 +26,7 @@ export default class Doctor extends BaseCommand {
     // no migrateLatest here, unlike the other commands: pending migrations are one of the findings
     const store = this.openStore(config);
     try {
-      process.stderr.write(`posthorn doctor: running 6 checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`);
+      process.stderr.write(`posthorn doctor: running 7 checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`);
       const result = await runDoctor(
         {
           hostname: config.outbound.hostname,
@@ -36,6 +37,7 @@ export default class Doctor extends BaseCommand {
           tls: config.smtp.tls,
           smtpListeners: (['inbound', 'submission'] as const).map((name) => ({ name, enabled: config.smtp[name].enabled, host: config.smtp[name].host, secure: !!config.smtp[name].secure })),
           dataDir: config.dataDir,
+          metricsUrl: metricsUrlOf(config.http, config.metrics),
           store,
           probe,
           now: Date.now(),

@@ -3,8 +3,8 @@ import { createNameServerLookup } from '../../dns/name-servers.js';
 import { createResolver } from '../../dns/resolver.js';
 import { validationError } from '../../lib/errors.js';
 import type { Store } from '../../store/store.js';
-import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readTlsFacts, withTimeout, type SmtpListenerFacts } from './probes.js';
-import { judgeDatabase, judgeDisk, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
+import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readEventLoopLag, readTlsFacts, withTimeout, type SmtpListenerFacts } from './probes.js';
+import { judgeDatabase, judgeDisk, judgeEventLoop, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
 
 /** What the doctor looks at: slices of the configuration, the store, and the --probe target. */
 export interface DoctorInput {
@@ -18,6 +18,8 @@ export interface DoctorInput {
   smtpListeners: SmtpListenerFacts[];
   dataDir: string;
   store: Store;
+  /** where a running serve answers /metrics (http or metrics.host/port): its event-loop lag */
+  metricsUrl: string;
   /** --probe, read by parseProbeTarget, or null */
   probe: { host: string; port: number } | null;
   now: number;
@@ -36,6 +38,13 @@ export interface DoctorTimeouts {
 export const DOCTOR_TIMEOUTS: DoctorTimeouts = { dnsMs: 2000, probeMs: 10_000, databaseMs: 5000, checkMs: 12_000 };
 
 /** HOST, HOST:PORT, [IPv6]:PORT or a bare IPv6 address; port 25 unless given. */
+/** Where a serve process of this config answers /metrics, seen from this machine (a wildcard bind is reached on loopback). */
+export function metricsUrlOf(http: { host: string; port: number }, metrics: { host: string; port: number | null }): string {
+  const [host, port] = metrics.port !== null ? [metrics.host, metrics.port] : [http.host, http.port];
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${local.includes(':') ? `[${local}]` : local}:${port}/metrics`;
+}
+
 export function parseProbeTarget(s: string): { host: string; port: number } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
   const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : isIP(s) === 6 ? [s, undefined] : (s.split(/:(?=[^:]*$)/) as [string, string?]);
@@ -60,6 +69,7 @@ export async function runDoctor(input: DoctorInput, onCheck: (c: Check) => void 
     ['dns_zone', async () => judgeZone(await lookupZone({ zone: input.zone, hostname: input.hostname, serverEnabled: input.dnsServerEnabled }, resolver, nameServers))],
     ['database', async () => judgeDatabase(await readDatabase(input.store, t.databaseMs))],
     ['disk', async () => judgeDisk(await readDisk(input.dataDir))],
+    ['event_loop', async () => judgeEventLoop(await readEventLoopLag(input.metricsUrl, t.databaseMs))],
   ];
   const results = await Promise.all(
     checks.map(async ([name, run]) => {

@@ -6,7 +6,7 @@ import { isNoRecord, type DnsResolver } from '../../dns/resolver.js';
 import { isLoopbackAddress, selfSignedFiles } from '../../lib/self-signed.js';
 import type { Store } from '../../store/store.js';
 import { STORAGE_FULL_MARKER } from '../../store/storage-state.js';
-import type { DatabaseFacts, DiskFacts, FcrdnsFacts, NameLookup, ProbeOutcome, TlsFacts, ZoneFacts } from './verdicts.js';
+import type { DatabaseFacts, DiskFacts, EventLoopFacts, FcrdnsFacts, NameLookup, ProbeOutcome, TlsFacts, ZoneFacts } from './verdicts.js';
 
 // What `posthorn doctor` looks at, as facts for verdicts.ts. Every function
 // here answers within its timeout and never throws: a failure is a fact.
@@ -175,5 +175,20 @@ export async function readDatabase(store: Store, timeoutMs: number): Promise<Dat
     return { kind: 'answered', client: store.client, pending };
   } catch (e) {
     return { kind: 'error', client: store.client, detail: (e as Error).message };
+  }
+}
+
+const LAG = /^posthorn_event_loop_lag_p99_seconds\{([^}]*)\} (\S+)$/gm;
+
+/** The event-loop lag of each thread, from the /metrics of a serve process at `url` (loopback or the operator's metrics address). */
+export async function readEventLoopLag(url: string, timeoutMs: number): Promise<EventLoopFacts> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    if (res.status !== 200) return { url, error: `status ${res.status}` };
+    const text = await res.text();
+    const lags = [...text.matchAll(LAG)].map((m) => ({ thread: /thread="([^"]*)"/.exec(m[1]!)?.[1] ?? 'main', seconds: Number(m[2]) }));
+    return { url, lags: lags.filter((l) => Number.isFinite(l.seconds)) };
+  } catch (e) {
+    return { url, error: detail(e) };
   }
 }

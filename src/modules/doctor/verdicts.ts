@@ -3,7 +3,7 @@
 // is a table test away.
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
-export type CheckName = 'port_25' | 'fcrdns' | 'tls' | 'dns_zone' | 'database' | 'disk';
+export type CheckName = 'port_25' | 'fcrdns' | 'tls' | 'dns_zone' | 'database' | 'disk' | 'event_loop';
 
 export interface Check {
   name: CheckName;
@@ -175,4 +175,24 @@ export function judgeDisk(f: DiskFacts | { path: string; error: string }): Check
   if (f.freeBytes < DISK_FAIL_BYTES) return check('disk', 'fail', seen, fix);
   if (f.freeBytes < DISK_WARN_BYTES || share < DISK_WARN_SHARE) return check('disk', 'warn', seen, fix);
   return check('disk', 'ok', seen);
+}
+
+/** What a running `posthorn serve` says of its threads' event-loop lag (its /metrics), or why it could not be asked. */
+export type EventLoopFacts = { url: string; lags: Array<{ thread: string; seconds: number }> } | { url: string; error: string };
+
+/** A thread that answers HTTP, SMTP or DNS lagging this much keeps every client of the appliance waiting (docs/security.md). */
+export const EVENT_LOOP_WARN_SECONDS = 0.1;
+
+export function judgeEventLoop(f: EventLoopFacts): Check {
+  if ('error' in f) return check('event_loop', 'ok', `not measured: no posthorn serve answered at ${f.url} (${f.error})`);
+  if (!f.lags.length) return check('event_loop', 'warn', `${f.url} answered without posthorn_event_loop_lag_p99_seconds`, 'point doctor at the appliance: http.host and http.port, or metrics.host and metrics.port');
+  const seen = f.lags.map((l) => `${l.thread} ${Math.round(l.seconds * 1000)} ms`).join(', ');
+  const slow = f.lags.filter((l) => l.seconds > EVENT_LOOP_WARN_SECONDS);
+  if (!slow.length) return check('event_loop', 'ok', `event-loop lag p99 since the last scrape: ${seen}`);
+  return check(
+    'event_loop',
+    'warn',
+    `event-loop lag p99 since the last scrape over ${EVENT_LOOP_WARN_SECONDS * 1000} ms: ${seen}`,
+    'something holds a thread that answers clients: look at posthorn_parse_jobs_total and posthorn_smtp_sessions_dropped_total in /metrics and at the log; docs/security.md',
+  );
 }

@@ -14,8 +14,7 @@ import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
 import { findInbound, insertInbound, listInbound, rawOf, type InboundEmail } from './inbound.repo.js';
-import { attachmentContent } from './received.js';
-import { readInbound, type ReadInbound } from './read-inbound.js';
+import { readableHere, readAttachment, readInbound, type ReadAttachment, type ReadInbound } from './read-inbound.js';
 
 export interface InboundDeps {
   store: Store;
@@ -27,8 +26,9 @@ export interface InboundDeps {
   hostname: string;
   /** the key unsubscribe tokens are signed with (unsubscribe/token.ts); without it unsubscribe+ addresses are refused */
   unsubscribeKey?: () => Promise<Buffer>;
-  /** reads a message: on the parsing pool in serve (docs/security.md), else on this thread */
+  /** reads a message, and an attachment of a stored one: on the parsing pool in serve (docs/security.md), else on this thread */
   read?: ReadInbound;
+  readAttachment?: ReadAttachment;
 }
 
 /** Who an envelope recipient of the MX listener is, or null: refused at RCPT (never an open relay). */
@@ -120,7 +120,8 @@ export class InboundService {
     const receivers = targets.filter((t): t is Extract<Target, { kind: 'receive' }> => t.kind === 'receive');
     const dmarc = targets.filter((t): t is Extract<Target, { kind: 'dmarc' }> => t.kind === 'dmarc');
     const needs = { report: reports.length > 0, received: receivers.length > 0, dmarc: dmarc.length > 0 };
-    const { report, received, mailed } = needs.report || needs.received || needs.dmarc ? await (this.deps.read ?? readInbound)({ raw, needs }) : { report: null, received: null, mailed: null };
+    const read = !this.deps.read || readableHere(raw, needs) ? readInbound : this.deps.read;
+    const { report, received, mailed } = needs.report || needs.received || needs.dmarc ? await read({ raw, needs }) : { report: null, received: null, mailed: null };
     const now = this.deps.clock.now();
     const hostname = this.deps.hostname;
     return this.deps.writer.run(async (trx) => {
@@ -164,9 +165,10 @@ export class InboundService {
   }
 
   async attachment(projectId: string, id: string, index: number): Promise<{ content: Buffer; contentType: string; filename: string }> {
-    const found = await attachmentContent(await this.raw(projectId, id), index);
+    const found = await (this.deps.readAttachment ?? readAttachment)({ raw: await this.raw(projectId, id), index });
     if (!found) throw notFound(`attachment ${index} of inbound email ${id}`);
-    return found;
+    // a Buffer cloned across threads arrives as a Uint8Array
+    return { ...found, content: Buffer.isBuffer(found.content) ? found.content : Buffer.from(found.content.buffer, found.content.byteOffset, found.content.byteLength) };
   }
 }
 
