@@ -4,18 +4,16 @@
 // a 2-core machine the load and the appliance share the cores.
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { SmtpReplyReader } from './smtp-reply-reader.js';
 
 export class SmtpSession {
-  private buffered = '';
-  private readonly waiting: Array<(reply: string) => void> = [];
-  private readonly replies: string[] = [];
-  private lines: string[] = [];
+  private readonly replies = new SmtpReplyReader();
   /** the reply to EHLO, every line */
   ehlo = '';
 
   private constructor(private readonly socket: Socket) {
     socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => this.read(chunk));
+    socket.on('data', (chunk: string) => this.replies.push(chunk));
   }
 
   static async open(port: number, auth?: { user: string; pass: string }): Promise<SmtpSession> {
@@ -68,30 +66,11 @@ export class SmtpSession {
   }
 
   private reply(): Promise<string> {
-    const queued = this.replies.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return this.replies.next();
   }
 
   private async expect(code: string, reply: Promise<string>): Promise<void> {
     const got = await reply;
     if (!got.startsWith(code)) throw new Error(`SMTP: expected ${code}, got ${got}`);
-  }
-
-  /** A reply ends at a line whose code is followed by a space ("250 ok"; "250-" continues it); its lines come joined by \n. */
-  private read(chunk: string): void {
-    this.buffered += chunk;
-    let at: number;
-    while ((at = this.buffered.indexOf('\n')) >= 0) {
-      const line = this.buffered.slice(0, at).replace(/\r$/, '');
-      this.buffered = this.buffered.slice(at + 1);
-      this.lines.push(line);
-      if (line[3] === '-') continue;
-      const reply = this.lines.join('\n');
-      this.lines = [];
-      const waiter = this.waiting.shift();
-      if (waiter) waiter(reply);
-      else this.replies.push(reply);
-    }
   }
 }

@@ -2,6 +2,7 @@
 // client sees: the greeting, the EHLO lines, a 421 in the middle of DATA, the connection closing.
 // A local address (127.0.0.2 is loopback too) makes another client; STARTTLS upgrades in place.
 import { once } from 'node:events';
+import { SmtpReplyReader } from './smtp-reply-reader.js';
 import { connect, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { SmtpLimits } from '../../src/config/load.js';
@@ -9,10 +10,7 @@ import { silentLogger } from '../../src/log/logger.js';
 import type { ListenerOptions } from '../../src/smtp/listener.js';
 
 export class RawSmtp {
-  private buffered = '';
-  private lines: string[] = [];
-  private readonly replies: string[] = [];
-  private readonly waiting: Array<(reply: string) => void> = [];
+  private readonly replies = new SmtpReplyReader();
   private socket: Socket | TLSSocket;
   /** resolves once the listener has closed the connection */
   readonly closed: Promise<void>;
@@ -60,10 +58,7 @@ export class RawSmtp {
 
   /** The next reply, whenever it comes ('' if the connection closes first). */
   reply(): Promise<string> {
-    const queued = this.replies.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    if (this.isClosed) return Promise.resolve('');
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return this.replies.next(this.isClosed);
   }
 
   /** STARTTLS, then the TLS handshake over the same connection. */
@@ -85,29 +80,13 @@ export class RawSmtp {
 
   private listen(socket: Socket): void {
     socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => this.read(chunk));
+    socket.on('data', (chunk: string) => this.replies.push(chunk));
   }
 
   private flushWaiting(): void {
-    for (const w of this.waiting.splice(0)) w('');
+    this.replies.end();
   }
 
-  /** A reply ends at a line whose code is followed by a space; "250-" continues it. */
-  private read(chunk: string): void {
-    this.buffered += chunk;
-    let at: number;
-    while ((at = this.buffered.indexOf('\n')) >= 0) {
-      const line = this.buffered.slice(0, at).replace(/\r$/, '');
-      this.buffered = this.buffered.slice(at + 1);
-      this.lines.push(line);
-      if (line[3] === '-') continue;
-      const reply = this.lines.join('\n');
-      this.lines = [];
-      const waiter = this.waiting.shift();
-      if (waiter) waiter(reply);
-      else this.replies.push(reply);
-    }
-  }
 }
 
 /** The ListenerOptions main.ts would build, for a listener a test starts itself over a world's services. */
