@@ -6,7 +6,7 @@ import type { SmtpLimits } from '../config/load.js';
 import { ApiError } from '../lib/errors.js';
 import { isInputRefused } from '../lib/input-refused.js';
 import { isLoopbackAddress } from '../lib/self-signed.js';
-import { isStorageFull } from '../lib/storage-full.js';
+import { isStorageRefusal } from '../lib/storage-full.js';
 import type { Logger } from '../log/logger.js';
 import { smtpSessions } from '../log/metrics.js';
 import { SessionLimits } from './session-limits.js';
@@ -164,11 +164,7 @@ export function readData(stream: Readable & { sizeExceeded?: boolean }): Promise
 }
 
 /** Loopback clients may authenticate without TLS (CONTRACT §5). */
-export function isLoopback(address: string): boolean {
-  return isLoopbackAddress(address);
-}
-
-const isStorageFullError = (e: unknown) => isStorageFull(e) || (e instanceof ApiError && e.code === 'storage_full');
+export const isLoopback = isLoopbackAddress;
 
 /**
  * The answer to a message that broke a parser's limit (InputRefused: the
@@ -177,7 +173,7 @@ const isStorageFullError = (e: unknown) => isStorageFull(e) || (e instanceof Api
  */
 export function refusalOf(e: unknown): Error | null {
   if (isInputRefused(e)) return smtpError(554, `5.6.0 ${e.message.replace(/[\r\n]+/g, ' ')}`);
-  if (isStorageFullError(e)) return smtpError(452, '4.3.1 insufficient system storage, try again later');
+  if (isStorageRefusal(e)) return smtpError(452, '4.3.1 insufficient system storage, try again later');
   return null;
 }
 
@@ -198,7 +194,7 @@ export function failureLogger(o: Pick<ListenerOptions, 'name' | 'logger'>, now: 
   return (e) => {
     if (clientGone(e)) return;
     if (isInputRefused(e)) return o.logger.warn({ listener: o.name, limit: e.limit }, `a message was refused: ${e.message}`);
-    if (isStorageFullError(e)) {
+    if (isStorageRefusal(e)) {
       if (now() - storageLoggedAt < STORAGE_FULL_LOG_MS) return;
       storageLoggedAt = now();
       return o.logger.error({ listener: o.name, code: (e as { code?: unknown }).code }, 'the disk is full: messages are answered 452 4.3.1 until there is room (logged at most once a minute)');
