@@ -63,8 +63,9 @@ export abstract class BaseCommand extends Command {
     return this.argv.includes('--json');
   }
 
+  /** A POSTHORN_* variable that is not an override is told on stderr, not under --json (stderr then holds only the error document). */
   protected loadConfig(path: string | undefined): Config {
-    return loadConfig({ path });
+    return loadConfig({ path, warn: (message) => this.jsonWanted() || process.stderr.write(`Warning: ${message}\n`) });
   }
 
   protected openStore(config: Config): Store {

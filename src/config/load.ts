@@ -13,8 +13,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 
-/** POSTHORN_* variables that are not config keys. */
-const NON_CONFIG_ENV = new Set(['POSTHORN_CONFIG', 'POSTHORN_TEST_PG_URL', 'POSTHORN_PROJECT']);
+/** POSTHORN_* variables that are not config keys: the CLI's API key and URL among them. */
+const NON_CONFIG_ENV = new Set(['POSTHORN_CONFIG', 'POSTHORN_TEST_PG_URL', 'POSTHORN_PROJECT', 'POSTHORN_KEY', 'POSTHORN_API_URL']);
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -99,6 +99,8 @@ export interface LoadOptions {
   /** --config; falls back to POSTHORN_CONFIG, then config/default.yaml */
   path?: string | undefined;
   env?: NodeJS.ProcessEnv;
+  /** told about POSTHORN_* variables that are not config overrides and were ignored */
+  warn?: (message: string) => void;
 }
 
 const ajv = new Ajv({ useDefaults: true, allErrors: false, strict: true });
@@ -111,12 +113,15 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   if (!existsSync(path)) throw new ConfigError(`config file ${path} does not exist`);
   let raw: unknown;
   try {
-    raw = YAML.parse(readFileSync(path, 'utf8')) ?? {};
+    // `<<: *anchor` merges as YAML 1.1 does; and a copy without shared parts: an alias
+    // (*anchor) gives one object twice, and the defaults filled into one section would
+    // otherwise appear in the other
+    raw = JSON.parse(JSON.stringify(YAML.parse(readFileSync(path, 'utf8'), { merge: true }) ?? {})) as unknown;
   } catch (e) {
     throw new ConfigError(`config file ${path} is not valid YAML: ${(e as Error).message}`);
   }
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`config file ${path} must hold a mapping of keys`);
-  const sources = applyEnvOverrides(raw as Record<string, unknown>, env);
+  const sources = applyEnvOverrides(raw as Record<string, unknown>, env, opts.warn);
   return buildConfig(raw as Record<string, unknown>, path, sources);
 }
 
@@ -223,12 +228,24 @@ interface SchemaNode {
  * `["1m","5m"]` all mean what they say. Returns key path → variable name, so
  * that an error can say where a bad value came from.
  */
-export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): Map<string, string> {
+/**
+ * POSTHORN_<KEY>[__<SUBKEY>…] overrides a config key. The namespace is the
+ * config's top-level keys: a variable whose first segment names one is an
+ * override, and a mistake in the rest of it stops the program as a mistake in
+ * the file does. Any other POSTHORN_* variable (POSTHORN_KEY, a compose file's
+ * POSTHORN_PUBLIC_URL) is not ours to read: it is ignored, with a warning.
+ */
+export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, warn: (message: string) => void = () => {}): Map<string, string> {
   const sources = new Map<string, string>();
+  const schema = ConfigSchema as unknown as SchemaNode;
   for (const name of Object.keys(env).sort()) {
     if (!name.startsWith('POSTHORN_') || NON_CONFIG_ENV.has(name)) continue;
     const path = name.slice('POSTHORN_'.length).split('__').map((s) => s.toLowerCase());
-    let node: SchemaNode | undefined = ConfigSchema as unknown as SchemaNode;
+    if (!path[0] || !schema.properties?.[path[0]]) {
+      warn(`environment variable ${name} ignored: it names no config key (an override is POSTHORN_ and the key path upper-cased with __ between levels, e.g. POSTHORN_HTTP__PORT)`);
+      continue;
+    }
+    let node: SchemaNode | undefined = schema;
     for (const seg of path) node = node?.properties?.[seg];
     if (!node || path.some((s) => !s)) throw new ConfigError(`unknown config key "${path.join('.')}" (from environment variable ${name})`);
     const key = path.join('.');

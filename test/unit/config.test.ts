@@ -92,8 +92,31 @@ describe('config loading', function () {
       expect(c.smtp.tls.key).to.equal(null);
     });
 
-    it('refuses an override of an unknown key, naming the variable', function () {
+    it('refuses an override of an unknown key under a known section, naming the variable', function () {
       expect(() => loadConfig({ path: configFile(''), env: { POSTHORN_HTTP__PROT: '1' } })).to.throw(ConfigError, /POSTHORN_HTTP__PROT/);
+    });
+
+    it('reads a file whose sections share settings through YAML anchors', function () {
+      const c = loadConfig({ path: configFile('http: &l\n  host: 127.0.0.2\nsmtp:\n  inbound: *l\n  submission:\n    <<: *l\n    port: 2601\n'), env: {} });
+      expect(c.http.host).to.equal('127.0.0.2');
+      expect(c.smtp.inbound.host).to.equal('127.0.0.2');
+      expect(c.smtp.submission).to.include({ host: '127.0.0.2', port: 2601 });
+    });
+
+    it('reads POSTHORN_KEY and POSTHORN_API_URL as the CLI\'s, never as config keys, and says nothing about them', function () {
+      const warnings: string[] = [];
+      const c = loadConfig({ path: configFile(''), env: { POSTHORN_KEY: 'ph_test_abc', POSTHORN_API_URL: 'http://127.0.0.1:8025' }, warn: (m) => warnings.push(m) });
+      expect(c.http.port).to.equal(8025);
+      expect(warnings).to.deep.equal([]);
+    });
+
+    it('ignores, with a warning naming it, a POSTHORN_* variable that names no config section (a compose file\'s POSTHORN_PUBLIC_URL)', function () {
+      const warnings: string[] = [];
+      const c = loadConfig({ path: configFile(''), env: { POSTHORN_PUBLIC_URL: 'https://mail.example.com', POSTHORN_HTTP__PORT: '9100' }, warn: (m) => warnings.push(m) });
+      expect(c.http.publicUrl).to.not.equal('https://mail.example.com');
+      expect(c.http.port).to.equal(9100);
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(/POSTHORN_PUBLIC_URL ignored/).and.match(/POSTHORN_HTTP__PORT/);
     });
 
     it('names the variable when its value has the wrong type', function () {
