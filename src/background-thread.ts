@@ -11,6 +11,7 @@ import { servingStoreOptions, startRoles, type RunningRoles } from './main.js';
 import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
 import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
 import { SharedDurability } from './store/shared-durability.js';
+import { ListenRelay } from './roles/listen-relay.js';
 import { isStorageRefusal } from './lib/storage-full.js';
 import { startThreadMetrics, threadMetrics } from './log/metrics.js';
 
@@ -26,7 +27,9 @@ async function run(): Promise<void> {
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
   const durability = data.durability ? new SharedDurability(data.durability) : undefined;
   const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability, storage: { shared: data.storage, logger } }));
-  const core = buildCore(config, store, logger, systemClock);
+  // the dispatcher's listen deliveries go to the API thread's streams
+  const listen = new ListenRelay(send);
+  const core = buildCore(config, store, logger, systemClock, { listenSink: listen.sink });
   let running: RunningRoles;
   try {
     running = await startRoles(config, core, { mta: true, webhooks: true, jobs: true });
@@ -47,11 +50,12 @@ async function run(): Promise<void> {
     await running.stop().catch((e: unknown) => logger.error({ err: e }, 'background roles did not stop cleanly'));
     await store.close().catch((e: unknown) => logger.error({ err: e }, 'could not close the store'));
     await durability?.close();
+    listen.close();
     logger.flush();
     send({ type: 'stopped' });
     port.close();
   };
-  port.on('message', (m: ToBackground) => handle(m, core, logger, track, stop));
+  port.on('message', (m: ToBackground) => (m.type === 'listened' ? listen.answered(m) : handle(m, core, logger, track, stop)));
   send({ type: 'ready' });
 }
 

@@ -41,6 +41,8 @@ import { suppressionService } from './modules/suppressions/suppressions.service.
 import { TemplateService } from './modules/templates/templates.service.js';
 import { trackingKey, trackingService, type TrackingDeps } from './modules/tracking/tracking.service.js';
 import { webhookService } from './modules/webhooks/webhooks.service.js';
+import { ListenHub } from './modules/webhooks/listen-hub.js';
+import type { ListenSink } from './modules/webhooks/listen-stream.js';
 import { checkUrl, EgressError, failureWord, guardedRequest, resolverLookup, type EgressOptions, type EgressResponse } from './net/egress.js';
 
 // The dependencies and the services of one thread (the API thread of `serve`,
@@ -89,10 +91,14 @@ export interface Core {
   setHandoff(h: AcceptHandoff): void;
   /** where /metrics gets the other threads' values (serve: the background thread's) */
   setOtherThreads(fn: () => Promise<ThreadValues[]>): void;
+  /** the `posthorn listen` streams of this thread's API */
+  listenHub: ListenHub;
+  /** where this thread's dispatcher hands listen deliveries: its own hub, or (the background thread of serve) the API thread's */
+  listenSink: ListenSink;
 }
 
 /** The dependencies and services of one thread, shared by `serve` and the tests. */
-export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor } = {}): Core {
+export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor; listenHub?: ListenHub; listenSink?: ListenSink } = {}): Core {
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
   const wake: Record<WakeRole, () => void> = { mta: () => undefined, dispatcher: () => undefined, broadcasts: () => undefined };
@@ -109,6 +115,7 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
     writer,
   });
   const parsing = parsingPool(config);
+  const listenHub = opts.listenHub ?? new ListenHub(logger);
   const deps: CoreDeps = {
     store,
     clock,
@@ -123,13 +130,15 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
   return {
     deps,
     parsing,
-    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer, parsing), metrics: metricsService(store, logger, () => otherThreads()) },
+    services: { ...buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer, parsing, listenHub), metrics: metricsService(store, logger, () => otherThreads()) },
     acceptQueue,
     writer,
     wake: (role) => wake[role](),
     onWake: (role, fn) => void (wake[role] = fn),
     setHandoff: (h) => void (handoff = h),
     setOtherThreads: (fn) => void (otherThreads = fn),
+    listenHub,
+    listenSink: opts.listenSink ?? listenHub.sink,
   };
 }
 
@@ -148,7 +157,7 @@ function parsingPool(config: Config): WorkPool<WorkTasks> {
 }
 
 // long: one entry per service, each with its slice of the config
-function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit, parsing: WorkPool<WorkTasks>): Omit<Services, 'metrics'> {
+function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit, parsing: WorkPool<WorkTasks>, listen: ListenHub): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
   const templates = new TemplateService({ store, clock, compile: (content) => parsing.run('compileTemplate', content), renderOffThread: (job) => parsing.run('render', job) });
@@ -164,6 +173,7 @@ function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (
       checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
       firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
       onQueued: () => wake('dispatcher'),
+      listen,
     }),
     keys: keyService({ store, clock }, deps.auth),
     sessions: sessionService({ store, clock, auth: deps.auth, throttle: deps.authThrottle }),

@@ -35,6 +35,8 @@ import { startMta, type MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
 import { startSigning } from './roles/signing.js';
 import { startWebhooks } from './roles/webhooks.js';
+import { ListenHub } from './modules/webhooks/listen-hub.js';
+import { deleteLeftoverListenEndpoints } from './modules/webhooks/listen.service.js';
 
 // The composition root: config → store → dependencies and services
 // (core.ts) → roles. The only place, with core.ts, that reads the whole
@@ -140,7 +142,7 @@ async function startMtaRoles({ config, core, running, started }: Starting): Prom
 async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
   const { webhooks } = config;
   const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, endpointConcurrency: webhooks.endpointConcurrency, concurrency: webhooks.concurrency, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
-  const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger });
+  const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger, listen: core.listenSink });
   started.push(role);
   core.onWake('dispatcher', () => role.dispatcher.wake());
 }
@@ -260,9 +262,12 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     if (applied.length) logger.info({ migrations: applied }, 'database migrated');
     const first = await firstStart(store, clock);
     if (first) opts.announceFirstStart?.(first);
-    const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], storage: store.storage.buffer, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null);
+    // `posthorn listen` streams are the API thread's (the background dispatcher writes there); none survives a restart
+    if (sqlite) await deleteLeftoverListenEndpoints(store);
+    const listenHub = new ListenHub(logger);
+    const bg = await startBackgroundThread({ config, writeLock, durability: syncer?.links[1], storage: store.storage.buffer, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), durability ?? null, (id, frame) => listenHub.deliver(id, frame));
     stopBackground = () => bg.stop();
-    const core = buildCore(config, store, logger, clock, { accept: bg.accept });
+    const core = buildCore(config, store, logger, clock, { accept: bg.accept, listenHub });
     for (const role of ['mta', 'dispatcher', 'broadcasts'] as const) core.onWake(role, () => bg.wake(role));
     core.setOtherThreads(() => bg.metrics());
     core.services.logs.sendTo((batch) => bg.requestLogs(batch));

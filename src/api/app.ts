@@ -1,5 +1,6 @@
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
+import { Readable } from 'node:stream';
 import { apiError, validationError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { RouteDef } from '../lib/route.js';
@@ -41,6 +42,7 @@ export interface EdgeSettings {
 /** `pages`: middleware that answers paths of its own before the API's routing (the dashboard). */
 export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES, pages: Middleware[] = []): ApiApp {
   const koa = new Koa({ proxy: false });
+  koa.on('error', afterResponseStarted(edge.logger));
   routes = servedRoutes(routes, edge);
   const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
   koa.use(requestId);
@@ -65,6 +67,20 @@ export function buildApp(services: Services, edge: EdgeSettings, routes: readonl
   koa.use(router.allowedMethods());
   const registered = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`));
   return { koa, rateLimiter, registered };
+}
+
+/**
+ * What Koa reports once an answer has started, where the error handler can
+ * no longer answer: a streamed body cut short. A client that leaves in the
+ * middle of a stream (`posthorn listen` stopped) is how such a stream ends,
+ * not a fault; anything else is logged (Koa's default printed it to stderr).
+ */
+function afterResponseStarted(logger: Logger) {
+  const clientGone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+  return (err: Error & { code?: string }, ctx?: Context) => {
+    if (err.code && clientGone.has(err.code)) return;
+    logger.error({ err, request_id: ctx?.state.requestId as string | undefined }, 'a response failed after it had started');
+  };
 }
 
 /**
@@ -103,7 +119,10 @@ async function requestId(ctx: Context, next: Next): Promise<void> {
 
 /**
  * One JSON line per request, and for a request made with a key a line of the
- * project's GET /v1/logs: never the key, the query string or a body.
+ * project's GET /v1/logs: never the key, the query string or a body. A
+ * streamed answer (GET /v1/webhooks/{id}/listen) is written out after the
+ * middleware has returned: its line waits until the connection closes, with
+ * the duration of the whole stream.
  */
 function requestLog(logger: Logger, logs: Services['logs']) {
   return async (ctx: Context, next: Next) => {
@@ -111,13 +130,18 @@ function requestLog(logger: Logger, logs: Services['logs']) {
     try {
       await next();
     } finally {
-      const principal = ctx.state.principal as Principal | undefined;
-      const durationMs = Math.round((performance.now() - started) * 10) / 10;
-      const requestId = ctx.state.requestId as string;
-      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: durationMs, key_id: principal?.key.id, project_id: principal?.project.id }, 'request');
-      if (principal) logs.record({ projectId: principal.project.id, keyId: principal.key.id, requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs });
+      if (ctx.body instanceof Readable && !ctx.res.writableFinished) ctx.res.once('close', () => logRequest(ctx, started, logger, logs));
+      else logRequest(ctx, started, logger, logs);
     }
   };
+}
+
+function logRequest(ctx: Context, started: number, logger: Logger, logs: Services['logs']): void {
+  const principal = ctx.state.principal as Principal | undefined;
+  const durationMs = Math.round((performance.now() - started) * 10) / 10;
+  const requestId = ctx.state.requestId as string;
+  logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: durationMs, key_id: principal?.key.id, project_id: principal?.project.id }, 'request');
+  if (principal) logs.record({ projectId: principal.project.id, keyId: principal.key.id, requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs });
 }
 
 /**

@@ -10,6 +10,7 @@ import ContactsExport from './commands/contacts/export.js';
 import KeyCreate from './commands/key/create.js';
 import KeyList from './commands/key/list.js';
 import KeyRevoke from './commands/key/revoke.js';
+import Listen from './commands/listen.js';
 import Migrate from './commands/migrate.js';
 import ProjectCreate from './commands/project/create.js';
 import Restore from './commands/restore.js';
@@ -38,6 +39,7 @@ export const COMMANDS = {
   'key:create': KeyCreate,
   'key:list': KeyList,
   'key:revoke': KeyRevoke,
+  listen: Listen,
   'domain:list': DomainList,
   'domain:show': DomainShow,
   'domain:verify': DomainVerify,

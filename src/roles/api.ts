@@ -38,6 +38,8 @@ export async function startApi(listen: ApiListen, services: Services, edge: Edge
     server,
     port,
     async stop() {
+      // `posthorn listen` streams never finish by themselves: ended first, their endpoints deleted while the store is open
+      await services.webhooks.closeListeners();
       // Stop accepting, let in-flight requests finish, then cut what is left.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // A keep-alive connection whose last request just finished is idle now: close those as they come.

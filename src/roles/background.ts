@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import { startThread } from '../lib/thread.js';
 import type { ThreadValues } from '../modules/health/metrics.service.js';
 import type { FinishedRequest } from '../modules/logs/logs.service.js';
+import { answerListen, type ListenAnswer, type ListenAsk, type ListenDeliver } from './listen-relay.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */
 export type BackgroundRole = WakeRole;
@@ -40,13 +41,15 @@ export type ToBackground =
   | { type: 'accept'; id: number; requests: AcceptRequest[] }
   | { type: 'metrics'; id: number }
   | { type: 'request-logs'; batch: FinishedRequest[] }
+  | ListenAnswer
   | { type: 'stop' };
 export type FromBackground =
   | { type: 'ready' }
   | { type: 'stopped' }
   | { type: 'failed'; message: string }
   | { type: 'accepted'; id: number; outcomes: AcceptOutcome[] }
-  | { type: 'metrics'; id: number; values: ThreadValues };
+  | { type: 'metrics'; id: number; values: ThreadValues }
+  | ListenAsk;
 
 const STOP_TIMEOUT_MS = 30_000;
 const SCRAPE_TIMEOUT_MS = 1_000;
@@ -60,9 +63,10 @@ const SCRAPE_TIMEOUT_MS = 1_000;
  * write lock, which the API thread now takes only for its rarer writes),
  * wake-up messages and the accepted emails going over and back.
  * If the thread dies, `onFailure` is told: the process cannot do its job
- * without it.
+ * without it. `listen` writes a `posthorn listen` delivery of its
+ * dispatcher to this thread's stream (ListenHub.deliver; listen-relay.ts).
  */
-export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null): Promise<BackgroundThread> {
+export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null, listen: ListenDeliver): Promise<BackgroundThread> {
   // its entry is the thread's own composition root, beside main.ts
   const worker = startThread(import.meta.url, '../background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
   await ready(worker);
@@ -78,6 +82,7 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
   worker.on('message', (m: FromBackground) => {
     if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
     if (m.type === 'metrics') scrapes.get(m.id)?.([m.values]);
+    if (m.type === 'listen') post(answerListen(m, listen));
   });
   worker.on('error', (e) => {
     logger.fatal({ err: e }, 'the background thread failed');

@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
-import { WebhookDispatcher } from '../modules/webhooks/dispatcher.js';
+import { WebhookDispatcher, type WebhookPost } from '../modules/webhooks/dispatcher.js';
+import { listenEndpointOf, type ListenSink } from '../modules/webhooks/listen-stream.js';
 import { closeEgressAgents, guardedRequest, type EgressOptions } from '../net/egress.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
@@ -20,10 +21,14 @@ export interface WebhooksRole extends Role {
   dispatcher: WebhookDispatcher;
 }
 
-/** The webhook dispatcher: the event outbox fanned out to endpoints, signed POSTs through the SSRF guard. */
-export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger }): Promise<WebhooksRole> {
+/**
+ * The webhook dispatcher: the event outbox fanned out to endpoints, signed POSTs through the SSRF guard.
+ * `listen`: where a `posthorn listen` endpoint's deliveries go instead (its url is a marker, never requested).
+ */
+export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger; listen: ListenSink }): Promise<WebhooksRole> {
+  const { listen, ...dispatcherDeps } = deps;
   const dispatcher = new WebhookDispatcher({
-    ...deps,
+    ...dispatcherDeps,
     owner: `webhooks:${process.pid}`,
     retryScheduleMs: slice.retryScheduleMs,
     requestTimeoutMs: slice.timeoutMs,
@@ -31,6 +36,8 @@ export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; 
     concurrency: slice.concurrency,
     userAgent: slice.userAgent,
     post: async (url, headers, body, signal) => {
+      const listener = listenEndpointOf(url);
+      if (listener !== null) return postToListener(listen, listener, headers, body, signal);
       const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, slice.egress);
       return { status: res.status, durationMs: res.durationMs };
     },
@@ -44,4 +51,24 @@ export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; 
       await closeEgressAgents();
     },
   };
+}
+
+/**
+ * A listen endpoint's "POST": its frame written to the stream connected to
+ * the API (200), or an error when none is (the retry schedule applies: the
+ * CLI may not have connected yet, or is gone and its endpoint about to be).
+ */
+async function postToListener(listen: ListenSink, endpointId: string, headers: Record<string, string>, body: string, signal: AbortSignal): ReturnType<WebhookPost> {
+  const started = performance.now();
+  signal.throwIfAborted();
+  // the answer may have to come from the API thread: a shutdown does not wait for it
+  const written = await new Promise<boolean>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    listen(endpointId, { headers, body })
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+  if (!written) throw new Error('no posthorn listen is connected to this endpoint');
+  return { status: 200, durationMs: Math.round(performance.now() - started) };
 }

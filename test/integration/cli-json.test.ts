@@ -85,6 +85,8 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     expect((await run('restore', ['restore', file, '--json', ...C])).code).to.equal(0);
     // a usage error is JSON too
     await run('key:create', ['key', 'create', '--json', ...C]);
+    // no key (neither --key nor POSTHORN_KEY): the refusal is one JSON document too
+    await run('listen', ['listen', '--json', ...C]);
     expect([...seen].sort()).to.deep.equal(Object.keys(COMMANDS).filter((id) => id !== 'serve').sort());
   });
 

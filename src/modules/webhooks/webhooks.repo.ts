@@ -129,6 +129,16 @@ export async function deleteEndpoint(db: Db, id: string): Promise<void> {
   await db('webhook_endpoints').where({ id }).delete();
 }
 
+/** Deletes an endpoint only while its url is still `url` (a listen endpoint since given an https url stays). */
+export async function deleteEndpointWithUrl(db: Db, id: string, url: string): Promise<boolean> {
+  return (await db('webhook_endpoints').where({ id, url }).delete()) > 0;
+}
+
+/** Deletes every endpoint whose url starts with `prefix` (no `%` or `_` in it); how many. */
+export async function deleteEndpointsWithUrlPrefix(db: Db, prefix: string): Promise<number> {
+  return db('webhook_endpoints').where('url', 'like', `${prefix}%`).delete();
+}
+
 export async function findEndpoint(db: Db, projectId: string, id: string): Promise<Endpoint | null> {
   const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id, project_id: projectId }).first()) as EndpointRow | undefined;
   return row ? endpointFromRow(row) : null;

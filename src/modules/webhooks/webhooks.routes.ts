@@ -1,7 +1,7 @@
 import { iso } from '../../lib/time.js';
 import { keyedRoutes } from '../keys/principal.js';
 import { presentDelivery, presentEndpoint, presentNewSecret } from './webhooks.presenter.js';
-import { CreateWebhookBody, DeliveryLogQuery, ReplayBody, UpdateWebhookBody } from './webhooks.schema.js';
+import { CreateWebhookBody, DeliveryLogQuery, ListenBody, ReplayBody, UpdateWebhookBody } from './webhooks.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 
 const route = keyedRoutes<{ webhooks: WebhookService }>();
@@ -16,6 +16,28 @@ export const webhookRoutes = [
     body: CreateWebhookBody,
     async handler({ services, principal, body }) {
       return { status: 201, body: presentNewSecret(await services.webhooks.create(principal.project.id, body)) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhooks/listen',
+    scope: 'webhooks:manage',
+    summary: 'Create a temporary endpoint for `posthorn listen`: its deliveries go down GET /v1/webhooks/{id}/listen, and it is deleted when that stream closes; the signing secret is shown in this answer only',
+    body: ListenBody,
+    async handler({ services, principal, body }) {
+      return { status: 201, body: presentNewSecret(await services.webhooks.createListener(principal.project.id, body)) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/webhooks/:id/listen',
+    scope: 'webhooks:manage',
+    summary:
+      'The deliveries of a `posthorn listen` endpoint as they are made: text/event-stream, one `data:` line per delivery, JSON `{headers, body}` as an HTTPS delivery carries them, a comment every 15 s; one stream per endpoint; when it closes the endpoint is deleted',
+    async handler({ services, principal, params }) {
+      const stream = await services.webhooks.listen(principal.project.id, params.id!);
+      // no-store: nothing between here and the client keeps it; X-Accel-Buffering: nginx passes each line on at once
+      return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' }, body: stream };
     },
   }),
   route({

@@ -18,6 +18,10 @@ export const UpdateWebhookBody = Type.Object(
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 
+/** POST /v1/webhooks/listen (`posthorn listen`): only the events; the url is the stream's. */
+export const ListenBody = Type.Object({ events: Type.Optional(Events) }, { additionalProperties: false });
+export type ListenBody = Static<typeof ListenBody>;
+
 export const ReplayBody = Type.Object({ event_id: Type.String({ pattern: '^evt_[0-9a-z]{26}$' }) }, { additionalProperties: false });
 export type ReplayBody = Static<typeof ReplayBody>;
 

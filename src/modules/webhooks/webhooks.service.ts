@@ -2,9 +2,12 @@ import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
-import { DEFAULT_SUBSCRIPTION, type EventType } from '../events/event-types.js';
+import type { EventType } from '../events/event-types.js';
 import { findEvent } from '../events/events.repo.js';
 import { newDelivery } from './deliveries.js';
+import type { ListenHub } from './listen-hub.js';
+import { createListenEndpoint, openListenStream } from './listen.service.js';
+import { newEndpoint } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
 import * as repo from './webhooks.repo.js';
 import type { Endpoint, WebhookDelivery } from './webhooks.repo.js';
@@ -21,6 +24,8 @@ export interface WebhookDeps {
   firstAttemptDelayMs: number;
   /** wake the dispatcher after a replay */
   onQueued?: () => void;
+  /** the `posthorn listen` streams connected to this process (listen-hub.ts); absent where no API runs */
+  listen?: ListenHub;
 }
 
 async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
@@ -35,22 +40,11 @@ async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
 export async function createEndpoint(deps: WebhookDeps, projectId: string, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<Endpoint> {
   const url = await checkUrl(deps, input.url);
   const now = deps.clock.now();
-  const endpoint: Endpoint = {
-    id: newId('webhook', now),
-    projectId,
-    url,
-    description: input.description ?? null,
-    events: input.events ?? [...DEFAULT_SUBSCRIPTION],
-    active: true,
-    secret: generateWebhookSecret(),
-    previousSecret: null,
-    previousSecretUntil: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const endpoint = newEndpoint(projectId, newId('webhook', now), url, input, now);
   await deps.store.tx((trx) => repo.insertEndpoint(trx, endpoint));
   return endpoint;
 }
+
 
 export async function getEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId: string, id: string): Promise<Endpoint> {
   const e = await repo.findEndpoint(deps.store.reader, projectId, id);
@@ -85,14 +79,16 @@ export async function updateEndpoint(
   });
 }
 
-/** Deleting an endpoint deletes its deliveries, pending ones included: nothing more is sent to it. */
-export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId: string, id: string): Promise<Endpoint> {
-  return deps.store.tx(async (trx) => {
+/** Deleting an endpoint deletes its deliveries, pending ones included: nothing more is sent to it (a listen stream here ends). */
+export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store' | 'listen'>, projectId: string, id: string): Promise<Endpoint> {
+  const deleted = await deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, id);
     if (!e) throw notFound(`webhook endpoint ${id}`);
     await repo.deleteEndpoint(trx, id);
     return e;
   });
+  deps.listen?.disconnect(id);
+  return deleted;
 }
 
 /**
@@ -138,6 +134,11 @@ export async function deliveryLog(deps: Pick<WebhookDeps, 'store'>, projectId: s
   return { items, attempts, more: page.length > limit };
 }
 
+function hubOf(deps: WebhookDeps): ListenHub {
+  if (!deps.listen) throw apiError('service_unavailable', 'this process serves no posthorn listen streams');
+  return deps.listen;
+}
+
 /** What the /v1/webhooks routes use. */
 export function webhookService(deps: WebhookDeps) {
   return {
@@ -150,6 +151,10 @@ export function webhookService(deps: WebhookDeps) {
     deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
     deliveriesOfEvents: (projectId: string, eventIds: string[]) => repo.deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
+    createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) => createListenEndpoint(deps, projectId, input),
+    listen: (projectId: string, id: string) => openListenStream({ ...deps, hub: hubOf(deps) }, projectId, id),
+    /** the API is stopping: every stream ended, their endpoints deleted */
+    closeListeners: async () => deps.listen?.close(),
   };
 }
 

@@ -1,0 +1,180 @@
+import { Flags } from '@oclif/core';
+import { Agent, request } from 'undici';
+import { BaseCommand, CliError } from '../base.js';
+import { ApiClient, apiKeyFrom, apiUrlFrom, describeFailure } from '../api-client.js';
+import { EventStreamReader, HEARTBEAT_MS, type ListenFrame } from '../../modules/webhooks/listen-stream.js';
+
+/** What POST /v1/webhooks/listen answers (the endpoint and its secret). */
+interface ListenEndpoint {
+  id: string;
+  events: string[];
+  secret: string;
+}
+
+/** How the local app answered a forwarded event. */
+export interface Forwarded {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** The answer of the local app, bounded: an event waits for it before the next is forwarded. */
+const FORWARD_TIMEOUT_MS = 30_000;
+/** Three missed heartbeats: the connection is dead, though no error said so. */
+const IDLE_MS = 3 * HEARTBEAT_MS;
+const DELETE_TIMEOUT_MS = 5_000;
+
+export default class Listen extends BaseCommand {
+  static override description =
+    'Receive your project\'s webhooks on this machine, like `stripe listen`: each event printed, and forwarded signed to a local URL. A temporary endpoint on a running posthorn serve, deleted when this stops';
+  static override examples = [
+    'POSTHORN_KEY=ph_test_… <%= config.bin %> listen --forward-to http://localhost:3000/webhooks',
+    '<%= config.bin %> listen --key ph_test_… --events email.delivered,email.bounced --api-url http://127.0.0.1:8025',
+    '<%= config.bin %> listen --json',
+  ];
+  static override flags = {
+    'forward-to': Flags.string({ description: 'POST each event to this URL, with the body and signed headers of a real delivery (plain http to localhost is fine: this machine makes the request)', helpValue: 'URL' }),
+    events: Flags.string({ description: 'comma-separated event types (default: those an endpoint created without events gets)', helpValue: 'a,b,…' }),
+    key: Flags.string({ description: `API key with the webhooks:manage scope (else POSTHORN_KEY)`, helpValue: 'KEY' }),
+    json: Flags.boolean({ description: 'one JSON document per line: the endpoint and its secret first, then each event (headers, payload, the forward\'s answer)' }),
+    'api-url': Flags.string({ description: 'the API of the running posthorn serve (else POSTHORN_API_URL, else the config\'s http.host:http.port)', helpValue: 'URL' }),
+  };
+
+  protected async execute() {
+    const { flags } = await this.parse(Listen);
+    const key = apiKeyFrom(flags.key, process.env);
+    const forwardTo = flags['forward-to'] === undefined ? null : forwardUrl(flags['forward-to']);
+    const api = new ApiClient({ key, url: apiUrlFrom(flags['api-url'], process.env, () => this.loadConfig(flags.config)) });
+    const events = flags.events?.split(',').map((s) => s.trim()).filter(Boolean);
+    try {
+      const endpoint = await api.json<ListenEndpoint>('POST', '/v1/webhooks/listen', events?.length ? { events } : {});
+      await this.listen(api, endpoint, forwardTo);
+    } finally {
+      await api.close();
+    }
+    return undefined;
+  }
+
+  /** Until Ctrl-C or SIGTERM (the endpoint deleted, exit 0) or the connection's end (an error). */
+  private async listen(api: ApiClient, endpoint: ListenEndpoint, forwardTo: string | null): Promise<void> {
+    const stop = new AbortController();
+    let deleted: Promise<void> | null = null;
+    // The appliance deletes the endpoint when the stream closes; deleted here first, so that it is gone when we exit.
+    const remove = () => (deleted ??= api.json('DELETE', `/v1/webhooks/${endpoint.id}`, undefined, { timeoutMs: DELETE_TIMEOUT_MS }).then(() => undefined, () => undefined));
+    const onSignal = () => {
+      if (stop.signal.aborted || deleted) process.exit(130);
+      void remove().finally(() => stop.abort());
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const agent = new Agent();
+    try {
+      const body = await api.stream(`/v1/webhooks/${endpoint.id}/listen`, stop.signal, IDLE_MS);
+      this.announce(endpoint, api.target.url, forwardTo);
+      await this.relay(body, (frame) => this.handle(frame, forwardTo, agent));
+      if (!deleted) throw new CliError('api_unreachable', 'the appliance closed the connection (was posthorn serve stopped?); run posthorn listen again once it is back');
+    } catch (e) {
+      if (!stop.signal.aborted && !deleted) throw e instanceof CliError ? e : new CliError('api_unreachable', `the connection to the appliance was lost (${describeFailure(e)}); run posthorn listen again once it is back`);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await remove();
+      await agent.close();
+    }
+  }
+
+  private announce(endpoint: ListenEndpoint, apiUrl: string, forwardTo: string | null): void {
+    if (this.jsonWanted()) {
+      writeLine(JSON.stringify({ object: 'listen', endpoint_id: endpoint.id, secret: endpoint.secret, events: endpoint.events, api_url: apiUrl, forward_to: forwardTo }));
+      return;
+    }
+    process.stdout.write(
+      'Ready: the events of your project come here.\n' +
+        `API:            ${apiUrl}\n` +
+        `Endpoint:       ${endpoint.id} (deleted when this stops)\n` +
+        `Signing secret: ${endpoint.secret}\n` +
+        `Events:         ${endpoint.events.join(', ')}\n` +
+        (forwardTo ? `Forwarding to:  ${forwardTo}\n` : '') +
+        'Ctrl-C to stop.\n\n',
+    );
+  }
+
+  /** The stream read to its end, its frames handled one at a time, in order. */
+  private async relay(body: AsyncIterable<Buffer>, handle: (frame: ListenFrame) => Promise<void>): Promise<void> {
+    const reader = new EventStreamReader();
+    const decoder = new TextDecoder();
+    for await (const chunk of body) {
+      for (const frame of reader.push(decoder.decode(chunk, { stream: true }))) await handle(frame);
+    }
+  }
+
+  private async handle(frame: ListenFrame, forwardTo: string | null, agent: Agent): Promise<void> {
+    const forwarded = forwardTo ? await forward(forwardTo, frame, agent) : null;
+    if (this.jsonWanted()) writeLine(JSON.stringify(jsonLine(frame, forwardTo, forwarded)));
+    else writeLine(eventLine(frame, forwarded));
+  }
+}
+
+function writeLine(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** --forward-to: any http(s) URL; this machine makes the request, so localhost is what it is for. */
+export function forwardUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new CliError('usage_error', `--forward-to: ${JSON.stringify(value)} is not a URL (e.g. http://localhost:3000/webhooks)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage_error', `--forward-to: an http or https URL, not ${url.protocol}`);
+  return url.href;
+}
+
+/** The request a real delivery makes: the same body, the same signed headers. */
+async function forward(url: string, frame: ListenFrame, agent: Agent): Promise<Forwarded> {
+  const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  try {
+    const res = await request(url, { method: 'POST', headers: frame.headers, body: frame.body, dispatcher: agent, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
+    await res.body.dump();
+    return { status: res.statusCode, error: null, durationMs: took() };
+  } catch (e) {
+    return { status: null, error: describeFailure(e), durationMs: took() };
+  }
+}
+
+interface Payload {
+  id?: string;
+  type?: string;
+  created_at?: string;
+  data?: { email_id?: unknown; recipient?: unknown };
+}
+
+function payloadOf(frame: ListenFrame): Payload {
+  try {
+    return JSON.parse(frame.body) as Payload;
+  } catch {
+    return {};
+  }
+}
+
+/** One line per event: when, what, which email, to whom, and what the local app answered. */
+export function eventLine(frame: ListenFrame, forwarded: Forwarded | null): string {
+  const p = payloadOf(frame);
+  const text = (v: unknown) => (typeof v === 'string' && v ? v : '-');
+  const fields = [text(p.created_at), text(p.type).padEnd(24), text(p.data?.email_id), text(p.data?.recipient)];
+  if (forwarded) fields.push(forwarded.status !== null ? `→ ${forwarded.status} (${forwarded.durationMs} ms)` : `→ error: ${forwarded.error}`);
+  return fields.join('  ');
+}
+
+/** --json: the whole payload, the headers it came with, and the local app's answer. */
+export function jsonLine(frame: ListenFrame, forwardTo: string | null, forwarded: Forwarded | null) {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(frame.body);
+  } catch {
+    payload = frame.body;
+  }
+  return { headers: frame.headers, payload, ...(forwardTo && forwarded ? { forward: { url: forwardTo, status: forwarded.status, error: forwarded.error, duration_ms: forwarded.durationMs } } : {}) };
+}
