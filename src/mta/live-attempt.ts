@@ -194,7 +194,7 @@ function classify(got: SendResult['recipients'][number] | undefined, res: SendRe
     case 'delivered':
       return { kind: 'delivered', reply, mx: res.host };
     case 'ambiguous':
-      return { kind: 'ambiguous', reply, mx: res.host };
+      return { kind: 'ambiguous', stage: 'data', reply, mx: res.host };
     case 'deferred':
       return { kind: 'deferred', reply, mx: res.host };
   }

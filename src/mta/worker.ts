@@ -270,7 +270,7 @@ export class QueueWorker implements WorkerRoom {
       // next start. Retried later if no body went out; ambiguous if one may have.
       this.o.logger.error({ err: e, row: q.id, email: q.emailId }, 'delivery attempt failed unexpectedly');
       const reply = `internal error during the attempt: ${(e as Error).message}`;
-      const outcome: RecipientOutcome = bodyMayHaveGone ? { kind: 'ambiguous', reply } : { kind: 'deferred', reply: `451 4.3.0 ${reply}` };
+      const outcome: RecipientOutcome = bodyMayHaveGone ? { kind: 'ambiguous', stage: 'internal', reply } : { kind: 'deferred', reply: `451 4.3.0 ${reply}` };
       const failed = new Map(waitingOn(email, q).map((r) => [r.id, outcome]));
       await this.recorder.add({ row: q, outcomes: failed, result: { outcomes: failed } }).catch((err: unknown) => {
         this.o.logger.error({ err, row: q.id }, 'could not record the failed attempt; the row is recovered at the next start or when its lease ends');

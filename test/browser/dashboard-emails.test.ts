@@ -162,6 +162,53 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await context.close();
   });
 
+  it("the list's badge is green only when every recipient is delivered, else the worst recipient outcome", async function () {
+    // an appliance without a queue worker: test mail is simulated as it is stored, and a delayed
+    // recipient stays deferred (no retry comes), so every state below holds still
+    const still = freshSqlite();
+    await still.store.migrateLatest();
+    const alone = await startTestApi(still.store);
+    try {
+      const t = await alone.tenant();
+      const sim = (local: string) => `${local}@simulator.posthorn.test`;
+      const cases: Array<[string, string[], string]> = [
+        ['All delivered', [sim('delivered'), 'ann@example.com'], 'delivered'],
+        ['One bounced', [sim('delivered'), sim('bounced')], 'bounced'],
+        ['One deferred', [sim('delivered'), sim('delayed')], 'deferred'],
+        ['One complained', [sim('delivered'), sim('complained')], 'complained'],
+        ['One ambiguous', [sim('delivered'), sim('ambiguous')], 'ambiguous'],
+      ];
+      for (const [subject, to] of cases) {
+        const r = await t.api.post('/v1/emails', { from: 'shop@example.com', to, subject, text: 'x' });
+        expect(r.status, r.text).to.equal(202);
+        // the email itself says accepted: one of its recipients was delivered
+        expect((await t.api.get(`/v1/emails/${r.body.id}`)).body.status, subject).to.equal('accepted');
+      }
+      const { context, page } = await signedIn(browser, alone.baseUrl, t.key);
+      // the colour the stylesheet gives a delivered badge
+      const green = await page.evaluate(() => {
+        const w = globalThis as unknown as { document: { createElement(t: string): { className: string; remove(): void }; body: { append(e: unknown): void } }; getComputedStyle(e: unknown): { color: string } };
+        const probe = w.document.createElement('span');
+        probe.className = 'badge s-delivered';
+        w.document.body.append(probe);
+        const colour = w.getComputedStyle(probe).color;
+        probe.remove();
+        return colour;
+      });
+      for (const [subject, , outcome] of cases) {
+        const b = page.locator('tbody tr', { has: page.getByRole('link', { name: subject }) }).locator('.badge');
+        expect((await b.textContent())?.trim(), subject).to.equal(outcome);
+        const colour = await b.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+        if (outcome === 'delivered') expect(colour, subject).to.equal(green);
+        else expect(colour, subject).to.not.equal(green);
+      }
+      await context.close();
+    } finally {
+      await alone.stop();
+      await still.drop();
+    }
+  });
+
   it("never shows another project's emails: not in the list, and its email's page is a 404", async function () {
     const theirs = await send(b, 'Secret of B');
     const { context, page } = await signedIn(browser, api.baseUrl, a.key);

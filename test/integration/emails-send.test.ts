@@ -403,6 +403,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const later = (await t.api.get(`/v1/emails/${id}`)).body;
       expect(later.status).to.equal('ambiguous');
       expect(later.attempts).to.equal(1);
+      // said once, in the transaction that made it ambiguous
+      expect(await types(id)).to.deep.equal(['email.ambiguous']);
     });
   });
 

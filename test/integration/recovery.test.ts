@@ -6,6 +6,7 @@ import { startMta, type MtaRole } from '../../src/roles/mta.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
+import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 
@@ -55,5 +56,10 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
     const ambiguous = await waitEmail(t.api, unsure, (e) => e.status === 'ambiguous');
     expect(ambiguous.recipients[0].status).to.equal('ambiguous');
     expect(ambiguous.attempts).to.equal(1);
+    // said once, in the recovering transaction: the appliance stopped mid-transmission, no host known
+    const said = (await eventsOfEmail(db().store.knex, unsure)).filter((e) => e.type === 'email.ambiguous');
+    expect(said).to.have.length(1);
+    expect(said[0]!.data.details).to.deep.include({ host: null, stage: 'crash' });
+    expect((await eventsOfEmail(db().store.knex, safe)).map((e) => e.type)).to.not.include('email.ambiguous');
   });
 });

@@ -81,7 +81,7 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expect(e.id).to.match(/^whe_/);
       expect(e.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(e).to.include({ object: 'webhook_endpoint', active: true, description: 'orders' });
-      expect(e.events).to.deep.equal(EVENT_TYPES.filter((x) => !['email.received', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted', 'contact.created', 'contact.updated', 'contact.deleted', 'broadcast.sent'].includes(x)));
+      expect(e.events).to.deep.equal(EVENT_TYPES.filter((x) => !['email.received', 'email.ambiguous', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted', 'contact.created', 'contact.updated', 'contact.deleted', 'broadcast.sent'].includes(x)));
       const again = await t.api.get(`/v1/webhooks/${e.id}`);
       expect(again.status).to.equal(200);
       expect(again.text).to.not.include('whsec_');

@@ -122,10 +122,10 @@ describe('the email state machine (LIFECYCLE.md)', function () {
 
     it('no answer after the end of DATA → ambiguous, never queued again by itself; posthorn queue retry puts it back, due now', function () {
       const { email, row } = claimed();
-      const change = apply(email, row, { kind: 'ambiguous', reply: 'connection lost after DATA' });
+      const change = apply(email, row, { kind: 'ambiguous', stage: 'data', reply: 'connection lost after DATA' });
       expect(change.email.status).to.equal('ambiguous');
       expect(change.row.state).to.equal('done');
-      expect(change.events).to.deep.equal([]);
+      expect(types(change.events)).to.deep.equal(['email.ambiguous']);
       const later = NOW + 5000;
       const back = retryAmbiguous(change.email, [change.row], later);
       if ('refused' in back) throw new Error(back.refused);
@@ -209,7 +209,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       const test = claimed({ environment: 'test' });
       const done = apply(test.email, test.row, { kind: 'delivered', reply: '250' });
       expect(keepsQueueRow(done.email, done.row)).to.equal(false);
-      const unsure = apply(test.email, test.row, { kind: 'ambiguous', reply: '' });
+      const unsure = apply(test.email, test.row, { kind: 'ambiguous', stage: 'data', reply: '' });
       expect(keepsQueueRow(unsure.email, unsure.row)).to.equal(true);
       const live = claimed();
       const sent = apply(live.email, live.row, { kind: 'delivered', reply: '250' });

@@ -49,7 +49,7 @@ export function emailListPage(session: Session, page: { data: EmailJson[]; next_
   <td>${time(e.created_at)}</td>
   <td><a href="${BASE}/emails/${e.id}">${e.subject || '(no subject)'}</a></td>
   <td class="addr">${e.to.join(', ')}</td>
-  <td>${badge(e.status)}</td>
+  <td>${outcomeBadge(e)}</td>
 </tr>`,
   );
   return layout(
@@ -79,6 +79,32 @@ ${
 }
 ${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString({ ...filter, cursor: page.next_cursor })}" rel="next">Older emails →</a></p>` : ''}`,
   );
+}
+
+// Recipient outcomes the list must not hide behind the email's status, worst first: an email is
+// `accepted` once one recipient is, whatever happened to the others.
+const TROUBLE = ['bounced', 'complained', 'failed', 'ambiguous', 'deferred', 'suppressed'] as const;
+
+/**
+ * What the emails list says of an email (docs/dashboard.md): the worst
+ * recipient outcome in TROUBLE if any; `delivered` once every recipient is;
+ * else the email's status (queued, scheduled, submitting, or `accepted`
+ * while a recipient still waits for its first attempt, which is neutral).
+ */
+export function listOutcome(e: Pick<EmailJson, 'status' | 'recipients'>): string {
+  const worst = TROUBLE.find((s) => e.recipients.some((r) => r.status === s));
+  if (worst) return worst;
+  if (e.recipients.length && e.recipients.every((r) => r.status === 'delivered')) return 'delivered';
+  return e.status;
+}
+
+function outcomeBadge(e: EmailJson): Html {
+  const outcome = listOutcome(e);
+  const count = e.recipients.filter((r) => r.status === outcome).length;
+  const title = outcome === e.status ? `email ${e.status}` : `email ${e.status}; ${count} of ${e.recipients.length} recipient${e.recipients.length === 1 ? '' : 's'} ${outcome}`;
+  // accepted with nothing known yet of a recipient says nothing good or bad: no colour
+  const tone = outcome === 'accepted' ? '' : ` s-${outcome}`;
+  return html`<span class="badge${tone}" title="${title}">${outcome}</span>`;
 }
 
 // An email, or one of its recipients, in one of these may still change.

@@ -10,10 +10,19 @@ export type RecipientOutcome =
   | { kind: 'delivered'; reply: string; mx?: string }
   | { kind: 'deferred'; reply: string; mx?: string }
   | { kind: 'bounced'; bounce: Bounce; reply: string; mx?: string }
-  | { kind: 'ambiguous'; reply: string; mx?: string }
+  | { kind: 'ambiguous'; reply: string; mx?: string; stage: AmbiguousStage }
   | { kind: 'complained'; reply: string }
   | { kind: 'failed'; reason: string }
   | { kind: 'suppressed'; reason: string };
+
+/**
+ * Where an attempt was when its outcome became unknown: `data` the server's
+ * connection ended after the whole message went out, before its reply;
+ * `crash` the appliance stopped while the message was being transmitted
+ * (found at recovery); `internal` an error of the appliance's own ended the
+ * attempt after the body may have started.
+ */
+export type AmbiguousStage = 'data' | 'crash' | 'internal';
 
 export interface Change {
   email: Email;
@@ -120,6 +129,7 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
         return set('deferred', answer(o.reply, mx), { delayNotified: true });
       }
       case 'ambiguous':
+        events.push(emailEvent(email, 'email.ambiguous', now, r.address, ambiguousDetails(email.id, o, mx)));
         return set('ambiguous', answer(o.reply, mx));
       case 'failed':
         perRecipientFailure = true;
@@ -138,6 +148,20 @@ export function bounceDetails(b: Bounce, reportingMta: string | null): Record<st
   const d: Record<string, unknown> = { bounce_type: b.bounceType, reason: b.reason, status: b.status, diagnostic: b.diagnostic };
   if (reportingMta) d.reporting_mta = reportingMta;
   return d;
+}
+
+/**
+ * email.ambiguous's details (CONTRACT §7): the host that was being talked to
+ * (null when unknown), the stage, the last reply or error, and what to do
+ * about it. There is no API route for a retry: only the CLI sends it again.
+ */
+export function ambiguousDetails(emailId: string, o: { reply: string; stage: AmbiguousStage }, host: string | null): Record<string, unknown> {
+  return {
+    host,
+    stage: o.stage,
+    last_reply: o.reply,
+    action: `Whether the server accepted the message is unknown; it will not be sent again by itself. Ask the recipient, then run \`posthorn queue retry ${emailId}\` to send it again.`,
+  };
 }
 
 export function bouncedRecipient(reply: string, b: Bounce, mx: string | null): RecipientDetails {

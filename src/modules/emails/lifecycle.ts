@@ -17,7 +17,7 @@ import type { QueueRow } from './queue.repo.js';
  * the events. Pure: no I/O.
  */
 
-export { applyOutcomes, type ApplyContext, type Change, type RecipientOutcome } from './lifecycle-outcomes.js';
+export { applyOutcomes, type AmbiguousStage, type ApplyContext, type Change, type RecipientOutcome } from './lifecycle-outcomes.js';
 export { IllegalTransition } from './lifecycle-moves.js';
 
 const WAITING: readonly RecipientStatus[] = ['queued', 'deferred'];
@@ -146,7 +146,7 @@ export function requeueOrphan(email: Email, q: QueueRow, others: QueueRow[], now
 
 /** The outcome of a row whose process died after the body may have started: only the receiving server knows. */
 export const ambiguousAfterCrash = (email: Email, q: QueueRow) =>
-  new Map(waitingOn(email, q).map((r) => [r.id, { kind: 'ambiguous' as const, reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]));
+  new Map(waitingOn(email, q).map((r) => [r.id, { kind: 'ambiguous' as const, stage: 'crash' as const, reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]));
 
 /**
  * PATCH /v1/emails/{id}: scheduled (or queued with a future scheduled_at and

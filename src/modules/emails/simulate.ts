@@ -25,7 +25,7 @@ function simulateOutcome(address: string, testDomain: string, attempt: number): 
     case 'delayed':
       return attempt <= 1 ? { kind: 'deferred', reply: '451 4.2.0 simulated delay: the mailbox is temporarily unavailable' } : delivered;
     case 'ambiguous':
-      return { kind: 'ambiguous', reply: 'simulated: the connection was lost after the end of DATA' };
+      return { kind: 'ambiguous', stage: 'data', reply: 'simulated: the connection was lost after the end of DATA' };
     default:
       return delivered;
   }

@@ -19,12 +19,14 @@ export const EVENT_TYPES = [
   'contact.updated',
   'contact.deleted',
   'broadcast.sent',
+  // CONTRACT §7: an email whose outcome is unknown (ambiguous), opt-in like email.received
+  'email.ambiguous',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Types an endpoint gets only when it names them (CONTRACT §5). */
-const OPT_IN: readonly EventType[] = ['email.received', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted', 'contact.created', 'contact.updated', 'contact.deleted', 'broadcast.sent'];
+/** Types an endpoint gets only when it names them (CONTRACT §5, §7). */
+const OPT_IN: readonly EventType[] = ['email.received', 'email.ambiguous', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted', 'contact.created', 'contact.updated', 'contact.deleted', 'broadcast.sent'];
 
 /** What an endpoint gets when it names no events (CONTRACT §5): interface §6's email events but email.received. */
 export const DEFAULT_SUBSCRIPTION: readonly EventType[] = EVENT_TYPES.filter((t) => !OPT_IN.includes(t));
