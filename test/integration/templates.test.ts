@@ -124,6 +124,22 @@ eachDatabase('templates (interface §2.4, §4.3, CONTRACT §5)', (db) => {
     expect((await t.api.get('/v1/templates')).body.data.length, 'a refused publish stores nothing').to.equal(before);
   });
 
+  it('refuses a javascript:, vbscript: or data: URL in a design block, naming the field; a variable that gives one renders #', async function () {
+    const blocks = [{ type: 'heading', text: 'Hi' }, { type: 'text', text: 'Click below.' }, { type: 'button', label: 'Go', url: 'javascript:alert(1)' }];
+    expectWhere(await publish({ id: uid(), subject: 's', design: { blocks } }), 'design.blocks[2].url', 1, 1, /javascript: URLs are refused/);
+    const social = { type: 'social', links: [{ network: 'x', url: 'https://x.com/a' }, { network: 'github', url: ' JavaScript:alert(1)' }] };
+    expectWhere(await publish({ id: uid(), subject: 's', text: 't', translations: { de: { design: { blocks: [social] } } } }), 'translations.de.design.blocks[0].links[1].url', 1, 2, /javascript:/);
+
+    const id = uid();
+    const design = { blocks: [{ type: 'button', label: 'Go', url: '{{ link }}' }, { type: 'button', label: 'Search', url: 'https://x.test/?q={{ q }}' }] };
+    expect((await publish({ id, subject: 's', design, variables: { link: {}, q: {} } })).status).to.equal(201);
+    const r = (await t.api.post(`/v1/templates/${id}/render`, { variables: { link: 'javascript:alert(1)', q: 'Ann & Bob?x=1' } })).body;
+    expect(r.html).to.include('href="#"').and.include('href="https://x.test/?q=Ann%20%26%20Bob%3Fx%3D1"').and.not.include('javascript');
+    expect(r.text).to.equal('Go [#]\n\nSearch [https://x.test/?q=Ann%20%26%20Bob%3Fx%3D1]');
+    const ok = (await t.api.post(`/v1/templates/${id}/render`, { variables: { link: 'https://x.test/a?b=1', q: 'x' } })).body;
+    expect(ok.html).to.include('href="https://x.test/a?b=1"');
+  });
+
   it('restores an earlier version as the newest; intermediate versions stay', async function () {
     const id = uid();
     await publish({ id, subject: 'one', text: 'first' });

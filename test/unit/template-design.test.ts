@@ -15,7 +15,7 @@ const Body = Type.Object({ design: Design }, { additionalProperties: false });
 function render(design: Design, variables: Record<string, unknown>, declared: Declared) {
   checkDesign(design, declared);
   const source = designToSource(design);
-  const part = (s: string, html: boolean) => renderTemplate(compileTemplate(s, 'design', declared), variables, { html, language: 'en' });
+  const part = (s: string, html: boolean) => renderTemplate(compileTemplate(s, 'design', declared, { urlFields: true }), variables, { html, language: 'en' });
   const html = part(source.html, true);
   return { html, text: part(source.text, false), doc: parseDocument(html) };
 }
@@ -184,7 +184,8 @@ describe('template designs (interface §4.3)', function () {
       expect(html).to.include('Tom &amp; Jerry &lt;3 &lt;b&gt;&amp;&quot;&#39;');
       expect(byTag(doc, 'b')).to.deep.equal([]);
       expect(byTag(doc, 'p').map(text)).to.deep.equal(['Tom & Jerry <3 <b>&"\'', 'Pro plan']);
-      expect(attr(linkNamed(doc, 'Go'), 'href')).to.equal('https://x.test/?q=<b>&"\'');      expect(byTag(doc, 'h1')).to.deep.equal([]);
+      expect(attr(linkNamed(doc, 'Go'), 'href')).to.equal("https://x.test/?q=%3Cb%3E%26%22'");
+      expect(byTag(doc, 'h1')).to.deep.equal([]);
     });
 
     it('turns blank lines into paragraphs and single newlines into line breaks', function () {

@@ -156,6 +156,23 @@ describe('template language', function () {
     runRenderTable(cases);
   });
 
+  context('the url filter: encodeURIComponent of the value, in every part', function () {
+    runRenderTable([
+      { name: 'reserved characters and spaces in text', source: '{{ name | url }}', vars: { name: 'Ann & Bob?x=1' }, expect: 'Ann%20%26%20Bob%3Fx%3D1' },
+      { name: 'in a query of an html link, then escaped for html (nothing left to escape)', html: true, source: '<a href="https://x.test/?u={{ name | url }}">', vars: { name: 'Ann & Bob?x=1' }, expect: '<a href="https://x.test/?u=Ann%20%26%20Bob%3Fx%3D1">' },
+      { name: "a quote, which encodeURIComponent keeps, is then escaped for html", html: true, source: '{{ x | url }}', vars: { x: `it's <b>` }, expect: 'it&#39;s%20%3Cb%3E' },
+      { name: 'slashes, # and non-ASCII as UTF-8', source: '{{ x | url }}', vars: { x: 'a/b#c é€' }, expect: 'a%2Fb%23c%20%C3%A9%E2%82%AC' },
+      { name: 'a number', source: '{{ n | url }}', vars: { n: 12.5 }, expect: '12.5' },
+      { name: 'a lone surrogate becomes U+FFFD instead of failing the render', source: '{{ x | url }}', vars: { x: 'a\ud800b' }, expect: 'a%EF%BF%BDb' },
+      { name: 'a missing value passes on to the fallback, which is not encoded', source: "{{ x | url | 'a b' }}", vars: {}, expect: 'a b' },
+      { name: 'a fallback before it is encoded', source: "{{ x | 'a b' | url }}", vars: {}, expect: 'a%20b' },
+      { name: 'after another filter', source: '{{ x | trim | lower | url }}', vars: { x: ' A&B ' }, expect: 'a%26b' },
+    ]);
+    it('in a subject, as a send renders it', function () {
+      expect(renderTemplate(compileTemplate('Re: {{ q | url }}', 'subject', decl('q')), { q: 'a b' }, { html: false })).to.equal('Re: a%20b');
+    });
+  });
+
   context('number and currency filters', function () {
     runRenderTable([
       { name: 'number in en', source: '{{n | number}}', vars: { n: 1234567.891 }, language: 'en', expect: '1,234,567.891' },
@@ -319,6 +336,8 @@ describe('template language', function () {
       { name: 'truncate:-1', source: 'a\nb\n{{ name | upper | truncate:-1 }}', field: 'text', line: 3, column: 19, reason: /truncate/i },
       { name: 'truncate:abc', source: 'a\nb\n{{ name | truncate:abc }}', field: 'text', line: 3, column: 11, reason: /truncate/i },
       { name: "currency:'EURO'", source: "a\nb\nc\nTotal: {{ n | currency:'EURO' }}", field: 'html', line: 4, column: 15, reason: /currency/i },
+      { name: 'url takes no argument', source: "a\n{{ name | url:'x' }}", field: 'text', line: 2, column: 11, reason: /url takes no argument/ },
+      { name: "{{#url}} belongs to the sources a design generates, not to an author's", source: 'a\n<a href="{{#url link}}x{{/url}}">', field: 'html', line: 2, column: 10, reason: /unknown block \{\{#url\}\}/ },
       { name: "date:'weekday'", source: "a\nb\n  {{ d | date:'weekday' }}", field: 'html', line: 3, column: 10, reason: /date/i },
       { name: 'an unterminated quoted string', source: "a\nb\nc {{ name | 'friend }}", field: 'text', line: 3, column: 13, reason: /unterminated|quote|string/i },
       { name: 'an unterminated quoted literal in a condition', source: "a\nb\n{{#if plan == 'pro}}x{{/if}}", field: 'html', line: 3, column: 15, reason: /unterminated|quote|string|never closed/i },

@@ -81,7 +81,9 @@ function compileParts(src: PartSources, declared: Declared, memo: Map<string, Co
     if (!memo.has(key)) memo.set(key, make());
     return memo.get(key)!;
   };
-  const compile = (source: string, field: string) => once('tree', source, field, () => compileTemplate(source, field, declared))!;
+  // a design's generated sources hold {{#url}} around its URL fields (an author's never do)
+  const compile = (source: string, field: string, generated = false) =>
+    once(generated ? 'design' : 'tree', source, field, () => compileTemplate(source, field, declared, { urlFields: generated }))!;
   const subject = compile(src.subject[0], src.subject[1]);
   let htmlSource = src.html;
   let textSource = src.text;
@@ -96,8 +98,8 @@ function compileParts(src: PartSources, declared: Declared, memo: Map<string, Co
       textGenerated = true;
     }
   }
-  const html = htmlSource ? compile(htmlSource[0], htmlSource[1]) : null;
-  let text: CompiledTemplate | null = textSource ? compile(textSource[0], textSource[1]) : null;
+  const html = htmlSource ? compile(htmlSource[0], htmlSource[1], src.design !== null) : null;
+  let text: CompiledTemplate | null = textSource ? compile(textSource[0], textSource[1], textGenerated) : null;
   let textFromRenderedHtml = false;
   if (!text && htmlSource) {
     textGenerated = true;

@@ -1,5 +1,6 @@
-import { compileCondition, compileTemplate, TemplateError, type Declared } from '../language/index.js';
+import { compileCondition, compileTemplate, TemplateError, urlProblem, Where, type Declared, type UrlUse } from '../language/index.js';
 import type { Block, Design } from './design.schema.js';
+import { splitTags } from './source-text.js';
 
 // At publish, every field of a design that can hold placeholders is compiled
 // on its own, so that a mistake is reported against its block field
@@ -31,6 +32,45 @@ function checkRows(block: Extract<Block, { type: 'table' }>, at: string, declare
   if (spec.type !== 'array') throw new TemplateError(`${at}.rows`, 1, 1, `variable '${block.rows}' is declared as ${spec.type}: a table needs an array`);
 }
 
+/** The fields of a block that become an href or a src, by their path under the block. */
+export function urlFieldsOf(b: Block): Array<{ field: string; url: string; use: UrlUse }> {
+  const f = (field: string, url: string | undefined, use: UrlUse) => (url ? [{ field, url, use }] : []);
+  switch (b.type) {
+    case 'button': return f('url', b.url, 'link');
+    case 'image':
+    case 'logo': return [...f('url', b.url, 'image'), ...f('link', b.link, 'link')];
+    case 'columns': return [...f('image_url', b.image_url, 'image'), ...f('button_url', b.button_url, 'link')];
+    case 'product': return [...f('image_url', b.image_url, 'image'), ...f('url', b.url, 'link')];
+    case 'social': return b.links.flatMap((l, j) => f(`links[${j}].url`, l.url, 'link'));
+    case 'signature': return f('website', b.website, 'link');
+    case 'event':
+    case 'rating': return f('url', b.url, 'link');
+    case 'heading': case 'text': case 'divider': case 'spacer': case 'footer': case 'discount': case 'list': case 'quote': case 'table':
+      return [];
+  }
+}
+
+/**
+ * A URL as written, refused by its scheme (urlProblem's `written`). With
+ * {{#if}} in it, any run of literal text may begin it, and so may all of
+ * them together: each is checked. What variables make of it is checked when
+ * it renders.
+ */
+function checkUrl(url: string, use: UrlUse, field: string): void {
+  const where = new Where(url, field);
+  const literals: Array<[string, number]> = [];
+  let at = 0;
+  for (const piece of splitTags(url)) {
+    if (!piece.tag) literals.push([piece.text, at]);
+    at += piece.text.length;
+  }
+  if (literals.length > 1) literals.push([literals.map(([t]) => t).join(''), literals[0]![1]]);
+  for (const [text, offset] of literals) {
+    const problem = urlProblem(text, use, 'written');
+    if (problem !== null) throw where.error(offset + text.length - text.trimStart().length, problem);
+  }
+}
+
 /** Throws the TemplateError of the first mistake, in block order. */
 export function checkDesign(design: Design, declared: Declared): void {
   design.blocks.forEach((block, i) => {
@@ -38,6 +78,7 @@ export function checkDesign(design: Design, declared: Declared): void {
     const when = conditionOf(block);
     if (when !== null) compileCondition(block.when!, `${at}.when`, declared);
     checkFields(block as unknown as Record<string, unknown>, at, declared);
+    for (const u of urlFieldsOf(block)) checkUrl(u.url, u.use, `${at}.${u.field}`);
     if (block.type === 'table') checkRows(block, at, declared);
   });
 }

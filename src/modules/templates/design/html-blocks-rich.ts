@@ -1,6 +1,6 @@
 import type { BlockOf, ColumnFormat, SocialNetwork } from './design.schema.js';
 import { box, button, image, INNER, LAYOUT, link, mediaRow, PAD_X, paragraphs, row, typeStyle, type HtmlContext } from './html-parts.js';
-import { attrOf, htmlOf, withQuery } from './source-text.js';
+import { attrOf, htmlOf, urlSource, withQuery } from './source-text.js';
 
 // The composite blocks (cards, scales, the table) as rows of the card.
 
@@ -101,7 +101,7 @@ export function eventHtml(b: BlockOf<'event'>, ctx: HtmlContext): string {
 export function ratingHtml(b: BlockOf<'rating'>, ctx: HtmlContext): string {
   const { p } = ctx;
   const square = `display:block;width:44px;height:44px;${typeStyle(p, 18, 44, p.accentText)}font-weight:bold;text-align:center;text-decoration:none;border:1px solid ${p.accent};border-radius:6px;`;
-  const cells = RATINGS.map((n) => `<td style="padding:0 5px;"><a href="${attrOf(ratingUrl(b.url, n))}" target="_blank" class="ph-link" style="${square}">${n}</a></td>`).join('');
+  const cells = RATINGS.map((n) => `<td style="padding:0 5px;"><a href="${attrOf(urlSource(ratingUrl(b.url, n), 'link'))}" target="_blank" class="ph-link" style="${square}">${n}</a></td>`).join('');
   const label = (text: string | undefined, align: string) =>
     `<td colspan="2" class="ph-muted" align="${align}" style="padding:6px 5px 0;${typeStyle(p, 12, 16, p.muted)}text-align:${align};">${text ? htmlOf(text) : ''}</td>`;
   const labels = b.low_label || b.high_label ? `<tr>${label(b.low_label, 'left')}<td></td>${label(b.high_label, 'right')}</tr>` : '';

@@ -1,5 +1,5 @@
 import type { Palette } from './palette.js';
-import { attrOf, htmlOf, paragraphsOf, withoutStandaloneTags } from './source-text.js';
+import { attrOf, htmlOf, paragraphsOf, urlSource, withoutStandaloneTags } from './source-text.js';
 
 // Pieces of email-client-safe HTML shared by the blocks: layout tables with
 // role="presentation", inline styles (many clients drop <style>), sizes as
@@ -41,7 +41,7 @@ export function button(p: Palette, label: string, url: string, align: Align, siz
   const table = `<table ${LAYOUT} style="margin:${align === 'center' ? '0 auto' : align === 'right' ? '0 0 0 auto' : '0'};border-collapse:separate;">`;
   const cell = `<td align="center" bgcolor="${p.accent}" style="background-color:${p.accent};border-radius:6px;mso-padding-alt:${padding};">`;
   const link =
-    `<a href="${attrOf(url)}" target="_blank" style="display:inline-block;padding:${padding};${typeStyle(p, fontSize, 20, p.onAccent)}` +
+    `<a href="${attrOf(urlSource(url, 'link'))}" target="_blank" style="display:inline-block;padding:${padding};${typeStyle(p, fontSize, 20, p.onAccent)}` +
     `font-weight:bold;text-decoration:none;border-radius:6px;">${htmlOf(label)}</a>`;
   return `${table}<tr>${cell}${link}</td></tr></table>`;
 }
@@ -51,12 +51,12 @@ export function image(url: string, alt: string, width: number, options: { fluid?
   // a block image ignores text-align: its margins place it
   const margin = options.align === 'center' ? 'margin:0 auto;' : options.align === 'right' ? 'margin:0 0 0 auto;' : '';
   const style = `display:block;${margin}width:${options.fluid ? '100%' : `${width}px`};max-width:${options.fluid ? `${width}px` : '100%'};height:auto;border:0;outline:none;text-decoration:none;`;
-  const img = `<img src="${attrOf(url)}" alt="${attrOf(alt)}" width="${width}" border="0"${options.fluid ? ' class="ph-fluid"' : ''} style="${style}">`;
-  return options.link ? `<a href="${attrOf(options.link)}" target="_blank" style="text-decoration:none;">${img}</a>` : img;
+  const img = `<img src="${attrOf(urlSource(url, 'image'))}" alt="${attrOf(alt)}" width="${width}" border="0"${options.fluid ? ' class="ph-fluid"' : ''} style="${style}">`;
+  return options.link ? `<a href="${attrOf(urlSource(options.link, 'link'))}" target="_blank" style="text-decoration:none;">${img}</a>` : img;
 }
 
 export const link = (p: Palette, url: string, label: string, extra = '') =>
-  `<a href="${attrOf(url)}" target="_blank" class="ph-link" style="color:${p.accentText};text-decoration:underline;${extra}">${htmlOf(label)}</a>`;
+  `<a href="${attrOf(urlSource(url, 'link'))}" target="_blank" class="ph-link" style="color:${p.accentText};text-decoration:underline;${extra}">${htmlOf(label)}</a>`;
 
 /** Image and body side by side; on a phone they stack with the image first (dir="rtl" puts it on the right meanwhile). */
 export function mediaRow(imageHtml: string, body: string, imageWidth: number, side: 'left' | 'right', width = INNER): string {

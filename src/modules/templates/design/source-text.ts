@@ -4,7 +4,7 @@
 // renderer at send time. A quote inside a tag (`{{#if plan == 'pro'}}`) is
 // part of the tag, never escaped.
 
-import { escapeHtml, tagSpans } from '../language/index.js';
+import { escapeHtml, tagSpans, type UrlUse } from '../language/index.js';
 
 export interface Piece {
   tag: boolean;
@@ -74,6 +74,17 @@ export function withoutStandaloneTags(paragraph: string): string {
 
 /** Text for the plain-text part: newlines normalised, one blank line between paragraphs. */
 export const plainOf = (source: string) => paragraphsOf(source).join('\n\n');
+
+/**
+ * A URL field in the generated source. With placeholders it goes inside
+ * `{{#url}}`, where the renderer percent-encodes them (all but one that
+ * opens the field) and checks the URL it renders; without, it is as written,
+ * checked at publish (checkDesign).
+ */
+export function urlSource(url: string, use: UrlUse): string {
+  const u = url.trim();
+  return u.includes('{{') ? `{{#url ${use}}}${u}{{/url}}` : u;
+}
 
 /** `url` with `name=value` added to its query, before any fragment outside the tags. */
 export function withQuery(url: string, name: string, value: string): string {

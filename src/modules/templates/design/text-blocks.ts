@@ -1,6 +1,6 @@
 import type { Block, BlockOf } from './design.schema.js';
 import { cellSource, NETWORK_NAMES, ratingUrl, ROW_ALIAS } from './html-blocks-rich.js';
-import { plainOf } from './source-text.js';
+import { plainOf, urlSource } from './source-text.js';
 
 // The plain-text part of a design: the same blocks as readable text, links
 // as `label [url]`. Template tags stay verbatim; no HTML. Each block's text
@@ -8,7 +8,9 @@ import { plainOf } from './source-text.js';
 
 const RULE = '-'.repeat(40);
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
-const linked = (label: string, url: string) => (label ? `${oneLine(label)} [${oneLine(url)}]` : `[${oneLine(url)}]`);
+/** A link's URL as the text part shows it: encoded and checked as in the HTML, so what a reader copies is what a click opens. */
+const urlText = (url: string) => urlSource(oneLine(url), 'link');
+const linked = (label: string, url: string) => (label ? `${oneLine(label)} [${urlText(url)}]` : `[${urlText(url)}]`);
 const lines = (...xs: (string | false | undefined)[]) => xs.filter((x): x is string => !!x).join('\n');
 
 function tableText(b: BlockOf<'table'>): string {
@@ -21,14 +23,14 @@ function tableText(b: BlockOf<'table'>): string {
 function ratingText(b: BlockOf<'rating'>): string {
   const scale = [1, 2, 3, 4, 5].map((n) => {
     const label = n === 1 && b.low_label ? ` (${oneLine(b.low_label)})` : n === 5 && b.high_label ? ` (${oneLine(b.high_label)})` : '';
-    return `${n}${label} [${oneLine(ratingUrl(b.url, n))}]`;
+    return `${n}${label} [${urlText(ratingUrl(b.url, n))}]`;
   });
   return lines(oneLine(b.question), ...scale);
 }
 
 function signatureText(b: BlockOf<'signature'>): string {
   const role = [b.title, b.company].filter((s) => s).map((s) => oneLine(s!)).join(', ');
-  return lines(oneLine(b.name), role, b.email && oneLine(b.email), b.phone && oneLine(b.phone), b.website && oneLine(b.website));
+  return lines(oneLine(b.name), role, b.email && oneLine(b.email), b.phone && oneLine(b.phone), b.website && urlText(b.website));
 }
 
 const quoteText = (b: BlockOf<'quote'>) =>
@@ -61,7 +63,7 @@ export function blockText(b: Block): string {
     case 'discount':
       return discountText(b);
     case 'social':
-      return lines(...b.links.map((l) => `${NETWORK_NAMES[l.network]}: ${oneLine(l.url)}`));
+      return lines(...b.links.map((l) => `${NETWORK_NAMES[l.network]}: ${urlText(l.url)}`));
     case 'list':
       return lines(...b.items.map((item, i) => `${b.ordered ? `${i + 1}.` : '-'} ${oneLine(item)}`));
     case 'quote':

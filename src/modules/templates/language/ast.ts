@@ -19,7 +19,7 @@ export interface Path {
   keys: string[];
 }
 
-export const FILTER_NAMES = ['upper', 'lower', 'capitalize', 'trim', 'truncate', 'number', 'currency', 'date'] as const;
+export const FILTER_NAMES = ['upper', 'lower', 'capitalize', 'trim', 'truncate', 'number', 'currency', 'date', 'url'] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
 /** One segment of a pipe: a filter (with its checked argument) or a fallback text. */
@@ -35,11 +35,21 @@ export type Condition =
   | { truthy: Path }
   | { compare: Path; op: CompareOp; value: Literal };
 
+/** What a URL of a design is for: a link is followed, an image source is only fetched. */
+export type UrlUse = 'link' | 'image';
+
 export type Node =
   | string
   | { out: Path; pipe: PipeStep[] }
   | { branches: Array<{ when: Condition; body: Node[] }>; otherwise: Node[] | null }
-  | { each: Path; as: string; body: Node[]; otherwise: Node[] | null };
+  | { each: Path; as: string; body: Node[]; otherwise: Node[] | null }
+  /**
+   * A URL field of a design (only in the sources a design generates): its
+   * placeholders are percent-encoded, except one that opens it (`whole`),
+   * whose value is taken as the URL itself; the rendered URL is checked
+   * (urls.ts) and replaced by `#` when it is refused.
+   */
+  | { url: Node[]; use: UrlUse; whole: boolean };
 
 export interface CompiledTemplate {
   nodes: Node[];

@@ -129,5 +129,9 @@ export function applyFilter(name: FilterName, arg: string | number | null, value
       const d = toDate(value);
       return d === null ? value : formatDate(d, arg as string, locale);
     }
+    case 'url': return encodeURIComponent(wellFormed(text(value)));
   }
 }
+
+// encodeURIComponent throws on a lone surrogate, which JSON can bring: it becomes U+FFFD as TextEncoder makes it
+const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');

@@ -1,16 +1,18 @@
-import type { CompiledCondition, CompiledTemplate, Declared, Node, Path } from './ast.js';
+import type { CompiledCondition, CompiledTemplate, Declared, Node, Path, UrlUse } from './ast.js';
 import { Where } from './errors.js';
 import { parseCondition, parseOutput, parsePath, type RootCheck } from './expressions.js';
 import { lex, type Token } from './lexer.js';
+import { encodeUrlParts } from './urls.js';
 
 type IfNode = Extract<Node, { branches: unknown }>;
 type EachNode = Extract<Node, { each: Path }>;
+type UrlNode = Extract<Node, { url: Node[] }>;
 
 /** An open block: where its tag began, and the list its next pieces go to. */
 interface Open {
-  kind: 'if' | 'each';
+  kind: 'if' | 'each' | 'url';
   start: number;
-  node: IfNode | EachNode;
+  node: IfNode | EachNode | UrlNode;
   into: Node[];
   /** the `{{else}}` offset, once seen */
   elseAt: number | null;
@@ -22,13 +24,22 @@ const LOOP_VARIABLES = new Set(['@index', '@first', '@last']);
 /** Blocks inside blocks: far deeper than any email needs, shallow enough for the renderer's recursion. */
 export const MAX_DEPTH = 50;
 
+export interface CompileOptions {
+  /**
+   * Accept `{{#url link}}…{{/url}}` and `{{#url image}}…{{/url}}` around the
+   * URL fields of a design: only in the sources a design generates, whose
+   * fields were compiled on their own before, so no author writes them.
+   */
+  urlFields?: boolean;
+}
+
 /**
  * Source → tree, at publish (interface §2.4): every mistake and every
  * undeclared placeholder is refused with the field, line and column.
  */
-export function compileTemplate(source: string, field: string, declared: Declared): CompiledTemplate {
+export function compileTemplate(source: string, field: string, declared: Declared, options: CompileOptions = {}): CompiledTemplate {
   const where = new Where(source, field);
-  return { nodes: new Parser(where, declared).parse(lex(source, where)) };
+  return { nodes: new Parser(where, declared, options.urlFields === true).parse(lex(source, where)) };
 }
 
 /** A design block's `when`: the condition of an `{{#if}}` on its own (line 1). */
@@ -58,6 +69,7 @@ class Parser {
   constructor(
     private readonly where: Where,
     private readonly declared: Declared,
+    private readonly urlFields: boolean,
   ) {
     this.check = rootCheck(where, declared, () => {
       const live = this.open.filter((o) => o.kind === 'each' && o.elseAt === null);
@@ -94,6 +106,8 @@ class Parser {
       case '/if':
       case '/each': return this.close(t.start, word.slice(1) as 'if' | 'each', rest);
     }
+    if (this.urlFields && word === '#url') return this.openUrl(t.start, rest.trim());
+    if (this.urlFields && word === '/url') return this.close(t.start, 'url', rest);
     if (word.startsWith('#')) throw this.where.error(t.start, `unknown block {{${word}}}: there are {{#if}} and {{#each}}`);
     if (word.startsWith('/')) throw this.where.error(t.start, `unknown closing tag {{${word}}}: there are {{/if}} and {{/each}}`);
     this.into().push(parseOutput(body, at, this.where, this.check));
@@ -121,13 +135,21 @@ class Parser {
     this.open.push({ kind: 'each', start, node, into: node.body, elseAt: null });
   }
 
+  private openUrl(start: number, use: string): void {
+    if (use !== 'link' && use !== 'image') throw this.where.error(start, '{{#url}} is for a link or an image: {{#url link}}');
+    if (this.open.some((o) => o.kind === 'url')) throw this.where.error(start, '{{#url}} cannot stand inside {{#url}}');
+    const node: UrlNode = { url: [], use: use as UrlUse, whole: false };
+    this.into().push(node);
+    this.open.push({ kind: 'url', start, node, into: node.url, elseAt: null });
+  }
+
   private otherwise(start: number, rest: string, at: number): void {
     const o = this.open[this.open.length - 1];
-    if (!o) throw this.where.error(start, '{{else}} outside {{#if}} or {{#each}}');
+    if (!o || o.kind === 'url') throw this.where.error(start, '{{else}} outside {{#if}} or {{#each}}');
     if (o.elseAt !== null) throw this.where.error(start, `no {{else …}} can follow the {{else}} of this block (${this.position(o.elseAt)})`);
     if (rest === '') {
       o.elseAt = start;
-      o.into = o.node.otherwise = [];
+      o.into = (o.node as IfNode | EachNode).otherwise = [];
       return;
     }
     const cond = /^if(\s+|$)/.exec(rest);
@@ -140,11 +162,12 @@ class Parser {
     o.into = branch.body;
   }
 
-  private close(start: number, kind: 'if' | 'each', rest: string): void {
+  private close(start: number, kind: Open['kind'], rest: string): void {
     if (rest.trim() !== '') throw this.where.error(start, `{{/${kind}}} takes nothing more`);
     const o = this.open.pop();
     if (!o) throw this.where.error(start, `{{/${kind}}} without a matching {{#${kind}}}`);
     if (o.kind !== kind) throw this.where.error(start, `{{/${kind}}} closes the {{#${o.kind}}} opened at ${this.position(o.start)}; close it with {{/${o.kind}}} first`);
+    if (o.kind === 'url') encodeUrlParts(o.node as UrlNode);
   }
 
   private checkDepth(start: number): void {

@@ -1,5 +1,6 @@
 import type { CompiledTemplate, Condition, Literal, Node, Path, PipeStep } from './ast.js';
 import { applyFilter, localeOf } from './filters.js';
+import { urlProblem } from './urls.js';
 
 // Rendering walks the tree a version stored (no parsing at send). Hot path:
 // plain loops and string concatenation, no closures per node.
@@ -89,6 +90,10 @@ function renderNodes(nodes: Node[], s: Scope): string {
         }
       }
       if (body) out += renderNodes(body, s);
+    } else if ('url' in n) {
+      const url = renderNodes(n.url, s);
+      // `#`: the link stays and goes nowhere (an image shows nothing), the block keeps its shape
+      out += urlProblem(url, n.use, n.whole ? 'variable' : 'written') === null ? url : '#';
     } else {
       const list = resolve(n.each, s);
       if (Array.isArray(list) && list.length > 0) {
