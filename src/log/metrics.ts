@@ -12,13 +12,23 @@ export const registry = new Registry();
 
 export type ThreadName = 'api' | 'background';
 
+/**
+ * prom-client's default gauges named like counters: a gauge must not end in
+ * `_total` (`promtool check metrics` refuses them). Each is the sum of a
+ * default gauge that stays, by type: `sum(nodejs_active_handles)` and so on.
+ */
+const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** Called once per thread at start: names the thread's series; process-wide metrics come from the API thread only. */
 export function startThreadMetrics(thread: ThreadName): void {
   registry.setDefaultLabels({ thread });
   // a second appliance in one process (tests) counts on the same registry
   if (started) return;
   started = true;
-  if (thread === 'api') collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+  if (thread === 'api') {
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+    for (const name of GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(name);
+  }
   lag.enable();
 }
 

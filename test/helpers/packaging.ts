@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../../src/config/package-root.js';
+import { tempDir } from './temp-dir.js';
 
 export const PACKAGING_DIR = join(PACKAGE_ROOT, 'packaging');
 export const packagingFile = (name: string) => join(PACKAGING_DIR, name);
@@ -98,4 +99,44 @@ export function composeEnv(path: string, service: string, vars: Record<string, s
     env[k] = String(v).replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, def?: string) => vars[name] || (def ?? ''));
   }
   return env;
+}
+
+export const versionOf = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+
+let packed: Promise<{ tarball: string; files: string[] }> | null = null;
+
+/**
+ * `npm pack` of the checkout, once per test process (the packaging tests share it: a pack
+ * builds dist/ and takes 20 s). It runs `prepare` (the build) as a release does, so the
+ * tarball holds what the sources say today.
+ */
+export function packRelease(): Promise<{ tarball: string; files: string[] }> {
+  packed ??= (async () => {
+    const out = tempDir('posthorn-pack-');
+    const pack = await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: PACKAGE_ROOT });
+    if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
+    const [result] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    return { tarball: join(out, result!.filename), files: result!.files.map((f) => f.path) };
+  })();
+  return packed;
+}
+
+/**
+ * better-sqlite3's install script compiles SQLite, a minute and more on two
+ * cores, and would otherwise try GitHub for a prebuilt binary (installs here
+ * run with --ignore-scripts). The checkout's own build of the same version is
+ * the same file; another version is compiled, as on an operator's machine,
+ * never downloaded.
+ */
+export async function provideSqliteAddon(packageDir: string): Promise<void> {
+  const installed = join(packageDir, 'node_modules', 'better-sqlite3');
+  const ours = join(PACKAGE_ROOT, 'node_modules', 'better-sqlite3');
+  const addon = join('build', 'Release', 'better_sqlite3.node');
+  if (versionOf(installed) === versionOf(ours)) {
+    mkdirSync(dirname(join(installed, addon)), { recursive: true });
+    copyFileSync(join(ours, addon), join(installed, addon));
+    return;
+  }
+  const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], { cwd: packageDir, env: childEnv({ npm_config_build_from_source: 'true' }) });
+  if (rebuilt.code !== 0) throw new Error(`better-sqlite3 could not be built: ${rebuilt.stdout}${rebuilt.stderr}`);
 }

@@ -1,37 +1,16 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
-import { childEnv, dockerHealthcheck, packagingFile, readUnit, run } from '../helpers/packaging.js';
+import { childEnv, dockerHealthcheck, packagingFile, packRelease, provideSqliteAddon, readUnit, run } from '../helpers/packaging.js';
 
 /** Where packaging/posthorn.service expects `npm install --global --prefix` to have put the release. */
 const UNIT_PREFIX = '/opt/posthorn';
-
-const versionOf = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
-
-/**
- * better-sqlite3's install script compiles SQLite, a minute and more on two
- * cores, and would otherwise try GitHub for a prebuilt binary. The checkout's
- * own build of the same version is the same file; another version is
- * compiled here, as on an operator's machine.
- */
-async function provideSqliteAddon(packageDir: string): Promise<void> {
-  const installed = join(packageDir, 'node_modules', 'better-sqlite3');
-  const ours = join(PACKAGE_ROOT, 'node_modules', 'better-sqlite3');
-  if (versionOf(installed) === versionOf(ours)) {
-    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
-    copyFileSync(join(ours, 'build', 'Release', 'better_sqlite3.node'), join(installed, 'build', 'Release', 'better_sqlite3.node'));
-    return;
-  }
-  const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], { cwd: packageDir, env: childEnv({ npm_config_build_from_source: 'true' }) });
-  expect(rebuilt.code, rebuilt.stdout + rebuilt.stderr).to.equal(0);
-}
 
 describe('the packaged release (npm pack, installed as packaging/posthorn.service says)', function () {
   this.timeout(60_000);
@@ -42,19 +21,16 @@ describe('the packaged release (npm pack, installed as packaging/posthorn.servic
 
   before(async function () {
     this.timeout(300_000);
-    const out = tempDir('posthorn-pack-');
-    // npm pack runs `prepare` (the build) as a release does, so the tarball holds what the sources say today.
-    const pack = await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: PACKAGE_ROOT });
-    expect(pack.code, pack.stderr).to.equal(0);
-    const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    files = packed!.files.map((f) => f.path);
+    const release = await packRelease();
+    files = release.files;
+    const out = dirname(release.tarball);
 
     prefix = tempDir('posthorn-opt-');
     // No lockfile travels in the tarball: npm resolves the dependencies as on an operator's
     // machine, from the cache `npm ci` filled and else the npm registry (--prefer-offline).
     const install = await run(
       'npm',
-      ['install', '--global', '--prefix', prefix, join(out, packed!.filename), '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+      ['install', '--global', '--prefix', prefix, release.tarball, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
       { cwd: out },
     );
     expect(install.code, install.stderr).to.equal(0);
