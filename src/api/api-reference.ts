@@ -58,7 +58,7 @@ export function apiReference(doc: Doc): string {
     '# HTTP API reference',
     '',
     'Generated from the routes\' own schemas by `npm run docs`, like `GET /v1/openapi.json` (also in [openapi.json](openapi.json), which any OpenAPI viewer renders); do not edit by hand.',
-    'Errors have the CONTRACT §4 body `{"error": {"code", "message", "field"?}, "request_id"}`; unknown fields are refused. Answers and conventions are described in [http.md](http.md) and the pages it links.',
+    'Errors have the body `{"error": {"code", "message", "field"?}, "request_id"}` (`field` for validation errors only), and the `Request-Id` header carries the same `request_id`; unknown fields are refused. Answers and conventions are described in [http.md](http.md) and the pages it links.',
     '',
     toc,
     '',

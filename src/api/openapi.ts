@@ -31,7 +31,7 @@ const ERROR_BODY: JsonSchema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', description: 'interface §7 / CONTRACT §4 error code' },
+        code: { type: 'string', description: 'a machine-readable code, such as `validation_error`, `not_found` or `rate_limited`' },
         message: { type: 'string' },
         field: { type: 'string', description: 'the field at fault (validation errors only)' },
       },
@@ -91,7 +91,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: { version: st
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key: ph_live_… or ph_test_…' } },
       schemas: { Error: ERROR_BODY },
-      responses: { Error: { description: 'an error (CONTRACT §4)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: { Error: { description: 'an error: `{"error": {"code", "message", "field"?}, "request_id"}`, with a `Request-Id` header of the same value', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
     },
   };
 }

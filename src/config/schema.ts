@@ -219,7 +219,7 @@ export const ConfigSchema = Type.Object(
       {
         level: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
           default: 'info',
-          description: 'log level (an addition to CONTRACT §2)',
+          description: 'log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
         }),
       },
       { additionalProperties: false, default: {} },
