@@ -1,7 +1,8 @@
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
 import { WebhookDispatcher, type WebhookPost } from '../modules/webhooks/dispatcher.js';
-import { listenEndpointOf, type ListenSink } from '../modules/webhooks/listen-stream.js';
+import { LISTEN_FAILURES } from '../modules/webhooks/listen-hub.js';
+import { listenEndpointOf, type ListenOutcome, type ListenSink } from '../modules/webhooks/listen-stream.js';
 import { closeEgressAgents, guardedRequest, type EgressOptions } from '../net/egress.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';
@@ -54,21 +55,22 @@ export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; 
 }
 
 /**
- * A listen endpoint's "POST": its frame written to the stream connected to
- * the API (200), or an error when none is (the retry schedule applies: the
- * CLI may not have connected yet, or is gone and its endpoint about to be).
+ * A listen endpoint's "POST": its frame queued on the stream connected to
+ * the API (200), or an error when none is (the CLI may not have connected
+ * yet, or is gone and its endpoint about to be) or its reader is too far
+ * behind; the retry schedule applies to both.
  */
 async function postToListener(listen: ListenSink, endpointId: string, headers: Record<string, string>, body: string, signal: AbortSignal): ReturnType<WebhookPost> {
   const started = performance.now();
   signal.throwIfAborted();
   // the answer may have to come from the API thread: a shutdown does not wait for it
-  const written = await new Promise<boolean>((resolve, reject) => {
+  const outcome = await new Promise<ListenOutcome>((resolve, reject) => {
     const onAbort = () => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     listen(endpointId, { headers, body })
       .then(resolve, reject)
       .finally(() => signal.removeEventListener('abort', onAbort));
   });
-  if (!written) throw new Error('no posthorn listen is connected to this endpoint');
+  if (outcome !== 'written') throw new Error(LISTEN_FAILURES[outcome]);
   return { status: 200, durationMs: Math.round(performance.now() - started) };
 }

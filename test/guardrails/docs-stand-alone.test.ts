@@ -35,7 +35,7 @@ describe('the documentation stands alone', function () {
       readFileSync(page, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (/CONTRACT|interface §|LIFECYCLE|issue [0-9]/.test(line)) found.push(`${relative(PACKAGE_ROOT, page)}:${i + 1}: ${line.trim().slice(0, 120)}`);
+          if (/CONTRACT|interface §|LIFECYCLE|\b[Ii]ssues? #?[0-9]/.test(line)) found.push(`${relative(PACKAGE_ROOT, page)}:${i + 1}: ${line.trim().slice(0, 120)}`);
         });
     }
     expect(found).to.deep.equal([]);

@@ -36,7 +36,7 @@ const PURE = [
   'modules/webhooks/endpoint-windows.ts',
   'modules/retention/retention-rules.ts',
   ...['versions', 'render-version', 'text-from-html'].map((f) => `modules/templates/${f}.ts`),
-  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'variables'].map((f) => `modules/templates/language/${f}.ts`),
+  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'urls', 'variables', 'written-urls'].map((f) => `modules/templates/language/${f}.ts`),
   ...['check-design', 'design-source', 'design.schema', 'html-blocks', 'html-blocks-rich', 'html-document', 'html-parts', 'palette', 'source-text', 'text-blocks'].map((f) => `modules/templates/design/${f}.ts`),
 ];
 const IO_MODULES = /^(node:)?(fs|net|http|dns|child_process)(\/|$)/;

@@ -5,8 +5,18 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Stripe from 'stripe';
+import { buildConfig } from '../../src/config/load.js';
 import { PACKAGE_ROOT } from '../../src/config/package-root.js';
+import { buildCore, type CoreDeps } from '../../src/core.js';
+import { systemClock } from '../../src/lib/time.js';
+import { silentLogger } from '../../src/log/logger.js';
+import { startRoles } from '../../src/main.js';
 import { DEFAULT_SUBSCRIPTION } from '../../src/modules/events/event-types.js';
+import { createKey } from '../../src/modules/keys/keys.service.js';
+import { createProject, setProject } from '../../src/modules/projects/projects.service.js';
+import { ListenHub, type ListenLimits } from '../../src/modules/webhooks/listen-hub.js';
+import { deleteEndpoint } from '../../src/modules/webhooks/webhooks.repo.js';
+import type { Store } from '../../src/store/store.js';
 import { client, type Client } from '../helpers/http.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { eachDatabase } from '../helpers/databases.js';
@@ -199,6 +209,18 @@ describe('posthorn listen (docs/webhooks.md)', function () {
       expect(serve.output()).to.not.match(/Premature close|"level":50/);
     });
 
+    it('the endpoint deleted elsewhere (DELETE, the dashboard): the CLI says so, and exits 1 with code endpoint_deleted', async function () {
+      const l = start([]);
+      const json = start(['--json']);
+      const { endpointId } = await ready(l);
+      const jsonId = await waitFor(async () => (json.stdout().includes('\n') ? (JSON.parse(json.stdout().split('\n')[0]!).endpoint_id as string) : null), 15_000, 'the first JSON line');
+      for (const id of [endpointId, jsonId]) expect((await api.delete(`/v1/webhooks/${id}`)).status).to.equal(200);
+      expect(await l.exited).to.equal(1);
+      expect(l.stderr()).to.include(`the endpoint was deleted (by DELETE /v1/webhooks/${endpointId} or the dashboard); posthorn listen stopped`);
+      expect(await json.exited).to.equal(1);
+      expect(JSON.parse(json.stderr()).error.code).to.equal('endpoint_deleted');
+    });
+
     it('SIGINT: the CLI deletes its endpoint and exits 0', async function () {
       const l = start([]);
       const { endpointId } = await ready(l);
@@ -363,8 +385,110 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
     expectError(await t.api.get(`/v1/webhooks/${https.id}/listen`), 409, 'conflict');
   });
 
+  it('takes 10 listen endpoints per project: the 11th is 409, saying how many are open and when they go', async function () {
+    const u = await api.tenant();
+    expect((await u.api.post('/v1/webhooks', { url: 'https://localhost/hook' })).status).to.equal(201);
+    const made: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await u.api.post('/v1/webhooks/listen', {});
+      expect(res.status, res.text).to.equal(201);
+      made.push(res.body.id as string);
+    }
+    const error = expectError(await u.api.post('/v1/webhooks/listen', {}), 409, 'conflict');
+    expect(error.message).to.include('10 posthorn listen endpoints open').and.include('deleted when its posthorn listen stops');
+    // another project has its own ten
+    expect((await t.api.post('/v1/webhooks/listen', {})).status).to.equal(201);
+    expect((await u.api.delete(`/v1/webhooks/${made[0]}`)).status).to.equal(200);
+    expect((await u.api.post('/v1/webhooks/listen', {})).status).to.equal(201);
+  });
+
   it('refuses unknown fields and event types in the create', async function () {
     expectError(await t.api.post('/v1/webhooks/listen', { url: 'https://hooks.example.com' }), 400, 'validation_error', 'url');
     expectError(await t.api.post('/v1/webhooks/listen', { events: ['email.nope'] }), 400, 'validation_error');
+  });
+});
+
+/** The API alone, in this process, with a ListenHub of short periods: what takes 15 s and 60 s in serve takes a fraction of a second. */
+async function startWithHub(store: Store, limits: Partial<ListenLimits>) {
+  const config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' } }, null);
+  const core = buildCore(config, store, silentLogger(), systemClock, { listenHub: new ListenHub(silentLogger(), limits) });
+  const running = await startRoles(config, core, { api: true }, { host: '127.0.0.1', port: 0 });
+  return { baseUrl: `http://127.0.0.1:${running.api!.port}`, deps: core.deps, stop: () => running.stop() };
+}
+
+let projects = 0;
+
+/** A project with two keys of every scope. */
+async function projectWithKeys(deps: CoreDeps, baseUrl: string) {
+  const project = await createProject(deps, { name: `listen-${++projects}-${Date.now()}`, approved: true });
+  const key = async () => {
+    const { key: k, secret } = await createKey(deps, { projectId: project.id, mode: 'test' });
+    return { id: k.id, secret, api: client(baseUrl, secret) };
+  };
+  return { project, a: await key(), b: await key() };
+}
+
+eachDatabase('the listen routes: revocation, suspension and the unconnected endpoint (docs/webhooks.md)', (db) => {
+  const HEARTBEAT_MS = 100;
+  const CONNECT_WITHIN_MS = 400;
+  let api: Awaited<ReturnType<typeof startWithHub>>;
+
+  before(async function () {
+    api = await startWithHub(db().store, { heartbeatMs: HEARTBEAT_MS, connectWithinMs: CONNECT_WITHIN_MS });
+  });
+  after(async function () {
+    await api.stop();
+  });
+
+  /** An endpoint made with key `k`, its stream opened with the same key. */
+  async function listening(k: { secret: string; api: Client }) {
+    const e = (await k.api.post('/v1/webhooks/listen', {})).body as { id: string };
+    const stream = await openStream(api.baseUrl, k.secret, e.id);
+    expect(stream.res.status).to.equal(200);
+    return { id: e.id, stream };
+  }
+  const endsWithin = (s: { ended: Promise<unknown> }, ms: number) =>
+    Promise.race([s.ended.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), ms))]);
+
+  it('the key that opened the stream revoked (DELETE /v1/api-keys/{id} with another key): the stream ends within a heartbeat, and the endpoint is gone', async function () {
+    const { a, b } = await projectWithKeys(api.deps, api.baseUrl);
+    const { id, stream } = await listening(b);
+    await new Promise((r) => setTimeout(r, 2 * HEARTBEAT_MS));
+    expect((await a.api.delete(`/v1/api-keys/${b.id}`)).status).to.equal(200);
+    expect(await endsWithin(stream, 10 * HEARTBEAT_MS), 'the stream to end').to.equal(true);
+    expect(stream.text()).to.match(/: end: key_revoked\n\n$/);
+    await waitFor(async () => (await a.api.get(`/v1/webhooks/${id}`)).status === 404, 2_000, 'the endpoint deleted');
+  });
+
+  it('the project suspended: the stream ends within a heartbeat, and the endpoint is gone', async function () {
+    const { project, a } = await projectWithKeys(api.deps, api.baseUrl);
+    const { id, stream } = await listening(a);
+    await setProject(api.deps, project.id, { suspended: true });
+    expect(await endsWithin(stream, 10 * HEARTBEAT_MS), 'the stream to end').to.equal(true);
+    expect(stream.text()).to.match(/: end: project_suspended\n\n$/);
+    await setProject(api.deps, project.id, { suspended: false });
+    await waitFor(async () => (await a.api.get(`/v1/webhooks/${id}`)).status === 404, 2_000, 'the endpoint deleted');
+  });
+
+  it('the endpoint deleted by another process: the stream ends within a heartbeat, saying so', async function () {
+    const { a } = await projectWithKeys(api.deps, api.baseUrl);
+    const { id, stream } = await listening(a);
+    // no DELETE through this process's API: its hub is not told
+    await api.deps.store.tx((trx) => deleteEndpoint(trx, id));
+    expect(await endsWithin(stream, 10 * HEARTBEAT_MS), 'the stream to end').to.equal(true);
+    expect(stream.text()).to.match(/: end: endpoint_deleted\n\n$/);
+  });
+
+  it('an endpoint whose stream has not connected within the delay is deleted; one whose stream did is kept', async function () {
+    const { a } = await projectWithKeys(api.deps, api.baseUrl);
+    const idle = (await a.api.post('/v1/webhooks/listen', {})).body.id as string;
+    const { id: connected, stream } = await listening(a);
+    expect((await a.api.get(`/v1/webhooks/${idle}`)).status).to.equal(200);
+    await waitFor(async () => (await a.api.get(`/v1/webhooks/${idle}`)).status === 404, 5 * CONNECT_WITHIN_MS, 'the unconnected endpoint deleted');
+    await new Promise((r) => setTimeout(r, CONNECT_WITHIN_MS));
+    expect((await a.api.get(`/v1/webhooks/${connected}`)).status).to.equal(200);
+    expect(await endsWithin(stream, 10)).to.equal(false);
+    expect((await a.api.delete(`/v1/webhooks/${connected}`)).status).to.equal(200);
+    await stream.ended;
   });
 });

@@ -129,6 +129,12 @@ eachDatabase('templates (interface §2.4, §4.3, CONTRACT §5)', (db) => {
     expectWhere(await publish({ id: uid(), subject: 's', design: { blocks } }), 'design.blocks[2].url', 1, 1, /javascript: URLs are refused/);
     const social = { type: 'social', links: [{ network: 'x', url: 'https://x.com/a' }, { network: 'github', url: ' JavaScript:alert(1)' }] };
     expectWhere(await publish({ id: uid(), subject: 's', text: 't', translations: { de: { design: { blocks: [social] } } } }), 'translations.de.design.blocks[0].links[1].url', 1, 2, /javascript:/);
+    // a fallback, and literal text joined across the branches of an {{#if}}
+    const optional = { x: { required: false }, a: { type: 'boolean', required: false } };
+    const fallback = { type: 'button', label: 'Go', url: "{{ x | 'javascript:alert(1)' }}" };
+    expectWhere(await publish({ id: uid(), subject: 's', design: { blocks: [fallback] }, variables: optional }), 'design.blocks[0].url', 1, 1, /javascript: URLs are refused \(this placeholder's fallback\)/);
+    const branches = { type: 'button', label: 'Go', url: '{{#if a}}java{{else}}x{{/if}}script:alert(1)' };
+    expectWhere(await publish({ id: uid(), subject: 's', design: { blocks: [branches] }, variables: optional }), 'design.blocks[0].url', 1, 10, /javascript: URLs are refused/);
 
     const id = uid();
     const design = { blocks: [{ type: 'button', label: 'Go', url: '{{ link }}' }, { type: 'button', label: 'Search', url: 'https://x.test/?q={{ q }}' }] };
@@ -157,6 +163,29 @@ eachDatabase('templates (interface §2.4, §4.3, CONTRACT §5)', (db) => {
     expectError(await t.api.post(`/v1/templates/${id}/restore`, { version: 0 }), 400, 'validation_error', 'version');
     expectError(await t.api.post(`/v1/templates/${id}/restore`, { version: 1, note: 'x' }), 400, 'validation_error', 'note');
     expectError(await t.api.post(`/v1/templates/${uid()}/restore`, { version: 1 }), 404, 'not_found');
+  });
+
+  it('compiles a restored version again, as a publish does: one stored before the URL rules with a javascript: link is refused', async function () {
+    const id = uid();
+    const blocks = [{ type: 'text', text: 'Hi' }, { type: 'button', label: 'Go', url: 'https://x.test/old' }];
+    expect((await publish({ id, subject: 's', design: { blocks } })).status).to.equal(201);
+    // version 1 as a Posthorn older than the URL rules stored it: the link as written, in its design and its compiled HTML
+    const store = db().store;
+    const template = await store.knex('templates').select('uid').where({ project_id: t.project.id, id }).first();
+    const row = await store.knex('template_versions').select('design', 'compiled').where({ template_uid: template.uid, version: 1 }).first();
+    const old = (json: string) => json.split('https://x.test/old').join('javascript:alert(1)');
+    await store.knex('template_versions').where({ template_uid: template.uid, version: 1 }).update({ design: old(row.design), compiled: old(row.compiled) });
+    // known limit: a stored version renders as it was published
+    expect((await t.api.post(`/v1/templates/${id}/render`, { version: 1 })).body.html).to.include('href="javascript:alert(1)"');
+    await publish({ id, subject: 's', design: { blocks: [{ type: 'button', label: 'Go', url: '{{ link }}' }] }, variables: { link: {} } });
+
+    expectWhere(await t.api.post(`/v1/templates/${id}/restore`, { version: 1 }), 'design.blocks[1].url', 1, 1, /javascript: URLs are refused/);
+    expect((await t.api.get(`/v1/templates/${id}`)).body.latest_version, 'a refused restore stores nothing').to.equal(2);
+    const r = await t.api.post(`/v1/templates/${id}/restore`, { version: 2 });
+    expect(r.body).to.deep.equal({ object: 'template', id, version: 3, restored_from: 2 });
+    const v3 = await t.api.post(`/v1/templates/${id}/render`, { variables: { link: 'javascript:alert(1)' } });
+    expect(v3.body).to.include({ version: 3 });
+    expect(v3.body.html).to.include('href="#"').and.not.include('javascript');
   });
 
   it('answers 404 for what does not exist, and for another project\'s template', async function () {

@@ -96,10 +96,17 @@ describe('URLs of template designs', function () {
       expect(hrefs(doc)).to.deep.equal(['https://x.test/s?plan=pro&q=a%26b&t=c%20d&t=e%3Df']);
     });
 
-    it("in a signature's email, which its link puts after mailto:", function () {
-      const { doc } = send({ blocks: [{ type: 'signature', name: 'Jo', email: '{{ email }}' }] }, { email: str() }, { email: 'ann+tag@x.test' });
-      const a = all(doc, 'a')[0]!;
-      expect([attr(a, 'href'), DomUtils.textContent(a)]).to.deep.equal(['mailto:ann%2Btag%40x.test', 'ann+tag@x.test']);
+    it("in a signature's email, which its link puts after mailto:, its @ kept (RFC 6068)", function () {
+      const signature = (email: string) => send({ blocks: [{ type: 'signature', name: 'Jo', email: '{{ email }}' }] }, { email: str() }, { email });
+      const a = all(signature('ann+tag@x.test').doc, 'a')[0]!;
+      expect([attr(a, 'href'), DomUtils.textContent(a)]).to.deep.equal(['mailto:ann%2Btag@x.test', 'ann+tag@x.test']);
+      // a value cannot add a header or a second address
+      expect(hrefs(signature('ann@x.test?cc=eve@y.test,bob@y.test').doc)).to.deep.equal(['mailto:ann@x.test%3Fcc%3Deve@y.test%2Cbob@y.test']);
+    });
+
+    it('in a mailto: field, the @ kept in the address only, not in its headers', function () {
+      const { doc } = send({ blocks: [button('mailto:{{ to }}?subject={{ subject }}')] }, { to: str(), subject: str() }, { to: 'ann@x.test', subject: 'a@b &c' });
+      expect(hrefs(doc)).to.deep.equal(['mailto:ann@x.test?subject=a%40b%20%26c']);
     });
 
     it('once: a placeholder already piped through url is not encoded twice', function () {
@@ -183,7 +190,7 @@ describe('URLs of template designs', function () {
   context('a refused scheme written in a URL field is refused at publish, naming the field', function () {
     const cases: Array<[string, Design, string, RegExp]> = [
       ['a button', { blocks: [{ type: 'heading', text: 'Hi' }, { type: 'text', text: 'x' }, button('javascript:alert(1)')] }, 'design.blocks[2].url', /^design\.blocks\[2\]\.url line 1, column 1: javascript: URLs are refused$/],
-      ['any case, with whitespace and control characters', { blocks: [button(' \u0001Java\nScript:alert(1)')] }, 'design.blocks[0].url', /column 2: javascript: URLs are refused/],
+      ['any case, with whitespace and control characters', { blocks: [button(' \u0001Java\nScript:alert(1)')] }, 'design.blocks[0].url', /column 3: javascript: URLs are refused/],
       ['vbscript:', { blocks: [button('vbscript:msgbox(1)')] }, 'design.blocks[0].url', /vbscript: URLs are refused/],
       ['a data: link', { blocks: [{ type: 'image', url: 'https://i.test/a.png', link: 'data:text/html,<b>hi</b>' }] }, 'design.blocks[0].link', /data: URLs are refused/],
       ['a data: image that is not an image', { blocks: [{ type: 'logo', url: 'data:text/html,<b>hi</b>' }] }, 'design.blocks[0].url', /data: URLs are refused \(an image may be data:image\/…\)/],
@@ -192,10 +199,19 @@ describe('URLs of template designs', function () {
       ['a columns button', { blocks: [{ type: 'columns', image_url: 'https://i.test/a.png', button_label: 'Go', button_url: 'javascript:x' }] }, 'design.blocks[0].button_url', /javascript:/],
       ['one branch of an {{#if}}', { blocks: [button('{{#if pro}}https://x.test/{{else}}javascript:alert(1){{/if}}')] }, 'design.blocks[0].url', /column 35: javascript:/],
       ['text split by an {{#if}}', { blocks: [button('java{{#if pro}}{{/if}}script:alert(1)')] }, 'design.blocks[0].url', /column 1: javascript:/],
+      ['text joined across {{#if}} branches', { blocks: [button('{{#if pro}}java{{else}}x{{/if}}script:alert(1)')] }, 'design.blocks[0].url', /column 12: javascript: URLs are refused$/],
+      ['text joined across {{else if}} branches', { blocks: [button('{{#if pro}}x{{else if n > 1}}vb{{/if}}script:x')] }, 'design.blocks[0].url', /column 30: vbscript:/],
+      ['text an {{#each}} makes by turning twice', { blocks: [button('{{#each xs as x}}{{#if x}}java{{else}}script:{{/if}}{{/each}}alert(1)')] }, 'design.blocks[0].url', /column 27: javascript:/],
+      ['text after a placeholder that gives nothing', { blocks: [button('{{ x }}javascript:alert(1)')] }, 'design.blocks[0].url', /column 8: javascript:/],
+      ['a fallback that is such a URL', { blocks: [button("{{ x | 'javascript:alert(1)' }}")] }, 'design.blocks[0].url', /column 1: javascript: URLs are refused \(this placeholder's fallback\)$/],
+      ['a fallback anywhere in the field, unquoted, or after filters', { blocks: [button('https://x.test/?next={{ x | upper | JavaScript:alert(1) }}')] }, 'design.blocks[0].url', /column 22: javascript: .*fallback/],
+      ['a fallback that a filter turns into one', { blocks: [{ type: 'image', url: "{{ x | 'DATA:TEXT/HTML,hi' | lower }}" }] }, 'design.blocks[0].url', /data: URLs are refused \(an image may be data:image\/…\) \(this placeholder's fallback\)/],
+      ['a fallback that opens a refused scheme with the text after it', { blocks: [button("{{ x | 'java' }}script:alert(1)")] }, 'design.blocks[0].url', /column 1: javascript: URLs are refused$/],
+      ['a fallback inside a branch, joined with a literal', { blocks: [button("{{#if pro}}{{ x | 'data' }}{{/if}}:text/html,hi")] }, 'design.blocks[0].url', /column 12: data:/],
     ];
     for (const [name, design, field, message] of cases) {
       it(`${name}: ${field}`, function () {
-        const e = refusal(design, { pro: { type: 'boolean', required: true } });
+        const e = refusal(design, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true }, x: str(false), xs: { type: 'array', required: true } });
         expect(e.field).to.equal(field);
         expect(e.message).to.match(message);
       });
@@ -211,11 +227,27 @@ describe('URLs of template designs', function () {
         blocks: [
           { type: 'image', url: 'data:image/png;base64,iVBORw0KGgo=', link: 'tel:+441174960000' },
           button('https://x.test/?next=javascript:alert(1)'),
+          button('https://x.test/?next={{ q }}javascript:alert(1)'),
+          button("{{#if q}}https{{else}}{{ q | 'http' }}{{/if}}://x.test/{{ q | 'a' }}"),
+          { type: 'image', url: "{{#if q}}{{ q | 'data' }}{{else}}data{{/if}}:image/png;base64,iVBO" },
         ],
       };
-      const { doc } = send(design, {}, {});
-      expect(srcs(doc)).to.deep.equal(['data:image/png;base64,iVBORw0KGgo=']);
-      expect(hrefs(doc)).to.deep.equal(['tel:+441174960000', 'https://x.test/?next=javascript:alert(1)']);
+      const { doc } = send(design, { q: str(false) }, {});
+      expect(srcs(doc)).to.deep.equal(['data:image/png;base64,iVBORw0KGgo=', 'data:image/png;base64,iVBO']);
+      expect(hrefs(doc)).to.deep.equal(['tel:+441174960000', 'https://x.test/?next=javascript:alert(1)', 'https://x.test/?next=javascript:alert(1)', 'http://x.test/a']);
+    });
+
+    it('in a few steps however many {{#if}}s a field holds', function () {
+      const many = '{{#if pro}}a{{else if n > 1}}b{{else}}{{/if}}'.repeat(40);
+      expect(() => publish({ blocks: [button(`https://x.test/${many}`), button(`${many}https://x.test/`)] }, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } })).not.to.throw();
+      expect(refusal({ blocks: [button(`${many}javascript:alert(1)`)] }, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } }).message).to.match(/javascript: URLs are refused/);
+    });
+
+    it('and what variables make of branch texts is checked when it renders, as #', function () {
+      const declared: Declared = { x: str(false), a: { type: 'boolean', required: false } };
+      const design: Design = { blocks: [button('{{#if a}}java{{else}}x{{/if}}{{ x }}cript:alert(1)')] };
+      expect(hrefs(send(design, declared, { a: true, x: 's' }).doc)).to.deep.equal(['#']);
+      expect(hrefs(send(design, declared, { a: false, x: 's' }).doc)).to.deep.equal(['xscript:alert(1)']);
     });
   });
 });

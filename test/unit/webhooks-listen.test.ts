@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { silentLogger } from '../../src/log/logger.js';
-import { ListenHub } from '../../src/modules/webhooks/listen-hub.js';
-import { EventStreamReader, eventFrame, listenEndpointOf, listenUrl, type ListenFrame } from '../../src/modules/webhooks/listen-stream.js';
+import { LISTEN_FAILURES, ListenHub, MAX_BUFFERED_BYTES, type Connected } from '../../src/modules/webhooks/listen-hub.js';
+import { endFrame, EventStreamReader, eventFrame, listenEndpointOf, listenUrl, type ListenEnd, type ListenFrame, type ListenOutcome } from '../../src/modules/webhooks/listen-stream.js';
+import { answerListen, ListenRelay, type ListenAsk } from '../../src/roles/listen-relay.js';
 import { apiKeyFrom, apiUrlFrom, errorFromAnswer } from '../../src/cli/api-client.js';
 import { CliError } from '../../src/cli/base.js';
-import { eventLine, jsonLine } from '../../src/cli/commands/listen.js';
+import { eventLine, forwardUrl, jsonLine, streamEnded } from '../../src/cli/commands/listen.js';
+import { waitFor } from '../helpers/wait.js';
 
 const frame = (body: unknown, extra: Record<string, string> = {}): ListenFrame => ({
   headers: { 'Content-Type': 'application/json', 'Service-Event-Id': 'evt_1', 'Service-Delivery-Attempt': '1', ...extra },
@@ -52,49 +54,128 @@ describe('posthorn listen: the stream format (listen-stream.ts)', function () {
   it('skips comments, other fields and data that is not a frame', function () {
     const reader = new EventStreamReader();
     expect(reader.push(': hello\n\nevent: x\nid: 3\nretry: 10\n\ndata: not json\n\ndata: {"body": 1}\n\n')).to.deep.equal([]);
+    expect(reader.ended).to.equal(null);
+  });
+
+  it('keeps the reason of the end comment, and no unknown one', function () {
+    const reader = new EventStreamReader();
+    reader.push(`: end: nonsense\n\n${eventFrame(frame({ id: 'evt_1' }))}`);
+    expect(reader.ended).to.equal(null);
+    expect(reader.push(endFrame('endpoint_deleted'))).to.deep.equal([]);
+    expect(reader.ended).to.equal('endpoint_deleted');
   });
 });
 
 describe('posthorn listen: the hub of open streams (listen-hub.ts)', function () {
   let hub: ListenHub;
   beforeEach(() => {
-    hub = new ListenHub(silentLogger(), 20);
+    hub = new ListenHub(silentLogger(), { heartbeatMs: 20, connectWithinMs: 30 });
   });
   afterEach(async () => {
     await hub.close();
   });
 
+  /** A session whose stream may stay open (or end for `reason` from now on); `closed` counts its onClosed. */
+  function session(onClosed: () => Promise<void> = async () => undefined) {
+    const s = { reason: null as ListenEnd | null, closed: 0 };
+    return {
+      state: s,
+      onClosed: async () => {
+        await onClosed();
+        s.closed++;
+      },
+      recheck: async () => s.reason,
+    };
+  }
+  const streamOf = (c: Connected): Readable => {
+    if (c.kind !== 'connected') throw new Error(`not connected: ${c.kind}`);
+    return c.stream;
+  };
+
   it('writes a delivery to the endpoint\'s stream, and refuses one for an endpoint not connected here', async function () {
-    const stream = hub.connect('whe_1', async () => undefined)!;
+    const stream = streamOf(hub.connect('whe_1', session()));
     const text = collect(stream);
-    expect(hub.deliver('whe_1', frame({ id: 'evt_1' }))).to.equal(true);
-    expect(hub.deliver('whe_2', frame({ id: 'evt_2' }))).to.equal(false);
-    expect(await hub.sink('whe_2', frame({ id: 'evt_2' }))).to.equal(false);
+    expect(hub.deliver('whe_1', frame({ id: 'evt_1' }))).to.equal('written');
+    expect(hub.deliver('whe_2', frame({ id: 'evt_2' }))).to.equal('not_connected');
+    expect(await hub.sink('whe_2', frame({ id: 'evt_2' }))).to.equal('not_connected');
     await tick();
     expect(text()).to.match(/^: listening: whe_1\n\n/);
     expect(new EventStreamReader().push(text())).to.deep.equal([frame({ id: 'evt_1' })]);
   });
 
   it('takes one stream per endpoint', function () {
-    expect(hub.connect('whe_1', async () => undefined)).to.not.equal(null);
-    expect(hub.connect('whe_1', async () => undefined)).to.equal(null);
+    expect(hub.connect('whe_1', session()).kind).to.equal('connected');
+    expect(hub.connect('whe_1', session()).kind).to.equal('taken');
+  });
+
+  it('takes no more streams than maxStreams', async function () {
+    const small = new ListenHub(silentLogger(), { maxStreams: 2 });
+    try {
+      const kinds = ['whe_1', 'whe_2', 'whe_3'].map((id) => {
+        const c = small.connect(id, session());
+        if (c.kind === 'connected') collect(c.stream);
+        return c.kind;
+      });
+      expect(kinds).to.deep.equal(['connected', 'connected', 'full']);
+    } finally {
+      await small.close();
+    }
+  });
+
+  context(`when the reader is more than MAX_BUFFERED_BYTES (${MAX_BUFFERED_BYTES}) behind`, function () {
+    it('refuses the delivery as behind, with an error of its own, and takes it again once the reader has caught up', async function () {
+      const stream = streamOf(hub.connect('whe_1', session()));
+      const big = frame('x'.repeat(256 * 1024));
+      const outcomes: ListenOutcome[] = [];
+      while (outcomes.at(-1) !== 'behind' && outcomes.length < 100) outcomes.push(hub.deliver('whe_1', big));
+      expect(outcomes.at(-1)).to.equal('behind');
+      // nobody reads: what was written is buffered, up to the cap and one frame beyond
+      expect(outcomes.length - 1).to.be.at.least(Math.floor(MAX_BUFFERED_BYTES / eventFrame(big).length));
+      expect(LISTEN_FAILURES.behind).to.equal('the posthorn listen connection is more than 4 MiB behind; the event is retried');
+      expect(LISTEN_FAILURES.not_connected).to.equal('no posthorn listen is connected to this endpoint');
+      collect(stream);
+      await waitFor(async () => hub.deliver('whe_1', frame({ id: 'evt_2' })) === 'written', 2_000, 'the reader to catch up');
+    });
   });
 
   it('runs onClosed when the stream goes (the client left), and delivers nothing there after', async function () {
-    let closed = 0;
-    const stream = hub.connect('whe_1', async () => void closed++)!;
+    const s = session();
+    const stream = streamOf(hub.connect('whe_1', s));
     stream.destroy();
     await once(stream, 'close');
     await tick();
-    expect(closed).to.equal(1);
+    expect(s.state.closed).to.equal(1);
     expect(hub.connected('whe_1')).to.equal(false);
-    expect(hub.deliver('whe_1', frame({}))).to.equal(false);
+    expect(hub.deliver('whe_1', frame({}))).to.equal('not_connected');
   });
 
   it('sends a comment heartbeat while a stream is open', async function () {
-    const text = collect(hub.connect('whe_1', async () => undefined)!);
+    const text = collect(streamOf(hub.connect('whe_1', session())));
     await new Promise((r) => setTimeout(r, 70));
     expect(text().match(/: heartbeat\n\n/g)?.length ?? 0).to.be.at.least(2);
+  });
+
+  it('ends a stream at the first heartbeat whose recheck gives a reason, the reason as its last line, and runs onClosed', async function () {
+    const s = session();
+    const stream = streamOf(hub.connect('whe_1', s));
+    const text = collect(stream);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(hub.connected('whe_1')).to.equal(true);
+    s.state.reason = 'key_revoked';
+    await once(stream, 'close');
+    await tick();
+    expect(text()).to.match(/: end: key_revoked\n\n$/);
+    const reader = new EventStreamReader();
+    reader.push(text());
+    expect(reader.ended).to.equal('key_revoked');
+    expect(s.state.closed).to.equal(1);
+  });
+
+  it('keeps a stream whose recheck fails (the database did not answer): checked again at the next heartbeat', async function () {
+    const stream = streamOf(hub.connect('whe_1', { onClosed: async () => undefined, recheck: () => Promise.reject(new Error('database down')) }));
+    collect(stream);
+    await new Promise((r) => setTimeout(r, 70));
+    expect(hub.connected('whe_1')).to.equal(true);
   });
 
   it('on close ends every stream, waits for their onClosed, and takes no new one', async function () {
@@ -103,22 +184,62 @@ describe('posthorn listen: the hub of open streams (listen-hub.ts)', function ()
       await new Promise((r) => setTimeout(r, 10));
       deleted.push(id);
     };
-    const a = hub.connect('whe_a', onClosed('whe_a'))!;
-    collect(a);
+    const a = streamOf(hub.connect('whe_a', session(onClosed('whe_a'))));
+    const text = collect(a);
     // one nobody reads: cut after the grace period
-    hub.connect('whe_b', onClosed('whe_b'));
+    hub.connect('whe_b', session(onClosed('whe_b')));
     await hub.close();
     expect(deleted.sort()).to.deep.equal(['whe_a', 'whe_b']);
+    expect(text()).to.match(/: end: server_stopping\n\n$/);
     expect(hub.closing).to.equal(true);
-    expect(hub.connect('whe_c', async () => undefined)).to.equal(null);
+    expect(hub.connect('whe_c', session()).kind).to.equal('closing');
   });
 
-  it('ends a stream whose endpoint was deleted', async function () {
-    const stream = hub.connect('whe_1', async () => undefined)!;
-    collect(stream);
+  it('ends a stream whose endpoint was deleted, saying so in its last line', async function () {
+    const stream = streamOf(hub.connect('whe_1', session()));
+    const text = collect(stream);
     hub.disconnect('whe_1');
     await once(stream, 'close');
     expect(hub.connected('whe_1')).to.equal(false);
+    expect(text()).to.match(/: end: endpoint_deleted\n\n$/);
+  });
+
+  context('an endpoint created here', function () {
+    it('is deleted once connectWithinMs has passed without its stream', async function () {
+      const expired: string[] = [];
+      hub.expectStream('whe_1', async () => void expired.push('whe_1'));
+      await waitFor(async () => expired.length > 0, 1_000, 'the expiry');
+      expect(expired).to.deep.equal(['whe_1']);
+    });
+
+    it('is not, once its stream has connected here', async function () {
+      const expired: string[] = [];
+      hub.expectStream('whe_1', async () => void expired.push('whe_1'));
+      collect(streamOf(hub.connect('whe_1', session())));
+      await new Promise((r) => setTimeout(r, 80));
+      expect(expired).to.deep.equal([]);
+    });
+
+    it('is deleted when the hub closes before its stream came', async function () {
+      const slow = new ListenHub(silentLogger(), { connectWithinMs: 60_000 });
+      const expired: string[] = [];
+      slow.expectStream('whe_1', async () => void expired.push('whe_1'));
+      await slow.close();
+      expect(expired).to.deep.equal(['whe_1']);
+    });
+  });
+});
+
+describe('posthorn listen: the relay between the threads of serve (listen-relay.ts)', function () {
+  it("carries the hub's outcome back to the dispatcher, and answers not_connected once the API thread is gone", async function () {
+    const asked: ListenAsk[] = [];
+    const relay = new ListenRelay((m) => asked.push(m));
+    const behind = relay.sink('whe_1', frame({}));
+    relay.answered(answerListen(asked[0]!, () => 'behind'));
+    expect(await behind).to.equal('behind');
+    const pending = relay.sink('whe_1', frame({}));
+    relay.close();
+    expect(await pending).to.equal('not_connected');
   });
 });
 
@@ -152,6 +273,39 @@ describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', fu
     expect(apiUrlFrom(undefined, {}, http(null, '::'))).to.equal('http://127.0.0.1:8025');
     expect(apiUrlFrom(undefined, {}, http(null, '::1'))).to.equal('http://[::1]:8025');
     expect(() => apiUrlFrom('localhost:8025', {}, unused)).to.throw(CliError, /--api-url/);
+  });
+
+  it('--forward-to: https anywhere, plain http only to loopback (localhost, 127.0.0.0/8, [::1])', function () {
+    for (const ok of ['http://localhost:3000/webhooks', 'http://127.0.0.1:3000/h', 'http://127.9.8.7/h', 'http://127.1/h', 'http://[::1]:3000/h', 'http://LOCALHOST/h', 'https://hooks.example.com/h', 'https://10.0.0.5/h']) {
+      expect(() => forwardUrl(ok), ok).to.not.throw();
+    }
+    for (const refused of ['http://hooks.example.com/h', 'http://10.0.0.5:3000/h', 'http://192.168.1.2/h', 'http://localhost.example.com/h', 'http://128.0.0.1/h', 'http://[::2]/h', 'http://0.0.0.0/h']) {
+      expect(() => forwardUrl(refused), refused).to.throw(CliError, /^--forward-to: plain http goes only to this machine .* needs https$/);
+    }
+    const e = (() => {
+      try {
+        forwardUrl('http://hooks.example.com/h');
+      } catch (err) {
+        return err as CliError;
+      }
+      return null;
+    })();
+    expect(e!.code).to.equal('usage_error');
+    expect(e!.message).to.include('hooks.example.com');
+    expect(() => forwardUrl('ftp://localhost/h')).to.throw(CliError, /--forward-to: an http or https URL/);
+    expect(() => forwardUrl('localhost:3000')).to.throw(CliError, /--forward-to/);
+  });
+
+  it('tells why the appliance ended the stream, with a code of its own', function () {
+    const told = (reason: ListenEnd | null) => {
+      const e = streamEnded(reason, 'whe_1');
+      return [e.code, e.message];
+    };
+    expect(told('endpoint_deleted')).to.deep.equal(['endpoint_deleted', 'the endpoint was deleted (by DELETE /v1/webhooks/whe_1 or the dashboard); posthorn listen stopped']);
+    expect(told('key_revoked')[0]).to.equal('unauthorized');
+    expect(told('project_suspended')[0]).to.equal('account_suspended');
+    expect(told('server_stopping')[0]).to.equal('api_unreachable');
+    expect(told(null)[1]).to.include('was posthorn serve stopped?');
   });
 
   it("turns the API's error body into a CliError with its code and message", function () {

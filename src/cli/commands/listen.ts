@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core';
+import { isIPv4 } from 'node:net';
 import { Agent, request } from 'undici';
 import { BaseCommand, CliError } from '../base.js';
 import { ApiClient, apiKeyFrom, apiUrlFrom, describeFailure } from '../api-client.js';
-import { EventStreamReader, HEARTBEAT_MS, type ListenFrame } from '../../modules/webhooks/listen-stream.js';
+import { EventStreamReader, HEARTBEAT_MS, type ListenEnd, type ListenFrame } from '../../modules/webhooks/listen-stream.js';
 
 /** What POST /v1/webhooks/listen answers (the endpoint and its secret). */
 interface ListenEndpoint {
@@ -33,7 +34,7 @@ export default class Listen extends BaseCommand {
     '<%= config.bin %> listen --json',
   ];
   static override flags = {
-    'forward-to': Flags.string({ description: 'POST each event to this URL, with the body and signed headers of a real delivery (plain http to localhost is fine: this machine makes the request)', helpValue: 'URL' }),
+    'forward-to': Flags.string({ description: 'POST each event to this URL, with the body and signed headers of a real delivery (https, or plain http to localhost, 127.0.0.0/8 or [::1]: this machine makes the request)', helpValue: 'URL' }),
     events: Flags.string({ description: 'comma-separated event types (default: those an endpoint created without events gets)', helpValue: 'a,b,…' }),
     key: Flags.string({ description: `API key with the webhooks:manage scope (else POSTHORN_KEY)`, helpValue: 'KEY' }),
     json: Flags.boolean({ description: 'one JSON document per line: the endpoint and its secret first, then each event (headers, payload, the forward\'s answer)' }),
@@ -55,7 +56,7 @@ export default class Listen extends BaseCommand {
     return undefined;
   }
 
-  /** Until Ctrl-C or SIGTERM (the endpoint deleted, exit 0) or the connection's end (an error). */
+  /** Until Ctrl-C or SIGTERM (the endpoint deleted, exit 0) or the stream's end (an error that says why). */
   private async listen(api: ApiClient, endpoint: ListenEndpoint, forwardTo: string | null): Promise<void> {
     const stop = new AbortController();
     let deleted: Promise<void> | null = null;
@@ -71,8 +72,8 @@ export default class Listen extends BaseCommand {
     try {
       const body = await api.stream(`/v1/webhooks/${endpoint.id}/listen`, stop.signal, IDLE_MS);
       this.announce(endpoint, api.target.url, forwardTo);
-      await this.relay(body, (frame) => this.handle(frame, forwardTo, agent));
-      if (!deleted) throw new CliError('api_unreachable', 'the appliance closed the connection (was posthorn serve stopped?); run posthorn listen again once it is back');
+      const ended = await this.relay(body, (frame) => this.handle(frame, forwardTo, agent));
+      if (!deleted) throw streamEnded(ended, endpoint.id);
     } catch (e) {
       if (!stop.signal.aborted && !deleted) throw e instanceof CliError ? e : new CliError('api_unreachable', `the connection to the appliance was lost (${describeFailure(e)}); run posthorn listen again once it is back`);
     } finally {
@@ -99,13 +100,14 @@ export default class Listen extends BaseCommand {
     );
   }
 
-  /** The stream read to its end, its frames handled one at a time, in order. */
-  private async relay(body: AsyncIterable<Buffer>, handle: (frame: ListenFrame) => Promise<void>): Promise<void> {
+  /** The stream read to its end, its frames handled one at a time, in order; why the appliance ended it, when it said. */
+  private async relay(body: AsyncIterable<Buffer>, handle: (frame: ListenFrame) => Promise<void>): Promise<ListenEnd | null> {
     const reader = new EventStreamReader();
     const decoder = new TextDecoder();
     for await (const chunk of body) {
       for (const frame of reader.push(decoder.decode(chunk, { stream: true }))) await handle(frame);
     }
+    return reader.ended;
   }
 
   private async handle(frame: ListenFrame, forwardTo: string | null, agent: Agent): Promise<void> {
@@ -119,7 +121,11 @@ function writeLine(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-/** --forward-to: any http(s) URL; this machine makes the request, so localhost is what it is for. */
+/**
+ * --forward-to: https, or plain http to this machine only. The events carry
+ * addresses and subjects, and the signature does not hide them: in clear
+ * text they may cross no network.
+ */
 export function forwardUrl(value: string): string {
   let url: URL;
   try {
@@ -128,7 +134,34 @@ export function forwardUrl(value: string): string {
     throw new CliError('usage_error', `--forward-to: ${JSON.stringify(value)} is not a URL (e.g. http://localhost:3000/webhooks)`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage_error', `--forward-to: an http or https URL, not ${url.protocol}`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new CliError('usage_error', `--forward-to: plain http goes only to this machine (localhost, 127.0.0.0/8 or [::1]); ${url.hostname} needs https`);
+  }
   return url.href;
+}
+
+/** localhost, 127.0.0.0/8 or ::1 (URL has normalized the host: lower case, 127.1 written out, [::1] in brackets). */
+function isLoopback(hostname: string): boolean {
+  if (hostname === 'localhost' || hostname === '[::1]') return true;
+  return isIPv4(hostname) && hostname.startsWith('127.');
+}
+
+/** Why the stream ended, as the command tells it: the reason the appliance's last line gave, else a lost connection. */
+export function streamEnded(reason: ListenEnd | null, endpointId: string): CliError {
+  switch (reason) {
+    case 'endpoint_deleted':
+      return new CliError('endpoint_deleted', `the endpoint was deleted (by DELETE /v1/webhooks/${endpointId} or the dashboard); posthorn listen stopped`);
+    case 'endpoint_changed':
+      return new CliError('endpoint_deleted', `the endpoint was given another url (PATCH /v1/webhooks/${endpointId}): it is no longer a posthorn listen endpoint; posthorn listen stopped`);
+    case 'key_revoked':
+      return new CliError('unauthorized', 'the API key was revoked (or no longer holds webhooks:manage), and the appliance deleted the endpoint; posthorn listen stopped');
+    case 'project_suspended':
+      return new CliError('account_suspended', 'the project was suspended, and the appliance deleted the endpoint; posthorn listen stopped');
+    case 'server_stopping':
+      return new CliError('api_unreachable', 'posthorn serve is stopping, and deleted the endpoint; run posthorn listen again once it is back');
+    case null:
+      return new CliError('api_unreachable', 'the appliance closed the connection (was posthorn serve stopped?); run posthorn listen again once it is back');
+  }
 }
 
 /** The request a real delivery makes: the same body, the same signed headers. */

@@ -152,7 +152,7 @@ ${content.text !== null ? html`<h3>Text</h3><pre class="text-part">${content.tex
 /** The part of an email's page that changes: its status, recipients and timeline (also served alone, for the live refresh). */
 export function emailState(e: EmailJson, events: EventJson[], now: number): Html {
   return html`<div${settled(e, events, now) ? html` data-final="true"` : ''}>
-<h2 id="h-state">Status ${badge(e.status)}</h2>
+<h2 id="h-state">Status ${outcomeBadge(e)}</h2>
 ${e.status_reason ? html`<p>${e.status_reason}</p>` : ''}
 ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
 <h3>Recipients</h3>

@@ -63,7 +63,7 @@ export class TemplateService {
       translations: body.translations ?? {},
       variables: declaredOf(body.variables),
     };
-    const compiled = this.deps.compile ? await this.deps.compile(content) : compileVersion(content);
+    const compiled = await this.compile(content);
     const write = () =>
       this.deps.store.tx(async (trx) => {
         const now = this.deps.clock.now();
@@ -133,17 +133,24 @@ export class TemplateService {
     return gone;
   }
 
-  /** POST /v1/templates/{id}/restore: a copy of an earlier version published as the newest. */
+  /**
+   * POST /v1/templates/{id}/restore: an earlier version published again as
+   * the newest, compiled from its source as a publish compiles it, so a
+   * version stored before a rule it breaks (a javascript: link) is refused
+   * rather than copied.
+   */
   async restore(projectId: string, id: string, from: number): Promise<{ template: Template; version: TemplateVersion }> {
+    const found = await this.find(projectId, id);
+    const source = await this.versionOf(found, from);
+    const compiled = await this.compile(contentOf(source));
     const done = await this.deps.store.tx(async (trx) => {
       const old = await repo.findTemplateForUpdate(trx, projectId, id);
-      if (!old) throw notFound(`template ${id}`);
-      const source = from <= old.latestVersion ? await repo.findVersion(trx, old, from) : null;
-      if (!source) throw notFound(`version ${from} of template ${id}`);
+      // deleted (and perhaps published again under its id) while the source compiled
+      if (!old || old.uid !== found.uid) throw notFound(`template ${id}`);
       const now = this.deps.clock.now();
       const template: Template = { ...old, latestVersion: old.latestVersion + 1, updatedAt: now };
       await repo.saveTemplate(trx, template);
-      const version: TemplateVersion = { ...source, version: template.latestVersion, restoredFrom: from, createdAt: now };
+      const version: TemplateVersion = { ...source, compiled, version: template.latestVersion, restoredFrom: from, createdAt: now };
       await repo.insertVersion(trx, version);
       return { template, version };
     });
@@ -188,6 +195,10 @@ export class TemplateService {
     }
   }
 
+  private async compile(content: VersionContent): Promise<CompiledVersion> {
+    return this.deps.compile ? this.deps.compile(content) : compileVersion(content);
+  }
+
   private async find(projectId: string, id: string): Promise<Template> {
     const t = await repo.findTemplate(this.deps.store.reader, projectId, id);
     if (!t) throw notFound(`template ${id}`);
@@ -223,6 +234,9 @@ export class TemplateService {
     }
   }
 }
+
+/** What a stored version was published from. */
+const contentOf = (v: TemplateVersion): VersionContent => ({ subject: v.subject, html: v.html, text: v.text, design: v.design, translations: v.translations, variables: v.variables });
 
 function checkSplit(split: NonNullable<UpdateTemplateBody['split']>, latest: number): void {
   const seen = new Set<number>();

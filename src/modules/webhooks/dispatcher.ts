@@ -41,6 +41,12 @@ const DEFAULT_WINDOWS: WindowSettings = { initial: 4, max: 64, slowMs: 1000 };
 const DEFAULT_CONCURRENCY = 256;
 /** what a claim takes beyond the room of the endpoints in flight: for endpoints with none in flight */
 const FRESH_ENDPOINT_SLOTS = 16;
+/**
+ * How often the windows of endpoints deleted since (by any process) are
+ * dropped: a deleted endpoint's deliveries go with it, so most are never
+ * claimed again to tell, and every `posthorn listen` makes and deletes one.
+ */
+const WINDOWS_PRUNE_MS = 10 * 60_000;
 
 /** A claimed delivery with what its POST needs (null: deleted since it was claimed). */
 type Claimed = repo.WebhookDelivery & { emailId: string | null; event: OutboxEvent | null; endpoint: repo.Endpoint | null };
@@ -83,6 +89,7 @@ export class WebhookDispatcher {
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly windows: EndpointWindows;
+  private windowsPrunedAt = 0;
 
   constructor(private readonly o: DispatcherOptions) {
     this.windows = new EndpointWindows({ ...DEFAULT_WINDOWS, ...o.windows });
@@ -116,6 +123,7 @@ export class WebhookDispatcher {
     while (!this.stopped) {
       let busy = false;
       try {
+        await this.pruneWindows();
         busy = (await this.fanOut()) > 0;
         const room = concurrency - this.running.size;
         if (room > 0) {
@@ -132,6 +140,15 @@ export class WebhookDispatcher {
     }
   }
 
+  private async pruneWindows(): Promise<void> {
+    const now = this.o.clock.now();
+    if (now - this.windowsPrunedAt < WINDOWS_PRUNE_MS) return;
+    this.windowsPrunedAt = now;
+    const ids = this.windows.endpointIds();
+    if (!ids.length) return;
+    const existing = await repo.existingEndpointIds(this.o.store.reader, ids);
+    for (const id of ids) if (!existing.has(id)) this.windows.forget(id);
+  }
 
   /** Events → deliveries, in the transaction that marks the events fanned out. */
   async fanOut(): Promise<number> {
@@ -209,7 +226,11 @@ export class WebhookDispatcher {
   private async attempt(d: Claimed): Promise<void> {
     // read after the claim, just before the POST: an endpoint paused or deleted since is not posted to
     const { event, endpoint } = d;
-    if (!endpoint || !event) return;
+    if (!endpoint) {
+      this.windows.forget(d.endpointId);
+      return;
+    }
+    if (!event) return;
     if (!endpoint.active) {
       this.windows.forget(endpoint.id);
       await this.o.writer.run((trx) => repo.releaseDeliveries(trx, [d.id], this.o.owner));

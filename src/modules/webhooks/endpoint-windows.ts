@@ -48,6 +48,11 @@ export class EndpointWindows {
     this.windows.set(endpointId, w);
   }
 
+  /** the endpoints that have a window (the others are at the initial one) */
+  endpointIds(): string[] {
+    return [...this.windows.keys()];
+  }
+
   /** an endpoint deleted, or paused: it starts over when it comes back */
   forget(endpointId: string): void {
     this.windows.delete(endpointId);

@@ -10,8 +10,22 @@ export interface ListenFrame {
   body: string;
 }
 
-/** Where a dispatcher hands a delivery to a listen endpoint: true once it was written to a connected stream. */
-export type ListenSink = (endpointId: string, frame: ListenFrame) => Promise<boolean>;
+/**
+ * What became of a delivery handed to a listen endpoint: queued on the
+ * stream connected to it; no stream connected in this process; or one is,
+ * but its reader is too far behind to be given more.
+ */
+export type ListenOutcome = 'written' | 'not_connected' | 'behind';
+
+/** Where a dispatcher hands a delivery to a listen endpoint. */
+export type ListenSink = (endpointId: string, frame: ListenFrame) => Promise<ListenOutcome>;
+
+/**
+ * Why the API ended a stream, told in its last line (`: end: <reason>`) so
+ * that the CLI can say what happened rather than guess at a dropped connection.
+ */
+export const LISTEN_ENDS = ['endpoint_deleted', 'endpoint_changed', 'key_revoked', 'project_suspended', 'server_stopping'] as const;
+export type ListenEnd = (typeof LISTEN_ENDS)[number];
 
 /** How often the stream carries a comment: often enough for proxies' idle timeouts (60 s is common) and for the CLI to notice a dead connection. */
 export const HEARTBEAT_MS = 15_000;
@@ -32,15 +46,23 @@ export const eventFrame = (frame: ListenFrame): string => `data: ${JSON.stringif
 /** A comment line: read and ignored by every SSE client. */
 export const commentFrame = (text: string): string => `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;
 
+/** The last line of a stream the API ends: a comment, so any other SSE client ignores it. */
+export const endFrame = (reason: ListenEnd): string => commentFrame(`end: ${reason}`);
+
+const END_COMMENT = /^: ?end: (\S+)$/;
+
 /**
  * Reads an event stream chunk by chunk (a frame may be split anywhere, a
  * multi-byte character too when fed Buffers through a TextDecoder); returns
  * the frames completed by each chunk. Comments, `event:`/`id:`/`retry:`
- * fields and data that is not a frame are skipped.
+ * fields and data that is not a frame are skipped; an end comment is kept
+ * in `ended`.
  */
 export class EventStreamReader {
   private pending = '';
   private data: string[] = [];
+  /** why the API ended the stream, once its end comment was read */
+  ended: ListenEnd | null = null;
 
   push(chunk: string): ListenFrame[] {
     this.pending += chunk;
@@ -55,6 +77,7 @@ export class EventStreamReader {
         const frame = this.dispatch();
         if (frame) out.push(frame);
       } else if (line.startsWith('data:')) this.data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+      else if (line.startsWith(':')) this.ended = endOf(line) ?? this.ended;
     }
     return out;
   }
@@ -70,4 +93,9 @@ export class EventStreamReader {
       return null;
     }
   }
+}
+
+function endOf(comment: string): ListenEnd | null {
+  const reason = END_COMMENT.exec(comment)?.[1];
+  return (LISTEN_ENDS as readonly string[]).includes(reason ?? '') ? (reason as ListenEnd) : null;
 }

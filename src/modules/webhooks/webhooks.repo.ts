@@ -139,6 +139,23 @@ export async function deleteEndpointsWithUrlPrefix(db: Db, prefix: string): Prom
   return db('webhook_endpoints').where('url', 'like', `${prefix}%`).delete();
 }
 
+/** How many endpoints of the project have a url starting with `prefix` (no `%` or `_` in it). */
+export async function countEndpointsWithUrlPrefix(db: Db, projectId: string, prefix: string): Promise<number> {
+  const row = (await db('webhook_endpoints').where({ project_id: projectId }).andWhere('url', 'like', `${prefix}%`).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  return Number(row?.n ?? 0);
+}
+
+/** Which of these endpoints still exist. */
+export async function existingEndpointIds(db: Db, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = (await db('webhook_endpoints').select('id').whereIn('id', unique.slice(i, i + 500))) as Array<{ id: string }>;
+    for (const r of rows) found.add(r.id);
+  }
+  return found;
+}
+
 export async function findEndpoint(db: Db, projectId: string, id: string): Promise<Endpoint | null> {
   const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id, project_id: projectId }).first()) as EndpointRow | undefined;
   return row ? endpointFromRow(row) : null;

@@ -35,7 +35,7 @@ export const webhookRoutes = [
     summary:
       'The deliveries of a `posthorn listen` endpoint as they are made: text/event-stream, one `data:` line per delivery, JSON `{headers, body}` as an HTTPS delivery carries them, a comment every 15 s; one stream per endpoint; when it closes the endpoint is deleted',
     async handler({ services, principal, params }) {
-      const stream = await services.webhooks.listen(principal.project.id, params.id!);
+      const stream = await services.webhooks.listen(principal.project.id, params.id!, principal.key.id);
       // no-store: nothing between here and the client keeps it; X-Accel-Buffering: nginx passes each line on at once
       return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' }, body: stream };
     },

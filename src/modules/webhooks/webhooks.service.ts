@@ -151,8 +151,9 @@ export function webhookService(deps: WebhookDeps) {
     deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
     deliveriesOfEvents: (projectId: string, eventIds: string[]) => repo.deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
-    createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) => createListenEndpoint(deps, projectId, input),
-    listen: (projectId: string, id: string) => openListenStream({ ...deps, hub: hubOf(deps) }, projectId, id),
+    createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) => createListenEndpoint({ ...deps, hub: hubOf(deps) }, projectId, input),
+    /** `keyId`: the key that opens the stream, read again at each heartbeat */
+    listen: (projectId: string, id: string, keyId: string) => openListenStream({ ...deps, hub: hubOf(deps) }, projectId, id, keyId),
     /** the API is stopping: every stream ended, their endpoints deleted */
     closeListeners: async () => deps.listen?.close(),
   };

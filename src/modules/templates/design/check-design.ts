@@ -1,6 +1,5 @@
-import { compileCondition, compileTemplate, TemplateError, urlProblem, Where, type Declared, type UrlUse } from '../language/index.js';
+import { checkWrittenUrl, compileCondition, compileTemplate, TemplateError, type Declared, type UrlUse } from '../language/index.js';
 import type { Block, Design } from './design.schema.js';
-import { splitTags } from './source-text.js';
 
 // At publish, every field of a design that can hold placeholders is compiled
 // on its own, so that a mistake is reported against its block field
@@ -50,27 +49,6 @@ export function urlFieldsOf(b: Block): Array<{ field: string; url: string; use: 
   }
 }
 
-/**
- * A URL as written, refused by its scheme (urlProblem's `written`). With
- * {{#if}} in it, any run of literal text may begin it, and so may all of
- * them together: each is checked. What variables make of it is checked when
- * it renders.
- */
-function checkUrl(url: string, use: UrlUse, field: string): void {
-  const where = new Where(url, field);
-  const literals: Array<[string, number]> = [];
-  let at = 0;
-  for (const piece of splitTags(url)) {
-    if (!piece.tag) literals.push([piece.text, at]);
-    at += piece.text.length;
-  }
-  if (literals.length > 1) literals.push([literals.map(([t]) => t).join(''), literals[0]![1]]);
-  for (const [text, offset] of literals) {
-    const problem = urlProblem(text, use, 'written');
-    if (problem !== null) throw where.error(offset + text.length - text.trimStart().length, problem);
-  }
-}
-
 /** Throws the TemplateError of the first mistake, in block order. */
 export function checkDesign(design: Design, declared: Declared): void {
   design.blocks.forEach((block, i) => {
@@ -78,7 +56,7 @@ export function checkDesign(design: Design, declared: Declared): void {
     const when = conditionOf(block);
     if (when !== null) compileCondition(block.when!, `${at}.when`, declared);
     checkFields(block as unknown as Record<string, unknown>, at, declared);
-    for (const u of urlFieldsOf(block)) checkUrl(u.url, u.use, `${at}.${u.field}`);
+    for (const u of urlFieldsOf(block)) checkWrittenUrl(u.url, `${at}.${u.field}`, declared, u.use);
     if (block.type === 'table') checkRows(block, at, declared);
   });
 }

@@ -1,4 +1,5 @@
 import type { FilterName } from './ast.js';
+import { MAILTO_ADDRESS } from './urls.js';
 
 // CONTRACT §6's filters. Numbers, currencies and dates follow the send's
 // `language` through Intl (English when there is none or Intl does not know
@@ -129,7 +130,10 @@ export function applyFilter(name: FilterName, arg: string | number | null, value
       const d = toDate(value);
       return d === null ? value : formatDate(d, arg as string, locale);
     }
-    case 'url': return encodeURIComponent(wellFormed(text(value)));
+    case 'url': {
+      const encoded = encodeURIComponent(wellFormed(text(value)));
+      return arg === MAILTO_ADDRESS ? encoded.replace(/%40/g, '@') : encoded;
+    }
   }
 }
 

@@ -37,30 +37,65 @@ export function urlProblem(url: string, use: UrlUse, origin: 'written' | 'variab
   return `a URL a variable gives must be ${use === 'link' ? 'http:, https: or mailto:' : 'http:, https: or data:image/…'}`;
 }
 
+// What decides urlProblem's `written` answer: a refused scheme with its colon; for an image, data:image/.
+const DECIDING = [...[...REFUSED].map((s) => `${s}:`), 'data:image/'];
+
+/** A URL's text as urlProblem reads its scheme: without invisible characters, ASCII letters in lower case. */
+export const compactUrl = (text: string) => text.replace(INVISIBLE, '').replace(/[A-Z]+/g, (s) => s.toLowerCase());
+
+/**
+ * Whether text added after this start of a written URL (compactUrl) could
+ * still change urlProblem's `written` answer: only while it is a proper
+ * beginning of `javascript:`, `vbscript:`, `data:` or `data:image/`.
+ */
+export const startIsOpen = (start: string) => DECIDING.some((d) => d.length > start.length && d.startsWith(start));
+
 const encodes = (pipe: PipeStep[]) => pipe.some((s) => 'filter' in s && s.filter === 'url');
 
-function encodeOutputs(nodes: Node[] | null, skipFirst: boolean): void {
+/**
+ * The `url` filter's argument inside a mailto: address: RFC 6068 §2 writes
+ * the address as an addr-spec, its `@` literal (some clients read no
+ * `%40`); every other character stays encoded, so a value cannot add a
+ * header (`?cc=`) or a second address (`,`). Set only here: an author's
+ * `url` takes no argument.
+ */
+export const MAILTO_ADDRESS = 'address';
+
+const MAILTO = /^mailto:/i;
+
+/** Whether the placeholders met so far stand in a mailto: URL's address: until a `?` (its headers) or a `#`. */
+interface Walk {
+  address: boolean;
+}
+
+function encodeOutputs(nodes: Node[] | null, skipFirst: boolean, walk: Walk): void {
   nodes?.forEach((n, i) => {
-    if (typeof n === 'string' || (skipFirst && i === 0)) return;
+    if (typeof n === 'string') {
+      if (/[?#]/.test(n)) walk.address = false;
+      return;
+    }
+    if (skipFirst && i === 0) return;
     if ('out' in n) {
-      if (!encodes(n.pipe)) n.pipe.push({ filter: 'url', arg: null });
+      if (!encodes(n.pipe)) n.pipe.push({ filter: 'url', arg: walk.address ? MAILTO_ADDRESS : null });
     } else if ('branches' in n) {
-      n.branches.forEach((b) => encodeOutputs(b.body, false));
-      encodeOutputs(n.otherwise, false);
+      n.branches.forEach((b) => encodeOutputs(b.body, false, walk));
+      encodeOutputs(n.otherwise, false, walk);
     } else if ('each' in n) {
-      encodeOutputs(n.body, false);
-      encodeOutputs(n.otherwise, false);
-    } else encodeOutputs(n.url, false);
+      encodeOutputs(n.body, false, walk);
+      encodeOutputs(n.otherwise, false, walk);
+    } else encodeOutputs(n.url, false, walk);
   });
 }
 
 /**
  * A URL field's placeholders, once parsed: one that opens the field gives
  * the URL itself (`whole`; checked as a `variable` URL when rendered); every
- * other one is percent-encoded (the `url` filter), unless it already is.
+ * other one is percent-encoded (the `url` filter), unless it already is, and
+ * keeps `@` in the address of a field that opens with `mailto:`. A `?` in
+ * any branch ends the address for every placeholder after it in the source.
  */
 export function encodeUrlParts(node: UrlNode): void {
   const first = node.url[0];
   node.whole = first !== undefined && typeof first !== 'string' && 'out' in first && !encodes(first.pipe);
-  encodeOutputs(node.url, node.whole);
+  encodeOutputs(node.url, node.whole, { address: typeof first === 'string' && MAILTO.test(first.replace(INVISIBLE, '')) });
 }
