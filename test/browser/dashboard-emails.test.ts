@@ -72,7 +72,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await state.locator('.badge', { hasText: 'delivered' }).first().waitFor({ timeout: 15_000 });
     await state.locator('.timeline .ev-type', { hasText: 'delivered' }).waitFor();
     expect(await page.evaluate(() => (globalThis as unknown as { mark?: number }).mark)).to.equal(42);
-    expect(await state.getByRole('heading', { name: /Status/ }).textContent()).to.include('accepted');
+    // the heading says what happened to the recipients (the email itself is `accepted`, in the badge's title)
+    const heading = state.getByRole('heading', { name: /Status/ });
+    expect(await heading.textContent()).to.include('delivered');
+    expect(await heading.locator('.badge').getAttribute('title')).to.equal('email accepted; 1 of 1 recipient delivered');
     const types = await state.locator('.timeline .ev-type').allTextContents();
     expect(types).to.include.members(['queued', 'scheduled', 'sent', 'delivered']);
     expect(types[0]).to.equal('queued');
