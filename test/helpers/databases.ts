@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import knexModule from 'knex';
 import { openStore, type Store, type StoreOptions } from '../../src/store/store.js';
+import { PG_URL } from './pg-note.js';
 import { tempDir } from './temp-dir.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
@@ -13,18 +14,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export const PG_URL = process.env.POSTHORN_TEST_PG_URL;
-
-/** Printed at the end of a run without POSTHORN_TEST_PG_URL, whose PostgreSQL variants were never defined. */
-export const PG_LEFT_OUT = 'PostgreSQL variants not run: set POSTHORN_TEST_PG_URL';
-
-// Imported while mocha loads a spec file, so this is a hook of the root suite, registered once:
-// a run of SQLite alone must not read as the whole suite (the project leaves no skipped tests behind).
-if (!PG_URL && typeof after === 'function') {
-  after(function () {
-    console.log(`\n  ${PG_LEFT_OUT}`);
-  });
-}
+export { PG_LEFT_OUT, PG_URL } from './pg-note.js';
 
 type ExtraOptions = Omit<StoreOptions, 'client' | 'dataDir'>;
 

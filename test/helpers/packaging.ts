@@ -106,14 +106,16 @@ export const versionOf = (dir: string) => (JSON.parse(readFileSync(join(dir, 'pa
 let packed: Promise<{ tarball: string; files: string[] }> | null = null;
 
 /**
- * `npm pack` of the checkout, once per test process (the packaging tests share it: a pack
- * builds dist/ and takes 20 s). It runs `prepare` (the build) as a release does, so the
- * tarball holds what the sources say today.
+ * `npm pack` of the checkout, once per test process (the packaging tests share it). It packs
+ * the dist/ that `npm test` has just built (`npm run build` first when running a file alone,
+ * as for every test that starts `posthorn serve`): --ignore-scripts, because a pack's
+ * `prepare` would rebuild dist/ in place while tests running beside this one (mocha
+ * --parallel) start `posthorn serve` from it.
  */
 export function packRelease(): Promise<{ tarball: string; files: string[] }> {
   packed ??= (async () => {
     const out = tempDir('posthorn-pack-');
-    const pack = await run('npm', ['pack', '--json', '--pack-destination', out], { cwd: PACKAGE_ROOT });
+    const pack = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: PACKAGE_ROOT });
     if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
     const [result] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     return { tarball: join(out, result!.filename), files: result!.files.map((f) => f.path) };

@@ -213,7 +213,7 @@ describe('the shipped appliance: the Docker image and the npm package', function
 
   before(async function () {
     this.timeout(180_000);
-    // the pack builds dist/, in the tarball and in the checkout, where the image's tree takes it from
+    // dist/ as npm test built it, in the tarball and in the checkout, where the image's tree takes it from
     ({ tarball, files: packed } = await packRelease());
   });
 
