@@ -19,7 +19,7 @@ import { LiveAttempt } from './mta/live-attempt.js';
 import { RateLimiter } from './lib/rate-limiter.js';
 import { createResolver } from './dns/resolver.js';
 import { type ListenerOptions } from './smtp/listener.js';
-import { startMxListener } from './smtp/mx.js';
+import { startMxListener } from './smtp/mx-listener.js';
 import { startSubmissionListener } from './smtp/submission.js';
 import { SmtpSender } from './mta/smtp-sender.js';
 import { startApi, type ApiListen, type ApiRole } from './roles/api.js';

@@ -1,10 +1,10 @@
-import { classifyBounce } from '../modules/bounces/classify.js';
+import { classifyBounce } from '../modules/bounces/classify-bounce.js';
 import type { Config } from '../config/load.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { TlsMode } from '../modules/domains/domains.repo.js';
-import { resolveDestinations, type Destinations } from './mx.js';
+import { resolveDestinations, type Destinations } from './resolve-mx.js';
 import type { Destination } from './smtp-pool.js';
 
 /** Where a queue row's message goes: the relay, or the MX hosts of its route (direct mode). */

@@ -1,6 +1,6 @@
 import type { Config } from '../config/load.js';
 import type { DnsResolver } from '../dns/resolver.js';
-import { classifyBounce } from '../modules/bounces/classify.js';
+import { classifyBounce } from '../modules/bounces/classify-bounce.js';
 import { verpAddress } from '../modules/bounces/verp.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { Store } from '../store/store.js';
@@ -12,7 +12,7 @@ import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { QueueRow } from '../modules/emails/queue.repo.js';
 import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
 import { unsubscribeHeaders, wantsAutoUnsubscribe } from '../modules/emails/list-unsubscribe.js';
-import { signUnsubscribeToken } from '../modules/unsubscribe/token.js';
+import { signUnsubscribeToken } from '../modules/unsubscribe/unsubscribe-token.js';
 import { DestinationFinder } from './destinations.js';
 import type { MessageSigner } from './signing-pool.js';
 import { SignedCache } from './signed-cache.js';

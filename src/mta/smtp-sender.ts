@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { classifyNoReply, classifyReply, type Classified } from './classify.js';
+import { classifyNoReply, classifyReply, type Classified } from './classify-reply.js';
 import { SmtpPool, type Conn, type Destination, type SenderOptions } from './smtp-pool.js';
 
 export interface SendRequest {

@@ -5,7 +5,7 @@ import { InputRefused } from '../../src/lib/input-refused.js';
 import { smtpDrops } from '../../src/log/metrics.js';
 import type { InboundService, Target } from '../../src/modules/inbound/inbound.service.js';
 import type { Listener } from '../../src/smtp/listener.js';
-import { startMxListener } from '../../src/smtp/mx.js';
+import { startMxListener } from '../../src/smtp/mx-listener.js';
 import { replyOf } from '../../src/smtp/submission.js';
 import { plainMessage } from '../fixtures/report-builders.js';
 import { startLiveWorld, type LiveWorld } from '../helpers/live.js';

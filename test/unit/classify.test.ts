@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { classifyNoReply, classifyReply } from '../../src/mta/classify.js';
+import { classifyNoReply, classifyReply } from '../../src/mta/classify-reply.js';
 
 describe('SMTP reply classification (the delivery path)', function () {
   const table: Array<[number, string, string, string?, string?]> = [

@@ -8,7 +8,7 @@ import type { Form } from '../../src/modules/forms/forms.repo.js';
 import type { FormPage } from '../../src/modules/forms/form-submissions.service.js';
 import { confirmBody, formBody } from '../../src/api/form-html.js';
 import { pageCsp } from '../../src/api/public-page.js';
-import { signPreferenceToken, verifyPreferenceToken } from '../../src/modules/preferences/token.js';
+import { signPreferenceToken, verifyPreferenceToken } from '../../src/modules/preferences/preference-token.js';
 
 const prop = (key: string, type: ContactProperty['type']): [string, ContactProperty] => [key, { projectId: 'prj_x', key, type, fallback: null, createdAt: 0 }];
 const DECLARED = new Map([prop('plan', 'string'), prop('seats', 'number'), prop('vip', 'boolean'), prop('since', 'date')]);

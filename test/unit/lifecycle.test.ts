@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { classifyBounce } from '../../src/modules/bounces/classify.js';
+import { classifyBounce } from '../../src/modules/bounces/classify-bounce.js';
 import type { Email } from '../../src/modules/emails/email.js';
 import {
   acceptEmail,

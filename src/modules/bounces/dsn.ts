@@ -1,4 +1,4 @@
-import { classifyBounce, type BounceReason, type BounceType } from './classify.js';
+import { classifyBounce, type BounceReason, type BounceType } from './classify-bounce.js';
 
 /** What a report says about one recipient (the `posthorn inbound parse` shape, camel-cased). */
 export interface ReportRecipient {

@@ -1,4 +1,4 @@
-import { classifyBounce, isExplained } from './classify.js';
+import { classifyBounce, isExplained } from './classify-bounce.js';
 import type { ReportRecipient } from './dsn.js';
 
 /**

@@ -1,7 +1,7 @@
 import { addressOf, readDeliveryStatus, type ReportRecipient } from './dsn.js';
 import { Headers, parseMime, walk, type Part } from './mime.js';
 import { readPlainBounce } from './plain-bounce.js';
-import { classifyBounce } from './classify.js';
+import { classifyBounce } from './classify-bounce.js';
 import { readSesNotification } from './ses-notification.js';
 
 /**

@@ -1,4 +1,4 @@
-import { classifyBounce } from './classify.js';
+import { classifyBounce } from './classify-bounce.js';
 import type { ReportRecipient } from './dsn.js';
 
 /**

@@ -6,7 +6,7 @@ import type { PropertyValue } from '../contacts/contact-properties.js';
 import { listProperties } from '../contacts/contacts.repo.js';
 import type { AcceptRequest } from '../emails/accept-rules.js';
 import { prepareEmail } from '../emails/prepare.js';
-import { preferencesUrl, signPreferenceToken } from '../preferences/token.js';
+import { preferencesUrl, signPreferenceToken } from '../preferences/preference-token.js';
 import { periodsOf } from '../projects/periods.js';
 import { findProjectsById, type Project } from '../projects/projects.repo.js';
 import { usageCounts } from '../projects/usage.repo.js';

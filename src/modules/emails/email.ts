@@ -2,7 +2,7 @@
 // the repos and the presenter see them. Types only: the statuses are moved by
 // lifecycle.ts alone (LIFECYCLE.md).
 
-import type { BounceType } from '../bounces/classify.js';
+import type { BounceType } from '../bounces/classify-bounce.js';
 
 export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];

@@ -1,4 +1,4 @@
-import type { Bounce } from '../bounces/classify.js';
+import type { Bounce } from '../bounces/classify-bounce.js';
 import type { OutboxEvent } from '../events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientDetails, RecipientStatus } from './email.js';

@@ -1,4 +1,4 @@
-import type { Bounce } from '../bounces/classify.js';
+import type { Bounce } from '../bounces/classify-bounce.js';
 import type { RecipientOutcome } from './lifecycle.js';
 import type { Email, Recipient } from './email.js';
 

@@ -6,7 +6,7 @@ import { contactById, listProperties, updateContact, type Contact } from '../con
 import { contactEvent, presented } from '../contacts/contacts.service.js';
 import { prepareEmail } from '../emails/prepare.js';
 import { insertEvents } from '../events/events.repo.js';
-import { preferencesUrl, signPreferenceToken } from '../preferences/token.js';
+import { preferencesUrl, signPreferenceToken } from '../preferences/preference-token.js';
 import { findProject } from '../projects/projects.repo.js';
 import { confirmationBody } from './confirmation-mail.js';
 import { CONFIRM_WINDOW_MS, confirmUrl, signConfirmToken, verifyConfirmToken } from './confirm-token.js';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { lockRows } from '../../store/db.js';
 import type { Report, ReportRecipient } from '../bounces/report.js';
-import { classifyBounce } from '../bounces/classify.js';
+import { classifyBounce } from '../bounces/classify-bounce.js';
 import { findEmailsById, saveRecipient } from '../emails/emails.repo.js';
 import type { Email } from '../emails/email.js';
 import { applyReport, type ReportVerdict } from '../emails/lifecycle-reports.js';

@@ -9,7 +9,7 @@ import { emailOfMessageId, readVerp } from '../bounces/verp.js';
 import { findDomainByName, findDomainByToken, type Domain } from '../domains/domains.repo.js';
 import { storeMailedReports } from '../dmarc/dmarc.service.js';
 import { recordUnsubscribe } from '../unsubscribe/unsubscribe.service.js';
-import { verifyUnsubscribeToken } from '../unsubscribe/token.js';
+import { verifyUnsubscribeToken } from '../unsubscribe/unsubscribe-token.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import { insertEvents, type OutboxEvent } from '../events/events.repo.js';
 import { applyReports } from './apply-reports.js';
@@ -24,7 +24,7 @@ export interface InboundDeps {
   logger: Logger;
   /** outbound.hostname: VERP and report addresses live there, and it is the Message-ID domain */
   hostname: string;
-  /** the key unsubscribe tokens are signed with (unsubscribe/token.ts); without it unsubscribe+ addresses are refused */
+  /** the key unsubscribe tokens are signed with (unsubscribe/unsubscribe-token.ts); without it unsubscribe+ addresses are refused */
   unsubscribeKey?: () => Promise<Buffer>;
   /** reads a message, and an attachment of a stored one: on the parsing pool in serve (docs/security.md), else on this thread */
   read?: ReadInbound;

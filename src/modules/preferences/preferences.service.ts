@@ -4,7 +4,7 @@ import type { Store } from '../../store/store.js';
 import { contactById } from '../contacts/contacts.repo.js';
 import { updateContactOf } from '../contacts/contacts.service.js';
 import { subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
-import { verifyPreferenceToken } from './token.js';
+import { verifyPreferenceToken } from './preference-token.js';
 
 // The hosted preference page (`/p/<token>`, docs/contacts.md): a contact sees the project's topics
 // and changes its subscriptions, or leaves all broadcast mail, without a key. The change goes

@@ -9,7 +9,7 @@ import { emailEvent } from '../emails/email-events.js';
 import { findEmailById } from '../emails/emails.repo.js';
 import { insertEvents } from '../events/events.repo.js';
 import { addTracking } from './rewrite.js';
-import { signTrackingToken, verifyTrackingToken, type TrackingClaim, type TrackingKind } from './token.js';
+import { signTrackingToken, verifyTrackingToken, type TrackingClaim, type TrackingKind } from './tracking-token.js';
 
 const KEY_NAME = 'tracking_key';
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/time.js';
 import type { Store } from '../../store/store.js';
 import { emailEvent } from '../emails/email-events.js';
 import { markUnsubscribed } from '../suppressions/suppressions.repo.js';
-import { verifyUnsubscribeToken } from './token.js';
+import { verifyUnsubscribeToken } from './unsubscribe-token.js';
 import { unsubscribeContact } from './broadcast-unsubscribe.js';
 import { pruneUnsubscribeLinks, subjectOf, type UnsubscribeSubject } from './unsubscribe.repo.js';
 import { UNSUBSCRIBE_LINK_DAYS } from '../emails/unsubscribe-links.repo.js';

@@ -1,6 +1,6 @@
 /**
  * THE bounce classifier: what a failure says about the address it was for.
- * The MTA asks it about each SMTP reply during delivery (mta/classify.ts),
+ * The MTA asks it about each SMTP reply during delivery (mta/classify-reply.ts),
  * the inbound listener about each recipient of a bounce message (report.ts).
  * Pure: no I/O.
  *
