@@ -1,5 +1,6 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, badge, layout, time } from './layout.js';
+import { EMAIL_STATUSES } from '../../modules/emails/email.js';
 import type { Session } from '../../modules/sessions/sessions.service.js';
 
 // The API's JSON shapes (interface §2.1, GET /v1/emails/{id}/events), as the pages read them.
@@ -31,7 +32,6 @@ export interface EventJson {
   webhook_deliveries: Array<{ id: string; endpoint_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null }>;
 }
 
-export const EMAIL_STATUSES = ['queued', 'scheduled', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
 
 export interface EmailFilter {
   status?: string;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../lib/schema.js';
+import { EMAIL_STATUSES } from './email.js';
 import { LANGUAGE_PATTERN, TEMPLATE_ID_PATTERN } from '../templates/templates.schema.js';
 
 // interface §4.1 and §8, field by field.
@@ -65,7 +66,7 @@ export const ListEmailsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     cursor: Type.Optional(Type.String({ pattern: '^msg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
-    status: Type.Optional(StringEnum(['queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed', 'scheduled'] as const)),
+    status: Type.Optional(StringEnum(EMAIL_STATUSES)),
     to: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
     tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}:', maxLength: 321, description: 'name:value, e.g. kind:receipt (the email carries this tag with this value)' })),
     created_after: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after this time' })),
