@@ -1,7 +1,8 @@
 import type { Confirmation } from '../modules/forms/form-confirmation.service.js';
 import type { FormPage } from '../modules/forms/form-submissions.service.js';
 import { HONEYPOT } from '../modules/forms/form-rules.js';
-import { escapeHtml, maskedAddress } from './public-page.js';
+import { escapeHtml } from '../lib/html.js';
+import { maskedAddress } from './public-page.js';
 
 // The bodies of a signup form's pages (docs/forms.md): labelled fields with the autocomplete
 // names browsers fill, the honeypot hidden from people and from assistive technology, and the

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { PreferenceService, PreferenceView } from '../modules/preferences/preferences.service.js';
-import { escapeHtml, formFields, maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
+import { escapeHtml } from '../lib/html.js';
+import { formFields, maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
 
 // The hosted preference page (docs/contacts.md), beside the API without a key: `GET /p/{token}`
 // shows the project's topics with the contact's subscriptions and changes nothing; `POST

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { escapeHtml } from '../lib/html.js';
 
 // What the public pages served beside the API without a key have in common (the unsubscribe link,
 // the preference page, signup forms): one small HTML shell, escaped text, the same headers, and a
@@ -19,8 +20,6 @@ export const PAGE_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Robots-Tag': 'noindex',
 };
-
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** r•••@example.com: enough for the person to know it is theirs, little for anyone holding a forwarded link. */
 export const maskedAddress = (address: string) => {

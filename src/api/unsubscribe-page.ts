@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
-import { escapeHtml, maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
+import { escapeHtml } from '../lib/html.js';
+import { maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
 
 // The public unsubscribe links of one-click unsubscribe (RFC 8058; docs/unsubscribe.md), served
 // beside the API without a key: `GET /u/{token}` shows a confirmation page and changes nothing

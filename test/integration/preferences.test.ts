@@ -36,7 +36,7 @@ eachDatabase('the hosted preference page (issue 27)', (db) => {
     expect(res.headers.get('cache-control')).to.equal('no-store');
     const html = await res.text();
     expect(html).to.include('an•••@pref.example').and.not.include('ann@pref.example');
-    expect(html).to.include('Product news').and.include('What we ship, monthly').and.include('Beta &#60;invites&#62;').and.not.include('<invites>');
+    expect(html).to.include('Product news').and.include('What we ship, monthly').and.include('Beta &lt;invites&gt;').and.not.include('<invites>');
     // opt_out with no choice: subscribed; opt_in chosen: subscribed
     expect(checkbox(html, news.id)![1]).to.equal(' checked');
     expect(checkbox(html, beta.id)![1]).to.equal(' checked');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { escapeHtml, html, queryString, Html } from '../../src/dashboard/pages/html.js';
+import { escapeHtml } from '../../src/lib/html.js';
+import { html, queryString, Html } from '../../src/dashboard/pages/html.js';
 import { settled, type EmailJson, type EventJson } from '../../src/dashboard/pages/emails.js';
 import { attachmentDisposition } from '../../src/lib/content-disposition.js';
 

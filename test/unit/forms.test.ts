@@ -128,7 +128,7 @@ describe('signup form rules (docs/forms.md)', function () {
     });
     it('shows on the confirmation page, escaped, the values confirming saves', function () {
       const html = confirmBody({ formName: 'News', email: 'ann@example.com', confirmed: false, values: [{ label: 'First name', value: '<b>Mallory</b>' }], preferencesUrl: null });
-      expect(html).to.include('<dt>First name</dt><dd>&#60;b&#62;Mallory&#60;/b&#62;</dd>');
+      expect(html).to.include('<dt>First name</dt><dd>&lt;b&gt;Mallory&lt;/b&gt;</dd>');
       expect(confirmBody({ formName: 'News', email: 'ann@example.com', confirmed: false, values: [], preferencesUrl: null })).to.not.include('<dl>');
     });
     it('lets the form go to its redirect_url’s origin, and nowhere else', function () {

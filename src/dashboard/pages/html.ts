@@ -1,17 +1,12 @@
 // HTML built from template literals: every interpolated value is escaped
 // unless it is already Html (a fragment built the same way). Pure.
+import { escapeHtml } from '../../lib/html.js';
 
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
     return this.value;
   }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 /** null, undefined and false render nothing; arrays render each item; Html is kept as it is. */

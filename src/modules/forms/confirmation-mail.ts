@@ -1,5 +1,5 @@
 import type { SendEmailBody } from '../emails/emails.schema.js';
-import { escapeHtml } from '../templates/language/index.js';
+import { escapeHtml } from '../../lib/html.js';
 import type { Form, Submitted } from './forms.repo.js';
 
 // The confirmation mail of a double opt-in signup (docs/forms.md), as the body of a send: rendered

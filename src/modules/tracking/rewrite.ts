@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../lib/html.js';
+
 export interface TrackingUrls {
   open?: string;
   click?: (url: string) => string;
@@ -23,12 +25,12 @@ export function addTracking(html: string, urls: TrackingUrls): string {
       if (!m) return tag;
       const raw = decodeEntities((m[3] ?? m[4] ?? m[5] ?? '').trim());
       if (!raw || SKIP.test(raw) || !/^https?:\/\//i.test(raw)) return tag;
-      const replaced = `${m[1]}"${escapeAttr(click(raw))}"`;
+      const replaced = `${m[1]}"${escapeHtml(click(raw))}"`;
       return `<a${attrs.slice(0, m.index)}${replaced}${attrs.slice(m.index + m[0].length)}>`;
     });
   }
   if (urls.open) {
-    const pixel = `<img src="${escapeAttr(urls.open)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
+    const pixel = `<img src="${escapeHtml(urls.open)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0" />`;
     out = /<\/body>/i.test(out) ? out.replace(/<\/body>(?![\s\S]*<\/body>)/i, `${pixel}</body>`) : out + pixel;
   }
   return out;
@@ -38,6 +40,3 @@ function decodeEntities(s: string): string {
   return s.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 }
 
-function escapeAttr(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-}

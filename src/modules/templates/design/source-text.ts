@@ -4,7 +4,8 @@
 // renderer at send time. A quote inside a tag (`{{#if plan == 'pro'}}`) is
 // part of the tag, never escaped.
 
-import { escapeHtml, tagSpans, type UrlUse } from '../language/index.js';
+import { escapeHtml } from '../../../lib/html.js';
+import { tagSpans, type UrlUse } from '../language/index.js';
 
 export interface Piece {
   tag: boolean;

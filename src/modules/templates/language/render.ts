@@ -1,6 +1,7 @@
 import type { CompiledTemplate, Condition, Literal, Node, Path, PipeStep } from './ast.js';
 import { applyFilter, localeOf } from './filters.js';
 import { urlProblem } from './urls.js';
+import { escapeHtml } from '../../../lib/html.js';
 
 // Rendering walks the tree a version stored (no parsing at send). Hot path:
 // plain loops and string concatenation, no closures per node.
@@ -157,13 +158,6 @@ export function valueText(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return v.map(valueText).join(', ');
   return JSON.stringify(v);
-}
-
-const HTML_SPECIAL = /[&<>"']/;
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(s: string): string {
-  return HTML_SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!) : s;
 }
 
 function truthy(v: unknown): boolean {
