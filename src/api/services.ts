@@ -24,7 +24,7 @@ import type { TrackingService } from '../modules/tracking/tracking.service.js';
 import type { VerifyService } from '../modules/verify/verify.service.js';
 import type { WebhookService } from '../modules/webhooks/webhooks.service.js';
 
-/** What the edge and the route handlers use: module services, never the store. Built once by main.ts (or a test). */
+/** What the edge and the route handlers use: module services, never the store. Built once by build-services.ts (or a test). */
 export interface Services {
   auth: KeyAuthenticator;
   /** failed authentications per client address (limits.auth_failures_per_ip): the /v1 bearer's, the dashboard sign-in's and SMTP AUTH's */

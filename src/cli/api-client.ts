@@ -1,5 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import type { Config } from '../config/load.js';
+import type { Config } from '../config/config.js';
 import { PACKAGE_VERSION } from '../config/package-root.js';
 import { CliError } from './base.js';
 

@@ -1,12 +1,13 @@
 import { Command, Flags } from '@oclif/core';
-import { ConfigError, loadConfig, type Config } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
+import { ConfigError, type Config } from '../config/config.js';
 import { ApiError } from '../lib/errors.js';
 import { systemClock, type Clock } from '../lib/time.js';
 import { openStore, type Store } from '../store/store.js';
 import { DataDirLocked } from '../store/data-dir-lock.js';
 import { createResolver, type DnsResolver } from '../dns/resolver.js';
 import { domainSettings } from '../modules/domains/domain-settings.js';
-import type { DomainSettings } from '../modules/domains/domains.service.js';
+import type { DomainSettings } from '../modules/domains/domain-settings.js';
 import { renderObject, renderTable } from './table.js';
 
 /** A refusal of the CLI itself, with its code for the JSON error (CONTRACT §5). */

@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.js';
+import type { Config } from '../config/config.js';
 import { CliError } from './base.js';
 
 /** database.url without its password: the message is printed and may end up in a log. */

@@ -8,32 +8,12 @@ import { ConfigSchema, type RawConfig } from './schema.js';
 import { parseDuration } from '../lib/duration.js';
 import { describeAjvError } from '../lib/ajv-errors.js';
 import { PACKAGE_ROOT } from './package-root.js';
+import { ConfigError, type Config, type SmtpListenerConfig } from './config.js';
+import { applyEnvOverrides } from './env-overrides.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
-
-/** POSTHORN_* variables that are not config keys: the CLI's API key and URL among them. */
-const NON_CONFIG_ENV = new Set(['POSTHORN_CONFIG', 'POSTHORN_TEST_PG_URL', 'POSTHORN_PROJECT', 'POSTHORN_KEY', 'POSTHORN_API_URL']);
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-export interface ListenerConfig {
-  enabled: boolean;
-  host: string;
-  port: number;
-}
-
-export interface SmtpListenerConfig extends ListenerConfig {
-  maxMessageBytes: number;
-  /** implicit TLS (smtp.submission.secure; RFC 8314) */
-  secure?: boolean;
-}
 
 const smtpListener = (l: { enabled: boolean; host: string; port: number; max_message_mb: number; secure?: boolean }): SmtpListenerConfig => ({
   enabled: l.enabled,
@@ -42,58 +22,6 @@ const smtpListener = (l: { enabled: boolean; host: string; port: number; max_mes
   maxMessageBytes: l.max_message_mb * 1024 * 1024,
   ...(l.secure !== undefined ? { secure: l.secure } : {}),
 });
-
-/** What every SMTP session is held to (docs/security.md). */
-export interface SmtpLimits {
-  maxClientsPerIp: number;
-  sessionTimeoutMs: number;
-  dataTimeoutMs: number;
-  /** bytes per second, 0 = none */
-  minDataRate: number;
-  hardErrorLimit: number;
-}
-
-export interface RelayConfig {
-  host: string | null;
-  port: number;
-  secure: boolean;
-  user: string | null;
-  pass: string | null;
-}
-
-export interface Config {
-  configPath: string | null;
-  dataDir: string;
-  database: { client: 'sqlite' | 'pg'; url: string | null };
-  http: { host: string; port: number; publicUrl: string | null };
-  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean; limits: SmtpLimits };
-  outbound: {
-    hostname: string;
-    mode: 'direct' | 'relay';
-    mxPort: number;
-    relay: RelayConfig | null;
-    retryScheduleMs: number[];
-    maxConnectionsPerDomain: number;
-  };
-  dns: { resolvers: string[]; zone: string; server: ListenerConfig };
-  testDomain: string;
-  dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
-  blocklists: { lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null; ips: string[]; schedule: string; queriesPerSecond: number };
-  broadcasts: { maxPerSecond: number };
-  verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
-  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
-  network: { allowPrivate: boolean };
-  limits: { requestsPerSecond: number; idempotencyTtlMs: number; authFailuresPerIp: number; authFailureWindowMs: number };
-  /** the worker pool for untrusted input; threads null = one per core */
-  parsing: { threads: number | null; timeBudgetMs: number; memoryMb: number };
-  forms: { submissionsPerIpPerHour: number; submissionsPerFormPerMinute: number };
-  jobs: { domainRecheck: string };
-  log: { level: string };
-  logs: { retentionMs: number };
-  retention: { days: number; schedule: string };
-  metrics: { port: number | null; host: string };
-  dashboard: { enabled: boolean };
-}
 
 export interface LoadOptions {
   /** --config; falls back to POSTHORN_CONFIG, then config/default.yaml */
@@ -125,18 +53,22 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   return buildConfig(raw as Record<string, unknown>, path, sources);
 }
 
+/** The first thing ajv finds wrong with `raw`, as a ConfigError that says where the key came from. */
+function assertValid(raw: Record<string, unknown>, path: string | null, sources: Map<string, string>): asserts raw is RawConfig {
+  if (validateRaw(raw)) return;
+  const err = validateRaw.errors![0]!;
+  const { field, message } = describeAjvError(err, 'config');
+  const key = field.replace(/\[\d+\]$/, '');
+  const origin = sources.get(key) ? ` (from ${sources.get(key)})` : path ? ` (in ${path})` : '';
+  if (err.keyword === 'additionalProperties') throw new ConfigError(`unknown config key "${field}"${origin}`);
+  throw new ConfigError(`config key "${field}" ${message}${origin}`);
+}
+
 /** Validate a config object (already parsed) as if it came from a file in `baseDir`. */
 // long: one line per section of the config, read as a table of what each key becomes
 export function buildConfig(raw: Record<string, unknown>, path: string | null, sources = new Map<string, string>()): Config {
-  if (!validateRaw(raw)) {
-    const err = validateRaw.errors![0]!;
-    const { field, message } = describeAjvError(err, 'config');
-    const key = field.replace(/\[\d+\]$/, '');
-    const origin = sources.get(key) ? ` (from ${sources.get(key)})` : path ? ` (in ${path})` : '';
-    if (err.keyword === 'additionalProperties') throw new ConfigError(`unknown config key "${field}"${origin}`);
-    throw new ConfigError(`config key "${field}" ${message}${origin}`);
-  }
-  const c = raw as RawConfig;
+  assertValid(raw, path, sources);
+  const c = raw;
   const base = path ? dirname(path) : process.cwd();
   const file = (p: string | null) => (p == null ? null : isAbsolute(p) ? p : resolve(base, p));
   const durations = (list: string[], key: string) =>
@@ -214,73 +146,4 @@ function checkCombinations(c: RawConfig): void {
 function cronAt(key: string, expression: string): string {
   if (!cron.validate(expression)) throw new ConfigError(`config key "${key}" is not a valid cron expression: "${expression}"`);
   return expression;
-}
-
-interface SchemaNode {
-  type?: string | string[];
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-}
-
-/**
- * POSTHORN_HTTP__PORT=9000 → http.port = 9000 (CONTRACT §2). The value is read
- * according to the key's type in the schema, so `true`, `9000`, `1m,5m` and
- * `["1m","5m"]` all mean what they say. Returns key path → variable name, so
- * that an error can say where a bad value came from.
- */
-/**
- * POSTHORN_<KEY>[__<SUBKEY>…] overrides a config key. The namespace is the
- * config's top-level keys: a variable whose first segment names one is an
- * override, and a mistake in the rest of it stops the program as a mistake in
- * the file does. Any other POSTHORN_* variable (POSTHORN_KEY, a compose file's
- * POSTHORN_PUBLIC_URL) is not ours to read: it is ignored, with a warning.
- */
-export function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv, warn: (message: string) => void = () => {}): Map<string, string> {
-  const sources = new Map<string, string>();
-  const schema = ConfigSchema as unknown as SchemaNode;
-  for (const name of Object.keys(env).sort()) {
-    if (!name.startsWith('POSTHORN_') || NON_CONFIG_ENV.has(name)) continue;
-    const path = name.slice('POSTHORN_'.length).split('__').map((s) => s.toLowerCase());
-    if (!path[0] || !schema.properties?.[path[0]]) {
-      warn(`environment variable ${name} ignored: it names no config key (an override is POSTHORN_ and the key path upper-cased with __ between levels, e.g. POSTHORN_HTTP__PORT)`);
-      continue;
-    }
-    let node: SchemaNode | undefined = schema;
-    for (const seg of path) node = node?.properties?.[seg];
-    if (!node || path.some((s) => !s)) throw new ConfigError(`unknown config key "${path.join('.')}" (from environment variable ${name})`);
-    const key = path.join('.');
-    sources.set(key, name);
-    setPath(raw, path, readEnvValue(env[name] ?? '', node), key, name);
-  }
-  return sources;
-}
-
-function readEnvValue(text: string, node: SchemaNode): unknown {
-  const types = ([] as string[]).concat(node.type ?? 'string');
-  if (types.includes('null') && (text === '' || text === 'null')) return null;
-  if (types.includes('integer') || types.includes('number')) return /^-?[0-9]+(\.[0-9]+)?$/.test(text) ? Number(text) : text;
-  if (types.includes('boolean')) return text === 'true' ? true : text === 'false' ? false : text;
-  if (types.includes('array')) {
-    const t = text.trim();
-    if (t.startsWith('[')) {
-      try {
-        return YAML.parse(t);
-      } catch {
-        return text;
-      }
-    }
-    return t === '' ? [] : t.split(',').map((s) => s.trim());
-  }
-  return text;
-}
-
-function setPath(obj: Record<string, unknown>, path: string[], value: unknown, key: string, envName: string): void {
-  let cur = obj;
-  for (const seg of path.slice(0, -1)) {
-    const next = cur[seg];
-    if (next == null) cur[seg] = {};
-    else if (typeof next !== 'object' || Array.isArray(next)) throw new ConfigError(`config key "${key}" cannot be set by ${envName}: its parent is not a mapping`);
-    cur = cur[seg] as Record<string, unknown>;
-  }
-  cur[path[path.length - 1]!] = value;
 }

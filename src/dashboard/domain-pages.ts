@@ -1,4 +1,5 @@
-import { domainListPage, domainPage, type DomainJson, type InsightsJson } from './pages/domains.js';
+import type { InsightsJson } from './pages/domain-insights.js';
+import { domainListPage, domainPage, type DomainJson } from './pages/domains.js';
 import { BASE } from './pages/layout.js';
 import { idOf, page, type PagesDeps, seeOther } from './respond.js';
 

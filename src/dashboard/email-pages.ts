@@ -1,17 +1,16 @@
+import type { ParsedUrlQuery } from 'node:querystring';
 import type { RouteCaller } from '../api/route-caller.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
-import { emailListPage, emailPage, emailState, type EmailJson, type EventJson } from './pages/emails.js';
-import { EMAIL_CSP, idOf, page, type PagesDeps, text } from './respond.js';
-
+import { emailPage, emailState } from './pages/email-detail.js';
+import { emailListPage, type EmailJson, type EventJson } from './pages/emails.js';
+import { emailHtml, idOf, page, type PagesDeps, text } from './respond.js';
 
 /** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
 export function emailPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/emails',
     signedIn(async (ctx, session) => {
-      const filter = { status: text(ctx.query.status), to: text(ctx.query.to), tag: text(ctx.query.tag), from: day(ctx.query.from), until: day(ctx.query.until) };
-      const range = { created_after: filter.from && `${filter.from}T00:00:00Z`, created_before: filter.until && nextDay(filter.until) };
-      const query = Object.fromEntries(Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(ctx.query.cursor) }).filter(([, v]) => v)) as Record<string, string>;
+      const { filter, query } = listQuery(ctx.query);
       const list = (await call(session.principal, 'GET', '/v1/emails', { query })).body as { data: EmailJson[]; next_cursor: string | null };
       page(ctx, 200, emailListPage(session, list, filter));
     }),
@@ -35,12 +34,17 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
     '/emails/:id/html',
     signedIn(async (ctx, session) => {
       const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as { html: string | null };
-      ctx.set('Content-Security-Policy', EMAIL_CSP);
-      ctx.set('X-Frame-Options', 'SAMEORIGIN');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = content.html ?? '';
+      emailHtml(ctx, content.html);
     }),
   );
+}
+
+/** The list's filters as the page's query string gives them, and the /v1/emails query they make. */
+function listQuery(q: ParsedUrlQuery) {
+  const filter = { status: text(q.status), to: text(q.to), tag: text(q.tag), from: day(q.from), until: day(q.until) };
+  const range = { created_after: filter.from && `${filter.from}T00:00:00Z`, created_before: filter.until && nextDay(filter.until) };
+  const query = Object.fromEntries(Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(q.cursor) }).filter(([, v]) => v)) as Record<string, string>;
+  return { filter, query };
 }
 
 async function emailWithEvents(call: RouteCaller, session: Session, id: string): Promise<[EmailJson, EventJson[]]> {

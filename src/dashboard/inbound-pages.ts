@@ -6,10 +6,10 @@ import { presentReport } from '../modules/bounces/report.presenter.js';
 import { readReport } from '../modules/bounces/report.js';
 import { emailOfMessageId } from '../modules/bounces/verp.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
-import { inboundListPage, inboundPage, type InboundJson, type InboundSummaryJson, type ReadingJson } from './pages/inbound.js';
-import { EMAIL_CSP, page, text, type PagesDeps } from './respond.js';
+import type { ReadingJson } from './pages/inbound-reading.js';
+import { inboundListPage, inboundPage, type InboundJson, type InboundSummaryJson } from './pages/inbound.js';
+import { emailHtml, page, text, type PagesDeps } from './respond.js';
 
-// A received message's own HTML: no script, nothing fetched from elsewhere (no tracking pixel fires when it is looked at).
 // A file handed to the browser to save: should it be opened in a tab anyway, it runs nothing.
 const DOWNLOAD_CSP = "sandbox; default-src 'none'";
 const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
@@ -37,10 +37,7 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
     '/inbound/:id/html',
     signedIn(async (ctx, session) => {
       const m = (await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id!)}`)).body as InboundJson;
-      ctx.set('Content-Security-Policy', EMAIL_CSP);
-      ctx.set('X-Frame-Options', 'SAMEORIGIN');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = m.html ?? '';
+      emailHtml(ctx, m.html);
     }),
   );
   router.get(

@@ -10,7 +10,7 @@ export const COOKIE = 'posthorn_session';
 
 // An email's own HTML, shown in a sandboxed frame from its own address: no script, nothing fetched
 // from elsewhere (no tracking pixel fires when it is looked at), inline styles kept.
-export const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
 
 /** What the dashboard's route groups are given. */
 export interface PagesDeps {
@@ -29,6 +29,14 @@ export function page(ctx: Context, status: number, body: Html): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = body.value;
+}
+
+/** An email's own HTML (a sent email's, a received one's, a rendered template's) for the sandboxed frame of a page. */
+export function emailHtml(ctx: Context, body: string | null): void {
+  ctx.set('Content-Security-Policy', EMAIL_CSP);
+  ctx.set('X-Frame-Options', 'SAMEORIGIN');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = body ?? '';
 }
 
 export function redirectToSignIn(ctx: Context): void {

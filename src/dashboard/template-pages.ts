@@ -1,21 +1,10 @@
 import type { RouteCaller } from '../api/route-caller.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
 import type { Session } from '../modules/sessions/sessions.service.js';
-import {
-  previewResult,
-  previewVariables,
-  templateListPage,
-  templatePage,
-  templateUrl,
-  type PreviewState,
-  type RenderedJson,
-  type TemplateJson,
-  type TemplateSummaryJson,
-  type VersionJson,
-} from './pages/templates.js';
-import { EMAIL_CSP, page, seeOther, text, type PagesDeps } from './respond.js';
-
-// A rendered template's own HTML, as an email's (email-pages.ts): no script, nothing fetched from elsewhere.
+import { templatePage } from './pages/template-detail.js';
+import { previewResult, previewVariables, type PreviewState } from './pages/template-preview.js';
+import { templateListPage, templateUrl, type RenderedJson, type TemplateJson, type TemplateSummaryJson, type VersionJson } from './pages/templates.js';
+import { emailHtml, page, seeOther, text, type PagesDeps } from './respond.js';
 
 const apiPath = (id: string, rest = '') => `/v1/templates/${encodeURIComponent(id)}${rest}`;
 
@@ -43,6 +32,20 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
       page(ctx, 200, templatePage(session, t, { version, restored: versionNumber(text(ctx.query.restored)) }));
     }),
   );
+  previewPages({ router, call, signedIn });
+  router.post(
+    '/templates/:id/restore',
+    signedIn(async (ctx, session) => {
+      const raw = (ctx.state.form as URLSearchParams).get('version') ?? '';
+      const body = { version: versionNumber(raw) ?? raw };
+      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/restore'), { body })).body as { version: number };
+      seeOther(ctx, templateUrl(ctx.params.id!, `?restored=${restored.version}`));
+    }),
+  );
+}
+
+/** The preview of a version: the form posted (the page again, or only its result), and the HTML rendered for its frame. */
+function previewPages({ router, call, signedIn }: Pick<PagesDeps, 'router' | 'call' | 'signedIn'>): void {
   router.post(
     '/templates/:id/preview',
     signedIn(async (ctx, session) => {
@@ -67,19 +70,7 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
     signedIn(async (ctx, session) => {
       const body = { version: versionNumber(text(ctx.query.version)), language: text(ctx.query.language), variables: jsonObject(text(ctx.query.variables)) };
       const rendered = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/render'), { body: withoutUndefined(body) })).body as RenderedJson;
-      ctx.set('Content-Security-Policy', EMAIL_CSP);
-      ctx.set('X-Frame-Options', 'SAMEORIGIN');
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = rendered.html ?? '';
-    }),
-  );
-  router.post(
-    '/templates/:id/restore',
-    signedIn(async (ctx, session) => {
-      const raw = (ctx.state.form as URLSearchParams).get('version') ?? '';
-      const body = { version: versionNumber(raw) ?? raw };
-      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/restore'), { body })).body as { version: number };
-      seeOther(ctx, templateUrl(ctx.params.id!, `?restored=${restored.version}`));
+      emailHtml(ctx, rendered.html);
     }),
   );
 }

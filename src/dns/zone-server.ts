@@ -52,14 +52,18 @@ function chunk(text: string): string[] {
  * the zone is NXDOMAIN; outside it, REFUSED.
  */
 export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer> {
-  const zone = normalizeName(o.zone);
-  const keyTtl = o.keyTtlSeconds ?? 300;
-  const soa = (name: string): Answer => ({
+  const listener = await listenDns(zoneAnswers(o), o.host, o.port, o.limits);
+  return { port: listener.port, stop: () => listener.close() };
+}
+
+/** The zone's SOA: at the apex when asked for, and in the authority section of every negative answer. */
+function soaRecord(name: string, zone: string, nameserver: string, keyTtlSeconds: number): Answer {
+  return {
     name,
     type: Packet.TYPE.SOA,
     class: Packet.CLASS.IN,
     ttl: 3600,
-    primary: o.nameserver,
+    primary: nameserver,
     admin: `hostmaster.${zone}`,
     serial: Math.floor(Date.now() / 1000),
     refresh: 3600,
@@ -67,10 +71,16 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
     expiration: 604800,
     // negative answers are cached briefly, never longer than a key: a key may be added at any
     // moment (RFC 2308), and rotation counts on resolvers seeing it within the key TTL
-    minimum: Math.min(60, keyTtl),
-  });
+    minimum: Math.min(60, keyTtlSeconds),
+  };
+}
 
-  const handle: DnsHandler = (request, send) => {
+/** What the zone answers to one question, as startZoneServer describes; the keys come from o.lookup. */
+function zoneAnswers(o: ZoneServerOptions): DnsHandler {
+  const zone = normalizeName(o.zone);
+  const keyTtl = o.keyTtlSeconds ?? 300;
+  const soa = (name: string) => soaRecord(name, zone, o.nameserver, keyTtl);
+  return (request, send) => {
     const response = Packet.createResponseFromRequest(request);
     response.header.aa = 1;
     response.header.ra = 0;
@@ -104,7 +114,4 @@ export async function startZoneServer(o: ZoneServerOptions): Promise<ZoneServer>
       },
     );
   };
-
-  const listener = await listenDns(handle, o.host, o.port, o.limits);
-  return { port: listener.port, stop: () => listener.close() };
 }

@@ -1,5 +1,5 @@
 import { classifyBounce } from '../modules/bounces/classify-bounce.js';
-import type { Config } from '../config/load.js';
+import type { Config } from '../config/config.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';

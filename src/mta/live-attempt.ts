@@ -1,13 +1,14 @@
-import type { Config } from '../config/load.js';
+import type { Config } from '../config/config.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { classifyBounce } from '../modules/bounces/classify-bounce.js';
 import { verpAddress } from '../modules/bounces/verp.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { Store } from '../store/store.js';
-import { domainKeys, findDomainByName, type Domain } from '../modules/domains/domains.repo.js';
+import { findDomainByName, type Domain } from '../modules/domains/domains.repo.js';
+import { domainKeys } from '../modules/domains/domain-keys.repo.js';
 import { canSendLive } from '../modules/domains/domain-state.js';
 import type { Email, Recipient } from '../modules/emails/email.js';
-import { attachmentsOf } from '../modules/emails/emails.repo.js';
+import { attachmentsOf } from '../modules/emails/email-attachments.repo.js';
 import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
 import type { QueueRow } from '../modules/emails/queue.repo.js';
 import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';

@@ -30,6 +30,8 @@ export interface SendResult {
 const BODY_SLICE = 64 * 1024;
 
 type SmtpError = Error & { code?: string; responseCode?: number; response?: string; command?: string; rejected?: string[]; rejectedErrors?: SmtpError[] };
+/** What nodemailer's SMTP client reports of a transaction the server accepted. */
+type SentInfo = { accepted?: string[]; rejected?: string[]; rejectedErrors?: SmtpError[]; response?: string };
 
 /**
  * Outbound SMTP over nodemailer's SMTP client, on the connections of
@@ -76,52 +78,19 @@ export class SmtpSender {
     const marked = Promise.resolve().then(() => req.beforeData?.());
     // a failed mark is reported through the body stream, if the transaction gets that far
     marked.catch(() => undefined);
-    let dataStarted = false;
-    // Whether the whole body was handed to the connection, after which only the final "." is
-    // missing. A connection lost before that cannot have delivered the message (the server never
-    // saw its end), so it is retried; after it, the outcome is unknown (ambiguous).
-    let bodyEnded = false;
-    // Handed over in slices as the connection drains, so that 'end' means the socket took the body.
-    let offset = 0;
-    const pushSlice = (stream: Readable) => {
-      const next = Math.min(req.raw.length, offset + BODY_SLICE);
-      stream.push(req.raw.subarray(offset, next));
-      offset = next;
-      if (offset >= req.raw.length) stream.push(null);
-    };
-    const body = new Readable({
-      read() {
-        if (dataStarted) {
-          if (offset > 0 && offset < req.raw.length) pushSlice(this);
-          return;
-        }
-        dataStarted = true;
-        // The message waits here until the store has recorded that it is going out.
-        marked.then(
-          () => (req.raw.length ? pushSlice(this) : this.push(null)),
-          (e: unknown) => this.destroy(e as Error),
-        );
-      },
-    });
-    body.once('end', () => {
-      bodyEnded = true;
-    });
+    const body = new BodyStream(req.raw, marked);
     return new Promise((resolve) => {
-      conn.send({ from: req.envelope.from, to: req.envelope.to }, body, (err: SmtpError | null, info?: { accepted?: string[]; rejected?: string[]; rejectedErrors?: SmtpError[]; response?: string }) => {
+      conn.send({ from: req.envelope.from, to: req.envelope.to }, body.stream, (err: SmtpError | null, info?: SentInfo) => {
         const secure = Boolean((conn as unknown as { secure?: boolean }).secure);
+        const { dataStarted } = body;
         if (!err) {
-          const rejected = new Map((info?.rejectedErrors ?? []).map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]));
-          const recipients = req.envelope.to.map((address): RecipientResult => {
-            const r = rejected.get(address);
-            return r ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message) } : { address, ...classifyReply(250, info?.response ?? '250 OK') };
-          });
           this.pool.release(d, conn, true);
-          return resolve({ recipients, host, secure, ...(info?.response ? { response: info.response } : {}), dataStarted });
+          return resolve({ recipients: outcomesOfAccept(info, req.envelope.to), host, secure, ...(info?.response ? { response: info.response } : {}), dataStarted });
         }
         const wasReused = conn.posthornDead !== true && !dataStarted && !err.responseCode && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL') && err.command !== 'DATA';
         this.pool.release(d, conn, false);
         if (wasReused && isStale(err)) return resolve('stale');
-        resolve({ recipients: outcomesOfError(err, req.envelope.to, bodyEnded), host, secure, dataStarted });
+        resolve({ recipients: outcomesOfError(err, req.envelope.to, body.ended), host, secure, dataStarted });
       });
     });
   }
@@ -131,9 +100,63 @@ export class SmtpSender {
   }
 }
 
+/**
+ * The message body, handed over in slices as the connection drains (so that 'end' means the
+ * socket took the body), and only once `marked` has resolved.
+ */
+class BodyStream {
+  readonly stream: Readable;
+  /** whether the connection began reading the body */
+  dataStarted = false;
+  // Whether the whole body was handed to the connection, after which only the final "." is
+  // missing. A connection lost before that cannot have delivered the message (the server never
+  // saw its end), so it is retried; after it, the outcome is unknown (ambiguous).
+  ended = false;
+  private offset = 0;
+
+  constructor(
+    private readonly raw: Buffer,
+    marked: Promise<void>,
+  ) {
+    this.stream = new Readable({ read: () => this.onRead(marked) });
+    this.stream.once('end', () => {
+      this.ended = true;
+    });
+  }
+
+  private onRead(marked: Promise<void>): void {
+    if (this.dataStarted) {
+      if (this.offset > 0 && this.offset < this.raw.length) this.pushSlice();
+      return;
+    }
+    this.dataStarted = true;
+    // The message waits here until the store has recorded that it is going out.
+    marked.then(
+      () => (this.raw.length ? this.pushSlice() : this.stream.push(null)),
+      (e: unknown) => this.stream.destroy(e as Error),
+    );
+  }
+
+  private pushSlice(): void {
+    const next = Math.min(this.raw.length, this.offset + BODY_SLICE);
+    this.stream.push(this.raw.subarray(this.offset, next));
+    this.offset = next;
+    if (this.offset >= this.raw.length) this.stream.push(null);
+  }
+}
+
 /** The connection was found closed before anything of this transaction was accepted. */
 function isStale(err: SmtpError): boolean {
   return err.code === 'ECONNECTION' && (err.command === 'API' || err.command === 'CONN' || err.command === 'MAIL FROM');
+}
+
+/** A transaction the server accepted: each recipient's reply to RCPT if it was refused, else the reply to DATA. */
+function outcomesOfAccept(info: SentInfo | undefined, to: string[]): RecipientResult[] {
+  const rejected = new Map((info?.rejectedErrors ?? []).map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]));
+  return to.map((address): RecipientResult => {
+    const r = rejected.get(address);
+    return r ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message) } : { address, ...classifyReply(250, info?.response ?? '250 OK') };
+  });
 }
 
 function outcomesOfError(err: SmtpError, to: string[], bodyEnded: boolean): RecipientResult[] {

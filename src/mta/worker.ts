@@ -1,25 +1,22 @@
-import type { Knex } from 'knex';
 import { countOutcomes } from './count-outcomes.js';
 import type { Logger } from '../log/logger.js';
 import { Waker } from '../lib/waker.js';
 import { isStorageRefusal } from '../lib/storage-full.js';
 import type { Clock } from '../lib/time.js';
-import { lockRows } from '../store/db.js';
 import { type Store } from '../store/store.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import { Batcher } from '../store/batcher.js';
 import type { Lease } from '../store/lease.js';
-import type { Email, Recipient } from '../modules/emails/email.js';
-import { attachmentCounts, findEmailsById, saveClaimedEmails } from '../modules/emails/emails.repo.js';
-import { claimEmail, claimRow, waitingOn, type RecipientOutcome } from '../modules/emails/lifecycle.js';
-import { claimDueRows, markDataStarted, nextDueAt, renewQueueLeases, type QueueRow } from '../modules/emails/queue.repo.js';
-import { blocksSend, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppression.js';
-import { asksForUnsubscribe } from '../modules/emails/list-unsubscribe.js';
-import { suppressedAmong } from '../modules/suppressions/suppressions.repo.js';
+import type { Email } from '../modules/emails/email.js';
+import { waitingOn, type RecipientOutcome } from '../modules/emails/lifecycle.js';
+import { markDataStarted, nextDueAt, renewQueueLeases, type QueueRow } from '../modules/emails/queue.repo.js';
+import type { SuppressionReason } from '../modules/suppressions/suppression.js';
 import type { WorkerRoom } from './handoff.js';
 import { BulkShare } from './bulk-share.js';
 import type { Attempt, AttemptResult, InstantAttempt } from './attempt.js';
+import { claimBatch } from './claim-batch.js';
 import { recordOutcomes, recoverOrphans, type Completed } from './record.js';
+import { screen } from './screen-recipients.js';
 
 export interface WorkerOptions {
   store: Store;
@@ -39,12 +36,6 @@ export interface WorkerOptions {
   concurrency?: number;
   /** longest sleep between looks at the queue */
   idleMs?: number;
-}
-
-/** A claimed row's recipients: those to send to, and those suppressed since the 202 (their outcome, already known). */
-interface Screened {
-  sendable: Recipient[];
-  outcomes: Map<string, RecipientOutcome>;
 }
 
 /**
@@ -172,65 +163,14 @@ export class QueueWorker implements WorkerRoom {
     });
   }
 
-  /** Claims up to `limit` due rows; returns how many it claimed (settled at once or now in flight). */
+  /** Claims up to `limit` due rows (claim-batch.ts); returns how many it claimed (settled at once or now in flight). */
   private async claim(limit: number): Promise<number> {
     const now = this.o.clock.now();
-    let count = 0;
-    let emails = new Map<string, Email>();
-    let suppressed = new Map<string, SuppressionReason>();
-    const rows = await this.o.writer.run(async (trx) => {
-      const lease = this.lease(now);
-      const claimed = (await claimDueRows(trx, { now, limit, lease, bulkLimit: this.bulk.room })).map((q) => claimRow(q, now, lease));
-      count = claimed.length;
-      if (!claimed.length) return claimed;
-      // What every attempt of the batch needs, read once, here: on SQLite the writer's connection
-      // has these pages cached, while a reader's cache is dropped at every commit.
-      const ids = [...new Set(claimed.map((q) => q.emailId))];
-      await lockRows(trx, 'emails', ids);
-      const read = await findEmailsById(trx, ids);
-      suppressed = await suppressedAmong(trx, read.flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))), now);
-      // An attempt starts if any row of the email has someone left to send to; recipients all
-      // suppressed since the 202 (a scheduled send) start none.
-      const byId = new Map(read.map((e) => [e.id, e]));
-      const attempted = new Set(claimed.filter((q) => byId.has(q.emailId) && screen(byId.get(q.emailId)!, q, suppressed).sendable.length).map((q) => q.emailId));
-      emails = new Map(read.map((e) => [e.id, claimEmail(e, now, attempted.has(e.id))]));
-      const settled = this.o.instant ? await this.settleInstant(trx, claimed, emails, suppressed) : new Set<string>();
-      const left = claimed.filter((q) => !settled.has(q.id));
-      await this.markClaimed(trx, [...new Set(left.map((q) => q.emailId))].flatMap((id) => emails.get(id) ?? []), attempted, now);
-      return left;
-    });
+    const { count, rows, emails, suppressed } = await this.o.writer.run((trx) =>
+      claimBatch(trx, { now, limit, lease: this.lease(now), bulkLimit: this.bulk.room, instant: this.o.instant, recordContext: () => this.recordContext(this.o.owner) }),
+    );
     for (const q of rows) this.track(q.bulk ? this.bulk.track(this.process(q, emails.get(q.emailId), suppressed)) : this.process(q, emails.get(q.emailId), suppressed));
     return count;
-  }
-
-  /** The claimed emails left for a normal attempt are written as claimed, and learn how many attachments each has. */
-  private async markClaimed(trx: Knex.Transaction, claimed: Email[], attempted: Set<string>, now: number): Promise<void> {
-    await saveClaimedEmails(trx, claimed, attempted, now);
-    // so that building their messages reads attachments only for the few emails that have any
-    const counts = await attachmentCounts(trx, claimed.map((e) => e.id));
-    // set on the claim's own copies: a spread adding the field would take V8's slow path
-    for (const e of claimed) e.attachmentCount = counts.get(e.id) ?? 0;
-  }
-
-  /**
-   * Claimed rows whose attempt is instant are attempted and recorded here, in
-   * the claiming transaction (as submitting, then their outcome). Returns the
-   * ids of the rows settled so. `emails` are as the claim leaves them.
-   */
-  private async settleInstant(trx: Knex.Transaction, claimed: QueueRow[], emails: Map<string, Email>, suppressed: Map<string, SuppressionReason>): Promise<Set<string>> {
-    const done: Completed[] = [];
-    for (const q of claimed) {
-      const email = emails.get(q.emailId);
-      if (!email) continue;
-      const { outcomes, sendable } = screen(email, q, suppressed);
-      const result = sendable.length ? this.o.instant!(email, q, sendable) : { outcomes: new Map<string, RecipientOutcome>() };
-      if (!result) continue;
-      for (const [id, o] of result.outcomes) outcomes.set(id, o);
-      done.push({ row: q, outcomes, result });
-    }
-    // recordOutcomes works on a copy: the emails of rows left for a normal attempt stay as read
-    if (done.length) await recordOutcomes(trx, done, this.recordContext(this.o.owner), new Map(emails));
-    return new Set(done.map((c) => c.row.id));
   }
 
   private async untilDue(): Promise<number> {
@@ -284,17 +224,4 @@ export class QueueWorker implements WorkerRoom {
     if (n) this.o.logger.warn({ count: n }, 'recovered queue rows left submitting');
     return n;
   }
-}
-
-/** The recipients of a row still waiting, minus those on the suppression list (read again: it may have grown since the 202). */
-function screen(email: Email, q: QueueRow, suppressed: Map<string, SuppressionReason>): Screened {
-  const outcomes = new Map<string, RecipientOutcome>();
-  const asks = asksForUnsubscribe(email.headers);
-  const sendable = waitingOn(email, q).filter((r) => {
-    const reason = suppressed.get(suppressionKey(email.projectId, r.address));
-    if (!reason || !blocksSend(reason, asks)) return true;
-    outcomes.set(r.id, { kind: 'suppressed', reason });
-    return false;
-  });
-  return { sendable, outcomes };
 }

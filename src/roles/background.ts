@@ -1,4 +1,4 @@
-import type { Config } from '../config/load.js';
+import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
 import type { WakeRole } from './role.js';
@@ -77,25 +77,13 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     // without a shared fsync thread (PostgreSQL) the commits come back already durable, with no number
     (seq) => durability?.whenDurable(seq) ?? Promise.resolve(),
   );
-  const scrapes = new Map<number, (v: ThreadValues[]) => void>();
-  let scrapeId = 0;
+  const scrapes = metricsScrapes(post);
   worker.on('message', (m: FromBackground) => {
     if (m.type === 'accepted') accept.answered(m.id, m.outcomes);
-    if (m.type === 'metrics') scrapes.get(m.id)?.([m.values]);
+    if (m.type === 'metrics') scrapes.answered(m.id, m.values);
     if (m.type === 'listen') post(answerListen(m, listen));
   });
-  worker.on('error', (e) => {
-    logger.fatal({ err: e }, 'the background thread failed');
-    accept.close('the background thread failed');
-    if (!stopping) onFailure(e.message);
-  });
-  worker.on('exit', (code) => {
-    accept.close('the background thread has stopped');
-    if (!stopping) {
-      logger.fatal({ code }, 'the background thread exited');
-      onFailure(`the background thread exited with code ${code}`);
-    }
-  });
+  watchForFailure(worker, logger, accept, () => stopping, onFailure);
   return {
     name: 'background',
     accept,
@@ -105,6 +93,41 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
     },
     metrics() {
       if (stopping) return Promise.resolve([]);
+      return scrapes.ask();
+    },
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await stopWorker(worker, logger);
+    },
+  };
+}
+
+/** The thread's end other than by stop(): accepts waiting for it fail, and the process is told. */
+function watchForFailure(worker: Worker, logger: Logger, accept: RemoteAcceptor, stopping: () => boolean, onFailure: (reason: string) => void): void {
+  worker.on('error', (e) => {
+    logger.fatal({ err: e }, 'the background thread failed');
+    accept.close('the background thread failed');
+    if (!stopping()) onFailure(e.message);
+  });
+  worker.on('exit', (code) => {
+    accept.close('the background thread has stopped');
+    if (!stopping()) {
+      logger.fatal({ code }, 'the background thread exited');
+      onFailure(`the background thread exited with code ${code}`);
+    }
+  });
+}
+
+/** The thread's metrics, asked for by /metrics: each scrape gets its values, or none after SCRAPE_TIMEOUT_MS. */
+function metricsScrapes(post: (m: ToBackground) => void) {
+  const scrapes = new Map<number, (v: ThreadValues[]) => void>();
+  let scrapeId = 0;
+  return {
+    answered(id: number, values: ThreadValues): void {
+      scrapes.get(id)?.([values]);
+    },
+    ask(): Promise<ThreadValues[]> {
       const id = ++scrapeId;
       return new Promise<ThreadValues[]>((resolve) => {
         const timer = setTimeout(() => answer([]), SCRAPE_TIMEOUT_MS);
@@ -116,11 +139,6 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
         scrapes.set(id, answer);
         post({ type: 'metrics', id });
       });
-    },
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      await stopWorker(worker, logger);
     },
   };
 }

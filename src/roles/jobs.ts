@@ -10,7 +10,7 @@ export interface Job {
 }
 
 /**
- * The cron jobs, from the explicit list main.ts builds. A run never overlaps
+ * The cron jobs, from the explicit list queue-roles.ts builds. A run never overlaps
  * the previous one of the same job; failures are logged, not fatal.
  * (Queue work — scheduled sends, retries, webhook attempts — is not here:
  * due rows in the database drive it.)

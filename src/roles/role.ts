@@ -1,4 +1,4 @@
-/** A running part of the appliance (API, MTA, listeners, jobs): started by main.ts, stopped in reverse order. */
+/** A running part of the appliance (API, MTA, listeners, jobs): started by start-roles.ts, stopped in reverse order. */
 export interface Role {
   readonly name: string;
   stop(): Promise<void>;

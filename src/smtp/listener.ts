@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { SmtpLimits } from '../config/load.js';
+import type { SmtpLimits } from '../config/config.js';
 import { ApiError } from '../lib/errors.js';
 import { isInputRefused } from '../lib/input-refused.js';
 import { isLoopbackAddress } from '../lib/self-signed.js';

@@ -1,5 +1,5 @@
 import type { SMTPServer, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
-import type { SmtpLimits } from '../config/load.js';
+import type { SmtpLimits } from '../config/config.js';
 import { clientKey } from '../lib/rate-limiter.js';
 import type { Logger } from '../log/logger.js';
 import { smtpDrops } from '../log/metrics.js';

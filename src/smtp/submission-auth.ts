@@ -1,7 +1,7 @@
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { authFailureDelayMs, type AuthThrottle } from '../lib/auth-throttle.js';
 import { smtpDrops } from '../log/metrics.js';
-import { authenticateGuarded } from '../modules/keys/guarded-auth.js';
+import { authenticateGuarded, type Guarded } from '../modules/keys/guarded-auth.js';
 import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
 import type { Principal } from '../modules/keys/principal.js';
 import { isLoopback, smtpError, type ListenerOptions } from './listener.js';
@@ -63,12 +63,8 @@ export function submissionAuth(o: ListenerOptions, deps: SubmissionAuthDeps) {
       if (clearText(session)) return cb(smtpError(538, '5.7.11 encryption required: issue STARTTLS first'));
       authenticateGuarded(deps.auth, deps.throttle, session.remoteAddress, auth.password ?? '', 'submission').then(
         (got) => {
-          if (got.kind === 'refused') return fail(session, smtpError(454, `4.7.0 too many failed authentications from your address, try again in ${got.retryAfterS} s`), cb);
-          if (got.kind === 'wrong') return fail(session, smtpError(535, WRONG_KEY), cb);
-          const p = got.principal;
-          // a real key: not a guess, but no AUTH either
-          if (!(p.key.scopes as readonly string[]).includes('emails:send')) return fail(session, smtpError(535, WRONG_KEY), cb);
-          if (p.project.suspended) return fail(session, smtpError(535, '5.7.8 this project is suspended'), cb);
+          const p = submitterOf(got);
+          if (p instanceof Error) return fail(session, p, cb);
           principals.set(session, p);
           cb(null, { user: p.key.id });
         },
@@ -77,4 +73,15 @@ export function submissionAuth(o: ListenerOptions, deps: SubmissionAuthDeps) {
     },
   };
   return { handlers, principalOf: (session: SMTPServerSession): Principal | null => principals.get(session) ?? null };
+}
+
+/** Who a presented key lets submit mail, or the reply a failed AUTH earns (given after its pause). */
+function submitterOf(got: Guarded): Principal | Error {
+  if (got.kind === 'refused') return smtpError(454, `4.7.0 too many failed authentications from your address, try again in ${got.retryAfterS} s`);
+  if (got.kind === 'wrong') return smtpError(535, WRONG_KEY);
+  const p = got.principal;
+  // a real key: not a guess, but no AUTH either
+  if (!(p.key.scopes as readonly string[]).includes('emails:send')) return smtpError(535, WRONG_KEY);
+  if (p.project.suspended) return smtpError(535, '5.7.8 this project is suspended');
+  return p;
 }

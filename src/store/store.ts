@@ -2,20 +2,21 @@ import { statfs } from 'node:fs/promises';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrationSource } from '../../migrations/index.js';
-import { BackgroundCheckpointer, WalSyncer } from './wal-sync.js';
-import { WriteLock } from './write-lock.js';
+import { BackgroundCheckpointer } from './wal-sync.js';
 import type { DatabaseClient, SqlRunner } from './db.js';
 import { sqliteFile, sqliteKnex, sqliteRunner, WAL_BOUND_PAGES } from './sqlite.js';
 import type { SharedDurability } from './shared-durability.js';
 import { RESUME_FREE_BYTES, StorageState, type StorageLogger } from './storage-state.js';
 import { writeMeta } from './meta.js';
+import { committer, type Committed } from './durable-commit.js';
+
+export type { Committed } from './durable-commit.js';
 
 const knexFactory = knexModule as unknown as typeof knexModule.knex;
 
 // Timestamps are stored as epoch milliseconds in BIGINT columns on both
 // databases; node-postgres would hand BIGINT back as a string.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
-
 
 export interface StoreOptions {
   client: DatabaseClient;
@@ -37,18 +38,6 @@ export interface StoreOptions {
    * Without it the store keeps a silent state of its own.
    */
   storage?: { shared?: SharedArrayBuffer | undefined; logger: StorageLogger } | undefined;
-}
-
-/**
- * A transaction that has committed. `durable` resolves once it is on disk.
- * With a shared fsync thread, `seq` is its commit number: another thread of
- * the process can wait for it too (SharedDurability.whenDurable). Null
- * otherwise: only `durable` tells.
- */
-export interface Committed<T> {
-  value: T;
-  durable: Promise<void>;
-  seq: bigint | null;
 }
 
 export interface Store {
@@ -108,7 +97,6 @@ export function openStore(opts: StoreOptions): Store {
   const checkpointer = sqlite && opts.backgroundCheckpoints ? new BackgroundCheckpointer(file) : null;
   const knex = sqlite ? sqliteKnex(opts.dataDir!, { autoCheckpointPages: checkpointer ? WAL_BOUND_PAGES : undefined }) : pgKnex(opts.url!, opts.poolMax ?? 10);
   const reader = sqlite ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
-  const migrations = { migrationSource, tableName: 'knex_migrations' };
   const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
   const storage = new StorageState({ shared: opts.storage?.shared, logger: opts.storage?.logger, markerDir: opts.storage ? opts.dataDir : undefined });
   const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer, storage);
@@ -132,13 +120,38 @@ export function openStore(opts: StoreOptions): Store {
       await reader.raw('select 1');
     },
     storage,
-    async storageFull() {
-      const since = storage.fullSince();
-      if (since === null || !storage.quiet()) return since;
-      if (!(await hasRoom())) return storage.fullSince();
-      storage.clear();
-      return null;
+    storageFull: storageFullCheck(storage, hasRoom),
+    ...migrator(knex, durable),
+    async close() {
+      await checkpointer?.stop();
+      await wal?.close();
+      fast.close?.();
+      if (reader !== knex) await reader.destroy();
+      await knex.destroy();
     },
+  };
+}
+
+/** Store.storageFull: a full disk is known from failed writes; once they stop, hasRoom looks whether it has room again. */
+function storageFullCheck(storage: StorageState, hasRoom: () => Promise<boolean>): () => Promise<number | null> {
+  return async () => {
+    const since = storage.fullSince();
+    if (since === null || !storage.quiet()) return since;
+    if (!(await hasRoom())) return storage.fullSince();
+    storage.clear();
+    return null;
+  };
+}
+
+async function freeSpaceAtLeast(dir: string, bytes: number): Promise<boolean> {
+  const s = await statfs(dir).catch(() => null);
+  return s !== null && s.bavail * s.bsize >= bytes;
+}
+
+/** The migrations of migrations/index.ts; a change of schema counts once it is on disk. */
+function migrator(knex: Knex, durable: () => Promise<void>): Pick<Store, 'migrateLatest' | 'pendingMigrations' | 'migrateDown'> {
+  const migrations = { migrationSource, tableName: 'knex_migrations' };
+  return {
     async migrateLatest() {
       const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
       await durable();
@@ -152,82 +165,7 @@ export function openStore(opts: StoreOptions): Store {
       await knex.migrate.rollback(migrations, true);
       await durable();
     },
-    async close() {
-      await checkpointer?.stop();
-      await wal?.close();
-      fast.close?.();
-      if (reader !== knex) await reader.destroy();
-      await knex.destroy();
-    },
   };
-}
-
-/**
- * Transactions that count as committed once they are durable. SQLite commits
- * write the WAL, and count once it is fsynced (wal-sync.ts): by the process's
- * fsync thread when the store shares one, else by a WalSyncer of its own; a
- * shared write lock keeps one writer across threads. `durable(fresh)`: a
- * commit's wait, or (fresh) one for an fsync that starts after the call.
- */
-function committer(knex: Knex, sqlite: StoreOptions | null, file: string, checkpointer: BackgroundCheckpointer | null, storage: StorageState) {
-  const shared = sqlite?.durability ?? null;
-  const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
-  const writeLock = sqlite?.writeLock ? new WriteLock(sqlite.writeLock) : null;
-  const locked = async <T>(run: () => Promise<T>): Promise<T> => {
-    if (!writeLock) return run();
-    await writeLock.acquire();
-    try {
-      return await run();
-    } finally {
-      writeLock.release();
-    }
-  };
-  // seq: the commit's number with a shared fsync thread, counted when COMMIT returned
-  const whenDurable = async (seq: bigint | null) => {
-    if (shared) await shared.whenDurable(seq!);
-    else if (wal) await wal.sync();
-    else return;
-    checkpointer?.committed();
-  };
-  const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> => {
-    let value: T;
-    try {
-      value = await locked(() => withRetry(() => transaction(knex, fn)));
-    } catch (e) {
-      throw storage.refusal(e);
-    }
-    storage.wrote();
-    const seq = shared?.committed() ?? null;
-    return { value, seq, durable: whenDurable(seq) };
-  };
-  return { commit, wal, durable: (fresh = true) => whenDurable(fresh ? (shared?.committed() ?? null) : null) };
-}
-
-async function freeSpaceAtLeast(dir: string, bytes: number): Promise<boolean> {
-  const s = await statfs(dir).catch(() => null);
-  return s !== null && s.bavail * s.bsize >= bytes;
-}
-
-/**
- * knex.transaction, failing with fn's own error. When a statement fails for
- * space or I/O, SQLite rolls the whole transaction back itself; knex's
- * ROLLBACK then fails ("no transaction is active") and knex reports that
- * instead, which hid every SQLITE_FULL behind a 500.
- */
-async function transaction<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  let thrown: { error: unknown } | null = null;
-  try {
-    return await knex.transaction(async (trx) => {
-      try {
-        return await fn(trx);
-      } catch (error) {
-        thrown = { error };
-        throw error;
-      }
-    });
-  } catch (e) {
-    throw thrown ? (thrown as { error: unknown }).error : e;
-  }
 }
 
 function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
@@ -242,27 +180,6 @@ function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
 function pgKnex(url: string, poolMax: number): Knex {
   // A server that stops answering fails queries after 10 s instead of queueing them for a minute.
   return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, acquireConnectionTimeout: 10_000 });
-}
-
-const TRANSIENT = new Set(['40001', '40P01']);
-const isTransient = (code: string) => TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
-
-/**
- * SQLite answers SQLITE_BUSY at once (without waiting on busy_timeout) when a
- * deferred transaction that has read tries to write after another process
- * committed; PostgreSQL reports serialization failures and deadlocks. The
- * transaction was rolled back in each case, so running it again is safe.
- */
-async function withRetry<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (!code || !isTransient(code) || attempt >= 8) throw e;
-      await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
-    }
-  }
 }
 
 /**

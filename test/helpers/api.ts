@@ -1,4 +1,5 @@
-import { buildConfig, type Config } from '../../src/config/load.js';
+import { buildConfig } from '../../src/config/load.js';
+import { type Config } from '../../src/config/config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock, type Clock } from '../../src/lib/time.js';
 import { createKey } from '../../src/modules/keys/keys.service.js';
@@ -7,7 +8,7 @@ import type { Project } from '../../src/modules/projects/projects.repo.js';
 import type { KeyMode } from '../../src/modules/keys/scopes.js';
 import type { ApiRole } from '../../src/roles/api.js';
 import { buildCore, type Core, type CoreDeps } from '../../src/core.js';
-import { startRoles, type RoleSelection, type RunningRoles } from '../../src/main.js';
+import { startRoles, type RoleSelection, type RunningRoles } from '../../src/start-roles.js';
 import type { Store } from '../../src/store/store.js';
 import { client, type Client } from './http.js';
 

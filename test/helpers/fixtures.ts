@@ -1,4 +1,4 @@
-import { insertEmails } from '../../src/modules/emails/emails.repo.js';
+import { insertEmails } from '../../src/modules/emails/email-rows.repo.js';
 import type { Email } from '../../src/modules/emails/email.js';
 import { newId } from '../../src/lib/ids.js';
 import type { Store } from '../../src/store/store.js';

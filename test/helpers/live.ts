@@ -1,7 +1,7 @@
 import { authenticate } from 'mailauth';
 import { expect } from 'chai';
 import { createResolver } from '../../src/dns/resolver.js';
-import type { RoleSelection } from '../../src/main.js';
+import type { RoleSelection } from '../../src/start-roles.js';
 import { startTestApi, type TestApi, type Tenant } from './api.js';
 import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { startDnsWorld, type DnsWorld } from './dns-world.js';

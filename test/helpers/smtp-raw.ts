@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { SmtpReplyReader } from './smtp-reply-reader.js';
 import { connect, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions, type PeerCertificate, type TLSSocket } from 'node:tls';
-import type { SmtpLimits } from '../../src/config/load.js';
+import type { SmtpLimits } from '../../src/config/config.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { ListenerOptions } from '../../src/smtp/listener.js';
 

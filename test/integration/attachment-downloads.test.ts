@@ -10,7 +10,7 @@ import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { expectError } from '../helpers/assert.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { attachmentFetcher } from '../../src/core.js';
+import { attachmentFetcher } from '../../src/egress-options.js';
 import { createResolver } from '../../src/dns/resolver.js';
 import { ApiError } from '../../src/lib/errors.js';
 import { resolverLookup } from '../../src/net/egress.js';

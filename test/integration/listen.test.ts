@@ -10,7 +10,7 @@ import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { buildCore, type CoreDeps } from '../../src/core.js';
 import { systemClock } from '../../src/lib/time.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { startRoles } from '../../src/main.js';
+import { startRoles } from '../../src/start-roles.js';
 import { DEFAULT_SUBSCRIPTION } from '../../src/modules/events/event-types.js';
 import { createKey } from '../../src/modules/keys/keys.service.js';
 import { createProject, setProject } from '../../src/modules/projects/projects.service.js';

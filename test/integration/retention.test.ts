@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { buildConfig, ConfigError } from '../../src/config/load.js';
+import { buildConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/config.js';
 import { newId } from '../../src/lib/ids.js';
 import { insertEvents } from '../../src/modules/events/events.repo.js';
 import { insertInbound } from '../../src/modules/inbound/inbound.repo.js';

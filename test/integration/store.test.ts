@@ -12,7 +12,8 @@ import Database from 'better-sqlite3';
 import { isUniqueViolation } from '../../src/store/db.js';
 import { openStore } from '../../src/store/store.js';
 import { WAL_BOUND_PAGES } from '../../src/store/sqlite.js';
-import { findEmailById, insertEmails, saveEmailState } from '../../src/modules/emails/emails.repo.js';
+import { insertEmails, saveEmailState } from '../../src/modules/emails/email-rows.repo.js';
+import { findEmailById } from '../../src/modules/emails/emails.repo.js';
 import { storedEmail } from '../helpers/fixtures.js';
 
 for (const kind of DATABASE_KINDS) {

@@ -3,7 +3,7 @@ import { buildConfig } from '../../src/config/load.js';
 import { createResolver } from '../../src/dns/resolver.js';
 import { systemClock } from '../../src/lib/time.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { egressOptions } from '../../src/core.js';
+import { egressOptions } from '../../src/egress-options.js';
 import { emailEvent } from '../../src/modules/emails/email-events.js';
 import { insertEvents } from '../../src/modules/events/events.repo.js';
 import { createProject } from '../../src/modules/projects/projects.service.js';

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/temp-dir.js';
-import { buildConfig, ConfigError, loadConfig, DEFAULT_CONFIG_PATH } from '../../src/config/load.js';
+import { buildConfig, loadConfig, DEFAULT_CONFIG_PATH } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/config.js';
 
 function configFile(yaml: string): string {
   const dir = tempDir('posthorn-config-');

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { escapeHtml } from '../../src/lib/html.js';
 import { html, queryString, Html } from '../../src/dashboard/pages/html.js';
-import { settled, type EmailJson, type EventJson } from '../../src/dashboard/pages/emails.js';
+import { settled } from '../../src/dashboard/pages/email-detail.js';
+import type { EmailJson, EventJson } from '../../src/dashboard/pages/emails.js';
 import { attachmentDisposition } from '../../src/lib/content-disposition.js';
 
 describe('dashboard HTML templates (src/dashboard/pages/html.ts)', function () {

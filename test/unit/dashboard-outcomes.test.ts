@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { emailState, listOutcome, type EmailJson, type EventJson } from '../../src/dashboard/pages/emails.js';
+import { emailState } from '../../src/dashboard/pages/email-detail.js';
+import { listOutcome, type EmailJson, type EventJson } from '../../src/dashboard/pages/emails.js';
 
 const email = (status: string, recipients: string[]) => ({ status, recipients: recipients.map((s, i) => ({ address: `r${i}@x.test`, kind: 'to', status: s })) });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { previewResult, previewVariables, templateUrl, MAX_FRAME_URL, type TemplateJson } from '../../src/dashboard/pages/templates.js';
+import { previewResult, previewVariables, MAX_FRAME_URL } from '../../src/dashboard/pages/template-preview.js';
+import { templateUrl, type TemplateJson } from '../../src/dashboard/pages/templates.js';
 import type { Declared } from '../../src/modules/templates/language/index.js';
 
 const DECLARED: Declared = {

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import {
   DEFAULT_BLOCKLISTS,
-  cacheSeconds,
   changes,
-  judgeAnswer,
   lastKnown,
   queryName,
   targetKind,
@@ -12,6 +10,7 @@ import {
   type Blocklist,
   type PairState,
 } from '../../src/modules/blocklists/dnsbl.js';
+import { cacheSeconds, judgeAnswer } from '../../src/modules/blocklists/dnsbl-answers.js';
 
 const zen: Blocklist = { zone: 'zen.spamhaus.org', kind: 'ip' };
 const dbl: Blocklist = { zone: 'dbl.spamhaus.org', kind: 'domain' };

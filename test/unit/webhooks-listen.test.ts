@@ -7,7 +7,9 @@ import { endFrame, EventStreamReader, eventFrame, listenEndpointOf, listenUrl, t
 import { answerListen, ListenRelay, type ListenAsk } from '../../src/roles/listen-relay.js';
 import { apiKeyFrom, apiUrlFrom, errorFromAnswer } from '../../src/cli/api-client.js';
 import { CliError } from '../../src/cli/base.js';
-import { eventLine, forwardUrl, jsonLine, streamEnded } from '../../src/cli/commands/listen.js';
+import { streamEnded } from '../../src/cli/commands/listen.js';
+import { forwardUrl } from '../../src/cli/listen-forward.js';
+import { eventLine, jsonLine } from '../../src/cli/listen-output.js';
 import { waitFor } from '../helpers/wait.js';
 
 const frame = (body: unknown, extra: Record<string, string> = {}): ListenFrame => ({

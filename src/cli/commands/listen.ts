@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core';
-import { isIPv4 } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { BaseCommand, CliError } from '../base.js';
 import { ApiClient, apiKeyFrom, apiUrlFrom, describeFailure } from '../api-client.js';
+import { forward, forwardUrl } from '../listen-forward.js';
+import { eventLine, jsonLine, writeLine } from '../listen-output.js';
 import { EventStreamReader, HEARTBEAT_MS, type ListenEnd, type ListenFrame } from '../../modules/webhooks/listen-stream.js';
 
 /** What POST /v1/webhooks/listen answers (the endpoint and its secret). */
@@ -12,15 +13,6 @@ interface ListenEndpoint {
   secret: string;
 }
 
-/** How the local app answered a forwarded event. */
-export interface Forwarded {
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
-
-/** The answer of the local app, bounded: an event waits for it before the next is forwarded. */
-const FORWARD_TIMEOUT_MS = 30_000;
 /** Three missed heartbeats: the connection is dead, though no error said so. */
 const IDLE_MS = 3 * HEARTBEAT_MS;
 const DELETE_TIMEOUT_MS = 5_000;
@@ -117,35 +109,6 @@ export default class Listen extends BaseCommand {
   }
 }
 
-function writeLine(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-/**
- * --forward-to: https, or plain http to this machine only. The events carry
- * addresses and subjects, and the signature does not hide them: in clear
- * text they may cross no network.
- */
-export function forwardUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CliError('usage_error', `--forward-to: ${JSON.stringify(value)} is not a URL (e.g. http://localhost:3000/webhooks)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage_error', `--forward-to: an http or https URL, not ${url.protocol}`);
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new CliError('usage_error', `--forward-to: plain http goes only to this machine (localhost, 127.0.0.0/8 or [::1]); ${url.hostname} needs https`);
-  }
-  return url.href;
-}
-
-/** localhost, 127.0.0.0/8 or ::1 (URL has normalized the host: lower case, 127.1 written out, [::1] in brackets). */
-function isLoopback(hostname: string): boolean {
-  if (hostname === 'localhost' || hostname === '[::1]') return true;
-  return isIPv4(hostname) && hostname.startsWith('127.');
-}
-
 /** Why the stream ended, as the command tells it: the reason the appliance's last line gave, else a lost connection. */
 export function streamEnded(reason: ListenEnd | null, endpointId: string): CliError {
   switch (reason) {
@@ -164,50 +127,3 @@ export function streamEnded(reason: ListenEnd | null, endpointId: string): CliEr
   }
 }
 
-/** The request a real delivery makes: the same body, the same signed headers. */
-async function forward(url: string, frame: ListenFrame, agent: Agent): Promise<Forwarded> {
-  const started = performance.now();
-  const took = () => Math.round(performance.now() - started);
-  try {
-    const res = await request(url, { method: 'POST', headers: frame.headers, body: frame.body, dispatcher: agent, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
-    await res.body.dump();
-    return { status: res.statusCode, error: null, durationMs: took() };
-  } catch (e) {
-    return { status: null, error: describeFailure(e), durationMs: took() };
-  }
-}
-
-interface Payload {
-  id?: string;
-  type?: string;
-  created_at?: string;
-  data?: { email_id?: unknown; recipient?: unknown };
-}
-
-function payloadOf(frame: ListenFrame): Payload {
-  try {
-    return JSON.parse(frame.body) as Payload;
-  } catch {
-    return {};
-  }
-}
-
-/** One line per event: when, what, which email, to whom, and what the local app answered. */
-export function eventLine(frame: ListenFrame, forwarded: Forwarded | null): string {
-  const p = payloadOf(frame);
-  const text = (v: unknown) => (typeof v === 'string' && v ? v : '-');
-  const fields = [text(p.created_at), text(p.type).padEnd(24), text(p.data?.email_id), text(p.data?.recipient)];
-  if (forwarded) fields.push(forwarded.status !== null ? `→ ${forwarded.status} (${forwarded.durationMs} ms)` : `→ error: ${forwarded.error}`);
-  return fields.join('  ');
-}
-
-/** --json: the whole payload, the headers it came with, and the local app's answer. */
-export function jsonLine(frame: ListenFrame, forwardTo: string | null, forwarded: Forwarded | null) {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(frame.body);
-  } catch {
-    payload = frame.body;
-  }
-  return { headers: frame.headers, payload, ...(forwardTo && forwarded ? { forward: { url: forwardTo, status: forwarded.status, error: forwarded.error, duration_ms: forwarded.durationMs } } : {}) };
-}

@@ -61,6 +61,37 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
   });
 }
 
+/** DELETE /v1/audiences/{id}: refused (409) while a segment, a form or a broadcast uses it. */
+function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
+  return deps.store.tx(async (trx) => {
+    // the same lock a segment's creation takes: none can start using the audience meanwhile
+    await lockRows(trx, 'projects', [projectId]);
+    const a = await existing(deps, projectId, id, trx);
+    const user = await segmentReading(trx, projectId, { audience: a.id });
+    if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
+    const form = await repo.formUsing(trx, projectId, a.id);
+    if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
+    const broadcast = await broadcastUsing(trx, projectId, { audience: a.id });
+    if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`);
+    // its contacts stay: an audience is a list of them, not their owner
+    await repo.deleteAudience(trx, a.id);
+    return { object: 'audience' as const, id: a.id, deleted: true };
+  });
+}
+
+/** DELETE /v1/audiences/{id}/contacts/{contact}: by id or address; the contact stays, updated (contact.updated). */
+async function removeContact(deps: AudienceDeps, projectId: string, id: string, contact: string) {
+  const a = await existing(deps, projectId, id);
+  const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
+  if (!c) throw notFound(`contact ${contact}`);
+  await deps.store.tx(async (trx) => {
+    if (!(await repo.removeMember(trx, a.id, c.id))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+    const [shown] = await presented(trx, projectId, [c]);
+    await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
+  });
+  return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
+}
+
 export function audienceService(deps: AudienceDeps) {
   return {
     create: async (projectId: string, name: string) => {
@@ -77,33 +108,9 @@ export function audienceService(deps: AudienceDeps) {
       const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
       return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: nextCursor };
     },
-    delete: (projectId: string, id: string) =>
-      deps.store.tx(async (trx) => {
-        // the same lock a segment's creation takes: none can start using the audience meanwhile
-        await lockRows(trx, 'projects', [projectId]);
-        const a = await existing(deps, projectId, id, trx);
-        const user = await segmentReading(trx, projectId, { audience: a.id });
-        if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
-        const form = await repo.formUsing(trx, projectId, a.id);
-        if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
-        const broadcast = await broadcastUsing(trx, projectId, { audience: a.id });
-        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`);
-        // its contacts stay: an audience is a list of them, not their owner
-        await repo.deleteAudience(trx, a.id);
-        return { object: 'audience' as const, id: a.id, deleted: true };
-      }),
+    delete: (projectId: string, id: string) => deleteUnused(deps, projectId, id),
     addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),
-    removeContact: async (projectId: string, id: string, contact: string) => {
-      const a = await existing(deps, projectId, id);
-      const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
-      if (!c) throw notFound(`contact ${contact}`);
-      await deps.store.tx(async (trx) => {
-        if (!(await repo.removeMember(trx, a.id, c.id))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
-        const [shown] = await presented(trx, projectId, [c]);
-        await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
-      });
-      return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
-    },
+    removeContact: (projectId: string, id: string, contact: string) => removeContact(deps, projectId, id, contact),
   };
 }
 

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DnsLookupError, describeDnsCode, type ARecords, type DnsblLookup } from '../../dns/dnsbl-lookup.js';
 import { systemClock, type Clock } from '../../lib/time.js';
-import { CACHE_SECONDS, cacheSeconds, judgeAnswer, normalizeTarget, queryName, targetKind, type Blocklist, type BlocklistKind, type ListingState } from './dnsbl.js';
+import { normalizeTarget, queryName, targetKind, type Blocklist, type BlocklistKind, type ListingState } from './dnsbl.js';
+import { CACHE_SECONDS, cacheSeconds, judgeAnswer } from './dnsbl-answers.js';
 
 export interface BlocklistResult {
   target: string;

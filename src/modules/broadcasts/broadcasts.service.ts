@@ -141,6 +141,34 @@ async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b
   });
 }
 
+/** PATCH /v1/broadcasts/{id}: fields given replace, null clears; checked as a create is, and only while a draft. */
+async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, body: PatchBroadcastBody) {
+  const current = await existing(deps, projectId, id);
+  const pick = <K extends 'audience_id' | 'segment_id' | 'topic_id'>(k: K, was: string | null) => (k in body ? (body[k] ?? null) : was);
+  const next = await checked(deps, {
+    ...current,
+    name: body.name ?? current.name,
+    content: contentOf(body, current.content),
+    audienceId: pick('audience_id', current.audienceId),
+    segmentId: pick('segment_id', current.segmentId),
+    topicId: pick('topic_id', current.topicId),
+  });
+  const saved = await move(deps, projectId, id, (b, now) => (b.status === 'draft' ? { ok: { ...next, updatedAt: now } } : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` }));
+  return (await present(deps, [saved]))[0]!;
+}
+
+/** DELETE /v1/broadcasts/{id}: a draft only; one sent or scheduled is cancelled instead. */
+async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string) {
+  await deps.store.tx(async (trx) => {
+    await lockRows(trx, 'broadcasts', [id]);
+    const b = await repo.findBroadcast(trx, projectId, id);
+    if (!b) throw notFound(`broadcast ${id}`);
+    if (b.status !== 'draft') throw apiError('conflict', `broadcast ${id} is ${b.status}; only a draft can be deleted (cancel it instead)`);
+    await repo.deleteBroadcast(trx, id);
+  });
+  return { object: 'broadcast' as const, id, deleted: true };
+}
+
 export function broadcastService(deps: BroadcastDeps) {
   return {
     async create(projectId: string, body: CreateBroadcastBody) {
@@ -152,20 +180,7 @@ export function broadcastService(deps: BroadcastDeps) {
       });
       return (await present(deps, [b]))[0]!;
     },
-    async update(projectId: string, id: string, body: PatchBroadcastBody) {
-      const current = await existing(deps, projectId, id);
-      const pick = <K extends 'audience_id' | 'segment_id' | 'topic_id'>(k: K, was: string | null) => (k in body ? (body[k] ?? null) : was);
-      const next = await checked(deps, {
-        ...current,
-        name: body.name ?? current.name,
-        content: contentOf(body, current.content),
-        audienceId: pick('audience_id', current.audienceId),
-        segmentId: pick('segment_id', current.segmentId),
-        topicId: pick('topic_id', current.topicId),
-      });
-      const saved = await move(deps, projectId, id, (b, now) => (b.status === 'draft' ? { ok: { ...next, updatedAt: now } } : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` }));
-      return (await present(deps, [saved]))[0]!;
-    },
+    update: (projectId: string, id: string, body: PatchBroadcastBody) => updateDraft(deps, projectId, id, body),
     async send(principal: Principal, id: string, body: SendBroadcastBody) {
       const projectId = principal.project.id;
       const environment = principal.key.mode;
@@ -180,16 +195,7 @@ export function broadcastService(deps: BroadcastDeps) {
       const done = await move(deps, projectId, id, (b, now) => cancel(b, now), withdrawOnCancel);
       return (await present(deps, [done]))[0]!;
     },
-    async delete(projectId: string, id: string) {
-      await deps.store.tx(async (trx) => {
-        await lockRows(trx, 'broadcasts', [id]);
-        const b = await repo.findBroadcast(trx, projectId, id);
-        if (!b) throw notFound(`broadcast ${id}`);
-        if (b.status !== 'draft') throw apiError('conflict', `broadcast ${id} is ${b.status}; only a draft can be deleted (cancel it instead)`);
-        await repo.deleteBroadcast(trx, id);
-      });
-      return { object: 'broadcast' as const, id, deleted: true };
-    },
+    delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
     get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0]!,
     async list(projectId: string, limit: number, cursor: string | undefined) {
       const { page, nextCursor } = idPage(await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor), limit);

@@ -4,7 +4,8 @@ import { createResolver } from '../../dns/resolver.js';
 import { validationError } from '../../lib/errors.js';
 import type { Store } from '../../store/store.js';
 import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readEventLoopLag, readTlsFacts, withTimeout, type SmtpListenerFacts } from './probes.js';
-import { judgeDatabase, judgeDisk, judgeEventLoop, judgeFcrdns, judgeProbe, judgeTls, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
+import { judgeFcrdns, judgeProbe, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
+import { judgeDatabase, judgeDisk, judgeEventLoop, judgeTls } from './machine-verdicts.js';
 
 /** What the doctor looks at: slices of the configuration, the store, and the --probe target. */
 export interface DoctorInput {

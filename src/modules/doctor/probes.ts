@@ -6,7 +6,8 @@ import { isNoRecord, type DnsResolver } from '../../dns/resolver.js';
 import { isLoopbackAddress, selfSignedFiles } from '../../lib/self-signed.js';
 import type { Store } from '../../store/store.js';
 import { STORAGE_FULL_MARKER } from '../../store/storage-state.js';
-import type { DatabaseFacts, DiskFacts, EventLoopFacts, FcrdnsFacts, NameLookup, ProbeOutcome, TlsFacts, ZoneFacts } from './verdicts.js';
+import type { FcrdnsFacts, NameLookup, ProbeOutcome, ZoneFacts } from './verdicts.js';
+import type { DatabaseFacts, DiskFacts, EventLoopFacts, TlsFacts } from './machine-verdicts.js';
 
 // What `posthorn doctor` looks at, as facts for verdicts.ts. Every function
 // here answers within its timeout and never throws: a failure is a fact.

@@ -1,7 +1,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { DKIM_SELECTORS } from './records.js';
-import type { DomainKey } from './domains.repo.js';
+import type { DomainKey } from './domain-keys.repo.js';
 import type { KeyState } from './dkim-rotation.js';
 
 const generate = promisify(generateKeyPair);

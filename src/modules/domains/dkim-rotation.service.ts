@@ -6,7 +6,8 @@ import { generateDomainKey } from './dkim-keys.js';
 import { dueSteps, rotationTarget, servedByCname, switchedKeys } from './dkim-rotation.js';
 import * as repo from './domains.repo.js';
 import type { Domain } from './domains.repo.js';
-import type { DomainDeps } from './domains.service.js';
+import { deleteKeys, domainKeys, putKey, setKeyState, type DomainKey } from './domain-keys.repo.js';
+import type { DomainDeps } from './domain-settings.js';
 
 /**
  * The steps of a key rotation (dkim-rotation.ts) against the store and DNS:
@@ -18,7 +19,7 @@ import type { DomainDeps } from './domains.service.js';
  */
 export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains'>, d: Domain): Promise<Domain> {
   const s = deps.domains.dkim;
-  const refusal = (keys: repo.DomainKey[]) => {
+  const refusal = (keys: DomainKey[]) => {
     const target = rotationTarget(keys, s);
     if ('refused' in target) throw apiError('conflict', `${d.name}: ${target.refused}`);
     if (!servedByCname(d.checks, target.selector, d.dkimToken, deps.domains.zone)) {
@@ -27,15 +28,15 @@ export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | '
     return target.selector;
   };
   // Key generation is CPU work: done before the transaction, for the selector free now.
-  const selector = refusal(await repo.domainKeys(deps.store.knex, d.id));
+  const selector = refusal(await domainKeys(deps.store.knex, d.id));
   const key = await generateDomainKey(selector, 'pending', deps.clock.now());
   return deps.store.tx(async (trx) => {
     await lockRows(trx, 'domains', [d.id]);
     const current = await repo.findDomainById(trx, d.id);
     if (!current) throw notFound(`domain ${d.id}`);
-    if (refusal(await repo.domainKeys(trx, d.id)) !== selector) throw apiError('conflict', `${d.name}: its keys changed meanwhile; try again`);
+    if (refusal(await domainKeys(trx, d.id)) !== selector) throw apiError('conflict', `${d.name}: its keys changed meanwhile; try again`);
     // published from the moment it is stored: the zone answers from the store
-    await repo.putKey(trx, d.id, { ...key, publishedAt: deps.clock.now() });
+    await putKey(trx, d.id, { ...key, publishedAt: deps.clock.now() });
     return current;
   });
 }
@@ -62,13 +63,13 @@ export interface RotationSummary {
 /** One domain's due steps; what it did is added to `sum`. */
 async function advanceDomain(deps: DomainDeps, d: Domain, sum: RotationSummary): Promise<void> {
   const s = deps.domains.dkim;
-  const keys = await repo.domainKeys(deps.store.knex, d.id);
+  const keys = await domainKeys(deps.store.knex, d.id);
   const due = dueSteps(d, keys, deps.clock.now(), s);
   if (due.retire.length) {
     await deps.store.tx(async (trx) => {
       await lockRows(trx, 'domains', [d.id]);
-      const still = dueSteps(d, await repo.domainKeys(trx, d.id), deps.clock.now(), s).retire;
-      await repo.deleteKeys(trx, d.id, still);
+      const still = dueSteps(d, await domainKeys(trx, d.id), deps.clock.now(), s).retire;
+      await deleteKeys(trx, d.id, still);
       sum.retired += still.length;
     });
   }
@@ -86,14 +87,14 @@ async function advanceDomain(deps: DomainDeps, d: Domain, sum: RotationSummary):
 }
 
 /** Signing moves to `pending` if it is still the domain's pending key; 1 when it did. */
-async function switchTo(deps: DomainDeps, domainId: string, pending: repo.DomainKey): Promise<number> {
+async function switchTo(deps: DomainDeps, domainId: string, pending: DomainKey): Promise<number> {
   return deps.store.tx(async (trx) => {
     await lockRows(trx, 'domains', [domainId]);
     const d = await repo.findDomainById(trx, domainId);
-    const keys = await repo.domainKeys(trx, domainId);
+    const keys = await domainKeys(trx, domainId);
     const now = deps.clock.now();
     if (!d || !keys.some((k) => k.selector === pending.selector && k.state === 'pending' && k.publicKey === pending.publicKey)) return 0;
-    for (const k of switchedKeys(keys, pending.selector, now, deps.domains.dkim)) await repo.setKeyState(trx, domainId, k);
+    for (const k of switchedKeys(keys, pending.selector, now, deps.domains.dkim)) await setKeyState(trx, domainId, k);
     await repo.setActiveKey(trx, domainId, pending.selector, now);
     return 1;
   });

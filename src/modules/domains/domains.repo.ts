@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db.js';
 import { prepared } from '../../store/prepared.js';
 import type { DomainStatus } from './domain-state.js';
-import type { KeySlot, KeyState } from './dkim-rotation.js';
+import { insertKeys, type DomainKey } from './domain-keys.repo.js';
 
 export interface StoredCheck {
   dns: 'found' | 'missing' | 'mismatch';
@@ -32,10 +32,6 @@ export interface Domain {
   checks: Record<string, StoredCheck>;
   createdAt: number;
   updatedAt: number;
-}
-
-export interface DomainKey extends KeySlot {
-  privateKeyPem: string;
 }
 
 interface DomainRow {
@@ -117,11 +113,7 @@ function toRow(d: Domain): DomainRow {
 
 export async function insertDomain(db: Db, d: Domain, keys: DomainKey[]): Promise<void> {
   await db('domains').insert(toRow(d));
-  await db('domain_keys').insert(keys.map((k) => keyRow(d.id, k)));
-}
-
-function keyRow(domainId: string, k: DomainKey) {
-  return { domain_id: domainId, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: k.publishedAt, published_at: k.publishedAt, state: k.state, retire_at: k.retireAt };
+  await insertKeys(db, d.id, keys);
 }
 
 /**
@@ -190,41 +182,6 @@ export async function countDomains(db: Db, projectId: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export async function domainKeys(db: Db, domainId: string): Promise<DomainKey[]> {
-  const rows = (await db('domain_keys').select('selector', 'private_key', 'public_key', 'state', 'published_at', 'created_at', 'retire_at').where({ domain_id: domainId }).orderBy('selector')) as Array<{
-    selector: string;
-    private_key: string;
-    public_key: string;
-    state: string;
-    published_at: number | null;
-    created_at: number;
-    retire_at: number | null;
-  }>;
-  return rows.map((r) => ({
-    selector: r.selector,
-    privateKeyPem: r.private_key,
-    publicKey: r.public_key,
-    state: r.state as KeyState,
-    publishedAt: Number(r.published_at ?? r.created_at),
-    retireAt: num(r.retire_at),
-  }));
-}
-
-/** A selector's key replaced by a new one (rotation: the selector was free or held a standby key). */
-export async function putKey(db: Db, domainId: string, k: DomainKey): Promise<void> {
-  await db('domain_keys').where({ domain_id: domainId, selector: k.selector }).delete();
-  await db('domain_keys').insert(keyRow(domainId, k));
-}
-
-export async function setKeyState(db: Db, domainId: string, k: Pick<KeySlot, 'selector' | 'state' | 'retireAt'>): Promise<void> {
-  await db('domain_keys').where({ domain_id: domainId, selector: k.selector }).update({ state: k.state, retire_at: k.retireAt });
-}
-
-/** Retired keys' rows go, and with them their records in the zone. */
-export async function deleteKeys(db: Db, domainId: string, selectors: string[]): Promise<void> {
-  if (selectors.length) await db('domain_keys').where({ domain_id: domainId }).whereIn('selector', selectors).delete();
-}
-
 /**
  * The domains the rotation job has something to do for: a key pending or
  * retiring, or a verified domain whose active key began signing before
@@ -236,16 +193,4 @@ export async function domainsToRotate(db: Db, activatedBefore: number | null): P
     .whereIn('id', db('domain_keys').select('domain_id').whereIn('state', ['pending', 'retiring']));
   if (activatedBefore !== null) q.orWhere((w) => w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore));
   return ((await q.orderBy('id')) as DomainRow[]).map(fromRow);
-}
-
-/**
- * What the authoritative DKIM zone serves: the public key behind
- * <selector>.<token>.<zone>; with selector null, any key of the token (the
- * zone asks whether <token>.<zone> has names below it).
- */
-export async function publicKeyFor(db: Db, token: string, selector: string | null): Promise<string | null> {
-  const q = db('domain_keys as k').join('domains as d', 'd.id', 'k.domain_id').select('k.public_key').where({ 'd.dkim_token': token });
-  if (selector !== null) q.andWhere({ 'k.selector': selector });
-  const row = (await q.first()) as { public_key: string } | undefined;
-  return row?.public_key ?? null;
 }

@@ -1,53 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { dnsChecks } from '../../log/metrics.js';
 import { apiError, notFound, validationError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { Clock } from '../../lib/time.js';
 import { isUniqueViolation, lockRows } from '../../store/db.js';
-import { type Store } from '../../store/store.js';
-import type { DnsResolver } from '../../dns/resolver.js';
-import { checkRecords } from '../../dns/checks.js';
 import { findProject, type Project } from '../projects/projects.repo.js';
 import { generateDomainKeys } from './dkim-keys.js';
 import { isSubdomainOf, normalizeDomainName } from './domain-name.js';
-import { computeInsights, insightSetup } from './insights.js';
-import { insightCounts, insightDaily } from './insights.repo.js';
 import * as repo from './domains.repo.js';
 import type { Domain, TlsMode } from './domains.repo.js';
-import { applyCheck, stillCurrent } from './verification.js';
-import { DKIM_SELECTORS, expectedRecords, type ExpectedRecord } from './records.js';
+import { domainKeys } from './domain-keys.repo.js';
+import type { DomainDeps, DomainSettings } from './domain-settings.js';
+import { DKIM_SELECTORS } from './records.js';
 import { presentDomain } from './domains.presenter.js';
-import { nextRotationAt, presentDkim, type RotationSettings } from './dkim-rotation.js';
-import { iso } from '../../lib/time.js';
-import { listingsOf } from '../blocklists/blocklists.repo.js';
-import { dmarcTotals } from '../dmarc/dmarc-summary.js';
-import { dmarcSummaryOf, domainDmarc } from './domain-dmarc.js';
+import { presentDkim } from './dkim-rotation.js';
+import { domainDmarc } from './domain-dmarc.js';
+import { domainInsights } from './insights.service.js';
+import { recordsOf, verifyDomain } from './verification.service.js';
 
-const DAY_MS = 86_400_000;
-
-export interface DomainSettings {
-  /** dns.zone */
-  zone: string;
-  /** outbound.hostname */
-  hostname: string;
-  /** test_domain: reserved for simulated recipients */
-  testDomain: string;
-  /** http.public_url is set, so tracking links can be served */
-  trackingAvailable: boolean;
-  /** per DNS check */
-  checkTimeoutMs: number;
-  /** dkim.*: key rotation */
-  dkim: RotationSettings;
-  /** blocklists.ips: the appliance's outbound addresses when configured (else outbound.hostname's) */
-  outboundIps: readonly string[];
-}
-
-export interface DomainDeps {
-  store: Store;
-  clock: Clock;
-  resolver: DnsResolver;
-  domains: DomainSettings;
-}
 
 export interface DomainInput {
   domain?: string | undefined;
@@ -210,70 +178,9 @@ export async function deleteDomain(deps: Pick<DomainDeps, 'store'>, projectId: s
   });
 }
 
-export async function recordsOf(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain, keys?: repo.DomainKey[]): Promise<ExpectedRecord[]> {
-  keys ??= await repo.domainKeys(deps.store.knex, d.id);
-  return expectedRecords({
-    domain: d.name,
-    returnPath: d.returnPath,
-    token: d.dkimToken,
-    zone: deps.domains.zone,
-    hostname: deps.domains.hostname,
-    publicKeys: Object.fromEntries(keys.map((k) => [k.selector, k.publicKey])),
-  });
-}
-
-/**
- * Read public DNS for every record of the domain (in parallel, bounded by a
- * timeout), then record the results and move the domain per LIFECYCLE. The
- * lookups happen outside any transaction.
- */
-export async function verifyDomain(deps: DomainDeps, d: Domain): Promise<Domain> {
-  const records = await recordsOf(deps, d);
-  const results = await checkRecords(records, deps.resolver, deps.domains.checkTimeoutMs);
-  for (const r of results.values()) dnsChecks.inc({ result: r.dns });
-  return deps.store.tx(async (trx) => {
-    const current = await repo.findDomainById(trx, d.id);
-    if (!current) throw notFound(`domain ${d.id}`);
-    const next = applyCheck(current, stillCurrent(records, d, current), results, deps.clock.now());
-    await repo.updateDomain(trx, next);
-    return next;
-  });
-}
-
-/** interface §2.3 over the last `days` days of the domain's live mail. */
-export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains' | 'resolver'>, d: Domain, days: number) {
-  const today = Math.floor(deps.clock.now() / DAY_MS);
-  // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
-  const since = deps.clock.now() - days * DAY_MS;
-  const [counts, daily, listings, dmarc] = await Promise.all([
-    insightCounts(deps.store.reader, d.projectId, d.name, since),
-    insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS),
-    listingsOf(deps.store.reader, d.name),
-    dmarcSummaryOf(deps, d, days),
-  ]);
-  const blocklisted = listings.map((c) => ({ target: c.target, kind: c.kind, list: c.zone, since: iso(c.since) }));
-  const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) }, blocklisted };
-  return computeInsights(d.name, days, counts, setup, { counts: daily, today }, dmarcTotals(dmarc));
-}
-
-/** The jobs.domain_recheck job: pending ones (to verify or give up) and live ones (to notice lost records). */
-export async function recheckDomains(deps: DomainDeps, onError: (d: Domain, e: unknown) => void): Promise<number> {
-  const domains = await repo.listDomainsInStatus(deps.store.knex, ['pending', 'verified', 'temporary_failure']);
-  let changed = 0;
-  for (const d of domains) {
-    try {
-      const after = await verifyDomain(deps, d);
-      if (after.status !== d.status) changed++;
-    } catch (e) {
-      onError(d, e);
-    }
-  }
-  return changed;
-}
-
 /** The domain as the API and the CLI show it: with the records to publish and the last check of each. */
 export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain) {
-  const keys = await repo.domainKeys(deps.store.knex, d.id);
+  const keys = await domainKeys(deps.store.knex, d.id);
   return presentDomain(d, await recordsOf(deps, d, keys), deps.domains.trackingAvailable, presentDkim(d, keys, deps.domains.dkim));
 }
 

@@ -6,18 +6,9 @@ import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { Committed, Store } from '../../store/store.js';
 import type { GroupCommit } from '../../store/group-commit.js';
-import { verifiedDomainsOf } from '../domains/domains.repo.js';
-import { insertEvents } from '../events/events.repo.js';
-import { findProjectsById } from '../projects/projects.repo.js';
-import { periodsOf } from '../projects/periods.js';
-import { addUsage, usageCounts } from '../projects/usage.repo.js';
-import { suppressedAmong } from '../suppressions/suppressions.repo.js';
-import { insertUnsubscribeLinks } from './unsubscribe-links.repo.js';
-import { planAccept, type AcceptFacts, type AcceptPlan, type AcceptRequest, type AcceptSettings, type Accepted } from './accept-rules.js';
-import { insertEmails } from './emails.repo.js';
-import { answersFor, recordAnswers } from './idempotency.repo.js';
+import { planAccept, type AcceptPlan, type AcceptRequest, type AcceptSettings, type Accepted } from './accept-rules.js';
+import { readAcceptFacts, writeAcceptPlan } from './accept-transaction.js';
 import { isWaiting } from './lifecycle.js';
-import { insertQueueRows } from './queue.repo.js';
 
 /** A committed email whose commit is not known to be on disk: storing it again could queue it twice. */
 export const notDurable = () => apiError('internal_error', 'the email could not be stored durably; retry it');
@@ -218,29 +209,10 @@ export class AcceptQueue implements Acceptor {
     giveBack(claim);
     const now = this.clock.now();
     const since = now - (this.opts.idempotencyTtlMs ?? DAY_MS);
-    const plan = planAccept(requests, await this.readFacts(trx, requests, now, since), this.opts);
+    const plan = planAccept(requests, await readAcceptFacts(trx, requests, now, since), this.opts);
     claim.current = this.opts.handoff?.()?.claim(plan, now) ?? null;
-    await insertEmails(trx, plan.emails, plan.attachments);
-    await insertUnsubscribeLinks(trx, plan.emails);
-    await insertQueueRows(trx, plan.rows);
-    await insertEvents(trx, plan.events);
-    for (const [projectId, period, n] of plan.usage) await addUsage(trx, projectId, period, n);
-    await recordAnswers(trx, plan.answers, since);
+    await writeAcceptPlan(trx, plan, since);
     return { outcomes: plan.outcomes, queued: plan.rows.some(isWaiting) };
-  }
-
-  /** What the rules must see as stored now, read in the batch's transaction: one query per kind for the whole batch. */
-  private async readFacts(trx: Knex.Transaction, batch: AcceptRequest[], now: number, since: number): Promise<AcceptFacts> {
-    const live = batch.filter((p) => p.environment === 'live');
-    const liveProjects = [...new Set(live.map((p) => p.project.id))];
-    return {
-      now,
-      suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))), now),
-      verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),
-      projects: await findProjectsById(trx, liveProjects),
-      usage: await usageCounts(trx, liveProjects, Object.values(periodsOf(now))),
-      answered: await answersFor(trx, batch.flatMap((p) => (p.idempotency ? [{ projectId: p.project.id, key: p.idempotency.key }] : [])), since),
-    };
   }
 }
 

@@ -1,6 +1,6 @@
 import { iso } from '../../lib/time.js';
 import type { OutboxEvent } from '../events/events.repo.js';
-import type { WebhookDelivery } from '../webhooks/webhooks.repo.js';
+import type { WebhookDelivery } from '../webhooks/webhook-deliveries.repo.js';
 import type { Email } from './email.js';
 
 /** interface §2.1, CONTRACT §4–5 (scheduled_at). */

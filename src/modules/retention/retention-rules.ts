@@ -1,6 +1,6 @@
 import type { EmailStatus, RecipientStatus } from '../emails/email.js';
 import type { QueueState } from '../emails/queue.repo.js';
-import type { WebhookDeliveryState } from '../webhooks/webhooks.repo.js';
+import type { WebhookDeliveryState } from '../webhooks/webhook-deliveries.repo.js';
 
 // What the retention job may delete (no I/O): an email once nothing more can
 // happen to it but a late report, with everything that belongs to it; never

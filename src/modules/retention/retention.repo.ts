@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { dialectOf, type Db } from '../../store/db.js';
 import type { EmailStatus, RecipientStatus } from '../emails/email.js';
 import type { QueueState } from '../emails/queue.repo.js';
-import type { WebhookDeliveryState } from '../webhooks/webhooks.repo.js';
+import type { WebhookDeliveryState } from '../webhooks/webhook-deliveries.repo.js';
 import type { DeliveryRef, Doomed, EmailCandidate, EmailHolds, EventRef } from './retention-rules.js';
 
 // The retention job's reads and deletes. Every read walks an index: emails by

@@ -1,15 +1,15 @@
 import { ApiError, notFound, validationError } from '../../lib/errors.js';
-import { newId } from '../../lib/ids.js';
 import type { Clock } from '../../lib/time.js';
-import { TtlCache } from '../../lib/ttl-cache.js';
 import { isUniqueViolation } from '../../store/db.js';
 import type { Store } from '../../store/store.js';
 import { renderVersion, splitVersion, type RenderedContent } from './render-version.js';
 import type { CompiledVersion, Template, TemplateVersion, TemplateVersionInfo, VersionContent } from './template.js';
+import { TemplateCache } from './template-cache.js';
+import { checkSplit, contentOf, publishedContent, publishedTemplate, publishedVersion, updatedTemplate } from './template-changes.js';
 import { RenderNeedsRoom } from './language/index.js';
 import * as repo from './templates.repo.js';
 import type { PublishTemplateBody, RenderTemplateBody, UpdateTemplateBody } from './templates.schema.js';
-import { compileVersion, declaredOf } from './versions.js';
+import { compileVersion } from './versions.js';
 
 export interface TemplateDeps {
   store: Store;
@@ -39,41 +39,26 @@ export interface TemplateSendRequest {
   firstRecipient: string;
 }
 
-/** Versions are immutable: a parsed one is kept for every later send, within these bounds (size in characters of its trees as JSON). */
-const MAX_CACHED_VERSIONS = 1000;
-const MAX_CACHED_SIZE = 64_000_000;
-
 /** interface §4.3 and template sends (§4.1). */
 export class TemplateService {
-  private readonly heads: TtlCache<Template | null>;
-  private readonly versions = new Map<string, { version: TemplateVersion; size: number }>();
-  private cachedSize = 0;
+  private readonly cache: TemplateCache;
 
   constructor(private readonly deps: TemplateDeps) {
-    this.heads = new TtlCache(deps.headTtlMs ?? 2000, (t) => t !== null, () => deps.clock.now(), 10_000);
+    this.cache = new TemplateCache(deps.clock, deps.headTtlMs ?? 2000);
   }
 
   /** POST /v1/templates: a new template at version 1, or the next version of an existing one. */
   async publish(projectId: string, body: PublishTemplateBody): Promise<{ template: Template; version: TemplateVersion }> {
-    const content: VersionContent = {
-      subject: body.subject,
-      html: body.html ?? null,
-      text: body.text ?? null,
-      design: body.design ?? null,
-      translations: body.translations ?? {},
-      variables: declaredOf(body.variables),
-    };
+    const content = publishedContent(body);
     const compiled = await this.compile(content);
     const write = () =>
       this.deps.store.tx(async (trx) => {
         const now = this.deps.clock.now();
         const old = await repo.findTemplateForUpdate(trx, projectId, body.id);
-        const template: Template = old
-          ? { ...old, name: body.name ?? old.name, category: body.category ?? old.category, latestVersion: old.latestVersion + 1, updatedAt: now }
-          : { uid: newId('template', now), projectId, id: body.id, name: body.name ?? body.id, category: body.category ?? null, split: null, latestVersion: 1, createdAt: now, updatedAt: now };
+        const template = publishedTemplate(old, projectId, body, now);
         if (old) await repo.saveTemplate(trx, template);
         else await repo.insertTemplate(trx, template);
-        const version: TemplateVersion = { ...content, templateUid: template.uid, templateId: template.id, version: template.latestVersion, compiled, restoredFrom: null, createdAt: now };
+        const version = publishedVersion(template, content, compiled, now);
         await repo.insertVersion(trx, version);
         return { template, version };
       });
@@ -82,7 +67,7 @@ export class TemplateService {
       if (isUniqueViolation(e)) return write();
       throw e;
     });
-    this.forget(projectId, body.id);
+    this.cache.forget(projectId, body.id);
     return done;
   }
 
@@ -107,17 +92,11 @@ export class TemplateService {
       const old = await repo.findTemplateForUpdate(trx, projectId, id);
       if (!old) throw notFound(`template ${id}`);
       if (body.split) checkSplit(body.split, old.latestVersion);
-      const t: Template = {
-        ...old,
-        name: body.name ?? old.name,
-        category: body.category === undefined ? old.category : body.category,
-        split: body.split === undefined ? old.split : body.split,
-        updatedAt: this.deps.clock.now(),
-      };
+      const t = updatedTemplate(old, body, this.deps.clock.now());
       await repo.saveTemplate(trx, t);
       return t;
     });
-    this.forget(projectId, id);
+    this.cache.forget(projectId, id);
     return updated;
   }
 
@@ -129,7 +108,7 @@ export class TemplateService {
       await repo.deleteTemplate(trx, t.uid);
       return t;
     });
-    this.forget(projectId, id, gone.uid);
+    this.cache.forget(projectId, id, gone.uid);
     return gone;
   }
 
@@ -154,7 +133,7 @@ export class TemplateService {
       await repo.insertVersion(trx, version);
       return { template, version };
     });
-    this.forget(projectId, id);
+    this.cache.forget(projectId, id);
     return done;
   }
 
@@ -172,7 +151,7 @@ export class TemplateService {
    * field of the send (400), not as a missing resource.
    */
   async renderForSend(projectId: string, req: TemplateSendRequest): Promise<{ version: number; rendered: RenderedContent }> {
-    const template = await this.heads.get(`${projectId}\n${req.templateId}`, () => repo.findTemplate(this.deps.store.reader, projectId, req.templateId));
+    const template = await this.cache.head(projectId, req.templateId, () => repo.findTemplate(this.deps.store.reader, projectId, req.templateId));
     if (!template) throw validationError('template_id', `no template '${req.templateId}' in this project`);
     const n = req.version ?? (template.split ? splitVersion(template.split, template.id, req.firstRecipient) : template.latestVersion);
     if (n > template.latestVersion) throw validationError('template_version', `template '${template.id}' has no version ${n} (latest is ${template.latestVersion})`);
@@ -206,45 +185,12 @@ export class TemplateService {
   }
 
   private async versionOf(template: Template, n: number): Promise<TemplateVersion> {
-    const key = `${template.uid}|${n}`;
-    const hit = this.versions.get(key);
-    if (hit) return hit.version;
+    const hit = this.cache.version(template.uid, n);
+    if (hit) return hit;
     // a number past the latest is no version (and past PostgreSQL's integer column)
     const v = n <= template.latestVersion ? await repo.findVersion(this.deps.store.reader, template, n) : null;
     if (!v) throw notFound(`version ${n} of template ${template.id}`);
-    const size = JSON.stringify(v.compiled).length;
-    this.versions.set(key, { version: v, size });
-    this.cachedSize += size;
-    for (const [k, e] of this.versions) {
-      if (this.versions.size <= MAX_CACHED_VERSIONS && this.cachedSize <= MAX_CACHED_SIZE) break;
-      this.versions.delete(k);
-      this.cachedSize -= e.size;
-    }
+    this.cache.keepVersion(template.uid, n, v);
     return v;
   }
-
-  private forget(projectId: string, id: string, uid?: string): void {
-    this.heads.delete(`${projectId}\n${id}`);
-    if (uid === undefined) return;
-    for (const [k, e] of this.versions) {
-      if (k.startsWith(`${uid}|`)) {
-        this.versions.delete(k);
-        this.cachedSize -= e.size;
-      }
-    }
-  }
-}
-
-/** What a stored version was published from. */
-const contentOf = (v: TemplateVersion): VersionContent => ({ subject: v.subject, html: v.html, text: v.text, design: v.design, translations: v.translations, variables: v.variables });
-
-function checkSplit(split: NonNullable<UpdateTemplateBody['split']>, latest: number): void {
-  const seen = new Set<number>();
-  split.forEach((s, i) => {
-    if (s.version > latest) throw validationError(`split[${i}].version`, `version ${s.version} does not exist (the latest is ${latest})`);
-    if (seen.has(s.version)) throw validationError(`split[${i}].version`, `version ${s.version} is named twice`);
-    seen.add(s.version);
-  });
-  const total = split.reduce((n, s) => n + s.percent, 0);
-  if (total !== 100) throw validationError('split', `the percents must add up to 100 (they add up to ${total})`);
 }

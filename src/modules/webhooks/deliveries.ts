@@ -1,5 +1,5 @@
 import { newId } from '../../lib/ids.js';
-import type { WebhookDelivery } from './webhooks.repo.js';
+import type { WebhookDelivery } from './webhook-deliveries.repo.js';
 
 // LIFECYCLE "Webhook delivery": one delivery per (event, endpoint), pending
 // until an attempt succeeds or the last attempt of webhooks.retry_schedule

@@ -2,18 +2,17 @@ import { setMaxListeners } from 'node:events';
 import { webhookAttempts } from '../../log/metrics.js';
 import { Waker } from '../../lib/waker.js';
 import { isStorageRefusal } from '../../lib/storage-full.js';
-import { iso, type Clock } from '../../lib/time.js';
+import type { Clock } from '../../lib/time.js';
 import type { Logger } from '../../log/logger.js';
 import type { GroupCommit } from '../../store/group-commit.js';
 import type { Store } from '../../store/store.js';
 import { eventsToFanOut, findEventsById, markFannedOut, type OutboxEvent } from '../events/events.repo.js';
 import { afterAttempt, newDelivery } from './deliveries.js';
 import { EndpointWindows, type WindowSettings } from './endpoint-windows.js';
+import { InFlightRequests } from './in-flight.js';
+import { eventBody, postSigned, type PostContext, type WebhookPost } from './signed-post.js';
+import * as deliveryRepo from './webhook-deliveries.repo.js';
 import * as repo from './webhooks.repo.js';
-import { signatureHeader, signingSecrets } from './sign.js';
-
-/** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
-export type WebhookPost = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<{ status: number; durationMs: number }>;
 
 export interface DispatcherOptions {
   store: Store;
@@ -49,14 +48,7 @@ const FRESH_ENDPOINT_SLOTS = 16;
 const WINDOWS_PRUNE_MS = 10 * 60_000;
 
 /** A claimed delivery with what its POST needs (null: deleted since it was claimed). */
-type Claimed = repo.WebhookDelivery & { emailId: string | null; event: OutboxEvent | null; endpoint: repo.Endpoint | null };
-
-/** how one POST went: error is null for a 2xx */
-interface PostOutcome {
-  status: number | null;
-  error: string | null;
-  durationMs: number;
-}
+type Claimed = deliveryRepo.WebhookDelivery & { emailId: string | null; event: OutboxEvent | null; endpoint: repo.Endpoint | null };
 
 /**
  * A lease must outlast the request it covers, or a second process takes the
@@ -83,16 +75,17 @@ export class WebhookDispatcher {
   private stopped = true;
   private loop: Promise<void> | null = null;
   private readonly waker = new Waker();
-  private readonly inFlight = new Map<string, number>();
-  /** endpoint|email of the requests in flight: one email's events reach an endpoint one at a time, in order */
-  private readonly inFlightEmails = new Set<string>();
+  private readonly inFlight: InFlightRequests;
   private readonly running = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
   private readonly windows: EndpointWindows;
   private windowsPrunedAt = 0;
+  private readonly postContext: PostContext;
 
   constructor(private readonly o: DispatcherOptions) {
     this.windows = new EndpointWindows({ ...DEFAULT_WINDOWS, ...o.windows });
+    this.inFlight = new InFlightRequests(this.windows);
+    this.postContext = { post: o.post, userAgent: o.userAgent, clock: o.clock, signal: this.shutdown.signal };
     // every request in flight listens for the shutdown
     setMaxListeners(0, this.shutdown.signal);
   }
@@ -100,7 +93,7 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     // On SQLite this process is the only dispatcher: any claim left in the store is from a
     // process that died mid-request, so its attempt is made again now (at least once).
-    if (this.o.store.client === 'sqlite') await this.o.writer.run((trx) => repo.dropDeliveryLeases(trx));
+    if (this.o.store.client === 'sqlite') await this.o.writer.run((trx) => deliveryRepo.dropDeliveryLeases(trx));
     this.stopped = false;
     this.loop = this.run();
   }
@@ -160,45 +153,31 @@ export class WebhookDispatcher {
       const deliveries = events.flatMap((ev) =>
         endpoints.filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type)).map((ep) => newDelivery(ev, ep.id, now, this.o.retryScheduleMs[0] ?? 0)),
       );
-      await repo.insertDeliveries(trx, deliveries);
+      await deliveryRepo.insertDeliveries(trx, deliveries);
       await markFannedOut(trx, events.map((e) => e.id));
       return events.length;
     });
   }
 
   private async claim(room: number): Promise<Claimed[]> {
-    const full = [...this.inFlight].filter(([id, n]) => n >= this.windows.limitOf(id)).map(([id]) => id);
+    const full = this.inFlight.fullEndpoints();
     // No more than the endpoints in flight have room for, and a window's worth for the others:
     // each row claimed beyond that is written twice (claimed, released) for nothing.
-    const free = [...this.inFlight].reduce((sum, [id, n]) => sum + Math.max(0, this.windows.limitOf(id) - n), 0) + FRESH_ENDPOINT_SLOTS;
+    const free = this.inFlight.roomOfEndpointsInFlight() + FRESH_ENDPOINT_SLOTS;
     const now = this.o.clock.now();
     const lease = { owner: this.o.owner, until: now + (this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs)) };
-    const claimed = await this.o.writer.run((trx) => repo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }));
+    const claimed = await this.o.writer.run((trx) => deliveryRepo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }));
     // Keep each endpoint within its window; what does not fit waits for the next round. An event waits
     // too while an earlier one about the same email is on its way to that endpoint (LIFECYCLE:
     // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
     // in flight or taken before it, and a finished request wakes the loop for it.
-    const taken: Array<repo.WebhookDelivery & { emailId: string | null }> = [];
-    const counts = new Map(this.inFlight);
-    const emails = new Set(this.inFlightEmails);
-    const release: string[] = [];
-    for (const d of claimed) {
-      const n = counts.get(d.endpointId) ?? 0;
-      const email = emailAtEndpoint(d);
-      if (n >= this.windows.limitOf(d.endpointId) || taken.length >= room || (email !== null && emails.has(email))) {
-        release.push(d.id);
-        continue;
-      }
-      counts.set(d.endpointId, n + 1);
-      if (email !== null) emails.add(email);
-      taken.push(d);
-    }
-    if (release.length) await this.o.writer.run((trx) => repo.releaseDeliveries(trx, release, this.o.owner));
+    const { taken, release } = this.inFlight.select(claimed, room);
+    if (release.length) await this.o.writer.run((trx) => deliveryRepo.releaseDeliveries(trx, release, this.o.owner));
     return this.withEventsAndEndpoints(taken);
   }
 
   /** The events and endpoints of a claimed batch, read in two queries rather than two per delivery. */
-  private async withEventsAndEndpoints(taken: Array<repo.WebhookDelivery & { emailId: string | null }>): Promise<Claimed[]> {
+  private async withEventsAndEndpoints(taken: Array<deliveryRepo.WebhookDelivery & { emailId: string | null }>): Promise<Claimed[]> {
     if (!taken.length) return [];
     const [events, endpoints] = await Promise.all([
       findEventsById(this.o.store.reader, taken.map((d) => d.eventId)),
@@ -208,17 +187,12 @@ export class WebhookDispatcher {
   }
 
   private track(d: Claimed): void {
-    this.inFlight.set(d.endpointId, (this.inFlight.get(d.endpointId) ?? 0) + 1);
-    const email = emailAtEndpoint(d);
-    if (email !== null) this.inFlightEmails.add(email);
+    this.inFlight.add(d);
     const p = this.attempt(d).catch((e: unknown) => this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'));
     this.running.add(p);
     void p.finally(() => {
       this.running.delete(p);
-      const n = (this.inFlight.get(d.endpointId) ?? 1) - 1;
-      if (n <= 0) this.inFlight.delete(d.endpointId);
-      else this.inFlight.set(d.endpointId, n);
-      if (email !== null) this.inFlightEmails.delete(email);
+      this.inFlight.remove(d);
       this.wake();
     });
   }
@@ -233,44 +207,17 @@ export class WebhookDispatcher {
     if (!event) return;
     if (!endpoint.active) {
       this.windows.forget(endpoint.id);
-      await this.o.writer.run((trx) => repo.releaseDeliveries(trx, [d.id], this.o.owner));
+      await this.o.writer.run((trx) => deliveryRepo.releaseDeliveries(trx, [d.id], this.o.owner));
       return;
     }
     const attempt = d.attempts + 1;
-    const body = JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(event.createdAt), simulated: event.simulated, data: event.data });
-    const result = await this.post(endpoint, event.id, attempt, body);
+    const result = await postSigned(this.postContext, endpoint, event.id, attempt, eventBody(event));
     if (!result) return;
     this.windows.answered(endpoint.id, result.error === null, result.durationMs);
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
     const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);
-    const recorded = await this.o.writer.run((trx) => repo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
+    const recorded = await this.o.writer.run((trx) => deliveryRepo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
     if (!recorded) this.o.logger.warn({ delivery: d.id, attempt }, 'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded');
   }
-
-  /** One signed POST; null when shutdown cut it short (the claim makes it go out again). */
-  private async post(endpoint: repo.Endpoint, eventId: string, attempt: number, body: string): Promise<PostOutcome | null> {
-    // Signed afresh at every attempt: a new t= each time (interface §6).
-    const now = this.o.clock.now();
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': this.o.userAgent,
-      'Service-Signature': signatureHeader(signingSecrets(endpoint, now), body, Math.floor(now / 1000)),
-      'Service-Event-Id': eventId,
-      'Service-Delivery-Attempt': String(attempt),
-    };
-    try {
-      const res = await this.o.post(endpoint.url, headers, body, this.shutdown.signal);
-      const error = res.status >= 200 && res.status <= 299 ? null : res.status >= 300 && res.status < 400 ? `redirect (${res.status}) not followed` : `HTTP ${res.status}`;
-      return { status: res.status, error, durationMs: res.durationMs };
-    } catch (e) {
-      if (this.shutdown.signal.aborted) return null;
-      return { status: null, error: (e as Error).message, durationMs: this.o.clock.now() - now };
-    }
-  }
-}
-
-/** The key that keeps one email's events to one endpoint in order; null for an event about no email. */
-function emailAtEndpoint(d: { endpointId: string; emailId: string | null }): string | null {
-  return d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
 }

@@ -9,8 +9,9 @@ import type { ListenHub } from './listen-hub.js';
 import { createListenEndpoint, openListenStream } from './listen.service.js';
 import { newEndpoint } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
+import { attemptsOf, deliveriesOfEndpoint, deliveriesOfEvents, insertDeliveries, type WebhookDelivery } from './webhook-deliveries.repo.js';
 import * as repo from './webhooks.repo.js';
-import type { Endpoint, WebhookDelivery } from './webhooks.repo.js';
+import type { Endpoint } from './webhooks.repo.js';
 
 /** interface §6: the old secret keeps signing this long after a rotation. */
 export const OLD_SECRET_VALIDITY_MS = 24 * 3_600_000;
@@ -118,7 +119,7 @@ export async function replayEvent(deps: WebhookDeps, projectId: string, endpoint
     if (!event) throw notFound(`event ${eventId}`);
     if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
     const d = newDelivery(event, endpointId, deps.clock.now(), 0);
-    await repo.insertDeliveries(trx, [d]);
+    await insertDeliveries(trx, [d]);
     return d;
   });
   deps.onQueued?.();
@@ -128,9 +129,9 @@ export async function replayEvent(deps: WebhookDeps, projectId: string, endpoint
 export async function deliveryLog(deps: Pick<WebhookDeps, 'store'>, projectId: string, endpointId: string, limit: number, cursor?: string) {
   const e = await repo.findEndpoint(deps.store.reader, projectId, endpointId);
   if (!e) throw notFound(`webhook endpoint ${endpointId}`);
-  const page = await repo.deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor);
+  const page = await deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor);
   const items = page.slice(0, limit);
-  const attempts = await repo.attemptsOf(deps.store.reader, items.map((d) => d.id));
+  const attempts = await attemptsOf(deps.store.reader, items.map((d) => d.id));
   return { items, attempts, more: page.length > limit };
 }
 
@@ -149,7 +150,7 @@ export function webhookService(deps: WebhookDeps) {
     delete: (projectId: string, id: string) => deleteEndpoint(deps, projectId, id),
     rotateSecret: (projectId: string, id: string) => rotateSecret(deps, projectId, id),
     deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
-    deliveriesOfEvents: (projectId: string, eventIds: string[]) => repo.deliveriesOfEvents(deps.store.reader, projectId, eventIds),
+    deliveriesOfEvents: (projectId: string, eventIds: string[]) => deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
     createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) => createListenEndpoint({ ...deps, hub: hubOf(deps) }, projectId, input),
     /** `keyId`: the key that opens the stream, read again at each heartbeat */

@@ -1,0 +1,84 @@
+import { InboundService } from './modules/inbound/inbound.service.js';
+import { buildVerifyService } from './modules/verify/verify.service.js';
+import type { Config } from './config/config.js';
+import type { WorkPool } from './lib/work-pool.js';
+import type { WorkTasks } from './work-tasks.js';
+import type { Services } from './api/services.js';
+import type { WakeRole } from './roles/role.js';
+import type { GroupCommit } from './store/group-commit.js';
+import type { CoreDeps } from './core-deps.js';
+import { egressOptions, attachmentFetcher } from './egress-options.js';
+import { domainService } from './modules/domains/domains.service.js';
+import type { Acceptor } from './modules/emails/accept-batch.js';
+import { EmailService } from './modules/emails/emails.service.js';
+import { healthService } from './modules/health/health.service.js';
+import { keyService } from './modules/keys/keys.service.js';
+import { sessionService } from './modules/sessions/sessions.service.js';
+import { RequestLogService } from './modules/logs/logs.service.js';
+import { RetentionService } from './modules/retention/retention.service.js';
+import { usageService } from './modules/usage/usage.service.js';
+import { unsubscribeService } from './modules/unsubscribe/unsubscribe.service.js';
+import { contactService } from './modules/contacts/contacts.service.js';
+import { audienceService } from './modules/audiences/audiences.service.js';
+import { segmentService } from './modules/segments/segments.service.js';
+import { topicService } from './modules/topics/topics.service.js';
+import { preferenceService } from './modules/preferences/preferences.service.js';
+import { formService } from './modules/forms/forms.service.js';
+import { broadcastService } from './modules/broadcasts/broadcasts.service.js';
+import { blocklistService } from './modules/blocklists/blocklists.service.js';
+import { suppressionService } from './modules/suppressions/suppressions.service.js';
+import { TemplateService } from './modules/templates/templates.service.js';
+import { trackingService } from './modules/tracking/tracking.service.js';
+import { webhookService } from './modules/webhooks/webhooks.service.js';
+import type { ListenHub } from './modules/webhooks/listen-hub.js';
+import { checkUrl } from './net/egress.js';
+
+// The module services of one thread (all but metrics, which core.ts adds:
+// it needs the other threads), each given its slice of the config.
+
+// long: one entry per service, each with its slice of the config
+export function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit, parsing: WorkPool<WorkTasks>, listen: ListenHub): Omit<Services, 'metrics'> {
+  const { store, clock, logger, resolver } = deps;
+  const egress = egressOptions(config, resolver, 30_000);
+  const templates = new TemplateService({ store, clock, compile: (content) => parsing.run('compileTemplate', content), renderOffThread: (job) => parsing.run('render', job) });
+  return {
+    auth: deps.auth,
+    authThrottle: deps.authThrottle,
+    emails: new EmailService({ store, clock, accept, templates, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
+    templates,
+    domains: domainService({ store, clock, resolver, domains: deps.domains }),
+    webhooks: webhookService({
+      store,
+      clock,
+      checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
+      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
+      onQueued: () => wake('dispatcher'),
+      listen,
+    }),
+    keys: keyService({ store, clock }, deps.auth),
+    sessions: sessionService({ store, clock, auth: deps.auth, throttle: deps.authThrottle }),
+    health: healthService(store, logger),
+    tracking: trackingService(deps.tracking, logger),
+    unsubscribe: unsubscribeService({ store, clock, key: deps.tracking.key }),
+    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key, read: (input) => parsing.run('inbound', input), readAttachment: (input) => parsing.run('attachment', input) }),
+    verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
+    suppressions: suppressionService({ store, clock }),
+    usage: usageService({ store, clock }),
+    contacts: contactService({ store, clock }),
+    audiences: audienceService({ store, clock }),
+    segments: segmentService({ store, clock }),
+    topics: topicService({ store, clock }),
+    preferences: preferenceService({ store, clock, key: deps.tracking.key }),
+    forms: formService({ store, clock, logger, key: deps.tracking.key, publicUrl: config.http.publicUrl, allowPrivate: config.network.allowPrivate, accept, templates, limits: { perIpPerHour: config.forms.submissionsPerIpPerHour, perFormPerMinute: config.forms.submissionsPerFormPerMinute } }),
+    broadcasts: broadcastService({
+      store,
+      clock,
+      checkTemplate: (projectId, templateId, version, variables) => templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: 'someone@example.com' }),
+      onSent: () => wake('broadcasts'),
+      checkInline: (content) => parsing.run('checkBroadcast', content),
+    }),
+    blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
+    logs: new RequestLogService({ store, writer, clock, logger }),
+    retention: new RetentionService({ store, clock }, { days: config.retention.days }),
+  };
+}

@@ -1,0 +1,74 @@
+// What the rest of the appliance reads of the configuration, once load.ts has
+// validated and converted it: camelCase, durations in ms, paths absolute.
+
+/** A config file or variable the appliance cannot run with; the message names the key and where it came from. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ListenerConfig {
+  enabled: boolean;
+  host: string;
+  port: number;
+}
+
+export interface SmtpListenerConfig extends ListenerConfig {
+  maxMessageBytes: number;
+  /** implicit TLS (smtp.submission.secure; RFC 8314) */
+  secure?: boolean;
+}
+
+/** What every SMTP session is held to (docs/security.md). */
+export interface SmtpLimits {
+  maxClientsPerIp: number;
+  sessionTimeoutMs: number;
+  dataTimeoutMs: number;
+  /** bytes per second, 0 = none */
+  minDataRate: number;
+  hardErrorLimit: number;
+}
+
+export interface RelayConfig {
+  host: string | null;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  pass: string | null;
+}
+
+export interface Config {
+  configPath: string | null;
+  dataDir: string;
+  database: { client: 'sqlite' | 'pg'; url: string | null };
+  http: { host: string; port: number; publicUrl: string | null };
+  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean; limits: SmtpLimits };
+  outbound: {
+    hostname: string;
+    mode: 'direct' | 'relay';
+    mxPort: number;
+    relay: RelayConfig | null;
+    retryScheduleMs: number[];
+    maxConnectionsPerDomain: number;
+  };
+  dns: { resolvers: string[]; zone: string; server: ListenerConfig };
+  testDomain: string;
+  dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
+  blocklists: { lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null; ips: string[]; schedule: string; queriesPerSecond: number };
+  broadcasts: { maxPerSecond: number };
+  verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
+  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
+  network: { allowPrivate: boolean };
+  limits: { requestsPerSecond: number; idempotencyTtlMs: number; authFailuresPerIp: number; authFailureWindowMs: number };
+  /** the worker pool for untrusted input; threads null = one per core */
+  parsing: { threads: number | null; timeBudgetMs: number; memoryMb: number };
+  forms: { submissionsPerIpPerHour: number; submissionsPerFormPerMinute: number };
+  jobs: { domainRecheck: string };
+  log: { level: string };
+  logs: { retentionMs: number };
+  retention: { days: number; schedule: string };
+  metrics: { port: number | null; host: string };
+  dashboard: { enabled: boolean };
+}

@@ -1,0 +1,76 @@
+import type { EndpointWindows } from './endpoint-windows.js';
+
+// The dispatcher's requests in flight, and which claimed deliveries may join them (no I/O).
+
+/** What the accounting needs of a delivery: its endpoint, and the email its event is about (null: none). */
+interface Routed {
+  id: string;
+  endpointId: string;
+  emailId: string | null;
+}
+
+/**
+ * Requests in flight per endpoint, each endpoint within its window
+ * (endpoint-windows.ts), and the emails whose events are on their way to
+ * each endpoint: one email's events reach an endpoint one at a time, in order.
+ */
+export class InFlightRequests {
+  private readonly perEndpoint = new Map<string, number>();
+  /** endpoint|email of the requests in flight */
+  private readonly emails = new Set<string>();
+
+  constructor(private readonly windows: EndpointWindows) {}
+
+  /** the endpoints whose window is full: a claim skips them */
+  fullEndpoints(): string[] {
+    return [...this.perEndpoint].filter(([id, n]) => n >= this.windows.limitOf(id)).map(([id]) => id);
+  }
+
+  /** how many more requests the endpoints in flight have room for */
+  roomOfEndpointsInFlight(): number {
+    return [...this.perEndpoint].reduce((sum, [id, n]) => sum + Math.max(0, this.windows.limitOf(id) - n), 0);
+  }
+
+  /**
+   * Of claimed deliveries (oldest first), those that may go now, at most `room`: within their
+   * endpoint's window, and none while an earlier event about the same email is on its way to that
+   * endpoint. The others are to be released.
+   */
+  select<T extends Routed>(claimed: T[], room: number): { taken: T[]; release: string[] } {
+    const taken: T[] = [];
+    const counts = new Map(this.perEndpoint);
+    const emails = new Set(this.emails);
+    const release: string[] = [];
+    for (const d of claimed) {
+      const n = counts.get(d.endpointId) ?? 0;
+      const email = emailAtEndpoint(d);
+      if (n >= this.windows.limitOf(d.endpointId) || taken.length >= room || (email !== null && emails.has(email))) {
+        release.push(d.id);
+        continue;
+      }
+      counts.set(d.endpointId, n + 1);
+      if (email !== null) emails.add(email);
+      taken.push(d);
+    }
+    return { taken, release };
+  }
+
+  add(d: Routed): void {
+    this.perEndpoint.set(d.endpointId, (this.perEndpoint.get(d.endpointId) ?? 0) + 1);
+    const email = emailAtEndpoint(d);
+    if (email !== null) this.emails.add(email);
+  }
+
+  remove(d: Routed): void {
+    const n = (this.perEndpoint.get(d.endpointId) ?? 1) - 1;
+    if (n <= 0) this.perEndpoint.delete(d.endpointId);
+    else this.perEndpoint.set(d.endpointId, n);
+    const email = emailAtEndpoint(d);
+    if (email !== null) this.emails.delete(email);
+  }
+}
+
+/** The key that keeps one email's events to one endpoint in order; null for an event about no email. */
+function emailAtEndpoint(d: { endpointId: string; emailId: string | null }): string | null {
+  return d.emailId === null ? null : `${d.endpointId}|${d.emailId}`;
+}
