@@ -1,7 +1,7 @@
 // BENCH_PRELOAD=N: N emails of one project written straight into the appliance's SQLite file
 // (better-sqlite3, one transaction, prepared statements), not through the API, before `posthorn
 // serve` opens it; the migrations must have run. The rows are those the appliance writes
-// (src/modules/emails/emails.repo.ts, queue.repo.ts, events/events.repo.ts; ids as src/lib/ids.ts
+// (src/modules/sending/emails/emails.repo.ts, queue.repo.ts, events/events.repo.ts; ids as src/lib/ids.ts
 // makes them, time-ordered with their prefixes): each email has one recipient and the events of
 // its outcome. A share of them (`oldShare`) is older than the retention period, for the retention
 // job to prune; a few are ambiguous, which the job keeps.

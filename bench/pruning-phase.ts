@@ -1,5 +1,5 @@
 // The accept-pruning phase of `npm run bench` (with BENCH_PRELOAD): test-key accepts/s while the
-// appliance's own retention job (modules/retention) prunes the preloaded emails older than
+// appliance's own retention job (modules/operations/retention) prunes the preloaded emails older than
 // retention.days. The appliance is started again with `retention: {days: 30, schedule: every
 // second}` (until then it ran with days 0: nothing pruned while the other accept phases measured),
 // warmed up while the job starts, measured, and then left to finish, for the pruning rate alone.

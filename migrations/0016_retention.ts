@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// The retention job (modules/retention) walks what it may delete oldest
+// The retention job (modules/operations/retention) walks what it may delete oldest
 // first: emails by their primary key (ids follow the order they were made
 // in; no index of its own, which every accept would pay for), events of no
 // email (email.received, a partial index that holds only them) and received

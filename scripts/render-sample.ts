@@ -10,9 +10,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/config/package-root.js';
-import { checkDesign, designToSource } from '../src/modules/templates/design/design-source.js';
-import { BLOCK_TYPES, type Block, type BlockType, type Design } from '../src/modules/templates/design/design.schema.js';
-import { compileTemplate, renderTemplate } from '../src/modules/templates/language/index.js';
+import { checkDesign, designToSource } from '../src/modules/sending/templates/design/design-source.js';
+import { BLOCK_TYPES, type Block, type BlockType, type Design } from '../src/modules/sending/templates/design/design.schema.js';
+import { compileTemplate, renderTemplate } from '../src/modules/sending/templates/language/index.js';
 import { SAMPLE_DECLARED, SAMPLE_DESIGN, SAMPLE_VARIABLES } from '../test/fixtures/sample-design.js';
 
 function renderDesign(design: Design): { html: string; text: string } {

@@ -4,10 +4,10 @@ import { AuthThrottle } from './lib/auth-throttle.js';
 import type { Clock } from './lib/time.js';
 import type { DnsResolver } from './dns/resolver.js';
 import type { Store } from './store/store.js';
-import { domainSettings, type DomainSettings } from './modules/domains/domain-settings.js';
-import { KeyAuthenticator } from './modules/keys/keys.service.js';
-import { blocklistSettings, type BlocklistSettings } from './modules/blocklists/blocklists.service.js';
-import { trackingKey, type TrackingDeps } from './modules/tracking/tracking.service.js';
+import { domainSettings, type DomainSettings } from './modules/deliverability/domains/domain-settings.js';
+import { KeyAuthenticator } from './modules/account/keys/keys.service.js';
+import { blocklistSettings, type BlocklistSettings } from './modules/deliverability/blocklists/blocklists.service.js';
+import { trackingKey, type TrackingDeps } from './modules/sending/tracking/tracking.service.js';
 
 // The dependencies of one thread, apart from its services: what both the
 // services (build-services.ts) and the roles (start-roles.ts) are built from.

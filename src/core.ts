@@ -12,11 +12,11 @@ import type { Store } from './store/store.js';
 import { GroupCommit } from './store/group-commit.js';
 import { buildDeps, type CoreDeps } from './core-deps.js';
 import { buildServices } from './build-services.js';
-import { AcceptQueue, type AcceptHandoff, type AcceptOptions, type Acceptor } from './modules/emails/accept-batch.js';
-import { metricsService, type ThreadValues } from './modules/health/metrics.service.js';
-import { BroadcastFanOut } from './modules/broadcasts/fan-out.js';
-import { ListenHub } from './modules/webhooks/listen-hub.js';
-import type { ListenSink } from './modules/webhooks/listen-stream.js';
+import { AcceptQueue, type AcceptHandoff, type AcceptOptions, type Acceptor } from './modules/sending/emails/accept-batch.js';
+import { metricsService, type ThreadValues } from './modules/operations/health/metrics.service.js';
+import { BroadcastFanOut } from './modules/audience/broadcasts/fan-out.js';
+import { ListenHub } from './modules/notifying/webhooks/listen-hub.js';
+import type { ListenSink } from './modules/notifying/webhooks/listen-stream.js';
 
 // The dependencies and the services of one thread (the API thread of `serve`,
 // its background thread, or a test), built from the config by main.ts.

@@ -3,7 +3,7 @@ import type { Config } from './config/config.js';
 import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import type { DnsResolver } from './dns/resolver.js';
-import type { AttachmentFetcher } from './modules/emails/emails.service.js';
+import type { AttachmentFetcher } from './modules/sending/emails/emails.service.js';
 import { EgressError, failureWord, guardedRequest, resolverLookup, type EgressOptions, type EgressResponse } from './net/egress.js';
 
 // How this process reaches URLs its users give it (webhook endpoints,

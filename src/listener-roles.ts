@@ -1,7 +1,7 @@
 import type { Config } from './config/config.js';
 import type { Core } from './core.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
-import { publicKeyFor } from './modules/domains/domain-keys.repo.js';
+import { publicKeyFor } from './modules/deliverability/domains/domain-keys.repo.js';
 import { RateLimiter } from './lib/rate-limiter.js';
 import { createResolver } from './dns/resolver.js';
 import { type ListenerOptions } from './smtp/listener.js';

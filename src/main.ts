@@ -6,13 +6,13 @@ import { SharedDurability, WalSyncThread } from './store/shared-durability.js';
 import { sqliteFile } from './store/sqlite.js';
 import { buildCore, type Core } from './core.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { firstStart, type FirstStart } from './modules/keys/first-start.js';
+import { firstStart, type FirstStart } from './modules/account/keys/first-start.js';
 import type { ApiRole } from './roles/api.js';
 import { startBackgroundThread, type BackgroundThread } from './roles/background.js';
 import { startThreadMetrics } from './log/metrics.js';
 import { startRoles } from './start-roles.js';
-import { ListenHub } from './modules/webhooks/listen-hub.js';
-import { deleteLeftoverListenEndpoints } from './modules/webhooks/listen.service.js';
+import { ListenHub } from './modules/notifying/webhooks/listen-hub.js';
+import { deleteLeftoverListenEndpoints } from './modules/notifying/webhooks/listen.service.js';
 
 // The composition root: config → store → dependencies and services
 // (core.ts) → roles (start-roles.ts). The only place, with core.ts and the

@@ -1,11 +1,11 @@
 import type { Config } from './config/config.js';
 import { buildFanOut, type Core } from './core.js';
 import { egressOptions, USER_AGENT } from './egress-options.js';
-import { recheckDomains } from './modules/domains/verification.service.js';
-import { advanceRotations, describeRotation } from './modules/domains/dkim-rotation.service.js';
-import { blocklistChecker, checkBlocklists, describeBlocklistRun } from './modules/blocklists/blocklists.service.js';
-import { purgeIdempotencyKeys } from './modules/emails/emails.service.js';
-import { describePrune } from './modules/retention/retention.service.js';
+import { recheckDomains } from './modules/deliverability/domains/verification.service.js';
+import { advanceRotations, describeRotation } from './modules/deliverability/domains/dkim-rotation.service.js';
+import { blocklistChecker, checkBlocklists, describeBlocklistRun } from './modules/deliverability/blocklists/blocklists.service.js';
+import { purgeIdempotencyKeys } from './modules/sending/emails/emails.service.js';
+import { describePrune } from './modules/operations/retention/retention.service.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
 import { SmtpSender } from './mta/smtp-sender.js';

@@ -1,11 +1,11 @@
-import { submittedEmail, type Submitted } from './modules/emails/submitted.js';
-import { readAttachment, readInbound, unreadable } from './modules/inbound/read-inbound.js';
-import { compileVersion } from './modules/templates/versions.js';
-import type { CompiledVersion, VersionContent } from './modules/templates/template.js';
-import { compileInline } from './modules/broadcasts/broadcast-content.js';
-import type { BroadcastContent } from './modules/broadcasts/broadcast.js';
-import { renderVersion, type RenderedContent } from './modules/templates/render-version.js';
-import type { TemplateVersion } from './modules/templates/template.js';
+import { submittedEmail, type Submitted } from './modules/sending/emails/submitted.js';
+import { readAttachment, readInbound, unreadable } from './modules/receiving/inbound/read-inbound.js';
+import { compileVersion } from './modules/sending/templates/versions.js';
+import type { CompiledVersion, VersionContent } from './modules/sending/templates/template.js';
+import { compileInline } from './modules/audience/broadcasts/broadcast-content.js';
+import type { BroadcastContent } from './modules/audience/broadcasts/broadcast.js';
+import { renderVersion, type RenderedContent } from './modules/sending/templates/render-version.js';
+import type { TemplateVersion } from './modules/sending/templates/template.js';
 
 // What the parsing pool's threads do (src/work-thread.ts runs this table;
 // core.ts hands the pool's run() to the services as their parse functions).

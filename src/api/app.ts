@@ -6,7 +6,7 @@ import { newId } from '../lib/ids.js';
 import type { RouteDef } from '../lib/route.js';
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
-import type { Principal } from '../modules/keys/principal.js';
+import type { Principal } from '../modules/account/keys/principal.js';
 import { readJsonBody } from './middleware/body.js';
 import { RateLimiter } from '../lib/rate-limiter.js';
 import { errorHandler } from './errors.js';
@@ -14,7 +14,7 @@ import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
 import { precompile, validateBody, validateQuery } from '../lib/validate.js';
 import { httpRequests } from '../log/metrics.js';
-import { authenticateGuarded } from '../modules/keys/guarded-auth.js';
+import { authenticateGuarded } from '../modules/account/keys/guarded-auth.js';
 import { servedRoutes } from './edge-routes.js';
 import { OPENAPI_PATH } from './openapi.js';
 

@@ -1,6 +1,6 @@
-import type { Confirmation } from '../modules/forms/form-confirmation.service.js';
-import type { FormPage } from '../modules/forms/form-submissions.service.js';
-import { HONEYPOT } from '../modules/forms/form-rules.js';
+import type { Confirmation } from '../modules/audience/forms/form-confirmation.service.js';
+import type { FormPage } from '../modules/audience/forms/form-submissions.service.js';
+import { HONEYPOT } from '../modules/audience/forms/form-rules.js';
 import { escapeHtml } from '../lib/html.js';
 import { maskedAddress } from './public-page.js';
 

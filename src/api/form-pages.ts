@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError, apiError, validationError } from '../lib/errors.js';
-import type { FormService } from '../modules/forms/forms.service.js';
-import type { FormPage } from '../modules/forms/form-submissions.service.js';
+import type { FormService } from '../modules/audience/forms/forms.service.js';
+import type { FormPage } from '../modules/audience/forms/form-submissions.service.js';
 import { confirmBody, confirmedBody, formBody, submittedBody } from './form-html.js';
 import { formFields, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
 

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { PreferenceService, PreferenceView } from '../modules/preferences/preferences.service.js';
+import type { PreferenceService, PreferenceView } from '../modules/audience/preferences/preferences.service.js';
 import { escapeHtml } from '../lib/html.js';
 import { formFields, maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
 

@@ -2,7 +2,7 @@ import { apiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { HttpMethod, RouteDef, RouteResult } from '../lib/route.js';
 import { validateBody, validateQuery } from '../lib/validate.js';
-import type { Principal } from '../modules/keys/principal.js';
+import type { Principal } from '../modules/account/keys/principal.js';
 import { authorize } from './app.js';
 import { API_ROUTES } from './routes.js';
 import type { Services } from './services.js';

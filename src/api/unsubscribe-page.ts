@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { UnsubscribeService } from '../modules/unsubscribe/unsubscribe.service.js';
+import type { UnsubscribeService } from '../modules/receiving/unsubscribe/unsubscribe.service.js';
 import { escapeHtml } from '../lib/html.js';
 import { maskedAddress, methodNotAllowed, readBoundedBody, respondPage, tooLarge } from './public-page.js';
 

@@ -6,8 +6,8 @@ import { systemClock, type Clock } from '../lib/time.js';
 import { openStore, type Store } from '../store/store.js';
 import { DataDirLocked } from '../store/data-dir-lock.js';
 import { createResolver, type DnsResolver } from '../dns/resolver.js';
-import { domainSettings } from '../modules/domains/domain-settings.js';
-import type { DomainSettings } from '../modules/domains/domain-settings.js';
+import { domainSettings } from '../modules/deliverability/domains/domain-settings.js';
+import type { DomainSettings } from '../modules/deliverability/domains/domain-settings.js';
 import { renderObject, renderTable } from './table.js';
 
 /** A refusal of the CLI itself, with its code for the JSON error (CONTRACT §5). */

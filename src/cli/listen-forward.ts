@@ -4,7 +4,7 @@ import { isIPv4 } from 'node:net';
 import { request, type Agent } from 'undici';
 import { CliError } from './base.js';
 import { describeFailure } from './api-client.js';
-import type { ListenFrame } from '../modules/webhooks/listen-stream.js';
+import type { ListenFrame } from '../modules/notifying/webhooks/listen-stream.js';
 
 /** How the local app answered a forwarded event. */
 export interface Forwarded {

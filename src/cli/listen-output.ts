@@ -1,6 +1,6 @@
 // What posthorn listen prints for each event: a line for people, or with
 // --json a JSON document per line for programs.
-import type { ListenFrame } from '../modules/webhooks/listen-stream.js';
+import type { ListenFrame } from '../modules/notifying/webhooks/listen-stream.js';
 import type { Forwarded } from './listen-forward.js';
 
 export function writeLine(line: string): void {

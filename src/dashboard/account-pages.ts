@@ -1,4 +1,4 @@
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { ApiError } from '../lib/errors.js';
 import { keyPages } from './key-pages.js';
 import { BASE } from './pages/layout.js';

@@ -6,7 +6,7 @@ import { ApiError } from '../lib/errors.js';
 import { RateLimiter } from '../lib/rate-limiter.js';
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { serveAsset } from './assets.js';
 import { accountPages } from './account-pages.js';
 import { domainPages } from './domain-pages.js';

@@ -1,6 +1,6 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { RouteCaller } from '../api/route-caller.js';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { emailPage, emailState } from './pages/email-detail.js';
 import { emailListPage, type EmailJson, type EventJson } from './pages/emails.js';
 import { emailHtml, idOf, page, type PagesDeps, text } from './respond.js';

@@ -1,6 +1,6 @@
 import { ApiError } from '../lib/errors.js';
-import { KEY_MODES, SCOPES } from '../modules/keys/scopes.js';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import { KEY_MODES, SCOPES } from '../modules/account/keys/scopes.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { queryString } from './pages/html.js';
 import { keysPage, type KeyForm, type KeyJson, type NewKeyJson } from './pages/keys.js';
 import { BASE } from './pages/layout.js';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type Router from '@koa/router';
 import type { RouteCaller } from '../api/route-caller.js';
 import type { Services } from '../api/services.js';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import type { Html } from './pages/html.js';
 import { BASE } from './pages/layout.js';
 

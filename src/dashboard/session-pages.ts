@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { ApiError } from '../lib/errors.js';
-import { SESSION_TTL_MS } from '../modules/sessions/sessions.service.js';
+import { SESSION_TTL_MS } from '../modules/account/sessions/sessions.service.js';
 import { readForm } from './form.js';
 import { BASE } from './pages/layout.js';
 import { signInPage } from './pages/sign-in.js';

@@ -1,6 +1,6 @@
 import type { RouteCaller } from '../api/route-caller.js';
 import { ApiError, notFound, validationError } from '../lib/errors.js';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { templatePage } from './pages/template-detail.js';
 import { previewResult, previewVariables, type PreviewState } from './pages/template-preview.js';
 import { templateListPage, templateUrl, type RenderedJson, type TemplateJson, type TemplateSummaryJson, type VersionJson } from './pages/templates.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Session } from '../modules/sessions/sessions.service.js';
+import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { BASE } from './pages/layout.js';
 import { endpointListPage, endpointPage, type DeliveryJson, type EndpointJson, type EndpointView } from './pages/webhooks.js';
 import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';

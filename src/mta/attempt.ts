@@ -1,6 +1,6 @@
-import type { Email, Recipient } from '../modules/emails/email.js';
-import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
-import type { QueueRow } from '../modules/emails/queue.repo.js';
+import type { Email, Recipient } from '../modules/sending/emails/email.js';
+import type { RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import type { QueueRow } from '../modules/sending/emails/queue.repo.js';
 
 // What the queue worker asks of an attempt at one queue row, and what it records of it.
 

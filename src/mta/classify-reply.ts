@@ -1,10 +1,10 @@
-import { classifyBounce, type Bounce } from '../modules/bounces/classify-bounce.js';
+import { classifyBounce, type Bounce } from '../modules/receiving/bounces/classify-bounce.js';
 
 export type SmtpOutcomeKind = 'delivered' | 'deferred' | 'bounced' | 'ambiguous';
 
 export interface Classified {
   kind: SmtpOutcomeKind;
-  /** a refusal's meaning (modules/bounces/classify-bounce.ts): set for bounced and deferred replies */
+  /** a refusal's meaning (modules/receiving/bounces/classify-bounce.ts): set for bounced and deferred replies */
   bounce?: Bounce;
   reply: string;
 }

@@ -1,9 +1,9 @@
-import { classifyBounce } from '../modules/bounces/classify-bounce.js';
+import { classifyBounce } from '../modules/receiving/bounces/classify-bounce.js';
 import type { Config } from '../config/config.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import { TtlCache } from '../lib/ttl-cache.js';
-import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
-import type { TlsMode } from '../modules/domains/domains.repo.js';
+import type { RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import type { TlsMode } from '../modules/deliverability/domains/domains.repo.js';
 import { resolveDestinations, type Destinations } from './resolve-mx.js';
 import type { Destination } from './smtp-pool.js';
 

@@ -1,8 +1,8 @@
-import type { AcceptHandoff, HandoffClaim } from '../modules/emails/accept-batch.js';
-import type { AcceptPlan } from '../modules/emails/accept-rules.js';
-import type { Email } from '../modules/emails/email.js';
-import { claimEmail, claimRow, goesOutNow, isDue } from '../modules/emails/lifecycle.js';
-import type { QueueRow } from '../modules/emails/queue.repo.js';
+import type { AcceptHandoff, HandoffClaim } from '../modules/sending/emails/accept-batch.js';
+import type { AcceptPlan } from '../modules/sending/emails/accept-rules.js';
+import type { Email } from '../modules/sending/emails/email.js';
+import { claimEmail, claimRow, goesOutNow, isDue } from '../modules/sending/emails/lifecycle.js';
+import type { QueueRow } from '../modules/sending/emails/queue.repo.js';
 import type { Lease } from '../store/lease.js';
 
 /** What the worker offers the accept of its thread (QueueWorker). */

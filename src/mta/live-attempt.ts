@@ -1,19 +1,19 @@
 import type { Config } from '../config/config.js';
 import type { DnsResolver } from '../dns/resolver.js';
-import { classifyBounce } from '../modules/bounces/classify-bounce.js';
-import { verpAddress } from '../modules/bounces/verp.js';
+import { classifyBounce } from '../modules/receiving/bounces/classify-bounce.js';
+import { verpAddress } from '../modules/receiving/bounces/verp.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { Store } from '../store/store.js';
-import { findDomainByName, type Domain } from '../modules/domains/domains.repo.js';
-import { domainKeys } from '../modules/domains/domain-keys.repo.js';
-import { canSendLive } from '../modules/domains/domain-state.js';
-import type { Email, Recipient } from '../modules/emails/email.js';
-import { attachmentsOf } from '../modules/emails/email-attachments.repo.js';
-import type { RecipientOutcome } from '../modules/emails/lifecycle.js';
-import type { QueueRow } from '../modules/emails/queue.repo.js';
-import { trackedHtml, type TrackingDeps } from '../modules/tracking/tracking.service.js';
-import { unsubscribeHeaders, wantsAutoUnsubscribe } from '../modules/emails/list-unsubscribe.js';
-import { signUnsubscribeToken } from '../modules/unsubscribe/unsubscribe-token.js';
+import { findDomainByName, type Domain } from '../modules/deliverability/domains/domains.repo.js';
+import { domainKeys } from '../modules/deliverability/domains/domain-keys.repo.js';
+import { canSendLive } from '../modules/deliverability/domains/domain-state.js';
+import type { Email, Recipient } from '../modules/sending/emails/email.js';
+import { attachmentsOf } from '../modules/sending/emails/email-attachments.repo.js';
+import type { RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import type { QueueRow } from '../modules/sending/emails/queue.repo.js';
+import { trackedHtml, type TrackingDeps } from '../modules/sending/tracking/tracking.service.js';
+import { unsubscribeHeaders, wantsAutoUnsubscribe } from '../modules/sending/emails/list-unsubscribe.js';
+import { signUnsubscribeToken } from '../modules/receiving/unsubscribe/unsubscribe-token.js';
 import { DestinationFinder } from './destinations.js';
 import type { MessageSigner } from './signing-pool.js';
 import { SignedCache } from './signed-cache.js';
@@ -42,7 +42,7 @@ interface Signer {
 const DOMAIN_FRESH_MS = 250;
 const notVerified: RecipientOutcome = { kind: 'failed', reason: 'domain_not_verified' };
 
-/** The envelope sender (modules/bounces/verp.ts): at the domain's return path once its MX is found, else at outbound.hostname. */
+/** The envelope sender (modules/receiving/bounces/verp.ts): at the domain's return path once its MX is found, else at outbound.hostname. */
 export function envelopeSender(email: Email, recipient: Recipient | null, domain: Domain, hostname: string): string {
   const host = domain.checks['return_path:mx']?.dns === 'found' ? `${domain.returnPath}.${domain.name}` : hostname;
   return verpAddress(email.id, recipient?.id ?? null, host);

@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.js';
 import { lockRows } from '../store/db.js';
-import type { Email } from '../modules/emails/email.js';
-import { saveRecipient } from '../modules/emails/email-recipients.repo.js';
-import { saveEmailState } from '../modules/emails/email-rows.repo.js';
-import { findEmailsById } from '../modules/emails/emails.repo.js';
-import { ambiguousAfterCrash, applyOutcomes, keepsQueueRow, requeueOrphan, type RecipientOutcome } from '../modules/emails/lifecycle.js';
-import { deleteQueueRow, orphanedRows, queueRowsOfEmails, saveQueueRow, type QueueRow } from '../modules/emails/queue.repo.js';
-import { insertEvents, type OutboxEvent } from '../modules/events/events.repo.js';
-import { suppressAfterMail } from '../modules/unsubscribe/broadcast-unsubscribe.js';
+import type { Email } from '../modules/sending/emails/email.js';
+import { saveRecipient } from '../modules/sending/emails/email-recipients.repo.js';
+import { saveEmailState } from '../modules/sending/emails/email-rows.repo.js';
+import { findEmailsById } from '../modules/sending/emails/emails.repo.js';
+import { ambiguousAfterCrash, applyOutcomes, keepsQueueRow, requeueOrphan, type RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import { deleteQueueRow, orphanedRows, queueRowsOfEmails, saveQueueRow, type QueueRow } from '../modules/sending/emails/queue.repo.js';
+import { insertEvents, type OutboxEvent } from '../modules/notifying/events/events.repo.js';
+import { suppressAfterMail } from '../modules/sending/suppressions/suppress-after-mail.js';
 import type { AttemptResult } from './attempt.js';
 
 /** An attempt that ended: its row, the outcome of each recipient (the attempt's and the screen's), and the attempt's result. */

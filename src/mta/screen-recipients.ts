@@ -1,8 +1,8 @@
-import type { Email, Recipient } from '../modules/emails/email.js';
-import { waitingOn, type RecipientOutcome } from '../modules/emails/lifecycle.js';
-import type { QueueRow } from '../modules/emails/queue.repo.js';
-import { asksForUnsubscribe } from '../modules/emails/list-unsubscribe.js';
-import { blocksSend, suppressionKey, type SuppressionReason } from '../modules/suppressions/suppression.js';
+import type { Email, Recipient } from '../modules/sending/emails/email.js';
+import { waitingOn, type RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import type { QueueRow } from '../modules/sending/emails/queue.repo.js';
+import { asksForUnsubscribe } from '../modules/sending/emails/list-unsubscribe.js';
+import { blocksSend, suppressionKey, type SuppressionReason } from '../modules/sending/suppressions/suppression.js';
 
 /** A claimed row's recipients: those to send to, and those suppressed since the 202 (their outcome, already known). */
 export interface Screened {

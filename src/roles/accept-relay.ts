@@ -1,8 +1,8 @@
 import { apiError, ApiError, type ErrorCode } from '../lib/errors.js';
 import { asBuffer } from '../lib/bytes.js';
 import { isStorageFull, storageFull } from '../lib/storage-full.js';
-import { notDurable, type AcceptQueue, type Acceptor } from '../modules/emails/accept-batch.js';
-import type { AcceptRequest, Accepted } from '../modules/emails/accept-rules.js';
+import { notDurable, type AcceptQueue, type Acceptor } from '../modules/sending/emails/accept-batch.js';
+import type { AcceptRequest, Accepted } from '../modules/sending/emails/accept-rules.js';
 
 /**
  * The accept group commit of `serve` runs on the background thread, which

@@ -2,13 +2,13 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Role } from './role.js';
 import type { WakeRole } from './role.js';
-import type { AcceptRequest } from '../modules/emails/accept-rules.js';
+import type { AcceptRequest } from '../modules/sending/emails/accept-rules.js';
 import { RemoteAcceptor, type AcceptOutcome } from './accept-relay.js';
 import type { DurabilityLink, SharedDurability } from '../store/shared-durability.js';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../lib/thread.js';
-import type { ThreadValues } from '../modules/health/metrics.service.js';
-import type { FinishedRequest } from '../modules/logs/logs.service.js';
+import type { ThreadValues } from '../modules/operations/health/metrics.service.js';
+import type { FinishedRequest } from '../modules/account/logs/logs.service.js';
 import { answerListen, type ListenAnswer, type ListenAsk, type ListenDeliver } from './listen-relay.js';
 
 /** What the background thread runs: everything but the API and the DNS listener. */

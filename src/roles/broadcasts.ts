@@ -1,7 +1,7 @@
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
 import { Waker } from '../lib/waker.js';
-import type { BroadcastFanOut } from '../modules/broadcasts/fan-out.js';
+import type { BroadcastFanOut } from '../modules/audience/broadcasts/fan-out.js';
 import type { Role } from './role.js';
 
 export interface FanOutRole extends Role {
@@ -13,7 +13,7 @@ export interface FanOutRole extends Role {
 const IDLE_MS = 5_000;
 
 /**
- * The broadcast fan-out (modules/broadcasts/fan-out.ts) in the thread of the
+ * The broadcast fan-out (modules/audience/broadcasts/fan-out.ts) in the thread of the
  * accept group commit: one batch of each broadcast in turn, round after
  * round, while any has work; then asleep until woken, the pacing allows the
  * next batch, or the next scheduled one is due. A broadcast whose batch

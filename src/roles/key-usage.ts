@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
+import type { KeyAuthenticator } from '../modules/account/keys/keys.service.js';
 import type { Role } from './role.js';
 
 const FLUSH_MS = 5_000;

@@ -1,4 +1,4 @@
-import type { ListenFrame, ListenOutcome, ListenSink } from '../modules/webhooks/listen-stream.js';
+import type { ListenFrame, ListenOutcome, ListenSink } from '../modules/notifying/webhooks/listen-stream.js';
 
 /** The background thread asks the API thread to write a frame to its listen stream… */
 export interface ListenAsk {
@@ -17,7 +17,7 @@ export interface ListenAnswer {
 
 /**
  * In `serve` the dispatcher runs on the background thread and the `posthorn
- * listen` streams are responses of the API thread (modules/webhooks/
+ * listen` streams are responses of the API thread (modules/notifying/webhooks/
  * listen-hub.ts): a listen delivery crosses over as a message, and the
  * answer (its ListenOutcome) comes back as one. The dispatcher keeps its claim
  * and records the attempt, as for any endpoint.

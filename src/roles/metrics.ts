@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { Logger } from '../log/logger.js';
-import type { MetricsService } from '../modules/health/metrics.service.js';
+import type { MetricsService } from '../modules/operations/health/metrics.service.js';
 import { listenHttp } from './listen-http.js';
 import type { Role } from './role.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import type { RequestLogService } from '../modules/logs/logs.service.js';
+import type { RequestLogService } from '../modules/account/logs/logs.service.js';
 import type { Role } from './role.js';
 
 // Ten batches a second rather than one: a batch is one insert on the API thread, and a second's worth

@@ -1,9 +1,9 @@
 import type { Clock } from '../lib/time.js';
 import type { Logger } from '../log/logger.js';
-import { WebhookDispatcher } from '../modules/webhooks/dispatcher.js';
-import { LISTEN_FAILURES } from '../modules/webhooks/listen-hub.js';
-import { listenEndpointOf, type ListenOutcome, type ListenSink } from '../modules/webhooks/listen-stream.js';
-import type { WebhookPost } from '../modules/webhooks/signed-post.js';
+import { WebhookDispatcher } from '../modules/notifying/webhooks/dispatcher.js';
+import { LISTEN_FAILURES } from '../modules/notifying/webhooks/listen-hub.js';
+import { listenEndpointOf, type ListenOutcome, type ListenSink } from '../modules/notifying/webhooks/listen-stream.js';
+import type { WebhookPost } from '../modules/notifying/webhooks/signed-post.js';
 import { closeEgressAgents, guardedRequest, type EgressOptions } from '../net/egress.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { Store } from '../store/store.js';

@@ -1,5 +1,5 @@
 import type { SMTPServerSession } from 'smtp-server';
-import type { InboundService, Target } from '../modules/inbound/inbound.service.js';
+import type { InboundService, Target } from '../modules/receiving/inbound/inbound.service.js';
 import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
 import { withCertificate } from './self-signed-tls.js';
 

@@ -1,9 +1,9 @@
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { authFailureDelayMs, type AuthThrottle } from '../lib/auth-throttle.js';
 import { smtpDrops } from '../log/metrics.js';
-import { authenticateGuarded, type Guarded } from '../modules/keys/guarded-auth.js';
-import type { KeyAuthenticator } from '../modules/keys/keys.service.js';
-import type { Principal } from '../modules/keys/principal.js';
+import { authenticateGuarded, type Guarded } from '../modules/account/keys/guarded-auth.js';
+import type { KeyAuthenticator } from '../modules/account/keys/keys.service.js';
+import type { Principal } from '../modules/account/keys/principal.js';
 import { isLoopback, smtpError, type ListenerOptions } from './listener.js';
 
 export interface SubmissionAuthDeps {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { newId } from '../../src/lib/ids.js';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { launchBrowser, signedIn } from '../helpers/browser.js';

@@ -5,7 +5,7 @@ import type { Tenant } from '../helpers/api.js';
 import { axeViolations } from '../helpers/axe.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { startLiveWorld, verifiedDomain, type LiveWorld } from '../helpers/live.js';
-import { signPreferenceToken } from '../../src/modules/preferences/preference-token.js';
+import { signPreferenceToken } from '../../src/modules/audience/preferences/preference-token.js';
 
 const PUBLIC = 'https://signup.browser.test';
 

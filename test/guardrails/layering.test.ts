@@ -11,37 +11,37 @@ const ARCHITECTURE = join(ROOT, 'docs', 'ARCHITECTURE.md');
 
 /** No I/O in these: they may name a repo, `store` or `net` module, or an I/O module of Node, only with `import type`. */
 const PURE = [
-  ...['lifecycle', 'lifecycle-accept', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/emails/${f}.ts`),
-  ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/domains/${f}.ts`),
-  'modules/blocklists/dnsbl.ts',
-  'modules/blocklists/dnsbl-answers.ts',
-  'modules/unsubscribe/unsubscribe-token.ts',
-  'modules/preferences/preference-token.ts',
-  ...['form-rules', 'confirm-token', 'confirmation-mail'].map((f) => `modules/forms/${f}.ts`),
-  'modules/contacts/contact-properties.ts',
-  ...['broadcast', 'broadcast-content'].map((f) => `modules/broadcasts/${f}.ts`),
-  'modules/segments/segment-filter.ts',
-  'modules/contacts/contact-import.ts',
-  'modules/emails/list-unsubscribe.ts',
-  ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/dmarc/${f}.ts`),
+  ...['lifecycle', 'lifecycle-accept', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/sending/emails/${f}.ts`),
+  ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/deliverability/domains/${f}.ts`),
+  'modules/deliverability/blocklists/dnsbl.ts',
+  'modules/deliverability/blocklists/dnsbl-answers.ts',
+  'modules/receiving/unsubscribe/unsubscribe-token.ts',
+  'modules/audience/preferences/preference-token.ts',
+  ...['form-rules', 'confirm-token', 'confirmation-mail'].map((f) => `modules/audience/forms/${f}.ts`),
+  'modules/audience/contacts/contact-properties.ts',
+  ...['broadcast', 'broadcast-content'].map((f) => `modules/audience/broadcasts/${f}.ts`),
+  'modules/audience/segments/segment-filter.ts',
+  'modules/audience/contacts/contact-import.ts',
+  'modules/sending/emails/list-unsubscribe.ts',
+  ...['report-file', 'report-xml', 'dmarc-summary'].map((f) => `modules/receiving/dmarc/${f}.ts`),
   'mta/classify-reply.ts',
   'mta/screen-recipients.ts',
-  'modules/webhooks/in-flight.ts',
-  ...['classify-bounce', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/bounces/${f}.ts`),
-  'modules/verify/syntax.ts',
-  'modules/verify/typo.ts',
+  'modules/notifying/webhooks/in-flight.ts',
+  ...['classify-bounce', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/receiving/bounces/${f}.ts`),
+  'modules/deliverability/verify/syntax.ts',
+  'modules/deliverability/verify/typo.ts',
   'dns/checks.ts',
   'dns/packet-check.ts',
-  'modules/inbound/read-inbound.ts',
+  'modules/receiving/inbound/read-inbound.ts',
   ...['html', 'layout', 'charts', 'emails', 'email-detail', 'domains', 'domain-insights', 'webhooks', 'templates', 'template-detail', 'template-preview', 'inbound', 'inbound-reading', 'suppressions', 'keys', 'usage', 'sign-in'].map((f) => `dashboard/pages/${f}.ts`),
-  'modules/doctor/verdicts.ts',
-  'modules/doctor/machine-verdicts.ts',
-  'modules/logs/request-log.ts',
-  'modules/webhooks/endpoint-windows.ts',
-  'modules/retention/retention-rules.ts',
-  ...['versions', 'render-version', 'text-from-html', 'template-changes'].map((f) => `modules/templates/${f}.ts`),
-  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'urls', 'variables', 'written-urls'].map((f) => `modules/templates/language/${f}.ts`),
-  ...['check-design', 'design-source', 'design.schema', 'html-blocks', 'html-blocks-rich', 'html-document', 'html-parts', 'palette', 'source-text', 'text-blocks'].map((f) => `modules/templates/design/${f}.ts`),
+  'modules/operations/doctor/verdicts.ts',
+  'modules/operations/doctor/machine-verdicts.ts',
+  'modules/account/logs/request-log.ts',
+  'modules/notifying/webhooks/endpoint-windows.ts',
+  'modules/operations/retention/retention-rules.ts',
+  ...['versions', 'render-version', 'text-from-html', 'template-changes'].map((f) => `modules/sending/templates/${f}.ts`),
+  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'urls', 'variables', 'written-urls'].map((f) => `modules/sending/templates/language/${f}.ts`),
+  ...['check-design', 'design-source', 'design.schema', 'html-blocks', 'html-blocks-rich', 'html-document', 'html-parts', 'palette', 'source-text', 'text-blocks'].map((f) => `modules/sending/templates/design/${f}.ts`),
 ];
 const IO_MODULES = /^(node:)?(fs|net|http|dns|child_process)(\/|$)/;
 const KNEX_HANDLES = new Set(['trx', 'db', 'knex', 'reader', 'sp', 'writer']);
@@ -75,11 +75,11 @@ const isRepo = (rel: string) => rel.endsWith('.repo.ts');
 /** `root` for main.ts and background-thread.ts, otherwise the first folder under src/. */
 const layerOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0]! : 'root');
 
-/** The folder a file counts in for cycles: `modules/<feature>`, `cli` and `api` with their subfolders, else its directory. */
+/** The folder a file counts in for cycles: `modules/<area>/<feature>`, `cli` and `api` with their subfolders, else its directory. */
 function folderOf(rel: string): string {
   const parts = rel.split('/').slice(0, -1);
   if (parts.length === 0) return 'root';
-  if (parts[0] === 'modules') return parts.slice(0, 2).join('/');
+  if (parts[0] === 'modules') return parts.slice(0, 3).join('/');
   if (parts[0] === 'cli' || parts[0] === 'api') return parts[0];
   return parts.join('/');
 }

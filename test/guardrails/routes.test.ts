@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { API_ROUTES } from '../../src/api/routes.js';
-import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { SCOPES } from '../../src/modules/account/keys/scopes.js';
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';

@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '../../src/modules/emails/email.js';
-import { QUEUE_STATES } from '../../src/modules/emails/queue.repo.js';
+import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '../../src/modules/sending/emails/email.js';
+import { QUEUE_STATES } from '../../src/modules/sending/emails/queue.repo.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** The state machine (lifecycle*.ts) and the repos that store what it returns. */
-const OWNERS = /^modules\/emails\/(lifecycle(-\w+)?\.ts|emails\.repo\.ts|queue\.repo\.ts)$/;
+const OWNERS = /^modules\/sending\/emails\/(lifecycle(-\w+)?\.ts|emails\.repo\.ts|queue\.repo\.ts)$/;
 
 /**
  * An object property or an assignment giving `status` one of an email's or a
@@ -18,9 +18,9 @@ const OWNERS = /^modules\/emails\/(lifecycle(-\w+)?\.ts|emails\.repo\.ts|queue\.
 const statuses = [...new Set([...EMAIL_STATUSES, ...RECIPIENT_STATUSES])].join('|');
 const WRITE = new RegExp(`\\b(?:status\\s*[:=]\\s*'(?:${statuses})'|state\\s*[:=]\\s*'(?:${QUEUE_STATES.join('|')})')`);
 const EXCEPT = {
-  'modules/emails/idempotency.repo.ts': /state: 'done'/,
+  'modules/sending/emails/idempotency.repo.ts': /state: 'done'/,
   // a broadcast has a state machine of its own, with a status of the same name
-  'modules/broadcasts/broadcast.ts': /status: 'scheduled'/,
+  'modules/audience/broadcasts/broadcast.ts': /status: 'scheduled'/,
 };
 
 describe('one owner of the email state machine (STYLE 13, LIFECYCLE.md)', function () {

@@ -1,5 +1,5 @@
-import type { Accepted } from '../../src/modules/emails/accept-rules.js';
-import type { Email } from '../../src/modules/emails/email.js';
+import type { Accepted } from '../../src/modules/sending/emails/accept-rules.js';
+import type { Email } from '../../src/modules/sending/emails/email.js';
 
 /** The email an accepted request stored (a request without an Idempotency-Key is never a replay). */
 export async function emailOf(accepted: Promise<Accepted>): Promise<Email> {

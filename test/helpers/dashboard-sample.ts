@@ -6,9 +6,9 @@ import { storedEmail } from './fixtures.js';
 import { smtpSend } from './smtp-client.js';
 import { client, type Client } from './http.js';
 import { waitFor } from './wait.js';
-import { createProject } from '../../src/modules/projects/projects.service.js';
-import { createKey } from '../../src/modules/keys/keys.service.js';
-import type { RecipientStatus } from '../../src/modules/emails/email.js';
+import { createProject } from '../../src/modules/account/projects/projects.service.js';
+import { createKey } from '../../src/modules/account/keys/keys.service.js';
+import type { RecipientStatus } from '../../src/modules/sending/emails/email.js';
 
 const SIM = 'simulator.posthorn.test';
 const DAY = 86_400_000;

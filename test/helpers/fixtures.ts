@@ -1,5 +1,5 @@
-import { insertEmails } from '../../src/modules/emails/email-rows.repo.js';
-import type { Email } from '../../src/modules/emails/email.js';
+import { insertEmails } from '../../src/modules/sending/emails/email-rows.repo.js';
+import type { Email } from '../../src/modules/sending/emails/email.js';
 import { newId } from '../../src/lib/ids.js';
 import type { Store } from '../../src/store/store.js';
 

@@ -6,7 +6,7 @@ import { startReceiver, type HttpsReceiver, type Received } from '../helpers/htt
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js';
 import { waitFor } from '../helpers/wait.js';
-import { retryAmbiguous } from '../../src/modules/emails/queue.service.js';
+import { retryAmbiguous } from '../../src/modules/sending/emails/queue.service.js';
 
 const SIM = 'simulator.posthorn.test';
 const ACTION = (id: string) => `Whether the server accepted the message is unknown; it will not be sent again by itself. Ask the recipient, then run \`posthorn queue retry ${id}\` to send it again.`;

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import dns2 from 'dns2';
 import { listenDns, type DnsListener } from '../../src/dns/listen.js';
 import { createDnsblLookup } from '../../src/dns/dnsbl-lookup.js';
-import { BlocklistChecker, type BlocklistCheckerOptions, type BlocklistResult } from '../../src/modules/blocklists/blocklist-checker.js';
-import type { Blocklist } from '../../src/modules/blocklists/dnsbl.js';
+import { BlocklistChecker, type BlocklistCheckerOptions, type BlocklistResult } from '../../src/modules/deliverability/blocklists/blocklist-checker.js';
+import type { Blocklist } from '../../src/modules/deliverability/blocklists/dnsbl.js';
 
 const { Packet } = dns2;
 // dns2's typings omit the RCODE table that its Packet carries

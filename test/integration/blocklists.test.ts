@@ -5,7 +5,7 @@ import { startHookWorld, type HookWorld } from '../helpers/hook-world.js';
 import { verifiedDomain } from '../helpers/live.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
-import { blocklistChecker, checkBlocklists } from '../../src/modules/blocklists/blocklists.service.js';
+import { blocklistChecker, checkBlocklists } from '../../src/modules/deliverability/blocklists/blocklists.service.js';
 import { systemClock } from '../../src/lib/time.js';
 
 const LISTS = [

@@ -7,7 +7,7 @@ import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
 import { expectError } from '../helpers/assert.js';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { smtpSend } from '../helpers/smtp-client.js';
 import { arfReport } from '../fixtures/report-builders.js';
 

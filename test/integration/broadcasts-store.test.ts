@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.js';
 import { migrationSource } from '../../migrations/index.js';
 import { storedEmail } from '../helpers/fixtures.js';
-import { createProject } from '../../src/modules/projects/projects.service.js';
+import { createProject } from '../../src/modules/account/projects/projects.service.js';
 import { systemClock } from '../../src/lib/time.js';
 import { newId } from '../../src/lib/ids.js';
-import { claimDueRows, insertQueueRows, type QueueRow } from '../../src/modules/emails/queue.repo.js';
+import { claimDueRows, insertQueueRows, type QueueRow } from '../../src/modules/sending/emails/queue.repo.js';
 
 for (const kind of DATABASE_KINDS) {
   describe(`migration 0026 (broadcasts) [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { runCli, startServe, writeConfig, type ServeProcess } from '../helpers/process.js';
 import { client } from '../helpers/http.js';
 import { expectError } from '../helpers/assert.js';
-import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { SCOPES } from '../../src/modules/account/keys/scopes.js';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { waitFor } from '../helpers/wait.js';

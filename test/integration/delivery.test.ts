@@ -6,8 +6,8 @@ import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { dkimResults, routeSinkDomains, verifiedDomain, waitEmail } from '../helpers/live.js';
 import { expectError } from '../helpers/assert.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
-import { retryAmbiguous } from '../../src/modules/emails/queue.service.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
+import { retryAmbiguous } from '../../src/modules/sending/emails/queue.service.js';
 
 describe('live delivery through the MTA (direct mode, local sink)', function () {
   this.timeout(60_000);

@@ -6,9 +6,9 @@ import { dkimResults, startLiveWorld, verifiedDomain, type LiveWorld } from '../
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { createResolver } from '../../src/dns/resolver.js';
-import { advanceRotations, startRotation, type RotationSummary } from '../../src/modules/domains/dkim-rotation.service.js';
-import { getDomainById } from '../../src/modules/domains/domains.service.js';
-import { domainKeys } from '../../src/modules/domains/domain-keys.repo.js';
+import { advanceRotations, startRotation, type RotationSummary } from '../../src/modules/deliverability/domains/dkim-rotation.service.js';
+import { getDomainById } from '../../src/modules/deliverability/domains/domains.service.js';
+import { domainKeys } from '../../src/modules/deliverability/domains/domain-keys.repo.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const selectorOf = (raw: Buffer) => /^DKIM-Signature:[^]*?\bs=([a-z0-9]+);/m.exec(raw.toString('latin1'))?.[1];

@@ -5,7 +5,7 @@ import { DATABASE_KINDS } from '../helpers/databases.js';
 import { startLiveWorld, verifiedDomain, type LiveWorld } from '../helpers/live.js';
 import { smtpSend } from '../helpers/smtp-client.js';
 import { expectError } from '../helpers/assert.js';
-import { importReport } from '../../src/modules/dmarc/dmarc.service.js';
+import { importReport } from '../../src/modules/receiving/dmarc/dmarc.service.js';
 
 let n = 0;
 

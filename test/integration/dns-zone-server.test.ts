@@ -10,7 +10,7 @@ import { startTestApi, type TestApi } from '../helpers/api.js';
 import { waitFor } from '../helpers/wait.js';
 import { createResolver } from '../../src/dns/resolver.js';
 import { dkimTxtValue, startZoneServer, type ZoneServer, type ZoneServerOptions } from '../../src/dns/zone-server.js';
-import { domainKeys } from '../../src/modules/domains/domain-keys.repo.js';
+import { domainKeys } from '../../src/modules/deliverability/domains/domain-keys.repo.js';
 import { dnsPacketsDropped } from '../../src/log/metrics.js';
 
 const { Packet } = dns2;

@@ -10,14 +10,14 @@ import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { storedEmail } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Reply } from '../helpers/http.js';
-import { setProject } from '../../src/modules/projects/projects.service.js';
-import { getDomain } from '../../src/modules/domains/domains.service.js';
-import { recheckDomains, verifyDomain } from '../../src/modules/domains/verification.service.js';
-import type { DomainDeps } from '../../src/modules/domains/domain-settings.js';
-import { PENDING_GIVE_UP_MS } from '../../src/modules/domains/domain-state.js';
-import { recordTracking } from '../../src/modules/tracking/tracking.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
+import { getDomain } from '../../src/modules/deliverability/domains/domains.service.js';
+import { recheckDomains, verifyDomain } from '../../src/modules/deliverability/domains/verification.service.js';
+import type { DomainDeps } from '../../src/modules/deliverability/domains/domain-settings.js';
+import { PENDING_GIVE_UP_MS } from '../../src/modules/deliverability/domains/domain-state.js';
+import { recordTracking } from '../../src/modules/sending/tracking/tracking.service.js';
 import { createResolver } from '../../src/dns/resolver.js';
-import type { RecipientStatus } from '../../src/modules/emails/email.js';
+import type { RecipientStatus } from '../../src/modules/sending/emails/email.js';
 
 interface Rec {
   purpose: string;

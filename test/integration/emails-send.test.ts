@@ -4,9 +4,9 @@ import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Client } from '../helpers/http.js';
-import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { addSuppression } from '../../src/modules/sending/suppressions/suppressions.repo.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 
 const SIM = 'simulator.posthorn.test';
 const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');

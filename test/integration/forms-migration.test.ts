@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.js';
 import { migrationSource } from '../../migrations/index.js';
-import { createProject } from '../../src/modules/projects/projects.service.js';
-import { contactService } from '../../src/modules/contacts/contacts.service.js';
-import { audienceService } from '../../src/modules/audiences/audiences.service.js';
-import { topicService } from '../../src/modules/topics/topics.service.js';
+import { createProject } from '../../src/modules/account/projects/projects.service.js';
+import { contactService } from '../../src/modules/audience/contacts/contacts.service.js';
+import { audienceService } from '../../src/modules/audience/audiences/audiences.service.js';
+import { topicService } from '../../src/modules/audience/topics/topics.service.js';
 import { systemClock } from '../../src/lib/time.js';
 
 for (const kind of DATABASE_KINDS) {

@@ -7,13 +7,13 @@ import { expectError } from '../helpers/assert.js';
 import { startLiveWorld, verifiedDomain, type LiveWorld } from '../helpers/live.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { SCOPES } from '../../src/modules/account/keys/scopes.js';
 import { silentLogger } from '../../src/log/logger.js';
 import type { Store } from '../../src/store/store.js';
-import { exportContacts, importContacts } from '../../src/modules/contact-import/contact-import.service.js';
-import { confirmSubmission } from '../../src/modules/forms/form-confirmation.service.js';
-import { signConfirmToken } from '../../src/modules/forms/confirm-token.js';
-import { formService, type FormDeps } from '../../src/modules/forms/forms.service.js';
+import { exportContacts, importContacts } from '../../src/modules/audience/contact-import/contact-import.service.js';
+import { confirmSubmission } from '../../src/modules/audience/forms/form-confirmation.service.js';
+import { signConfirmToken } from '../../src/modules/audience/forms/confirm-token.js';
+import { formService, type FormDeps } from '../../src/modules/audience/forms/forms.service.js';
 
 const PAGE = { 'content-type': 'application/x-www-form-urlencoded' };
 const JSON_TYPE = { 'content-type': 'application/json' };

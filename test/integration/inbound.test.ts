@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import type { Tenant } from '../helpers/api.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';

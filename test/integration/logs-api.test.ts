@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait.js';
 import { client } from '../helpers/http.js';
 import { startServe, writeConfig } from '../helpers/process.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { RequestLogService } from '../../src/modules/logs/logs.service.js';
+import { RequestLogService } from '../../src/modules/account/logs/logs.service.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 
 const DAY = 86_400_000;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { signPreferenceToken } from '../../src/modules/preferences/preference-token.js';
+import { signPreferenceToken } from '../../src/modules/audience/preferences/preference-token.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

@@ -6,7 +6,7 @@ import { startMta, type MtaRole } from '../../src/roles/mta.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { systemClock } from '../../src/lib/time.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';
-import { findEmail } from '../../src/modules/emails/emails.repo.js';
+import { findEmail } from '../../src/modules/sending/emails/emails.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 const JSON_TYPE = { 'content-type': 'application/json' };

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { apiError } from '../../src/lib/errors.js';
 import { InputRefused } from '../../src/lib/input-refused.js';
 import { smtpDrops } from '../../src/log/metrics.js';
-import type { InboundService, Target } from '../../src/modules/inbound/inbound.service.js';
+import type { InboundService, Target } from '../../src/modules/receiving/inbound/inbound.service.js';
 import type { Listener } from '../../src/smtp/listener.js';
 import { startMxListener } from '../../src/smtp/mx-listener.js';
 import { replyOf } from '../../src/smtp/submission.js';

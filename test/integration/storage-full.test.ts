@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ApiError } from '../../src/lib/errors.js';
-import { healthService } from '../../src/modules/health/health.service.js';
+import { healthService } from '../../src/modules/operations/health/health.service.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import { writeMeta } from '../../src/store/meta.js';

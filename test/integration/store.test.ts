@@ -2,18 +2,18 @@ import { expect } from 'chai';
 import { eachDatabase, freshDatabase, freshSqlite, DATABASE_KINDS } from '../helpers/databases.js';
 import { systemClock } from '../../src/lib/time.js';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { createProject, setProject, listProjects } from '../../src/modules/projects/projects.service.js';
-import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/keys/keys.service.js';
-import { firstStart } from '../../src/modules/keys/first-start.js';
-import { SCOPES } from '../../src/modules/keys/scopes.js';
+import { createProject, setProject, listProjects } from '../../src/modules/account/projects/projects.service.js';
+import { createKey, KEY_CACHE_MS, KeyAuthenticator, revokeKey } from '../../src/modules/account/keys/keys.service.js';
+import { firstStart } from '../../src/modules/account/keys/first-start.js';
+import { SCOPES } from '../../src/modules/account/keys/scopes.js';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { isUniqueViolation } from '../../src/store/db.js';
 import { openStore } from '../../src/store/store.js';
 import { WAL_BOUND_PAGES } from '../../src/store/sqlite.js';
-import { insertEmails, saveEmailState } from '../../src/modules/emails/email-rows.repo.js';
-import { findEmailById } from '../../src/modules/emails/emails.repo.js';
+import { insertEmails, saveEmailState } from '../../src/modules/sending/emails/email-rows.repo.js';
+import { findEmailById } from '../../src/modules/sending/emails/emails.repo.js';
 import { storedEmail } from '../helpers/fixtures.js';
 
 for (const kind of DATABASE_KINDS) {

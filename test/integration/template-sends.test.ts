@@ -5,8 +5,8 @@ import type { DnsWorld } from '../helpers/dns-world.js';
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 import { dkimResults, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { expectError } from '../helpers/assert.js';
-import { findEmail } from '../../src/modules/emails/emails.repo.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
+import { findEmail } from '../../src/modules/sending/emails/emails.repo.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 let n = 0;

@@ -5,7 +5,7 @@ import type { DnsWorld } from '../helpers/dns-world.js';
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { waitFor } from '../helpers/wait.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { expectError } from '../helpers/assert.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { setProject } from '../../src/modules/projects/projects.service.js';
+import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { expectError } from '../helpers/assert.js';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';

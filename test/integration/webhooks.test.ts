@@ -7,9 +7,9 @@ import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startReceiver, type HttpsReceiver, type Received } from '../helpers/https-receiver.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
-import { EVENT_TYPES } from '../../src/modules/events/event-types.js';
-import { eventsOfEmail } from '../../src/modules/events/events.repo.js';
-import { addSuppression } from '../../src/modules/suppressions/suppressions.repo.js';
+import { EVENT_TYPES } from '../../src/modules/notifying/events/event-types.js';
+import { eventsOfEmail } from '../../src/modules/notifying/events/events.repo.js';
+import { addSuppression } from '../../src/modules/sending/suppressions/suppressions.repo.js';
 
 const SIM = 'simulator.posthorn.test';
 const stripe = new Stripe('sk_test_unused', { telemetry: false });

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/lib/errors.js';
-import { planAccept, type AcceptFacts, type AcceptRequest, type Accepted } from '../../src/modules/emails/accept-rules.js';
-import { answerKey } from '../../src/modules/emails/idempotency.js';
-import { prepareEmail } from '../../src/modules/emails/prepare.js';
-import type { Project } from '../../src/modules/projects/projects.repo.js';
-import { periodsOf } from '../../src/modules/projects/periods.js';
-import { suppressionKey } from '../../src/modules/suppressions/suppression.js';
+import { planAccept, type AcceptFacts, type AcceptRequest, type Accepted } from '../../src/modules/sending/emails/accept-rules.js';
+import { answerKey } from '../../src/modules/sending/emails/idempotency.js';
+import { prepareEmail } from '../../src/modules/sending/emails/prepare.js';
+import type { Project } from '../../src/modules/account/projects/projects.repo.js';
+import { periodsOf } from '../../src/modules/account/projects/periods.js';
+import { suppressionKey } from '../../src/modules/sending/suppressions/suppression.js';
 
 const NOW = Date.parse('2026-11-25T10:00:00Z');
 const SIM = 'simulator.posthorn.test';

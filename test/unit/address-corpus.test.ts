@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readMailbox } from '../../src/modules/verify/syntax.js';
+import { readMailbox } from '../../src/modules/deliverability/verify/syntax.js';
 import { CORPUS, type AddressCase } from '../fixtures/addresses/corpus.js';
 
 /** The domain a valid row expects: its own, or the domain as written, lower-cased. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readMailbox } from '../../src/modules/verify/syntax.js';
+import { readMailbox } from '../../src/modules/deliverability/verify/syntax.js';
 
 // What readMailbox hands the rest of verification; test/unit/address-corpus.test.ts judges the syntax at large.
 describe('readMailbox', function () {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { Email } from '../../src/modules/emails/email.js';
-import { acceptEmail, ambiguousAfterCrash, applyOutcomes, claimEmail, claimRow, retryAmbiguous, type EmailDraft, type RecipientOutcome } from '../../src/modules/emails/lifecycle.js';
-import { ambiguousDetails } from '../../src/modules/emails/lifecycle-outcomes.js';
-import { DEFAULT_SUBSCRIPTION, EVENT_TYPES } from '../../src/modules/events/event-types.js';
-import type { QueueRow } from '../../src/modules/emails/queue.repo.js';
+import type { Email } from '../../src/modules/sending/emails/email.js';
+import { acceptEmail, ambiguousAfterCrash, applyOutcomes, claimEmail, claimRow, retryAmbiguous, type EmailDraft, type RecipientOutcome } from '../../src/modules/sending/emails/lifecycle.js';
+import { ambiguousDetails } from '../../src/modules/sending/emails/lifecycle-outcomes.js';
+import { DEFAULT_SUBSCRIPTION, EVENT_TYPES } from '../../src/modules/notifying/events/event-types.js';
+import type { QueueRow } from '../../src/modules/sending/emails/queue.repo.js';
 
 const NOW = Date.parse('2026-11-30T10:00:00Z');
 const LEASE = { owner: 'worker-1', until: NOW + 60_000 };

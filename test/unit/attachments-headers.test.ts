@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { checkAttachmentName, decodeBase64Strict, guessContentType, sniffExecutable } from '../../src/modules/emails/attachments.js';
-import { checkCustomHeaders } from '../../src/modules/emails/headers.js';
+import { checkAttachmentName, decodeBase64Strict, guessContentType, sniffExecutable } from '../../src/modules/sending/emails/attachments.js';
+import { checkCustomHeaders } from '../../src/modules/sending/emails/headers.js';
 
 describe('attachment rules', function () {
   for (const name of ['setup.exe', 'INVOICE.PDF.EXE', 'a.exe.', 'a.exe . ', 'run.ps1', 'x.js', 'x.vbs', 'x.bat', 'x.cmd', 'x.jar', 'x.msi', 'x.scr', 'a.b.lnk']) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { classifyReply } from '../../src/mta/classify-reply.js';
 import { SMTP_REPLIES } from '../fixtures/smtp-replies.js';
 
-// The delivery path's half of the one classifier (modules/bounces/classify-bounce.ts): replies real
+// The delivery path's half of the one classifier (modules/receiving/bounces/classify-bounce.ts): replies real
 // providers document, with the verdict docs/bounces.md gives for each.
 describe('bounce classifier: documented SMTP replies of real providers', function () {
   const verdict = (code: number, text: string) => {

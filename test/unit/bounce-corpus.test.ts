@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { presentReport } from '../../src/modules/bounces/report.presenter.js';
-import { readReport } from '../../src/modules/bounces/report.js';
+import { presentReport } from '../../src/modules/receiving/bounces/report.presenter.js';
+import { readReport } from '../../src/modules/receiving/bounces/report.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/bounces/', import.meta.url));
 

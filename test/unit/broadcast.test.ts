@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/lib/errors.js';
-import { afterBatch, beginScheduled, cancel, startSending, type Broadcast } from '../../src/modules/broadcasts/broadcast.js';
-import { broadcastVariables, checkContent, compileInline, renderInline, sendBodyFor } from '../../src/modules/broadcasts/broadcast-content.js';
-import { prepareEmail } from '../../src/modules/emails/prepare.js';
+import { afterBatch, beginScheduled, cancel, startSending, type Broadcast } from '../../src/modules/audience/broadcasts/broadcast.js';
+import { broadcastVariables, checkContent, compileInline, renderInline, sendBodyFor } from '../../src/modules/audience/broadcasts/broadcast-content.js';
+import { prepareEmail } from '../../src/modules/sending/emails/prepare.js';
 
 const NOW = Date.parse('2026-11-27T10:00:00Z');
 const draft: Broadcast = {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { importColumns, importRow } from '../../src/modules/contacts/contact-import.js';
-import type { ContactProperty } from '../../src/modules/contacts/contact-properties.js';
+import { importColumns, importRow } from '../../src/modules/audience/contacts/contact-import.js';
+import type { ContactProperty } from '../../src/modules/audience/contacts/contact-properties.js';
 
 const prop = (key: string, type: ContactProperty['type']): ContactProperty => ({ projectId: 'prj_a', key, type, fallback: null, createdAt: 0 });
 const declared = new Map([prop('plan', 'string'), prop('seats', 'number'), prop('vip', 'boolean'), prop('renewal', 'date')].map((p) => [p.key, p]));

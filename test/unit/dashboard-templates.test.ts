@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { previewResult, previewVariables, MAX_FRAME_URL } from '../../src/dashboard/pages/template-preview.js';
 import { templateUrl, type TemplateJson } from '../../src/dashboard/pages/templates.js';
-import type { Declared } from '../../src/modules/templates/language/index.js';
+import type { Declared } from '../../src/modules/sending/templates/language/index.js';
 
 const DECLARED: Declared = {
   name: { type: 'string', required: true },

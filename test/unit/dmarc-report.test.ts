@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { constants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
-import { MAX_COMPRESSED_BYTES, MAX_XML_BYTES, readReportFile, ReportError, type ReportErrorCode } from '../../src/modules/dmarc/report-file.js';
-import { parseAggregateReport, readAggregateReport, type AggregateReport } from '../../src/modules/dmarc/report-xml.js';
+import { MAX_COMPRESSED_BYTES, MAX_XML_BYTES, readReportFile, ReportError, type ReportErrorCode } from '../../src/modules/receiving/dmarc/report-file.js';
+import { parseAggregateReport, readAggregateReport, type AggregateReport } from '../../src/modules/receiving/dmarc/report-xml.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/dmarc/', import.meta.url));
 const HOSTILE = DIR + 'hostile/';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { dmarcTotals, isOwn, summarize, type SummaryRow } from '../../src/modules/dmarc/dmarc-summary.js';
-import { computeInsights, type InsightSetup } from '../../src/modules/domains/insights.js';
+import { dmarcTotals, isOwn, summarize, type SummaryRow } from '../../src/modules/receiving/dmarc/dmarc-summary.js';
+import { computeInsights, type InsightSetup } from '../../src/modules/deliverability/domains/insights.js';
 
 const DAY = 86_400_000;
 const own = { domain: 'shop.example', ips: new Set(['192.0.2.1']), selectors: ['ph1', 'ph2', 'ph3'] };

@@ -9,8 +9,8 @@ import {
   validateBlocklists,
   type Blocklist,
   type PairState,
-} from '../../src/modules/blocklists/dnsbl.js';
-import { cacheSeconds, judgeAnswer } from '../../src/modules/blocklists/dnsbl-answers.js';
+} from '../../src/modules/deliverability/blocklists/dnsbl.js';
+import { cacheSeconds, judgeAnswer } from '../../src/modules/deliverability/blocklists/dnsbl-answers.js';
 
 const zen: Blocklist = { zone: 'zen.spamhaus.org', kind: 'ip' };
 const dbl: Blocklist = { zone: 'dbl.spamhaus.org', kind: 'domain' };

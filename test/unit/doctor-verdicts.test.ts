@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { metricsUrlOf, parseProbeTarget } from '../../src/modules/doctor/doctor.service.js';
-import { judgeFcrdns, judgeProbe, judgeZone, report } from '../../src/modules/doctor/verdicts.js';
-import { DISK_FAIL_BYTES, DISK_WARN_BYTES, judgeDisk, judgeEventLoop, judgeTls, type TlsFacts } from '../../src/modules/doctor/machine-verdicts.js';
+import { metricsUrlOf, parseProbeTarget } from '../../src/modules/operations/doctor/doctor.service.js';
+import { judgeFcrdns, judgeProbe, judgeZone, report } from '../../src/modules/operations/doctor/verdicts.js';
+import { DISK_FAIL_BYTES, DISK_WARN_BYTES, judgeDisk, judgeEventLoop, judgeTls, type TlsFacts } from '../../src/modules/operations/doctor/machine-verdicts.js';
 
 const GiB = 1024 ** 3;
 const DAY = 86_400_000;

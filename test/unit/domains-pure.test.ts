@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { normalizeDomainName } from '../../src/modules/domains/domain-name.js';
-import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/domains/domain-state.js';
-import { computeInsights, insightSetup, type InsightCounts, type InsightSetup } from '../../src/modules/domains/insights.js';
-import { applyCheck, stillCurrent } from '../../src/modules/domains/verification.js';
-import { expectedRecords } from '../../src/modules/domains/records.js';
-import type { Domain, StoredCheck } from '../../src/modules/domains/domains.repo.js';
+import { normalizeDomainName } from '../../src/modules/deliverability/domains/domain-name.js';
+import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/deliverability/domains/domain-state.js';
+import { computeInsights, insightSetup, type InsightCounts, type InsightSetup } from '../../src/modules/deliverability/domains/insights.js';
+import { applyCheck, stillCurrent } from '../../src/modules/deliverability/domains/verification.js';
+import { expectedRecords } from '../../src/modules/deliverability/domains/records.js';
+import type { Domain, StoredCheck } from '../../src/modules/deliverability/domains/domains.repo.js';
 import { dmarcPolicy, type RecordCheck } from '../../src/dns/checks.js';
 
 const NONE: InsightCounts = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };

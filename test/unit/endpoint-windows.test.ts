@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EndpointWindows } from '../../src/modules/webhooks/endpoint-windows.js';
+import { EndpointWindows } from '../../src/modules/notifying/webhooks/endpoint-windows.js';
 
 describe('webhook endpoint windows (AIMD, issue 24)', function () {
   const settings = { initial: 4, max: 64, slowMs: 1000 };

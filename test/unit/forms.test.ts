@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import type { ContactProperty } from '../../src/modules/contacts/contact-properties.js';
-import { checkFields, checkOrigins, checkRedirectUrl, HONEYPOT, readSubmission, submittedList, submittedValues } from '../../src/modules/forms/form-rules.js';
-import { signConfirmToken, verifyConfirmToken } from '../../src/modules/forms/confirm-token.js';
-import { confirmationBody } from '../../src/modules/forms/confirmation-mail.js';
-import type { Form } from '../../src/modules/forms/forms.repo.js';
-import type { FormPage } from '../../src/modules/forms/form-submissions.service.js';
+import type { ContactProperty } from '../../src/modules/audience/contacts/contact-properties.js';
+import { checkFields, checkOrigins, checkRedirectUrl, HONEYPOT, readSubmission, submittedList, submittedValues } from '../../src/modules/audience/forms/form-rules.js';
+import { signConfirmToken, verifyConfirmToken } from '../../src/modules/audience/forms/confirm-token.js';
+import { confirmationBody } from '../../src/modules/audience/forms/confirmation-mail.js';
+import type { Form } from '../../src/modules/audience/forms/forms.repo.js';
+import type { FormPage } from '../../src/modules/audience/forms/form-submissions.service.js';
 import { confirmBody, formBody } from '../../src/api/form-html.js';
 import { pageCsp } from '../../src/api/public-page.js';
-import { signPreferenceToken, verifyPreferenceToken } from '../../src/modules/preferences/preference-token.js';
+import { signPreferenceToken, verifyPreferenceToken } from '../../src/modules/audience/preferences/preference-token.js';
 
 const prop = (key: string, type: ContactProperty['type']): [string, ContactProperty] => [key, { projectId: 'prj_x', key, type, fallback: null, createdAt: 0 }];
 const DECLARED = new Map([prop('plan', 'string'), prop('seats', 'number'), prop('vip', 'boolean'), prop('since', 'date')]);

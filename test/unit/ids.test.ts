@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newId, randomBase62, timeOrderedId } from '../../src/lib/ids.js';
-import { generateKeySecret, hashKey, looksLikeKey } from '../../src/modules/keys/key-format.js';
+import { generateKeySecret, hashKey, looksLikeKey } from '../../src/modules/account/keys/key-format.js';
 
 describe('ids', function () {
   it('sort in creation order, also within one millisecond', function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { classifyBounce } from '../../src/modules/bounces/classify-bounce.js';
-import type { Email } from '../../src/modules/emails/email.js';
+import { classifyBounce } from '../../src/modules/receiving/bounces/classify-bounce.js';
+import type { Email } from '../../src/modules/sending/emails/email.js';
 import {
   acceptEmail,
   ambiguousAfterCrash,
@@ -15,8 +15,8 @@ import {
   type EmailDraft,
   type RecipientDraft,
   type RecipientOutcome,
-} from '../../src/modules/emails/lifecycle.js';
-import type { QueueRow } from '../../src/modules/emails/queue.repo.js';
+} from '../../src/modules/sending/emails/lifecycle.js';
+import type { QueueRow } from '../../src/modules/sending/emails/queue.repo.js';
 
 const NOW = Date.parse('2026-11-25T10:00:00Z');
 const LEASE = { owner: 'worker-1', until: NOW + 60_000 };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { readableHere, readInbound } from '../../src/modules/inbound/read-inbound.js';
-import { submittedEmail, submittedEmailHere } from '../../src/modules/emails/submitted.js';
+import { readableHere, readInbound } from '../../src/modules/receiving/inbound/read-inbound.js';
+import { submittedEmail, submittedEmailHere } from '../../src/modules/sending/emails/submitted.js';
 import { deliveryStatus } from '../fixtures/report-builders.js';
 
 // What the SMTP listeners read on their own thread instead of the parsing pool

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { simpleParser } from 'mailparser';
-import { AS_WRITTEN, readOnePart } from '../../src/modules/emails/read-message.js';
+import { AS_WRITTEN, readOnePart } from '../../src/modules/sending/emails/read-message.js';
 
 // readOnePart reads the common submitted message without simpleParser's streams: wherever it
 // answers, its answer must be simpleParser's, field by field; wherever it cannot, it gives null.

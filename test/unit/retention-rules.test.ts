@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { firstIdAt } from '../../src/lib/ids.js';
-import { candidatesOf, doomedEmails, doomedEvents, type EmailCandidate, type EmailHolds, type EventRef } from '../../src/modules/retention/retention-rules.js';
+import { candidatesOf, doomedEmails, doomedEvents, type EmailCandidate, type EmailHolds, type EventRef } from '../../src/modules/operations/retention/retention-rules.js';
 
 const CUTOFF = Date.parse('2026-10-01T00:00:00Z');
 const OLD = CUTOFF - 1000;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { compileFilter, contactValues, matches } from '../../src/modules/segments/segment-filter.js';
-import type { ContactProperty } from '../../src/modules/contacts/contact-properties.js';
+import { compileFilter, contactValues, matches } from '../../src/modules/audience/segments/segment-filter.js';
+import type { ContactProperty } from '../../src/modules/audience/contacts/contact-properties.js';
 
 const prop = (key: string, type: ContactProperty['type'], fallback: ContactProperty['fallback'] = null): ContactProperty => ({ projectId: 'prj_a', key, type, fallback, createdAt: 0 });
 const PROPS = [prop('plan', 'string', 'free'), prop('seats', 'number'), prop('signup_date', 'date'), prop('vip', 'boolean', false)];

@@ -4,9 +4,9 @@ import { DomUtils, parseDocument } from 'htmlparser2';
 import { isTag, isText, type AnyNode, type Document, type Element } from 'domhandler';
 import { validateBody } from '../../src/lib/validate.js';
 import { ApiError } from '../../src/lib/errors.js';
-import { BLOCK_TYPES, Design, type Block } from '../../src/modules/templates/design/design.schema.js';
-import { checkDesign, designToSource } from '../../src/modules/templates/design/design-source.js';
-import { compileTemplate, renderTemplate, TemplateError, type Declared } from '../../src/modules/templates/language/index.js';
+import { BLOCK_TYPES, Design, type Block } from '../../src/modules/sending/templates/design/design.schema.js';
+import { checkDesign, designToSource } from '../../src/modules/sending/templates/design/design-source.js';
+import { compileTemplate, renderTemplate, TemplateError, type Declared } from '../../src/modules/sending/templates/language/index.js';
 import { SAMPLE_DECLARED, SAMPLE_DESIGN, SAMPLE_IMAGES, SAMPLE_VARIABLES } from '../fixtures/sample-design.js';
 
 const Body = Type.Object({ design: Design }, { additionalProperties: false });

@@ -9,7 +9,7 @@ import {
   type Declared,
   type VariableSpec,
   type VariableType,
-} from '../../src/modules/templates/language/index.js';
+} from '../../src/modules/sending/templates/language/index.js';
 
 /** A render case: `source` compiled as `html` (html: true) or `text`, rendered with `vars`. */
 interface RenderCase {

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import type { Element } from 'domhandler';
 import { ApiError } from '../../src/lib/errors.js';
-import type { Block, Design } from '../../src/modules/templates/design/design.schema.js';
-import { urlProblem, type Declared, type UrlUse } from '../../src/modules/templates/language/index.js';
-import { renderVersion } from '../../src/modules/templates/render-version.js';
-import type { TemplateVersion, VersionContent } from '../../src/modules/templates/template.js';
-import { compileVersion } from '../../src/modules/templates/versions.js';
+import type { Block, Design } from '../../src/modules/sending/templates/design/design.schema.js';
+import { urlProblem, type Declared, type UrlUse } from '../../src/modules/sending/templates/language/index.js';
+import { renderVersion } from '../../src/modules/sending/templates/render-version.js';
+import type { TemplateVersion, VersionContent } from '../../src/modules/sending/templates/template.js';
+import { compileVersion } from '../../src/modules/sending/templates/versions.js';
 
 // The URL fields of designs as a publish and a send see them: compiled by
 // compileVersion, rendered by renderVersion.

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { addTracking } from '../../src/modules/tracking/rewrite.js';
-import { signTrackingToken, verifyTrackingToken } from '../../src/modules/tracking/tracking-token.js';
+import { addTracking } from '../../src/modules/sending/tracking/rewrite.js';
+import { signTrackingToken, verifyTrackingToken } from '../../src/modules/sending/tracking/tracking-token.js';
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** the 22nd character of a 16-byte base64url string carries 2 bits: flipping its lowest bit changes only dropped bits */

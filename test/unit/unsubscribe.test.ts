@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { asksForUnsubscribe, unsubscribeHeaders, wantsAutoUnsubscribe, withAutoUnsubscribe } from '../../src/modules/emails/list-unsubscribe.js';
-import { signUnsubscribeToken, verifyUnsubscribeToken } from '../../src/modules/unsubscribe/unsubscribe-token.js';
+import { asksForUnsubscribe, unsubscribeHeaders, wantsAutoUnsubscribe, withAutoUnsubscribe } from '../../src/modules/sending/emails/list-unsubscribe.js';
+import { signUnsubscribeToken, verifyUnsubscribeToken } from '../../src/modules/receiving/unsubscribe/unsubscribe-token.js';
 import { newId } from '../../src/lib/ids.js';
 
 describe('one-click unsubscribe (pure)', function () {

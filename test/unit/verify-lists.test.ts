@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadAddressLists } from '../../src/modules/verify/lists.js';
-import { suggestDomain } from '../../src/modules/verify/typo.js';
+import { loadAddressLists } from '../../src/modules/deliverability/verify/lists.js';
+import { suggestDomain } from '../../src/modules/deliverability/verify/typo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 // issue 22: the disposable, role and free-provider lists, and typo suggestions

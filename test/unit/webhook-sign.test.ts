@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import Stripe from 'stripe';
-import { generateWebhookSecret, signatureHeader } from '../../src/modules/webhooks/sign.js';
+import { generateWebhookSecret, signatureHeader } from '../../src/modules/notifying/webhooks/sign.js';
 
 describe('webhook signatures (interface §6, CONTRACT §4)', function () {
   const body = JSON.stringify({ id: 'evt_1', object: 'event', type: 'email.delivered', data: { subject: 'Grüße' } });

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
-import { DOCTOR_TIMEOUTS, metricsUrlOf, parseProbeTarget, runDoctor } from '../../modules/doctor/doctor.service.js';
-import type { Check, DoctorReport } from '../../modules/doctor/verdicts.js';
+import { DOCTOR_TIMEOUTS, metricsUrlOf, parseProbeTarget, runDoctor } from '../../modules/operations/doctor/doctor.service.js';
+import type { Check, DoctorReport } from '../../modules/operations/doctor/verdicts.js';
 
 export default class Doctor extends BaseCommand {
   static override description = [

@@ -4,7 +4,7 @@ import { BaseCommand, CliError } from '../base.js';
 import { ApiClient, apiKeyFrom, apiUrlFrom, describeFailure } from '../api-client.js';
 import { forward, forwardUrl } from '../listen-forward.js';
 import { eventLine, jsonLine, writeLine } from '../listen-output.js';
-import { EventStreamReader, HEARTBEAT_MS, type ListenEnd, type ListenFrame } from '../../modules/webhooks/listen-stream.js';
+import { EventStreamReader, HEARTBEAT_MS, type ListenEnd, type ListenFrame } from '../../modules/notifying/webhooks/listen-stream.js';
 
 /** What POST /v1/webhooks/listen answers (the endpoint and its secret). */
 interface ListenEndpoint {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
 import { validationError } from '../../lib/errors.js';
-import { buildVerifyService, summaryOf, type EmailVerification } from '../../modules/verify/verify.service.js';
+import { buildVerifyService, summaryOf, type EmailVerification } from '../../modules/deliverability/verify/verify.service.js';
 
 /** The API's batch size: a file is checked a hundred addresses at a time, each hundred's domains at once. */
 const CHUNK = 100;

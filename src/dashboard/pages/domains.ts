@@ -1,7 +1,7 @@
 import { html, type Html } from './html.js';
 import { BASE, badge, csrfField, layout, time } from './layout.js';
 import { insightsSection, type InsightsJson } from './domain-insights.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // interface §2.2, as the pages read it.
 export interface DomainJson {

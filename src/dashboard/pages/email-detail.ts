@@ -1,7 +1,7 @@
 import { html, type Html } from './html.js';
 import { BASE, badge, layout, time } from './layout.js';
 import { outcomeBadge, type EmailJson, type EventJson } from './emails.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // One email's page: what it is, its content, and the part that changes as it is delivered (its
 // status, recipients and timeline), which the page refreshes until nothing will change any more.

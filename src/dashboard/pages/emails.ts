@@ -1,7 +1,7 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, layout, time } from './layout.js';
-import { EMAIL_STATUSES } from '../../modules/emails/email.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import { EMAIL_STATUSES } from '../../modules/sending/emails/email.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // The API's JSON shapes (interface §2.1, GET /v1/emails/{id}/events), as the pages read them.
 export interface EmailJson {

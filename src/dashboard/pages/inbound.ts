@@ -1,7 +1,7 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, layout, time } from './layout.js';
 import { readingSection, type ReadingJson } from './inbound-reading.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // The API's JSON shapes (GET /v1/inbound, GET /v1/inbound/{id}), as the pages read them.
 export interface InboundAttachmentJson {

@@ -1,7 +1,7 @@
 import { html, type Html } from './html.js';
 import { BASE, csrfField, layout, time } from './layout.js';
-import type { KeyMode } from '../../modules/keys/scopes.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { KeyMode } from '../../modules/account/keys/scopes.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // The API's JSON shapes (GET and POST /v1/api-keys), as the page reads them.
 export interface KeyJson {

@@ -1,5 +1,5 @@
 import { html, type Html } from './html.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 export const BASE = '/dashboard';
 

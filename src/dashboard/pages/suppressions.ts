@@ -1,7 +1,7 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, csrfField, layout, time } from './layout.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
-import type { SuppressionReason } from '../../modules/suppressions/suppression.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
+import type { SuppressionReason } from '../../modules/sending/suppressions/suppression.js';
 
 // The API's JSON shape (GET /v1/suppressions), as the page reads it.
 export interface SuppressionJson {

@@ -2,9 +2,9 @@ import { html, type Html } from './html.js';
 import { BASE, csrfField, layout, time } from './layout.js';
 import { previewForm, previewResult, type PreviewState } from './template-preview.js';
 import { templateUrl, type TemplateJson, type VersionJson } from './templates.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
-import type { Design } from '../../modules/templates/design/design.schema.js';
-import type { Declared } from '../../modules/templates/language/index.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
+import type { Design } from '../../modules/sending/templates/design/design.schema.js';
+import type { Declared } from '../../modules/sending/templates/language/index.js';
 
 // A template's page: what it is, its versions, the source of the one shown, and its preview.
 

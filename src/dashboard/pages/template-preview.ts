@@ -1,8 +1,8 @@
 import { html, queryString, type Html } from './html.js';
 import { csrfField } from './layout.js';
 import { templateUrl, type RenderedJson, type TemplateJson, type VersionJson } from './templates.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
-import type { Declared, VariableType } from '../../modules/templates/language/index.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
+import type { Declared, VariableType } from '../../modules/sending/templates/language/index.js';
 
 // A template version's preview: its form, the form read as the variables of a render, and what the
 // render made of them.

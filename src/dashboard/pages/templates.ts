@@ -1,8 +1,8 @@
 import { html, type Html } from './html.js';
 import { BASE, layout, time } from './layout.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
-import type { Design } from '../../modules/templates/design/design.schema.js';
-import type { Declared } from '../../modules/templates/language/index.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
+import type { Design } from '../../modules/sending/templates/design/design.schema.js';
+import type { Declared } from '../../modules/sending/templates/language/index.js';
 
 // The API's JSON shapes (templates.presenter.ts), as the pages read them.
 export interface TemplateSummaryJson {

@@ -1,6 +1,6 @@
 import { html, type Html } from './html.js';
 import { layout } from './layout.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // The API's JSON shape (GET /v1/usage); a limit of 0 means none.
 export interface UsageJson {

@@ -1,6 +1,6 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, badge, csrfField, layout, time } from './layout.js';
-import type { Session } from '../../modules/sessions/sessions.service.js';
+import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // The /v1/webhooks shapes, as the pages read them.
 export interface EndpointJson {

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { exportContacts } from '../../../modules/contact-import/contact-import.service.js';
+import { exportContacts } from '../../../modules/audience/contact-import/contact-import.service.js';
 
 export default class ContactsExport extends BaseCommand {
   static override description = 'Write the contacts of a project (or of one audience) as CSV on stdout, in the columns contacts import reads';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
-import { importContacts } from '../../../modules/contact-import/contact-import.service.js';
+import { importContacts } from '../../../modules/audience/contact-import/contact-import.service.js';
 
 export default class ContactsImport extends BaseCommand {
   static override description =

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
-import { importReport } from '../../../modules/dmarc/dmarc.service.js';
+import { importReport } from '../../../modules/receiving/dmarc/dmarc.service.js';
 
 export default class DmarcImport extends BaseCommand {
   static override description =

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { describeDomain, listDomains } from '../../../modules/domains/domains.service.js';
-import { getProject } from '../../../modules/projects/projects.service.js';
+import { describeDomain, listDomains } from '../../../modules/deliverability/domains/domains.service.js';
+import { getProject } from '../../../modules/account/projects/projects.service.js';
 
 export default class DomainList extends BaseCommand {
   static override description = 'List the sending domains of a project';

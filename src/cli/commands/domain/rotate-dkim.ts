@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { describeDomain, getDomainByIdOrName } from '../../../modules/domains/domains.service.js';
-import { startRotation } from '../../../modules/domains/dkim-rotation.service.js';
+import { describeDomain, getDomainByIdOrName } from '../../../modules/deliverability/domains/domains.service.js';
+import { startRotation } from '../../../modules/deliverability/domains/dkim-rotation.service.js';
 
 export default class DomainRotateDkim extends BaseCommand {
   static override description =

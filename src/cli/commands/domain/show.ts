@@ -1,7 +1,7 @@
-import type { presentDomain } from '../../../modules/domains/domains.presenter.js';
+import type { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { describeDomain, getDomainById } from '../../../modules/domains/domains.service.js';
+import { describeDomain, getDomainById } from '../../../modules/deliverability/domains/domains.service.js';
 
 export default class DomainShow extends BaseCommand {
   static override description = 'Show a domain with the DNS records to publish and the last check';

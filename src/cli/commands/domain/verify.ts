@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { describeDomain, getDomainById } from '../../../modules/domains/domains.service.js';
-import { verifyDomain } from '../../../modules/domains/verification.service.js';
+import { describeDomain, getDomainById } from '../../../modules/deliverability/domains/domains.service.js';
+import { verifyDomain } from '../../../modules/deliverability/domains/verification.service.js';
 
 export default class DomainVerify extends BaseCommand {
   static override description = 'Check a domain\'s DNS records now (through dns.resolvers) and update its status';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentReport } from '../../../modules/bounces/report.presenter.js';
-import { readReport } from '../../../modules/bounces/report.js';
+import { presentReport } from '../../../modules/receiving/bounces/report.presenter.js';
+import { readReport } from '../../../modules/receiving/bounces/report.js';
 import { validationError } from '../../../lib/errors.js';
 
 export default class InboundParse extends BaseCommand {

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentNewKey } from '../../../modules/keys/keys.presenter.js';
-import { createKey } from '../../../modules/keys/keys.service.js';
-import { KEY_MODES } from '../../../modules/keys/scopes.js';
+import { presentNewKey } from '../../../modules/account/keys/keys.presenter.js';
+import { createKey } from '../../../modules/account/keys/keys.service.js';
+import { KEY_MODES } from '../../../modules/account/keys/scopes.js';
 
 export default class KeyCreate extends BaseCommand {
   static override description = 'Create an API key; it is printed this once and only its hash is kept';

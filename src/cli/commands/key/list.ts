@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentKey } from '../../../modules/keys/keys.presenter.js';
-import { listKeys } from '../../../modules/keys/keys.service.js';
+import { presentKey } from '../../../modules/account/keys/keys.presenter.js';
+import { listKeys } from '../../../modules/account/keys/keys.service.js';
 
 export default class KeyList extends BaseCommand {
   static override description = 'List a project\'s API keys (never the keys themselves)';

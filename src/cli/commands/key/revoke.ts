@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentKey } from '../../../modules/keys/keys.presenter.js';
-import { revokeKey } from '../../../modules/keys/keys.service.js';
+import { presentKey } from '../../../modules/account/keys/keys.presenter.js';
+import { revokeKey } from '../../../modules/account/keys/keys.service.js';
 
 export default class KeyRevoke extends BaseCommand {
   static override description = 'Revoke an API key: its next request gets 401';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentProject } from '../../../modules/projects/projects.presenter.js';
-import { createProject } from '../../../modules/projects/projects.service.js';
+import { presentProject } from '../../../modules/account/projects/projects.presenter.js';
+import { createProject } from '../../../modules/account/projects/projects.service.js';
 
 export default class ProjectCreate extends BaseCommand {
   static override description = 'Create a project (not approved for live sending unless --approved)';

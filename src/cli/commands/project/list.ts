@@ -1,6 +1,6 @@
 import { BaseCommand } from '../../base.js';
-import { presentProject } from '../../../modules/projects/projects.presenter.js';
-import { listProjects } from '../../../modules/projects/projects.service.js';
+import { presentProject } from '../../../modules/account/projects/projects.presenter.js';
+import { listProjects } from '../../../modules/account/projects/projects.service.js';
 
 export default class ProjectList extends BaseCommand {
   static override description = 'List projects';

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand, boolOption, parseBool } from '../../base.js';
-import { presentProject } from '../../../modules/projects/projects.presenter.js';
-import { setProject } from '../../../modules/projects/projects.service.js';
+import { presentProject } from '../../../modules/account/projects/projects.presenter.js';
+import { setProject } from '../../../modules/account/projects/projects.service.js';
 
 const limit = (description: string) => Flags.integer({ description: `${description} (0 = unlimited)`, min: 0 });
 

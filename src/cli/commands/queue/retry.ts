@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentEmail } from '../../../modules/emails/emails.presenter.js';
-import { retryAmbiguous } from '../../../modules/emails/queue.service.js';
+import { presentEmail } from '../../../modules/sending/emails/emails.presenter.js';
+import { retryAmbiguous } from '../../../modules/sending/emails/queue.service.js';
 
 export default class QueueRetry extends BaseCommand {
   static override description = 'Send an ambiguous email again. Only do this once you know the first copy did not arrive: it may be delivered twice.';

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { showQueuedEmail } from '../../../modules/emails/queue.service.js';
+import { showQueuedEmail } from '../../../modules/sending/emails/queue.service.js';
 
 export default class QueueShow extends BaseCommand {
   static override description = 'Show an email with its recipients, queue rows and events';

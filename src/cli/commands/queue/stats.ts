@@ -1,5 +1,5 @@
 import { BaseCommand } from '../../base.js';
-import { queueStats } from '../../../modules/emails/queue.service.js';
+import { queueStats } from '../../../modules/sending/emails/queue.service.js';
 
 export default class QueueStats extends BaseCommand {
   static override description = 'Count queue rows by state and emails by status';

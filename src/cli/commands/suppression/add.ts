@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
-import { suppressAddress } from '../../../modules/suppressions/suppressions.service.js';
+import { presentSuppression } from '../../../modules/sending/suppressions/suppressions.presenter.js';
+import { suppressAddress } from '../../../modules/sending/suppressions/suppressions.service.js';
 
 export default class SuppressionAdd extends BaseCommand {
   static override description = 'Suppress an address: the project sends nothing more to it';

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
-import { listSuppressed } from '../../../modules/suppressions/suppressions.service.js';
+import { presentSuppression } from '../../../modules/sending/suppressions/suppressions.presenter.js';
+import { listSuppressed } from '../../../modules/sending/suppressions/suppressions.service.js';
 
 export default class SuppressionList extends BaseCommand {
   static override description = 'List the suppressed addresses of a project';

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentSuppression } from '../../../modules/suppressions/suppressions.presenter.js';
-import { unsuppressAddress } from '../../../modules/suppressions/suppressions.service.js';
+import { presentSuppression } from '../../../modules/sending/suppressions/suppressions.presenter.js';
+import { unsuppressAddress } from '../../../modules/sending/suppressions/suppressions.service.js';
 
 export default class SuppressionRemove extends BaseCommand {
   static override description = 'Take an address off the suppression list';

@@ -1,8 +1,8 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { getProject } from '../../../modules/projects/projects.service.js';
-import { presentSummary } from '../../../modules/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/templates/templates.service.js';
+import { getProject } from '../../../modules/account/projects/projects.service.js';
+import { presentSummary } from '../../../modules/sending/templates/templates.presenter.js';
+import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
 
 export default class TemplateList extends BaseCommand {
   static override description = 'List the templates of a project with their latest version';

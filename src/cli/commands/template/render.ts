@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
-import type { Declared } from '../../../modules/templates/language/index.js';
-import { presentRendered } from '../../../modules/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/templates/templates.service.js';
+import type { Declared } from '../../../modules/sending/templates/language/index.js';
+import { presentRendered } from '../../../modules/sending/templates/templates.presenter.js';
+import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
 
 /**
  * `--var name=value`, read as the version declares the variable: a number,

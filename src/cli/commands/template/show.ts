@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
-import { presentTemplate, presentVersion } from '../../../modules/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/templates/templates.service.js';
+import { presentTemplate, presentVersion } from '../../../modules/sending/templates/templates.presenter.js';
+import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
 
 export default class TemplateShow extends BaseCommand {
   static override description = 'Show a template and its versions, or one version with --version';

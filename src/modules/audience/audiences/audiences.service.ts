@@ -1,0 +1,117 @@
+import { apiError, notFound, validationError } from '../../../lib/errors.js';
+import { newId } from '../../../lib/ids.js';
+import { idPage } from '../../../lib/page.js';
+import { iso, type Clock } from '../../../lib/time.js';
+import type { Store } from '../../../store/store.js';
+import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
+import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
+import { broadcastUsing } from '../topics/list-users.repo.js';
+import { contactsByEmail, contactsById, findContact, insertContact, segmentReading, updateContact, type Contact } from '../contacts/contacts.repo.js';
+import { lockRows } from '../../../store/db.js';
+import * as repo from './audiences.repo.js';
+import type { Audience } from './audiences.repo.js';
+import type { AddContactsBody } from './audiences.schema.js';
+
+export interface AudienceDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const present = (a: Audience, count: number) => ({ object: 'audience' as const, id: a.id, name: a.name, contact_count: count, created_at: iso(a.createdAt) });
+
+async function existing(deps: AudienceDeps, projectId: string, id: string, db = deps.store.knex): Promise<Audience> {
+  const a = await repo.findAudience(db, projectId, id);
+  if (!a) throw notFound(`audience ${id}`);
+  return a;
+}
+
+/**
+ * POST /v1/audiences/{id}/contacts: the contacts named by id (each must be
+ * the project's: 404 naming it otherwise) or by address (a contact is made
+ * for an address the project does not have, with contact.created), added
+ * once each, in one transaction. A pending contact named is vouched for by
+ * the operator: no longer pending, and announced now (contact.created).
+ */
+async function addContacts(deps: AudienceDeps, projectId: string, id: string, body: AddContactsBody) {
+  if (!body.contact_ids && !body.emails) throw validationError('contact_ids', 'give contact_ids or emails');
+  const emails = (body.emails ?? []).map((e, i) => contactAddress(e, `emails[${i}]`));
+  return deps.store.tx(async (trx) => {
+    // the lock creating a contact takes (contacts.service.ts): two requests never make the same address
+    await lockRows(trx, 'projects', [projectId]);
+    const a = await existing(deps, projectId, id, trx);
+    const now = deps.clock.now();
+    const byId = await contactsById(trx, projectId, body.contact_ids ?? []);
+    const missing = (body.contact_ids ?? []).find((c) => !byId.some((x) => x.id === c));
+    if (missing) throw notFound(`contact ${missing}`);
+    const known = await contactsByEmail(trx, projectId, emails);
+    const named = [...byId, ...known].filter((c, i, all) => all.findIndex((x) => x.id === c.id) === i);
+    const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now }));
+    for (const c of made) await insertContact(trx, c);
+    const vouched = named.filter((c) => c.pending).map((c) => ({ ...c, pending: false, updatedAt: now }));
+    for (const c of vouched) await updateContact(trx, c);
+    const added = new Set(await repo.addMembers(trx, a.id, [...named, ...made].map((c) => c.id), now));
+    // the contacts made or vouched for are created; those that were there already and joined are updated (their audiences changed)
+    const joined = named.filter((c) => added.has(c.id) && !c.pending);
+    const events: OutboxEvent[] = [
+      ...(await presented(trx, projectId, [...made, ...vouched])).map((shown) => contactEvent('contact.created', shown, projectId, now)),
+      ...(await presented(trx, projectId, joined)).map((shown) => contactEvent('contact.updated', shown, projectId, now)),
+    ];
+    await insertEvents(trx, events);
+    return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added: added.size, created_contacts: made.length };
+  });
+}
+
+/** DELETE /v1/audiences/{id}: refused (409) while a segment, a form or a broadcast uses it. */
+function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
+  return deps.store.tx(async (trx) => {
+    // the same lock a segment's creation takes: none can start using the audience meanwhile
+    await lockRows(trx, 'projects', [projectId]);
+    const a = await existing(deps, projectId, id, trx);
+    const user = await segmentReading(trx, projectId, { audience: a.id });
+    if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
+    const form = await repo.formUsing(trx, projectId, a.id);
+    if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
+    const broadcast = await broadcastUsing(trx, projectId, { audience: a.id });
+    if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`);
+    // its contacts stay: an audience is a list of them, not their owner
+    await repo.deleteAudience(trx, a.id);
+    return { object: 'audience' as const, id: a.id, deleted: true };
+  });
+}
+
+/** DELETE /v1/audiences/{id}/contacts/{contact}: by id or address; the contact stays, updated (contact.updated). */
+async function removeContact(deps: AudienceDeps, projectId: string, id: string, contact: string) {
+  const a = await existing(deps, projectId, id);
+  const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
+  if (!c) throw notFound(`contact ${contact}`);
+  await deps.store.tx(async (trx) => {
+    if (!(await repo.removeMember(trx, a.id, c.id))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+    const [shown] = await presented(trx, projectId, [c]);
+    await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
+  });
+  return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
+}
+
+export function audienceService(deps: AudienceDeps) {
+  return {
+    create: async (projectId: string, name: string) => {
+      const a: Audience = { id: newId('audience', deps.clock.now()), projectId, name, createdAt: deps.clock.now() };
+      await deps.store.tx((trx) => repo.insertAudience(trx, a));
+      return present(a, 0);
+    },
+    get: async (projectId: string, id: string) => {
+      const a = await existing(deps, projectId, id);
+      return present(a, (await repo.contactCounts(deps.store.knex, [a.id])).get(a.id)!);
+    },
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const { page, nextCursor } = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
+      const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
+      return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: nextCursor };
+    },
+    delete: (projectId: string, id: string) => deleteUnused(deps, projectId, id),
+    addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),
+    removeContact: (projectId: string, id: string, contact: string) => removeContact(deps, projectId, id, contact),
+  };
+}
+
+export type AudienceService = ReturnType<typeof audienceService>;

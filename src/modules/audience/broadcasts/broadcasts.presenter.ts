@@ -1,0 +1,59 @@
+import { iso } from '../../../lib/time.js';
+import type { Broadcast } from './broadcast.js';
+import type { OutcomeCounts } from './broadcasts.repo.js';
+
+const isoOrNull = (t: number | null) => (t === null ? null : iso(t));
+
+/**
+ * The counts of docs/broadcasts.md: what the fan-out did with each contact
+ * (recipients, sent, suppressed, skipped, failed) and how the emails fared
+ * since (delivered, bounced, complained, opened, clicked, unsubscribed).
+ */
+function counts(b: Broadcast, o: OutcomeCounts | undefined) {
+  const status = (s: string) => o?.statuses.get(s) ?? 0;
+  const event = (t: string) => o?.events.get(t) ?? 0;
+  return {
+    recipients: b.recipients,
+    // emails the cancel took back out of the queue were never sent
+    sent: b.queued - b.withdrawn,
+    delivered: status('delivered') + status('complained'),
+    bounced: status('bounced'),
+    complained: status('complained'),
+    opened: event('email.opened'),
+    clicked: event('email.clicked'),
+    unsubscribed: event('email.unsubscribed'),
+    // refused at the fan-out, and recipients the attempt found suppressed since
+    suppressed: b.suppressed + status('suppressed'),
+    skipped: b.skipped,
+    failed: b.failed + status('failed'),
+    withdrawn: b.withdrawn,
+  };
+}
+
+export function presentBroadcasts(list: Broadcast[], outcomes: Map<string, OutcomeCounts>) {
+  return list.map((b) => ({
+    object: 'broadcast' as const,
+    id: b.id,
+    name: b.name,
+    status: b.status,
+    from: b.content.from,
+    reply_to: b.content.reply_to ?? null,
+    subject: b.content.subject ?? null,
+    html: b.content.html ?? null,
+    text: b.content.text ?? null,
+    template_id: b.content.template_id ?? null,
+    template_version: b.content.template_version ?? null,
+    audience_id: b.audienceId,
+    segment_id: b.segmentId,
+    topic_id: b.topicId,
+    tags: b.content.tags ?? {},
+    environment: b.environment,
+    scheduled_at: isoOrNull(b.scheduledAt),
+    started_at: isoOrNull(b.startedAt),
+    finished_at: isoOrNull(b.finishedAt),
+    counts: counts(b, outcomes.get(b.id)),
+    last_error: b.error,
+    created_at: iso(b.createdAt),
+    updated_at: iso(b.updatedAt),
+  }));
+}

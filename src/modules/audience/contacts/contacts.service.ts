@@ -1,0 +1,209 @@
+import type { Knex } from 'knex';
+import { parseAddress } from '../../../lib/address.js';
+import { apiError, notFound, validationError } from '../../../lib/errors.js';
+import { newId } from '../../../lib/ids.js';
+import { idPage } from '../../../lib/page.js';
+import type { Clock } from '../../../lib/time.js';
+import { isUniqueViolation, lockRows } from '../../../store/db.js';
+import type { Store } from '../../../store/store.js';
+import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
+import type { EventType } from '../../notifying/events/event-types.js';
+import { applyProperties, checkValue, MAX_PROPERTIES, RESERVED_KEYS, type ContactProperty } from './contact-properties.js';
+import { presentContact, presentProperty } from './contacts.presenter.js';
+import { setSubscriptions, subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
+import * as repo from './contacts.repo.js';
+import type { Contact } from './contacts.repo.js';
+import type { CreateContactBody, CreatePropertyBody, UpdateContactBody } from './contacts.schema.js';
+
+export interface ContactDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** A contact's id, as opposed to an address (which may start with con_ too). */
+export const isContactId = (s: string) => /^con_[0-9a-z]{26}$/.test(s);
+
+/** Contacts are kept as the accept compares addresses: bare, lower-cased, the domain an A-label. */
+export function contactAddress(input: string, field = 'email'): string {
+  const parsed = parseAddress(input);
+  if (!parsed.ok) throw validationError(field, parsed.reason);
+  return parsed.value.address.toLowerCase();
+}
+
+/** contact.created / updated / deleted: an event of no email, with the contact as the API shows it. */
+export function contactEvent(type: Extract<EventType, `contact.${string}`>, shown: ReturnType<typeof presentContact>, projectId: string, now: number): OutboxEvent {
+  return { id: newId('event', now), projectId, type, emailId: null, recipient: shown.email, simulated: false, data: shown, createdAt: now };
+}
+
+/** Contacts as the API shows them: with their audiences and their subscription to each topic. */
+export async function presented(db: Knex.Transaction | Store['knex'], projectId: string, contacts: Contact[]) {
+  const ids = contacts.map((c) => c.id);
+  const [audiences, topics] = await Promise.all([repo.audiencesOf(db, ids), subscriptionsOf(db, projectId, ids)]);
+  return contacts.map((c) => presentContact(c, audiences.get(c.id)!, topics.get(c.id)!));
+}
+
+/** A contact's choices of topics: each must be a topic of the project (400 naming it). */
+async function chooseTopics(trx: Knex.Transaction, c: Contact, choices: Record<string, boolean> | undefined, now: number): Promise<void> {
+  if (!choices || !Object.keys(choices).length) return;
+  const known = new Set((await topicsOfProject(trx, c.projectId)).map((t) => t.id));
+  const unknown = Object.keys(choices).find((id) => !known.has(id));
+  if (unknown) throw validationError(`topics.${unknown}`, 'is not a topic of this project');
+  await setSubscriptions(trx, c.id, choices, now);
+}
+
+async function declared(db: Knex.Transaction | Store['knex'], projectId: string): Promise<Map<string, ContactProperty>> {
+  return new Map((await repo.listProperties(db, projectId)).map((p) => [p.key, p]));
+}
+
+/**
+ * The contact `body` describes, as new (`current` null) or as `current`
+ * changed; errors name the field. Every caller writes for the operator (the
+ * API, the CSV import), who vouches for the contact: it is no longer pending.
+ */
+export function merged(projectId: string, current: Contact | null, body: UpdateContactBody, props: Map<string, ContactProperty>, now: number): Contact {
+  const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now };
+  const properties = applyProperties(props, base.properties, body.properties ?? {});
+  if (!properties.ok) throw validationError(properties.field, properties.reason);
+  return {
+    ...base,
+    email: body.email !== undefined ? contactAddress(body.email) : base.email,
+    firstName: body.first_name !== undefined ? body.first_name : base.firstName,
+    lastName: body.last_name !== undefined ? body.last_name : base.lastName,
+    properties: properties.properties,
+    unsubscribed: body.unsubscribed ?? base.unsubscribed,
+    pending: false,
+    updatedAt: now,
+  };
+}
+
+/**
+ * What an operator's create finds at an address: a contact, or none. A
+ * pending contact is a signup nobody confirmed, typed by anyone: not a
+ * contact the operator has made, so a create replaces it (keeping its id,
+ * which its signup's link names), as new.
+ */
+export const operatorsContact = (found: Contact | null) => (found && !found.pending ? found : null);
+
+/**
+ * POST /v1/contacts: a new contact (201), or with `upsert` the contact of
+ * that address changed (200). The address is unique in the project: 409
+ * contact_exists otherwise, also when two requests race (the unique index).
+ * A pending contact counts as none (operatorsContact).
+ */
+export async function createContact(deps: ContactDeps, projectId: string, body: CreateContactBody, upsert: boolean): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
+  const email = contactAddress(body.email);
+  try {
+    return await deps.store.tx(async (trx) => {
+      await lockRows(trx, 'projects', [projectId]);
+      const now = deps.clock.now();
+      const found = await repo.findContact(trx, projectId, email);
+      const existing = operatorsContact(found);
+      if (existing && !upsert) throw apiError('contact_exists', `a contact with the address ${email} exists (${existing.id}); PATCH it, or POST with ?upsert=true`);
+      const c = { ...merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now), ...(found && !existing ? { id: found.id } : {}) };
+      if (existing) await repo.updateContact(trx, c);
+      else if (found) await repo.replaceContact(trx, c);
+      else await repo.insertContact(trx, c);
+      await chooseTopics(trx, c, body.topics, now);
+      const [shown] = await presented(trx, projectId, [c]);
+      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', shown!, projectId, now)]);
+      return { contact: shown!, created: !existing };
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('contact_exists', `a contact with the address ${email} exists`);
+    throw e;
+  }
+}
+
+export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string) {
+  const c = await repo.findContact(deps.store.reader, projectId, lookupKey(idOrEmail));
+  if (!c) throw notFound(`contact ${idOrEmail}`);
+  return (await presented(deps.store.reader, projectId, [c]))[0]!;
+}
+
+/** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
+const lookupKey = (idOrEmail: string) => (isContactId(idOrEmail) ? idOrEmail : (parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase()));
+
+export async function updateContactOf(deps: ContactDeps, projectId: string, idOrEmail: string, body: UpdateContactBody) {
+  try {
+    return await deps.store.tx(async (trx) => {
+      const current = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
+      if (!current) throw notFound(`contact ${idOrEmail}`);
+      const now = deps.clock.now();
+      const c = merged(projectId, current, body, await declared(trx, projectId), now);
+      await repo.updateContact(trx, c);
+      await chooseTopics(trx, c, body.topics, now);
+      const [shown] = await presented(trx, projectId, [c]);
+      // a pending contact was never announced: the operator's change makes it one, so it is created now
+      await insertEvents(trx, [contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown!, projectId, now)]);
+      return shown!;
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('contact_exists', `another contact has the address ${body.email}`);
+    throw e;
+  }
+}
+
+export async function deleteContactOf(deps: ContactDeps, projectId: string, idOrEmail: string) {
+  return deps.store.tx(async (trx) => {
+    const c = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
+    if (!c) throw notFound(`contact ${idOrEmail}`);
+    const [shown] = await presented(trx, projectId, [c]);
+    await repo.deleteContact(trx, c.id);
+    // nobody was told of a pending contact, so nobody is told it went (as when it is pruned)
+    if (!c.pending) await insertEvents(trx, [contactEvent('contact.deleted', shown!, projectId, deps.clock.now())]);
+    return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
+  });
+}
+
+export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
+  if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id))) throw notFound(`audience ${q.audience_id}`);
+  const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
+  const { page, nextCursor } = idPage(rows, q.limit);
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
+}
+
+/** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
+export async function createProperty(deps: ContactDeps, projectId: string, body: CreatePropertyBody) {
+  if (RESERVED_KEYS.has(body.key)) throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
+  let fallback = null;
+  if (body.fallback !== undefined && body.fallback !== null) {
+    const checked = checkValue(body.type, body.fallback);
+    if (!checked.ok) throw validationError('fallback', checked.reason);
+    fallback = checked.value;
+  }
+  const p: ContactProperty = { projectId, key: body.key, type: body.type, fallback, createdAt: deps.clock.now() };
+  try {
+    await deps.store.tx(async (trx) => {
+      await lockRows(trx, 'projects', [projectId]);
+      if ((await repo.listProperties(trx, projectId)).length >= MAX_PROPERTIES) throw apiError('plan_limit_reached', `a project may declare at most ${MAX_PROPERTIES} contact properties`);
+      await repo.insertProperty(trx, p);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw apiError('conflict', `the contact property ${body.key} exists`);
+    throw e;
+  }
+  return presentProperty(p);
+}
+
+export function contactService(deps: ContactDeps) {
+  return {
+    create: (projectId: string, body: CreateContactBody, upsert: boolean) => createContact(deps, projectId, body, upsert),
+    get: (projectId: string, idOrEmail: string) => getContact(deps, projectId, idOrEmail),
+    update: (projectId: string, idOrEmail: string, body: UpdateContactBody) => updateContactOf(deps, projectId, idOrEmail, body),
+    delete: (projectId: string, idOrEmail: string) => deleteContactOf(deps, projectId, idOrEmail),
+    list: (projectId: string, q: Parameters<typeof listContacts>[2]) => listContacts(deps, projectId, q),
+    createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
+    listProperties: async (projectId: string) => ({ object: 'list' as const, data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty) }),
+    deleteProperty: (projectId: string, key: string) =>
+      deps.store.tx(async (trx) => {
+        // the same lock a segment's creation takes: none can start reading the property meanwhile
+        await lockRows(trx, 'projects', [projectId]);
+        const user = await repo.segmentReading(trx, projectId, { property: key });
+        if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`);
+        if (!(await repo.deleteProperty(trx, projectId, key))) throw notFound(`contact property ${key}`);
+        return { object: 'contact_property' as const, key, deleted: true };
+      }),
+  };
+}
+
+export type ContactService = ReturnType<typeof contactService>;

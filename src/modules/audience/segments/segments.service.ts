@@ -1,0 +1,85 @@
+import { apiError, notFound, validationError } from '../../../lib/errors.js';
+import { broadcastUsing } from '../topics/list-users.repo.js';
+import { lockRows } from '../../../store/db.js';
+import { newId } from '../../../lib/ids.js';
+import { idPage } from '../../../lib/page.js';
+import { iso, type Clock } from '../../../lib/time.js';
+import type { Store } from '../../../store/store.js';
+import { findAudience } from '../audiences/audiences.repo.js';
+import { presented } from '../contacts/contacts.service.js';
+import { listProperties, pageOfContacts, type Contact } from '../contacts/contacts.repo.js';
+import { compileFilter, contactValues, matches } from './segment-filter.js';
+import * as repo from './segments.repo.js';
+import type { Segment } from './segments.repo.js';
+
+export interface SegmentDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const present = (s: Segment) => ({ object: 'segment' as const, id: s.id, name: s.name, audience_id: s.audienceId, filter: s.filter, created_at: iso(s.createdAt) });
+
+/** Contacts read per page while a segment is evaluated. */
+const SCAN = 500;
+
+async function existing(deps: SegmentDeps, projectId: string, id: string): Promise<Segment> {
+  const s = await repo.findSegment(deps.store.knex, projectId, id);
+  if (!s) throw notFound(`segment ${id}`);
+  return s;
+}
+
+/**
+ * The segment's members now, newest first, a page at a time: the contacts
+ * (of its audience, when it has one) read in id order and tested against the
+ * filter, until a page is full. A pending contact (a signup not confirmed) is
+ * no member: nothing is sent to it.
+ */
+async function members(deps: SegmentDeps, projectId: string, id: string, limit: number, cursor: string | undefined) {
+  const s = await existing(deps, projectId, id);
+  const properties = await listProperties(deps.store.reader, projectId);
+  const found: Contact[] = [];
+  let before = cursor;
+  for (;;) {
+    const rows = await pageOfContacts(deps.store.reader, projectId, { limit: SCAN, before, audienceId: s.audienceId ?? undefined });
+    for (const c of rows.slice(0, SCAN)) if (found.length <= limit && !c.pending && matches(s.compiled, contactValues(c, properties))) found.push(c);
+    if (found.length > limit || rows.length <= SCAN) break;
+    before = rows[SCAN - 1]!.id;
+  }
+  const { page, nextCursor } = idPage(found, limit);
+  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
+}
+
+export function segmentService(deps: SegmentDeps) {
+  return {
+    create: (projectId: string, body: { name: string; audience_id?: string | undefined; filter: string }) =>
+      // under the project's lock, so that the property it reads or the audience it uses is not deleted meanwhile
+      deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        if (body.audience_id && !(await findAudience(trx, projectId, body.audience_id))) throw notFound(`audience ${body.audience_id}`);
+        const compiled = compileFilter(body.filter, await listProperties(trx, projectId));
+        if (!compiled.ok) throw validationError('filter', compiled.message);
+        const now = deps.clock.now();
+        const s: Segment = { id: newId('segment', now), projectId, name: body.name, audienceId: body.audience_id ?? null, filter: body.filter, compiled: compiled.compiled, roots: compiled.roots, createdAt: now };
+        await repo.insertSegment(trx, s);
+        return present(s);
+      }),
+    get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const { page, nextCursor } = idPage(await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor), limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
+    },
+    delete: async (projectId: string, id: string) => {
+      const s = await existing(deps, projectId, id);
+      await deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        const broadcast = await broadcastUsing(trx, projectId, { segment: s.id });
+        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the segment ${s.id}; cancel or change it first`);
+        await repo.deleteSegment(trx, s.id);
+      });
+      return { object: 'segment' as const, id: s.id, deleted: true };
+    },
+    contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) => members(deps, projectId, id, limit, cursor),
+  };
+}
+
+export type SegmentService = ReturnType<typeof segmentService>;

@@ -1,0 +1,43 @@
+import { apiError, notFound } from '../../../lib/errors.js';
+import { lockRows } from '../../../store/db.js';
+import { broadcastUsing } from './list-users.repo.js';
+import { newId } from '../../../lib/ids.js';
+import { idPage } from '../../../lib/page.js';
+import { iso, type Clock } from '../../../lib/time.js';
+import type { Store } from '../../../store/store.js';
+import * as repo from './topics.repo.js';
+import type { Topic, TopicDefault } from './topics.repo.js';
+
+const present = (t: Topic) => ({ object: 'topic' as const, id: t.id, name: t.name, description: t.description, default: t.default, created_at: iso(t.createdAt) });
+
+export function topicService(deps: { store: Store; clock: Clock }) {
+  const existing = async (projectId: string, id: string) => {
+    const t = (await repo.topicsOfProject(deps.store.knex, projectId)).find((x) => x.id === id);
+    if (!t) throw notFound(`topic ${id}`);
+    return t;
+  };
+  return {
+    create: async (projectId: string, body: { name: string; description?: string | undefined; default: TopicDefault }) => {
+      const t: Topic = { id: newId('topic', deps.clock.now()), projectId, name: body.name, description: body.description ?? null, default: body.default, createdAt: deps.clock.now() };
+      await deps.store.tx((trx) => repo.insertTopic(trx, t));
+      return present(t);
+    },
+    list: async (projectId: string, limit: number, cursor: string | undefined) => {
+      const { page, nextCursor } = idPage(await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor), limit);
+      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
+    },
+    get: async (projectId: string, id: string) => present(await existing(projectId, id)),
+    delete: async (projectId: string, id: string) => {
+      const t = await existing(projectId, id);
+      await deps.store.tx(async (trx) => {
+        await lockRows(trx, 'projects', [projectId]);
+        const broadcast = await broadcastUsing(trx, projectId, { topic: t.id });
+        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) is on the topic ${t.id}; cancel or change it first`);
+        await repo.deleteTopic(trx, t.id);
+      });
+      return { object: 'topic' as const, id: t.id, deleted: true };
+    },
+  };
+}
+
+export type TopicService = ReturnType<typeof topicService>;

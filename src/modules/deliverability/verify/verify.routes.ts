@@ -1,0 +1,31 @@
+import { keyedRoutes } from '../../account/keys/principal.js';
+import { VerifyBatchBody, VerifyOneBody } from './verify.schema.js';
+import { summaryOf, type VerifyService } from './verify.service.js';
+
+const route = keyedRoutes<{ verify: VerifyService }>();
+
+// interface §4.4, scope emails:verify
+export const verifyRoutes = [
+  route({
+    method: 'POST',
+    path: '/v1/verify/batch',
+    scope: 'emails:verify',
+    summary: 'Verify 1 to 100 addresses: results in the order sent, a summary and the month’s verifications',
+    body: VerifyBatchBody,
+    async handler({ services, principal, body }) {
+      const { results, used, limit } = await services.verify.verify(principal.project.id, body.emails);
+      return { status: 200, body: { object: 'list', data: results, summary: summaryOf(results), verifications: { used, limit } } };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/verify',
+    scope: 'emails:verify',
+    summary: 'Verify one address',
+    body: VerifyOneBody,
+    async handler({ services, principal, body }) {
+      const { results } = await services.verify.verify(principal.project.id, [body.email]);
+      return { status: 200, body: results[0] };
+    },
+  }),
+];

@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../../store/db.js';
+import { insertRows } from '../../../store/insert-rows.js';
+import { claimRows, dropLeases, releaseLeases, type Lease } from '../../../store/lease.js';
+
+// The webhook deliveries (one per event and endpoint, LIFECYCLE "Webhook delivery") and their
+// attempts; the endpoints they go to are in webhooks.repo.ts.
+
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  projectId: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  createdAt: number;
+}
+
+const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'project_id', 'state', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'created_at', 'updated_at'] as const;
+
+type DeliveryRow = {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  project_id: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+};
+
+const deliveryFromRow = (r: DeliveryRow): WebhookDelivery => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  projectId: r.project_id,
+  state: r.state as WebhookDeliveryState,
+  attempts: Number(r.attempts),
+  nextAttemptAt: Number(r.next_attempt_at),
+  lastStatus: r.last_status == null ? null : Number(r.last_status),
+  lastError: r.last_error,
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+/** A delivery's state as its row holds it, unleased: at creation and after an attempt. */
+function stateColumns(d: WebhookDelivery) {
+  return { state: d.state, attempts: d.attempts, next_attempt_at: d.nextAttemptAt, lease_owner: null, lease_until: null, last_status: d.lastStatus, last_error: d.lastError, updated_at: d.updatedAt };
+}
+
+/**
+ * A fan-out of 500 events to ten endpoints is 5,000 rows: insertRows sends them in chunks of at most
+ * 64 (knex's SQLite insert of 1,000 rows was one compound SELECT past SQLite's 500 terms, refused).
+ */
+export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise<void> {
+  await insertRows(
+    db,
+    'webhook_deliveries',
+    list.map((d) => ({
+      id: d.id,
+      endpoint_id: d.endpointId,
+      event_id: d.eventId,
+      project_id: d.projectId,
+      ...stateColumns(d),
+      created_at: d.createdAt,
+    })),
+  );
+}
+
+/**
+ * Claim due deliveries of active endpoints, oldest first (ties in creation
+ * order), each with the email its event is about (null for an event about no
+ * email). A delivery whose lease ran out (its process died mid-request) is
+ * due again: at-least-once.
+ */
+export async function claimDueDeliveries(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; skipEndpoints: string[] }): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
+  const select = trx('webhook_deliveries as d')
+    .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .leftJoin('events as ev', 'ev.id', 'd.event_id')
+    .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'ev.email_id as event_email_id'])
+    .where('d.state', 'pending')
+    .andWhere('e.active', true)
+    .andWhere('d.next_attempt_at', '<=', o.now)
+    .andWhere((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', o.now))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(o.limit);
+  if (o.skipEndpoints.length) select.whereNotIn('d.endpoint_id', o.skipEndpoints);
+  const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, { table: 'webhook_deliveries', alias: 'd', lease: o.lease });
+  return rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
+}
+
+/** A single process owns the SQLite store: at its start, a lease on a pending delivery belongs to a process that died. */
+export async function dropDeliveryLeases(db: Db): Promise<void> {
+  await dropLeases(db, 'webhook_deliveries', { state: 'pending' });
+}
+
+/**
+ * Record an attempt, only while `owner` still holds the delivery's lease;
+ * false when it does not (the lease ran out and another process took the
+ * delivery over, which records its own attempt) or the delivery is gone
+ * (its endpoint was deleted meanwhile).
+ */
+export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a: AttemptRecord): Promise<boolean> {
+  const updated = await db('webhook_deliveries').where({ id: d.id, lease_owner: owner, state: 'pending' }).update(stateColumns(d));
+  if (!updated) return false;
+  await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
+  return true;
+}
+
+/** Give claimed deliveries back unattempted (over an endpoint's share, or its endpoint paused since the claim). */
+export async function releaseDeliveries(db: Db, ids: string[], owner: string): Promise<void> {
+  await releaseLeases(db, 'webhook_deliveries', owner, ids);
+}
+
+export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {
+  const q = db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ endpoint_id: endpointId });
+  if (before) q.andWhere('id', '<', before);
+  return ((await q.orderBy('id', 'desc').limit(limit)) as DeliveryRow[]).map(deliveryFromRow);
+}
+
+/** The deliveries made of some events, oldest first (an email's timeline shows where its events went). */
+export async function deliveriesOfEvents(db: Db, projectId: string, eventIds: string[]): Promise<WebhookDelivery[]> {
+  if (!eventIds.length) return [];
+  const rows = (await db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ project_id: projectId }).whereIn('event_id', eventIds).orderBy('id')) as DeliveryRow[];
+  return rows.map(deliveryFromRow);
+}
+
+export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
+  const out = new Map<string, AttemptRecord[]>(deliveryIds.map((id) => [id, []]));
+  if (!deliveryIds.length) return out;
+  const rows = (await db('webhook_attempts').select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'created_at').whereIn('delivery_id', deliveryIds).orderBy('attempt')) as Array<{
+    delivery_id: string;
+    attempt: number;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+    created_at: number;
+  }>;
+  for (const r of rows) {
+    out.get(r.delivery_id)!.push({ deliveryId: r.delivery_id, attempt: Number(r.attempt), statusCode: r.status_code == null ? null : Number(r.status_code), durationMs: Number(r.duration_ms), error: r.error, createdAt: Number(r.created_at) });
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+import { verifiedDomainsOf } from '../../deliverability/domains/domains.repo.js';
+import { insertEvents } from '../../notifying/events/events.repo.js';
+import { findProjectsById } from '../../account/projects/projects.repo.js';
+import { periodsOf } from '../../account/projects/periods.js';
+import { addUsage, usageCounts } from '../../account/projects/usage.repo.js';
+import { suppressedAmong } from '../suppressions/suppressions.repo.js';
+import { insertUnsubscribeLinks } from './unsubscribe-links.repo.js';
+import type { AcceptFacts, AcceptPlan, AcceptRequest } from './accept-rules.js';
+import { insertEmails } from './email-rows.repo.js';
+import { answersFor, recordAnswers } from './idempotency.repo.js';
+import { insertQueueRows } from './queue.repo.js';
+
+/**
+ * What a batch of the accept queue (accept-batch.ts) reads and writes inside
+ * its transaction, on either side of the rules (accept-rules.ts planAccept):
+ * the facts they decide on, then the plan they made.
+ */
+
+/** What the rules must see as stored now, read in the batch's transaction: one query per kind for the whole batch. */
+export async function readAcceptFacts(trx: Knex.Transaction, batch: AcceptRequest[], now: number, since: number): Promise<AcceptFacts> {
+  const live = batch.filter((p) => p.environment === 'live');
+  const liveProjects = [...new Set(live.map((p) => p.project.id))];
+  return {
+    now,
+    suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))), now),
+    verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),
+    projects: await findProjectsById(trx, liveProjects),
+    usage: await usageCounts(trx, liveProjects, Object.values(periodsOf(now))),
+    answered: await answersFor(trx, batch.flatMap((p) => (p.idempotency ? [{ projectId: p.project.id, key: p.idempotency.key }] : [])), since),
+  };
+}
+
+/** The batch's emails, their queue rows and events, its usage and its answers to Idempotency-Keys (kept since `since`). */
+export async function writeAcceptPlan(trx: Knex.Transaction, plan: AcceptPlan, since: number): Promise<void> {
+  await insertEmails(trx, plan.emails, plan.attachments);
+  await insertUnsubscribeLinks(trx, plan.emails);
+  await insertQueueRows(trx, plan.rows);
+  await insertEvents(trx, plan.events);
+  for (const [projectId, period, n] of plan.usage) await addUsage(trx, projectId, period, n);
+  await recordAnswers(trx, plan.answers, since);
+}

@@ -1,0 +1,166 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../../store/db.js';
+import { prepared } from '../../../store/prepared.js';
+import { insertRows } from '../../../store/insert-rows.js';
+import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../../store/lease.js';
+
+export const QUEUE_STATES = ['queued', 'submitting', 'done'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+/**
+ * One row of the outbound queue: the recipients of an email that go out in
+ * one SMTP transaction (one per recipient domain in direct mode, one per
+ * email through a relay). Its state is moved by lifecycle.ts alone.
+ */
+export interface QueueRow {
+  id: string;
+  emailId: string;
+  projectId: string;
+  /** recipient domain (direct mode), or '' when the email goes out in one transaction */
+  route: string;
+  state: QueueState;
+  attempts: number;
+  nextAttemptAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  /** written, and committed, before the message body goes out: after a crash, false means safe to send again */
+  dataStarted: boolean;
+  /** broadcast mail: claimed only when no transactional mail is due (claimDueRows) */
+  bulk: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+const TABLE = 'outbound_queue';
+
+interface Row {
+  id: string;
+  email_id: string;
+  project_id: string;
+  route: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+  data_started: number | boolean;
+  bulk: number | boolean;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = ['id', 'email_id', 'project_id', 'route', 'state', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'data_started', 'bulk', 'created_at', 'updated_at'] as const;
+
+function fromRow(r: Row): QueueRow {
+  return {
+    id: r.id,
+    emailId: r.email_id,
+    projectId: r.project_id,
+    route: r.route,
+    state: r.state as QueueState,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    leaseOwner: r.lease_owner,
+    leaseUntil: r.lease_until == null ? null : Number(r.lease_until),
+    dataStarted: Boolean(r.data_started),
+    bulk: Boolean(r.bulk),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+function toRow(q: QueueRow): Row {
+  return {
+    id: q.id,
+    email_id: q.emailId,
+    project_id: q.projectId,
+    route: q.route,
+    state: q.state,
+    attempts: q.attempts,
+    next_attempt_at: q.nextAttemptAt,
+    lease_owner: q.leaseOwner,
+    lease_until: q.leaseUntil,
+    data_started: q.dataStarted,
+    bulk: q.bulk,
+    created_at: q.createdAt,
+    updated_at: q.updatedAt,
+  };
+}
+
+export async function insertQueueRows(db: Db, list: QueueRow[]): Promise<void> {
+  await insertRows(db, TABLE, list.map(toRow) as unknown as Array<Record<string, unknown>>);
+}
+
+const updateRow = prepared(
+  (db, state, attempts, nextAttemptAt, leaseOwner, leaseUntil, dataStarted, updatedAt, id) =>
+    db(TABLE)
+      .update({ state, attempts, next_attempt_at: nextAttemptAt, lease_owner: leaseOwner, lease_until: leaseUntil, data_started: dataStarted, updated_at: updatedAt } as Record<string, string>)
+      .where('id', id as string),
+  8,
+);
+
+/** Persist a row as a transition of lifecycle.ts left it (the queue's hot path: a prepared statement). */
+export async function saveQueueRow(db: Db, q: QueueRow): Promise<void> {
+  await updateRow(db, q.state, q.attempts, q.nextAttemptAt, q.leaseOwner, q.leaseUntil, q.dataStarted, q.updatedAt, q.id);
+}
+
+const dropRow = prepared((db, id) => db(TABLE).delete().where('id', id as string), 1);
+
+/** A finished row that nothing reads again (lifecycle.ts keepsQueueRow). */
+export async function deleteQueueRow(db: Db, id: string): Promise<void> {
+  await dropRow(db, id);
+}
+
+export async function queueRowsOfEmails(db: Db, emailIds: string[]): Promise<QueueRow[]> {
+  if (!emailIds.length) return [];
+  return ((await db(TABLE).select(COLUMNS).whereIn('email_id', emailIds).orderBy('id')) as Row[]).map(fromRow);
+}
+
+export const queueRowsOfEmail = (db: Db, emailId: string) => queueRowsOfEmails(db, [emailId]);
+
+/**
+ * Takes due rows for an attempt, as lifecycle.ts claimRow leaves them:
+ * submitting, one more attempt, no data started, held by `lease`. Returns
+ * them as they were before the claim; the caller applies claimRow.
+ */
+export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; bulkLimit?: number }): Promise<QueueRow[]> {
+  // broadcast mail waits behind transactional mail: it gets only the room the latter leaves, and at most bulkLimit
+  const rows = await claimStream(trx, o, false, o.limit);
+  const bulk = Math.min(o.limit - rows.length, o.bulkLimit ?? o.limit);
+  if (bulk > 0) rows.push(...(await claimStream(trx, o, true, bulk)));
+  return rows.map(fromRow);
+}
+
+function claimStream(trx: Knex.Transaction, o: { now: number; lease: Lease }, bulk: boolean, limit: number): Promise<Row[]> {
+  const select = trx(TABLE).select(COLUMNS).where('state', 'queued').andWhere('bulk', bulk).andWhere('next_attempt_at', '<=', o.now).orderBy('next_attempt_at').limit(limit);
+  return claimRows<Row>(trx, select, { table: TABLE, lease: o.lease, set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now } });
+}
+
+/** The next time anything is due (or, without `bulk`, any transactional mail), to sleep until then. */
+export async function nextDueAt(db: Db, bulk = true): Promise<number | null> {
+  const q = db(TABLE).where('state', 'queued');
+  if (!bulk) q.andWhere('bulk', false);
+  const row = (await q.min({ at: 'next_attempt_at' }).first()) as { at: number | null } | undefined;
+  return row?.at == null ? null : Number(row.at);
+}
+
+/** Rows left submitting by a process that is gone (its lease ran out, or, with `all`, any: SQLite at start). */
+export async function orphanedRows(trx: Knex.Transaction, now: number, all: boolean): Promise<QueueRow[]> {
+  return ((await lapsedLeases(trx, TABLE, now, all).select(COLUMNS).andWhere('state', 'submitting')) as Row[]).map(fromRow);
+}
+
+export async function renewQueueLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
+  await renewLeases(db, TABLE, owner, ids, until);
+}
+
+const setDataStarted = prepared((db, started, id) => db(TABLE).update({ data_started: started } as Record<string, string>).where('id', id as string), 2);
+
+/** Written, and committed, before the message body goes out. */
+export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
+  for (const id of ids) await setDataStarted(db, true, id);
+}
+
+export async function queueStateCounts(db: Db): Promise<Record<string, number>> {
+  const rows = (await db(TABLE).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>;
+  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+}

@@ -1,0 +1,52 @@
+import { apiError, notFound } from '../../../lib/errors.js';
+import { iso, type Clock } from '../../../lib/time.js';
+import type { Store } from '../../../store/store.js';
+import { eventsOfEmail } from '../../notifying/events/events.repo.js';
+import type { Email } from './email.js';
+import { saveRecipient } from './email-recipients.repo.js';
+import { saveEmailState } from './email-rows.repo.js';
+import { emailStatusCounts, findEmailById } from './emails.repo.js';
+import { presentEmail } from './emails.presenter.js';
+import { retryAmbiguous as retry } from './lifecycle.js';
+import { queueRowsOfEmail, queueStateCounts, saveQueueRow } from './queue.repo.js';
+
+// The outbound queue as an operator sees it: `posthorn queue stats | show | retry` (CONTRACT §3).
+
+/**
+ * `posthorn queue retry`: the only way an ambiguous email goes out again
+ * (interface §1.9). The operator has checked that the first copy did not
+ * arrive; its ambiguous recipients go back to the queue, due now.
+ */
+export async function retryAmbiguous(deps: { store: Store; clock: Clock }, emailId: string): Promise<Email> {
+  return deps.store.tx(async (trx) => {
+    const email = await findEmailById(trx, emailId);
+    if (!email) throw notFound(`email ${emailId}`);
+    const back = retry(email, await queueRowsOfEmail(trx, emailId), deps.clock.now());
+    if ('refused' in back) throw apiError('conflict', back.refused);
+    for (const r of back.recipients) await saveRecipient(trx, r);
+    for (const q of back.rows) await saveQueueRow(trx, q);
+    await saveEmailState(trx, back.email);
+    return back.email;
+  });
+}
+
+export async function queueStats(store: Store) {
+  const [rows, emails] = await Promise.all([queueStateCounts(store.reader), emailStatusCounts(store.reader)]);
+  // `deliveries`: the queue rows by state, under the name this output has always had (tools read it)
+  return { deliveries: rows, emails };
+}
+
+/** `posthorn queue show`: an email with its recipients' details, its queue rows and its events. */
+export async function showQueuedEmail(store: Store, emailId: string) {
+  const email = await findEmailById(store.reader, emailId);
+  if (!email) throw notFound(`email ${emailId}`);
+  const [rows, events] = await Promise.all([queueRowsOfEmail(store.reader, emailId), eventsOfEmail(store.reader, emailId)]);
+  return {
+    ...presentEmail(email),
+    project_id: email.projectId,
+    message_id: email.messageId,
+    recipients: email.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status, details: r.details })),
+    queue: rows.map((q) => ({ id: q.id, route: q.route || '(one transaction)', state: q.state, attempts: q.attempts, next_attempt_at: iso(q.nextAttemptAt), data_started: q.dataStarted })),
+    events: events.map((e) => ({ id: e.id, type: e.type, recipient: e.recipient, created_at: iso(e.createdAt) })),
+  };
+}
