@@ -11,16 +11,37 @@ const TRANSACTIONAL_PER_S = 500;
 
 type Api = (key: string, method: string, path: string, body?: unknown) => Promise<any>;
 
-export async function broadcastPhase(o: { base: string; dir: string; bin: string; config: string; api: Api; cli: (args: string[]) => Promise<any>; step: (s: string) => void }) {
+export async function broadcastPhase(o: {
+  base: string;
+  dir: string;
+  bin: string;
+  config: string;
+  api: Api;
+  cli: (args: string[]) => Promise<any>;
+  step: (s: string) => void;
+}) {
   const project = await o.cli(['project', 'create', '--name', 'broadcast-bench', '--approved']);
   const key = (await o.cli(['key', 'create', '--project', project.id, '--mode', 'test'])).key as string;
   const audience = (await o.api(key, 'POST', '/v1/audiences', { name: 'everyone' })).id as string;
   const csv = join(o.dir, 'contacts.csv');
-  writeFileSync(csv, ['email,first_name', ...Array.from({ length: CONTACTS }, (_, i) => `reader${i}@example.com,Reader${i}`)].join('\n'));
+  writeFileSync(
+    csv,
+    ['email,first_name', ...Array.from({ length: CONTACTS }, (_, i) => `reader${i}@example.com,Reader${i}`)].join('\n'),
+  );
   o.step(`broadcast: importing ${CONTACTS.toLocaleString('en-US')} contacts`);
-  const imported = spawnSync(process.execPath, [o.bin, 'contacts', 'import', csv, '--project', project.id, '--audience', audience, '--config', o.config, '--json'], { encoding: 'utf8' });
+  const imported = spawnSync(
+    process.execPath,
+    [o.bin, 'contacts', 'import', csv, '--project', project.id, '--audience', audience, '--config', o.config, '--json'],
+    { encoding: 'utf8' },
+  );
   if (imported.status !== 0) throw new Error(`contacts import failed: ${imported.stderr}`);
-  const broadcast = await o.api(key, 'POST', '/v1/broadcasts', { name: 'bench', from: 'News <news@shop.bench.test>', subject: 'News for {{contact.first_name | there}}', html: '<p>Hello {{contact.first_name | there}},</p><p>Here is what is new.</p><p><a href="{{preferences_url}}">Preferences</a></p>', audience_id: audience });
+  const broadcast = await o.api(key, 'POST', '/v1/broadcasts', {
+    name: 'bench',
+    from: 'News <news@shop.bench.test>',
+    subject: 'News for {{contact.first_name | there}}',
+    html: '<p>Hello {{contact.first_name | there}},</p><p>Here is what is new.</p><p><a href="{{preferences_url}}">Preferences</a></p>',
+    audience_id: audience,
+  });
 
   // transactional sends at a steady 500/s (5 every 10 ms), each timed from its POST to its answer;
   // the first 3 s warm the appliance up and are not counted
@@ -34,12 +55,25 @@ export async function broadcastPhase(o: { base: string; dir: string; bin: string
     const t0 = performance.now();
     const n = i++;
     const p = pool
-      .request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: [`delivered+${n}@simulator.posthorn.test`], subject: `Password reset ${n}`, text: 'Your code is 123456.' }) })
-      .then(async (res) => {
-        await res.body.dump();
-        if (res.statusCode !== 202) errors++;
-        else if (counting) latencies.push(performance.now() - t0);
-      }, () => void errors++);
+      .request({
+        path: '/v1/emails',
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          from: 'Shop <orders@shop.bench.test>',
+          to: [`delivered+${n}@simulator.posthorn.test`],
+          subject: `Password reset ${n}`,
+          text: 'Your code is 123456.',
+        }),
+      })
+      .then(
+        async (res) => {
+          await res.body.dump();
+          if (res.statusCode !== 202) errors++;
+          else if (counting) latencies.push(performance.now() - t0);
+        },
+        () => void errors++,
+      );
     inFlight.add(p);
     void p.finally(() => inFlight.delete(p));
   };
@@ -68,6 +102,13 @@ export async function broadcastPhase(o: { base: string; dir: string; bin: string
     fan_out_seconds: seconds,
     fan_out_emails_per_s: done.counts.sent / seconds,
     counts: done.counts,
-    transactional: { per_s: TRANSACTIONAL_PER_S, n: latencies.length, errors, p50_ms: at(50), p99_ms: at(99), max_ms: latencies[latencies.length - 1] ?? NaN },
+    transactional: {
+      per_s: TRANSACTIONAL_PER_S,
+      n: latencies.length,
+      errors,
+      p50_ms: at(50),
+      p99_ms: at(99),
+      max_ms: latencies[latencies.length - 1] ?? NaN,
+    },
   };
 }

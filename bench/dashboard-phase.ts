@@ -20,7 +20,8 @@ export interface DashboardFigures {
 }
 
 export async function dashboardPhase(): Promise<DashboardFigures> {
-  if (!existsSync(CHROMIUM)) return { available: false, reason: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
+  if (!existsSync(CHROMIUM))
+    return { available: false, reason: `no Chromium at ${CHROMIUM} (apt-get install chromium)` };
   const sample = await dashboardSample();
   const browser = await launchBrowser();
   try {
@@ -36,7 +37,14 @@ export async function dashboardPhase(): Promise<DashboardFigures> {
         const page = await fresh.newPage();
         // each body's size, awaited before the sum: a response may still be read when the page is idle
         const sizes: Array<Promise<number>> = [];
-        page.on('response', (r) => sizes.push(r.body().then((b) => b.length, () => 0)));
+        page.on('response', (r) =>
+          sizes.push(
+            r.body().then(
+              (b) => b.length,
+              () => 0,
+            ),
+          ),
+        );
         await page.goto(path, { waitUntil: 'load' });
         const t = (await page.evaluate('JSON.stringify(performance.getEntriesByType("navigation")[0])')) as string;
         const nav = JSON.parse(t) as { domContentLoadedEventEnd: number; loadEventEnd: number };
@@ -46,10 +54,19 @@ export async function dashboardPhase(): Promise<DashboardFigures> {
         runs.push({ interactive: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, bytes });
       }
       const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-      pages[name] = { interactive_ms: Math.round(median(runs.map((r) => r.interactive))), load_ms: Math.round(median(runs.map((r) => r.load))), kb: Math.round(median(runs.map((r) => r.bytes)) / 102.4) / 10 };
+      pages[name] = {
+        interactive_ms: Math.round(median(runs.map((r) => r.interactive))),
+        load_ms: Math.round(median(runs.map((r) => r.load))),
+        kb: Math.round(median(runs.map((r) => r.bytes)) / 102.4) / 10,
+      };
     }
     const all = Object.values(pages);
-    return { available: true, pages, slowest_interactive_ms: Math.max(...all.map((p) => p.interactive_ms)), largest_kb: Math.max(...all.map((p) => p.kb)) };
+    return {
+      available: true,
+      pages,
+      slowest_interactive_ms: Math.max(...all.map((p) => p.interactive_ms)),
+      largest_kb: Math.max(...all.map((p) => p.kb)),
+    };
   } finally {
     await browser.close();
     await sample.stop();

@@ -10,7 +10,17 @@
 // connections that pipeline (RFC 2920); the rate is messages / (first submit → last arrival at the sink).
 // The system's own Postfix configuration (/etc/postfix), if any, is neither read nor changed.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,7 +103,8 @@ export function postfixUnavailable(): string | null {
     ...(existsSync(POSTFIX) && existsSync(POSTCONF) ? [] : [`${POSTFIX} (Debian package postfix)`]),
     ...(existsSync(OPENDKIM) ? [] : [`${OPENDKIM} (Debian package opendkim)`]),
   ];
-  if (missing.length) return `not installed: ${missing.join(', ')}; the bench installs nothing (apt-get install postfix opendkim)`;
+  if (missing.length)
+    return `not installed: ${missing.join(', ')}; the bench installs nothing (apt-get install postfix opendkim)`;
   if (process.getuid?.() !== 0) return "Postfix's master must be started as root, and the bench is not running as root";
   return null;
 }
@@ -119,9 +130,18 @@ export async function postfixPhase(o: PostfixPhaseOptions): Promise<PostfixPhase
     const opendkimVersion = /v([\d.]+\S*)/.exec((await run(OPENDKIM, ['-V'])).stdout)?.[1] ?? 'unknown';
     const taken = new Set([o.sink.port]);
     const smtpdPort = await freePort(taken);
-    const milter = (o.milterSocket ?? 'unix') === 'unix'
-      ? { opendkim: `local:${join(dir, 'opendkim.sock')}`, postfix: `unix:${join(dir, 'opendkim.sock')}`, connect: { path: join(dir, 'opendkim.sock') } }
-      : await freePort(taken).then((port) => ({ opendkim: `inet:${port}@127.0.0.1`, postfix: `inet:127.0.0.1:${port}`, connect: { host: '127.0.0.1', port } }));
+    const milter =
+      (o.milterSocket ?? 'unix') === 'unix'
+        ? {
+            opendkim: `local:${join(dir, 'opendkim.sock')}`,
+            postfix: `unix:${join(dir, 'opendkim.sock')}`,
+            connect: { path: join(dir, 'opendkim.sock') },
+          }
+        : await freePort(taken).then((port) => ({
+            opendkim: `inet:${port}@127.0.0.1`,
+            postfix: `inet:127.0.0.1:${port}`,
+            connect: { host: '127.0.0.1', port },
+          }));
     instance.configure({ version: postfixVersion, smtpdPort, sinkPort: o.sink.port });
     const settings = await instance.settings();
 
@@ -132,11 +152,15 @@ export async function postfixPhase(o: PostfixPhaseOptions): Promise<PostfixPhase
     step(`postfix ${postfixVersion}: relay to the sink without DKIM (${warmup} unmeasured, then ${n})`);
     await instance.start();
     await relay(load, `${tag}w`, warmup, () => null);
-    const relayRun = await relay(load, `${tag}r`, n, (raw) => (hasDkimSignature(raw) ? 'a message relayed without a milter carries a DKIM-Signature' : null));
+    const relayRun = await relay(load, `${tag}r`, n, (raw) =>
+      hasDkimSignature(raw) ? 'a message relayed without a milter carries a DKIM-Signature' : null,
+    );
     await instance.stop();
     step(`  ${summary(relayRun)}`);
 
-    step(`postfix with OpenDKIM ${opendkimVersion} (milter on ${milter.postfix.split(':')[0]}, RSA-2048, relaxed/relaxed): relay to the sink (${warmup} unmeasured, then ${n})`);
+    step(
+      `postfix with OpenDKIM ${opendkimVersion} (milter on ${milter.postfix.split(':')[0]}, RSA-2048, relaxed/relaxed): relay to the sink (${warmup} unmeasured, then ${n})`,
+    );
     const { publicKey } = writeOpenDkimConfig(dir, milter.opendkim);
     opendkim = spawn(OPENDKIM, ['-f', '-x', join(dir, 'opendkim.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
     let opendkimErr = '';
@@ -145,7 +169,8 @@ export async function postfixPhase(o: PostfixPhaseOptions): Promise<PostfixPhase
     instance.configure({ version: postfixVersion, smtpdPort, sinkPort: o.sink.port, milter: milter.postfix });
     Object.assign(settings, await instance.settings());
     await instance.start();
-    const unsigned = (raw: Buffer) => (hasDkimSignature(raw) ? null : 'a message arrived at the sink without a DKIM-Signature');
+    const unsigned = (raw: Buffer) =>
+      hasDkimSignature(raw) ? null : 'a message arrived at the sink without a DKIM-Signature';
     const warm = await relay(load, `${tag}x`, warmup, unsigned);
     const dkimRun = await relay({ ...load, opendkimPid: opendkim.pid! }, `${tag}k`, n, unsigned);
     await instance.stop();
@@ -237,7 +262,12 @@ class Instance {
       in_flow_delay: '1s',
       ...(o.milter ? { smtpd_milters: o.milter, milter_default_action: 'tempfail', milter_protocol: '6' } : {}),
     };
-    writeFileSync(join(this.conf, 'main.cf'), Object.entries(main).map(([k, v]) => `${k} = ${v}`.trimEnd() + '\n').join(''));
+    writeFileSync(
+      join(this.conf, 'main.cf'),
+      Object.entries(main)
+        .map(([k, v]) => `${k} = ${v}`.trimEnd() + '\n')
+        .join(''),
+    );
     // master.cf: only the services a relay uses, none chrooted (a chroot would need copies of /etc in the queue)
     // service type private unpriv chroot wakeup maxproc command
     const master = [
@@ -266,12 +296,27 @@ class Instance {
 
   /** The settings that bear on the figures, as Postfix itself reads them. */
   async settings(): Promise<Record<string, string>> {
-    const names = ['mail_version', 'compatibility_level', 'relayhost', 'default_destination_concurrency_limit', 'initial_destination_concurrency', 'default_destination_recipient_limit', 'default_process_limit', 'smtp_connection_cache_on_demand', 'in_flow_delay', 'smtp_tls_security_level', 'smtpd_milters', 'milter_default_action'];
+    const names = [
+      'mail_version',
+      'compatibility_level',
+      'relayhost',
+      'default_destination_concurrency_limit',
+      'initial_destination_concurrency',
+      'default_destination_recipient_limit',
+      'default_process_limit',
+      'smtp_connection_cache_on_demand',
+      'in_flow_delay',
+      'smtp_tls_security_level',
+      'smtpd_milters',
+      'milter_default_action',
+    ];
     const { stdout } = await run(POSTCONF, ['-c', this.conf, ...names]);
-    return Object.fromEntries(stdout.split('\n').flatMap((line) => {
-      const m = /^(\S+) =\s?(.*)$/.exec(line);
-      return m ? [[m[1]!, m[2]!.trim()]] : [];
-    }));
+    return Object.fromEntries(
+      stdout.split('\n').flatMap((line) => {
+        const m = /^(\S+) =\s?(.*)$/.exec(line);
+        return m ? [[m[1]!, m[2]!.trim()]] : [];
+      }),
+    );
   }
 
   async start(): Promise<void> {
@@ -335,7 +380,8 @@ class Instance {
 
 type RunResult = PostfixRun & { sample: Buffer[] };
 
-const summary = ({ sample: _, ...r }: RunResult) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v * 100) / 100])));
+const summary = ({ sample: _, ...r }: RunResult) =>
+  JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v * 100) / 100])));
 
 /**
  * Submits `count` messages to Postfix's smtpd over `connections` pipelining sessions and waits until
@@ -348,7 +394,9 @@ async function relay(
   check: (raw: Buffer) => string | null,
 ): Promise<RunResult> {
   const messages = Array.from({ length: count }, (_, i) => message(tag, i));
-  const sessions = await Promise.all(Array.from({ length: Math.min(o.connections, count) }, () => SmtpSession.open(o.port)));
+  const sessions = await Promise.all(
+    Array.from({ length: Math.min(o.connections, count) }, () => SmtpSession.open(o.port)),
+  );
   const broken: Error[] = [];
   for (const s of sessions) (s as unknown as { socket: Socket }).socket.on('error', (e) => broken.push(e));
   try {
@@ -394,7 +442,8 @@ async function relayOver(
   const prefix = `${tag}-`;
   while (arrived < count) {
     if (failed) throw failed;
-    if (broken.length) throw new Error(`a connection to postfix's smtpd failed: ${broken[0]!.message}\n${o.instance.log()}`);
+    if (broken.length)
+      throw new Error(`a connection to postfix's smtpd failed: ${broken[0]!.message}\n${o.instance.log()}`);
     const all = o.sink.messages;
     for (; scanned < all.length; scanned++) {
       const m = all[scanned]!;
@@ -406,7 +455,10 @@ async function relayOver(
     }
     if (arrived >= count) break;
     if (arrived !== last) [last, quietSince] = [arrived, Date.now()];
-    else if (Date.now() - quietSince > 60_000) throw new Error(`postfix: the sink has ${arrived} of the ${count} messages and got none for a minute; the instance's log ends:\n${o.instance.log()}`);
+    else if (Date.now() - quietSince > 60_000)
+      throw new Error(
+        `postfix: the sink has ${arrived} of the ${count} messages and got none for a minute; the instance's log ends:\n${o.instance.log()}`,
+      );
     await sleep(10);
   }
   const seconds = (performance.now() - t0) / 1000;
@@ -481,7 +533,12 @@ function writeOpenDkimConfig(dir: string, socket: string): { publicKey: string }
     // to: OpenDKIM's check of the key's path would refuse it
     RequireSafeKeys: 'false',
   };
-  writeFileSync(join(dir, 'opendkim.conf'), Object.entries(conf).map(([k, v]) => `${k} ${v}\n`).join(''));
+  writeFileSync(
+    join(dir, 'opendkim.conf'),
+    Object.entries(conf)
+      .map(([k, v]) => `${k} ${v}\n`)
+      .join(''),
+  );
   return { publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') };
 }
 
@@ -495,14 +552,20 @@ async function verifySignature(raw: Buffer, publicKey: string): Promise<void> {
     },
   });
   const results = res.results.map((r) => `${r.signingDomain}:${r.status?.result}`);
-  if (results.join() !== `${SIGNING_DOMAIN}:pass`) throw new Error(`OpenDKIM's signature did not verify: ${JSON.stringify(res.results)}`);
+  if (results.join() !== `${SIGNING_DOMAIN}:pass`)
+    throw new Error(`OpenDKIM's signature did not verify: ${JSON.stringify(res.results)}`);
 }
 
 /** Resolves once something accepts connections at `where`; fails if `child` exits first. */
-async function listening(where: { path: string } | { host: string; port: number }, child: ChildProcess, output: () => string): Promise<void> {
+async function listening(
+  where: { path: string } | { host: string; port: number },
+  child: ChildProcess,
+  output: () => string,
+): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`opendkim exited (${child.exitCode ?? child.signalCode}): ${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`opendkim exited (${child.exitCode ?? child.signalCode}): ${output()}`);
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(where);
       s.once('connect', () => (s.destroy(), resolve(true)));
@@ -526,7 +589,11 @@ function freePort(taken: Set<number>): Promise<number> {
 /** The machine's busy CPU time so far, in clock ticks (Linux /proc/stat; 0 elsewhere). */
 function machineCpu(): { busy: number } {
   try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return { busy: user! + nice! + system! + irq! + softirq! + steal! };
   } catch {
     return { busy: 0 };
@@ -535,7 +602,9 @@ function machineCpu(): { busy: number } {
 
 function processCpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;

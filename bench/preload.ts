@@ -70,17 +70,26 @@ export function preload(o: PreloadOptions): PreloadResult {
       `insert into emails (id, project_id, environment, status, status_reason, from_header, from_domain, to_list, cc_list, bcc_list, reply_to, subject, body_html, body_text, template_id, template_version, tags, headers, request_id, scheduled_at, attempts, provider_message_id, message_id, accepted_at, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, '[]', '[]', null, ?, null, ?, null, null, '{}', '{}', ?, null, 1, ?, ?, ?, ?, ?)`,
     ),
-    recipient: db.prepare(`insert into email_recipients (id, email_id, project_id, address, kind, status, details, delay_notified, updated_at, queue_row_id) values (?, ?, ?, ?, 'to', ?, ?, 0, ?, ?)`),
+    recipient: db.prepare(
+      `insert into email_recipients (id, email_id, project_id, address, kind, status, details, delay_notified, updated_at, queue_row_id) values (?, ?, ?, ?, 'to', ?, ?, 0, ?, ?)`,
+    ),
     queueRow: db.prepare(
       `insert into outbound_queue (id, email_id, project_id, route, state, attempts, next_attempt_at, lease_owner, lease_until, data_started, created_at, updated_at) values (?, ?, ?, ?, 'done', 1, ?, null, null, 1, ?, ?)`,
     ),
-    event: db.prepare(`insert into events (id, project_id, type, email_id, recipient, simulated, data, fanned_out, created_at) values (?, ?, ?, ?, ?, ?, ?, 1, ?)`),
-    suppression: db.prepare(`insert or ignore into suppressions (project_id, address, reason, email_id, created_at) values (?, ?, 'bounce', ?, ?)`),
+    event: db.prepare(
+      `insert into events (id, project_id, type, email_id, recipient, simulated, data, fanned_out, created_at) values (?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+    ),
+    suppression: db.prepare(
+      `insert or ignore into suppressions (project_id, address, reason, email_id, created_at) values (?, ?, 'bounce', ?, ?)`,
+    ),
   };
   const counts = { emails: 0, recipients: 0, queue_rows: 0, events: 0, suppressions: 0, prunable: 0 };
   const old = Math.round(o.count * o.oldShare);
   // the old ones spread over 59 days ending 31 days ago, the others over 29 days ending an hour ago
-  const timeOf = (i: number) => (i < old ? now - 90 * DAY + (i * 59 * DAY) / Math.max(1, old) : now - 29 * DAY + ((i - old) * (29 * DAY - 3_600_000)) / Math.max(1, o.count - old));
+  const timeOf = (i: number) =>
+    i < old
+      ? now - 90 * DAY + (i * 59 * DAY) / Math.max(1, old)
+      : now - 29 * DAY + ((i - old) * (29 * DAY - 3_600_000)) / Math.max(1, o.count - old);
   const subject = 'Order';
   const from = 'Shop <orders@shop.bench.test>';
   db.transaction(() => {
@@ -95,25 +104,92 @@ export function preload(o: PreloadOptions): PreloadResult {
       const messageId = `<${id.slice(4)}@mta.bench.test>`;
       const done = live ? at + 900 : at;
       const status = kind === 'ambiguous' ? 'ambiguous' : kind === 'bounced' ? 'failed' : 'accepted';
-      const reason = kind === 'bounced' ? 'every recipient bounced' : kind === 'ambiguous' ? 'the receiving server did not answer after the message was transmitted; it is not sent again unless an operator retries it' : null;
-      insert.email.run(id, o.projectId, live ? 'live' : 'test', status, reason, from, 'shop.bench.test', JSON.stringify([address]), `${subject} ${i}`, o.text, requestId, kind === 'bounced' || kind === 'ambiguous' ? null : messageId, messageId, kind === 'bounced' || kind === 'ambiguous' ? null : done, at, done);
+      const reason =
+        kind === 'bounced'
+          ? 'every recipient bounced'
+          : kind === 'ambiguous'
+            ? 'the receiving server did not answer after the message was transmitted; it is not sent again unless an operator retries it'
+            : null;
+      insert.email.run(
+        id,
+        o.projectId,
+        live ? 'live' : 'test',
+        status,
+        reason,
+        from,
+        'shop.bench.test',
+        JSON.stringify([address]),
+        `${subject} ${i}`,
+        o.text,
+        requestId,
+        kind === 'bounced' || kind === 'ambiguous' ? null : messageId,
+        messageId,
+        kind === 'bounced' || kind === 'ambiguous' ? null : done,
+        at,
+        done,
+      );
       const queueRowId = idAt('queueRow', at, i);
       const recipientStatus = kind === 'test' || kind === 'opened' ? 'delivered' : kind;
-      const reply = kind === 'test' ? '250 2.0.0 OK: simulated delivery' : kind === 'bounced' ? '550 5.1.1 <user>: Recipient address rejected: User unknown' : '250 2.0.0 Ok: queued as 4Xk2Lp0Zz1';
-      const details = kind === 'ambiguous' ? { reply: 'connection lost after the end of DATA', mx: 'mx.sink.test' } : kind === 'bounced' ? { reply, bounce_type: 'Permanent', status: '5.1.1', mx: 'mx.sink.test' } : live ? { reply, mx: 'mx.sink.test' } : { reply };
-      insert.recipient.run(idAt('recipient', at, i), id, o.projectId, address, recipientStatus, JSON.stringify(details), done, queueRowId);
+      const reply =
+        kind === 'test'
+          ? '250 2.0.0 OK: simulated delivery'
+          : kind === 'bounced'
+            ? '550 5.1.1 <user>: Recipient address rejected: User unknown'
+            : '250 2.0.0 Ok: queued as 4Xk2Lp0Zz1';
+      const details =
+        kind === 'ambiguous'
+          ? { reply: 'connection lost after the end of DATA', mx: 'mx.sink.test' }
+          : kind === 'bounced'
+            ? { reply, bounce_type: 'Permanent', status: '5.1.1', mx: 'mx.sink.test' }
+            : live
+              ? { reply, mx: 'mx.sink.test' }
+              : { reply };
+      insert.recipient.run(
+        idAt('recipient', at, i),
+        id,
+        o.projectId,
+        address,
+        recipientStatus,
+        JSON.stringify(details),
+        done,
+        queueRowId,
+      );
       counts.recipients++;
       if (live) {
         insert.queueRow.run(queueRowId, id, o.projectId, domain, at, at, done);
         counts.queue_rows++;
       }
       const event = (type: string, when: number, n: number, eventDetails: Record<string, unknown>) => {
-        const data = { email_id: id, request_id: requestId, environment: live ? 'live' : 'test', from, subject: `${subject} ${i}`, tags: {}, recipient: address, details: eventDetails };
-        insert.event.run(idAt('event', when, i * 4 + n), o.projectId, type, id, address, live ? 0 : 1, JSON.stringify(data), when);
+        const data = {
+          email_id: id,
+          request_id: requestId,
+          environment: live ? 'live' : 'test',
+          from,
+          subject: `${subject} ${i}`,
+          tags: {},
+          recipient: address,
+          details: eventDetails,
+        };
+        insert.event.run(
+          idAt('event', when, i * 4 + n),
+          o.projectId,
+          type,
+          id,
+          address,
+          live ? 0 : 1,
+          JSON.stringify(data),
+          when,
+        );
         counts.events++;
       };
       if (kind === 'bounced') {
-        event('email.bounced', done, 0, { bounce_type: 'Permanent', reason: 'user_unknown', status: '5.1.1', diagnostic: reply, mx: 'mx.sink.test' });
+        event('email.bounced', done, 0, {
+          bounce_type: 'Permanent',
+          reason: 'user_unknown',
+          status: '5.1.1',
+          diagnostic: reply,
+          mx: 'mx.sink.test',
+        });
         event('email.failed', done, 1, { reason });
         counts.suppressions += insert.suppression.run(o.projectId, address, id, done).changes;
       } else if (kind !== 'ambiguous') {

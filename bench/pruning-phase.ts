@@ -31,7 +31,12 @@ export interface PruningPhaseDeps {
 function oldRows(dbFile: string, cutoff: number): number {
   const db = new Database(dbFile, { readonly: true });
   try {
-    return TABLES.reduce((n, [table, kind]) => n + (db.prepare(`select count(*) as n from ${table} where id < ?`).get(firstIdAt(kind, cutoff)) as { n: number }).n, 0);
+    return TABLES.reduce(
+      (n, [table, kind]) =>
+        n +
+        (db.prepare(`select count(*) as n from ${table} where id < ?`).get(firstIdAt(kind, cutoff)) as { n: number }).n,
+      0,
+    );
   } finally {
     db.close();
   }
@@ -41,7 +46,9 @@ export async function pruningPhase(d: PruningPhaseDeps) {
   // the preload leaves a gap of two days around the cutoff: the job's and this count agree
   const cutoff = Date.now() - 30 * DAY;
   const atStart = oldRows(d.dbFile, cutoff);
-  d.step(`accepts while the retention job prunes (${atStart} rows made before the cutoff); the appliance restarted with the job every second`);
+  d.step(
+    `accepts while the retention job prunes (${atStart} rows made before the cutoff); the appliance restarted with the job every second`,
+  );
   const restarted = performance.now();
   await d.restart({ days: 30, schedule: '* * * * * *' });
   if (d.warmupSeconds > 0) await d.accept(d.warmupSeconds, false);
@@ -62,7 +69,12 @@ export async function pruningPhase(d: PruningPhaseDeps) {
   }
   const seconds = (performance.now() - restarted) / 1000 - still;
   return {
-    accepts: { ...accepts, pruned_rows: before - after, pruned_rows_per_s: Math.round((before - after) / window), rows_left_to_prune_after: after - left },
+    accepts: {
+      ...accepts,
+      pruned_rows: before - after,
+      pruned_rows_per_s: Math.round((before - after) / window),
+      rows_left_to_prune_after: after - left,
+    },
     pruning: { rows: atStart - left, rows_kept: left, seconds, rows_per_s: Math.round((atStart - left) / seconds) },
   };
 }

@@ -26,7 +26,18 @@
 //      (bench/broadcast-phase.ts)
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+  rmSync,
+} from 'node:fs';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +81,12 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PRELOAD=N fills the database with N emails first (1000000 for issue 24's figure); the default
 // phases then include accept-pruning.
 const PRELOAD = Number(process.env.BENCH_PRELOAD ?? 0);
-const phases = new Set((process.env.BENCH_PHASES ?? `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast`).split(','));
+const phases = new Set(
+  (
+    process.env.BENCH_PHASES ??
+    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast`
+  ).split(','),
+);
 
 function fsyncRate(dir: string, ms = 3000): number {
   const file = join(dir, 'fsync.bin');
@@ -89,7 +105,9 @@ function fsyncRate(dir: string, ms = 3000): number {
 }
 
 async function cli(config: string, args: string[]): Promise<any> {
-  const child = spawn(process.execPath, [BIN, ...args, '--config', config, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, ...args, '--config', config, '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   await once(child, 'exit');
@@ -109,7 +127,9 @@ function freePort(): Promise<number> {
 async function serve(config: string, port: number, known?: string): Promise<{ child: ChildProcess; key: string }> {
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const flags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const copy = process.env.BENCH_SERVE_LOG;
   child.stdout!.on('data', (d: Buffer) => {
@@ -118,7 +138,14 @@ async function serve(config: string, port: number, known?: string): Promise<{ ch
   });
   for (;;) {
     const key = known ?? /ph_test_[A-Za-z0-9]{40}/.exec(out)?.[0];
-    if (key && (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) return { child, key };
+    if (
+      key &&
+      (await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      return { child, key };
     if (child.exitCode !== null) throw new Error(`serve exited:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -127,7 +154,9 @@ async function serve(config: string, port: number, known?: string): Promise<{ ch
 /** CPU seconds used so far by a process (Linux /proc; 0 elsewhere), to tell how many cores a phase kept busy. */
 function cpuSeconds(pid: number): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /, '')
+      .split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
@@ -139,7 +168,9 @@ function threadCpuSeconds(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
     }
   } catch {
@@ -153,12 +184,24 @@ function threadCpuSeconds(pid: number): Map<number, number> {
  * its busiest other thread (the background thread: the store, the MTA) and all the rest (the fsync
  * and checkpoint threads, V8's garbage collector threads): which thread a figure is limited by.
  */
-function cpuPerRequest(before: Map<number, number>, after: Map<number, number>, pid: number, requests: number): { main: number; busiest_worker: number; rest: number } {
+function cpuPerRequest(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  pid: number,
+  requests: number,
+): { main: number; busiest_worker: number; rest: number } {
   const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
   const per = (s: number) => Math.round((s / Math.max(1, requests)) * 1e6);
   const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
-  const workers = used.filter(([tid]) => tid !== pid).map(([, s]) => s).sort((a, b) => b - a);
-  return { main: per(main), busiest_worker: per(workers[0] ?? 0), rest: per(workers.slice(1).reduce((a, b) => a + b, 0)) };
+  const workers = used
+    .filter(([tid]) => tid !== pid)
+    .map(([, s]) => s)
+    .sort((a, b) => b - a);
+  return {
+    main: per(main),
+    busiest_worker: per(workers[0] ?? 0),
+    rest: per(workers.slice(1).reduce((a, b) => a + b, 0)),
+  };
 }
 
 /** Bytes a process has had written to storage so far (Linux /proc; 0 elsewhere): the WAL, checkpoints, logs. */
@@ -171,8 +214,25 @@ function bytesWritten(pid: number): number {
 }
 
 /** Runs a phase and adds the cores the appliance and this load process kept busy meanwhile, and what the appliance wrote to disk. */
-async function measured<T extends object>(appliancePid: number, phase: () => Promise<T>): Promise<T & { wall: number; appliance_cores: number; client_cores: number; appliance_disk_mb: number; appliance_cpu_us_per_request: ReturnType<typeof cpuPerRequest> }> {
-  const [a0, c0, w0, t0, th0] = [cpuSeconds(appliancePid), cpuSeconds(process.pid), bytesWritten(appliancePid), performance.now(), threadCpuSeconds(appliancePid)];
+async function measured<T extends object>(
+  appliancePid: number,
+  phase: () => Promise<T>,
+): Promise<
+  T & {
+    wall: number;
+    appliance_cores: number;
+    client_cores: number;
+    appliance_disk_mb: number;
+    appliance_cpu_us_per_request: ReturnType<typeof cpuPerRequest>;
+  }
+> {
+  const [a0, c0, w0, t0, th0] = [
+    cpuSeconds(appliancePid),
+    cpuSeconds(process.pid),
+    bytesWritten(appliancePid),
+    performance.now(),
+    threadCpuSeconds(appliancePid),
+  ];
   const r = await phase();
   const wall = (performance.now() - t0) / 1000;
   const th1 = threadCpuSeconds(appliancePid);
@@ -193,7 +253,15 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-type LoadResult = { rate: number; p50: number; p99: number; n: number; errors: number; client: 'wrk' | 'undici'; childCpuSeconds?: number };
+type LoadResult = {
+  rate: number;
+  p50: number;
+  p99: number;
+  n: number;
+  errors: number;
+  client: 'wrk' | 'undici';
+  childCpuSeconds?: number;
+};
 
 /**
  * CLIENTS concurrent clients, each sending one request after the other for `seconds`. `body` is a
@@ -210,7 +278,8 @@ async function acceptLoad(base: string, key: string, body: string, secs = second
   return { ...r, client: 'undici' };
 }
 
-const fill = (template: string, i: number) => template.replaceAll('@@I@@', String(i)).replaceAll('@@D@@', String(i % 10));
+const fill = (template: string, i: number) =>
+  template.replaceAll('@@I@@', String(i)).replaceAll('@@D@@', String(i % 10));
 
 const useWrk = process.env.BENCH_CLIENT !== 'undici' && spawnSync('wrk', ['--version']).error === undefined;
 
@@ -256,13 +325,35 @@ function done(summary, latency, requests)
 end
 `;
 
-async function wrkLoad(base: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: string, ok: number, secs = seconds): Promise<LoadResult> {
+async function wrkLoad(
+  base: string,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  ok: number,
+  secs = seconds,
+): Promise<LoadResult> {
   // wrk counts only answers of 400 and above as errors: the expected status must be one of those below
   if (ok < 200 || ok > 299) throw new Error(`wrk cannot tell ${ok} from other answers below 400`);
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-wrk-'));
   writeFileSync(join(dir, 'load.lua'), WRK_SCRIPT);
   writeFileSync(join(dir, 'body.json'), body);
-  const args = ['-t1', `-c${CLIENTS}`, `-d${secs}s`, '--timeout', '10s', '-s', join(dir, 'load.lua'), base, '--', join(dir, 'body.json'), method, path, ...Object.entries(headers).flat()];
+  const args = [
+    '-t1',
+    `-c${CLIENTS}`,
+    `-d${secs}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    join(dir, 'load.lua'),
+    base,
+    '--',
+    join(dir, 'body.json'),
+    method,
+    path,
+    ...Object.entries(headers).flat(),
+  ];
   // `times` prints the CPU time of the shell's children (wrk) once it has exited
   const child = spawn('sh', ['-c', 'wrk "$@" && times', 'sh', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -272,16 +363,36 @@ async function wrkLoad(base: string, method: 'GET' | 'POST', path: string, heade
   rmSync(dir, { recursive: true, force: true });
   const result = /\{"requests".*\}/.exec(out);
   if (code !== 0 || !result) throw new Error(`wrk failed (exit ${code}):\n${out}`);
-  const r = JSON.parse(result[0]) as { requests: number; duration_us: number; status_errors: number; socket_errors: number; p50_us: number; p99_us: number };
+  const r = JSON.parse(result[0]) as {
+    requests: number;
+    duration_us: number;
+    status_errors: number;
+    socket_errors: number;
+    p50_us: number;
+    p99_us: number;
+  };
   // `times`: the shell's own user and system time, then its children's, on the last line
   const children = /(\d+)m([\d.]+)s (\d+)m([\d.]+)s\s*$/.exec(out);
   if (!children) throw new Error(`no CPU times after wrk's output:\n${out}`);
   const cpu = Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
   const n = r.requests - r.status_errors;
-  return { rate: n / (r.duration_us / 1e6), p50: r.p50_us / 1000, p99: r.p99_us / 1000, n, errors: r.status_errors + r.socket_errors, client: 'wrk', childCpuSeconds: cpu };
+  return {
+    rate: n / (r.duration_us / 1e6),
+    p50: r.p50_us / 1000,
+    p99: r.p99_us / 1000,
+    n,
+    errors: r.status_errors + r.socket_errors,
+    client: 'wrk',
+    childCpuSeconds: cpu,
+  };
 }
 
-async function load(base: string, ok: number, request: (i: number) => Parameters<Pool['request']>[0], secs = seconds): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
+async function load(
+  base: string,
+  ok: number,
+  request: (i: number) => Parameters<Pool['request']>[0],
+  secs = seconds,
+): Promise<{ rate: number; p50: number; p99: number; n: number; errors: number }> {
   const pool = new Pool(base, { connections: CLIENTS, pipelining: 1 });
   const latencies: number[] = [];
   let errors = 0;
@@ -302,7 +413,13 @@ async function load(base: string, ok: number, request: (i: number) => Parameters
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { rate: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), n: latencies.length, errors };
+  return {
+    rate: latencies.length / elapsed,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    n: latencies.length,
+    errors,
+  };
 }
 
 /** RSA-2048 signatures per second on one core, as DKIM makes them (a parsed KeyObject). */
@@ -325,9 +442,14 @@ async function koaBaseline(): Promise<number> {
   const code = `import Koa from ${JSON.stringify(koa)}; const app = new Koa(); app.use((ctx) => { ctx.body = { status: 'ok' }; }); app.listen(${port}, '127.0.0.1', () => console.log('up'));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   // a child that dies first (its port taken meanwhile) must not leave the bench waiting for ever
-  await Promise.race([once(child.stdout!, 'data'), once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`)))]);
+  await Promise.race([
+    once(child.stdout!, 'data'),
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`))),
+  ]);
   const base = `http://127.0.0.1:${port}`;
-  const r = useWrk ? await wrkLoad(base, 'GET', '/', {}, '', 200) : await load(base, 200, () => ({ path: '/', method: 'GET' }));
+  const r = useWrk
+    ? await wrkLoad(base, 'GET', '/', {}, '', 200)
+    : await load(base, 200, () => ({ path: '/', method: 'GET' }));
   child.kill();
   return r.rate;
 }
@@ -336,7 +458,12 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-bench-'));
   const quick = Boolean(process.env.BENCH_QUICK);
   const fsync = quick ? null : fsyncRate(dir);
-  const calibration = quick ? {} : { rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()), koa_hello_requests_per_s: Math.round(await koaBaseline()) };
+  const calibration = quick
+    ? {}
+    : {
+        rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()),
+        koa_hello_requests_per_s: Math.round(await koaBaseline()),
+      };
   const world = await startDnsWorld();
   const sink = await startSink();
   const hooks = await startReceiver();
@@ -361,9 +488,17 @@ async function main() {
     data_dir: './data',
     http: { host: '127.0.0.1', port: httpPort },
     // the phases open 64 sessions from one address (BENCH_SMTP_CONNECTIONS): past the default per-address cap
-    smtp: { inbound: { host: '127.0.0.1', port: inboundPort }, submission: { host: '127.0.0.1', port: submissionPort }, max_clients_per_ip: 1000 },
+    smtp: {
+      inbound: { host: '127.0.0.1', port: inboundPort },
+      submission: { host: '127.0.0.1', port: submissionPort },
+      max_clients_per_ip: 1000,
+    },
     outbound: { hostname: 'mta.bench.test', mx_port: sink.port, max_connections_per_domain: PER_DOMAIN },
-    dns: { resolvers: [world.address], zone: 'dkim.bench.test', server: { enabled: true, host: '127.0.0.1', port: dnsPort } },
+    dns: {
+      resolvers: [world.address],
+      zone: 'dkim.bench.test',
+      server: { enabled: true, host: '127.0.0.1', port: dnsPort },
+    },
     webhooks: { ca_file: hooks.caFile },
     network: { allow_private: true },
     limits: { requests_per_second: 1_000_000 },
@@ -382,22 +517,44 @@ async function main() {
   const project = await cli(config, ['project', 'create', '--name', 'bench', '--approved']);
   const live = (await cli(config, ['key', 'create', '--project', project.id, '--mode', 'live'])).key as string;
   const api = async (key: string, method: string, path: string, body?: unknown) => {
-    const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const r = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return r.json() as Promise<any>;
   };
   const domain = await api(live, 'POST', '/v1/domains', { domain: 'shop.bench.test' });
-  for (const r of domain.records) world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
+  for (const r of domain.records)
+    world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
   const verified = await api(live, 'POST', `/v1/domains/${domain.id}/verify`);
   if (verified.status !== 'verified') throw new Error(`domain not verified: ${JSON.stringify(verified)}`);
 
-  const report: Record<string, unknown> = { ...(fsync === null ? {} : { machine_fsyncs_per_s: Math.round(fsync) }), ...calibration, load_client: useWrk ? 'wrk' : 'undici', smtp_sessions_per_domain: PER_DOMAIN };
+  const report: Record<string, unknown> = {
+    ...(fsync === null ? {} : { machine_fsyncs_per_s: Math.round(fsync) }),
+    ...calibration,
+    load_client: useWrk ? 'wrk' : 'undici',
+    smtp_sessions_per_domain: PER_DOMAIN,
+  };
   if (preloaded) report.preload = preloaded;
-  const testBody = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@simulator.posthorn.test'], subject: 'Order @@I@@', text });
+  const testBody = JSON.stringify({
+    from: 'Shop <orders@shop.bench.test>',
+    to: ['user@@I@@@simulator.posthorn.test'],
+    subject: 'Order @@I@@',
+    text,
+  });
   if (ACCEPT_WARMUP_SECONDS > 0 && [...phases].some((p) => p.startsWith('accept'))) {
     step(`accepts, warm-up (${ACCEPT_WARMUP_SECONDS} s, test key, not in the accept figures)`);
     const w = await acceptLoad(base, app.key, testBody, ACCEPT_WARMUP_SECONDS);
     // shown, not hidden: what a freshly started process does in its first seconds
-    report.accept_warmup_test_key = { seconds: ACCEPT_WARMUP_SECONDS, rate: w.rate, p50: w.p50, p99: w.p99, n: w.n, errors: w.errors };
+    report.accept_warmup_test_key = {
+      seconds: ACCEPT_WARMUP_SECONDS,
+      rate: w.rate,
+      p50: w.p50,
+      p99: w.p99,
+      n: w.n,
+      errors: w.errors,
+    };
     step(`  ${JSON.stringify(report.accept_warmup_test_key)}`);
   }
   if (phases.has('accept') || phases.has('accept-test')) {
@@ -409,10 +566,26 @@ async function main() {
   if (phases.has('accept') || phases.has('accept-live')) {
     step('accepts, live key');
     const [delivered0, t0] = [sink.messages.length, Date.now()];
-    const liveAccept = await measured(app.child.pid!, () => acceptLoad(base, live, JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to: ['user@@I@@@d@@D@@.bench.test'], subject: 'Order @@I@@', text, html: `<p>${text}</p>` })));
+    const liveAccept = await measured(app.child.pid!, () =>
+      acceptLoad(
+        base,
+        live,
+        JSON.stringify({
+          from: 'Shop <orders@shop.bench.test>',
+          to: ['user@@I@@@d@@D@@.bench.test'],
+          subject: 'Order @@I@@',
+          text,
+          html: `<p>${text}</p>`,
+        }),
+      ),
+    );
     const during = sink.messages.slice(delivered0);
     // deliveries in the same phase, and how long accepted mail waited for them (Message-ID's time → arrival)
-    report.accept_live_key = { ...liveAccept, deliveries_per_s: during.length / ((Date.now() - t0) / 1000), accept_to_delivered_ms: acceptToDelivered(during) };
+    report.accept_live_key = {
+      ...liveAccept,
+      deliveries_per_s: during.length / ((Date.now() - t0) / 1000),
+      accept_to_delivered_ms: acceptToDelivered(during),
+    };
     step(`  ${JSON.stringify(liveAccept)}`);
     // let the live accept run's deliveries finish before measuring delivery alone
     await sinkHas(liveAccept.n, 'the live accept phase');
@@ -427,7 +600,10 @@ async function main() {
         writeFileSync(config, YAML.stringify({ ...settings, retention }));
         app = await serve(config, httpPort, app.key);
       },
-      accept: (secs, measure) => (measure ? measured(app.child.pid!, () => acceptLoad(base, app.key, testBody, secs)) : acceptLoad(base, app.key, testBody, secs)),
+      accept: (secs, measure) =>
+        measure
+          ? measured(app.child.pid!, () => acceptLoad(base, app.key, testBody, secs))
+          : acceptLoad(base, app.key, testBody, secs),
       warmupSeconds: ACCEPT_WARMUP_SECONDS,
       seconds,
       step,
@@ -443,7 +619,13 @@ async function main() {
     await cli(config, ['migrate']);
     const project = await cli(config, ['project', 'create', '--name', 'default']);
     process.stderr.write(`bench: preloading ${PRELOAD} emails and their events\n`);
-    const r = preload({ file: join(dir, 'data', 'posthorn.sqlite'), projectId: project.id, count: PRELOAD, oldShare: 0.5, text });
+    const r = preload({
+      file: join(dir, 'data', 'posthorn.sqlite'),
+      projectId: project.id,
+      count: PRELOAD,
+      oldShare: 0.5,
+      text,
+    });
     process.stderr.write(`bench:   ${JSON.stringify(r)}\n`);
     return r;
   }
@@ -454,7 +636,8 @@ async function main() {
     const rate = (ms: number) => {
       let n = 0;
       const end = performance.now() + ms;
-      while (performance.now() < end) for (let i = 0; i < 100; i++, n++) renderVersion(version, TYPICAL_VARIABLES, null);
+      while (performance.now() < end)
+        for (let i = 0; i < 100; i++, n++) renderVersion(version, TYPICAL_VARIABLES, null);
       return n / (ms / 1000);
     };
     rate(1000);
@@ -464,11 +647,29 @@ async function main() {
     const published = await api(app.key, 'POST', '/v1/templates', TYPICAL_TEMPLATE);
     if (published.version !== 1) throw new Error(`template not published: ${JSON.stringify(published)}`);
     const to = ['user@@I@@@simulator.posthorn.test'];
-    const plain = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to, subject: rendered.subject, html: rendered.html, text: rendered.text });
-    const templated = JSON.stringify({ from: 'Shop <orders@shop.bench.test>', to, template_id: TYPICAL_TEMPLATE.id, variables: TYPICAL_VARIABLES });
-    const runs: Record<'plain' | 'template', Array<Awaited<ReturnType<typeof measured<LoadResult>>>>> = { plain: [], template: [] };
+    const plain = JSON.stringify({
+      from: 'Shop <orders@shop.bench.test>',
+      to,
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+    });
+    const templated = JSON.stringify({
+      from: 'Shop <orders@shop.bench.test>',
+      to,
+      template_id: TYPICAL_TEMPLATE.id,
+      variables: TYPICAL_VARIABLES,
+    });
+    const runs: Record<'plain' | 'template', Array<Awaited<ReturnType<typeof measured<LoadResult>>>>> = {
+      plain: [],
+      template: [],
+    };
     for (const kind of ['plain', 'template', 'template', 'plain'] as const) {
-      runs[kind].push(await measured(app.child.pid!, () => acceptLoad(base, app.key, kind === 'plain' ? plain : templated, Math.max(2, seconds / 2))));
+      runs[kind].push(
+        await measured(app.child.pid!, () =>
+          acceptLoad(base, app.key, kind === 'plain' ? plain : templated, Math.max(2, seconds / 2)),
+        ),
+      );
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const summary = (kind: 'plain' | 'template') => ({
@@ -479,7 +680,12 @@ async function main() {
     });
     const [a, b] = [summary('plain'), summary('template')];
     // the costs as percents of a plain send's (target: at most 120)
-    report.template_sends = { plain: a, template: b, cost_percent_by_rate: Math.round((100 * a.rate) / b.rate), cost_percent_by_api_thread_cpu: Math.round((100 * b.api_thread_us_per_request) / a.api_thread_us_per_request) };
+    report.template_sends = {
+      plain: a,
+      template: b,
+      cost_percent_by_rate: Math.round((100 * a.rate) / b.rate),
+      cost_percent_by_api_thread_cpu: Math.round((100 * b.api_thread_us_per_request) / a.api_thread_us_per_request),
+    };
     step(`  ${JSON.stringify(report.template_sends)}`);
   }
 
@@ -487,7 +693,13 @@ async function main() {
   function recipientStates(): string {
     const db = new Database(join(dir, 'data', 'posthorn.sqlite'), { readonly: true });
     try {
-      return JSON.stringify(db.prepare(`select r.status, count(*) as n from email_recipients r join emails e on e.id = r.email_id where e.environment = 'live' group by r.status`).all());
+      return JSON.stringify(
+        db
+          .prepare(
+            `select r.status, count(*) as n from email_recipients r join emails e on e.id = r.email_id where e.environment = 'live' group by r.status`,
+          )
+          .all(),
+      );
     } finally {
       db.close();
     }
@@ -501,7 +713,10 @@ async function main() {
       await new Promise((r) => setTimeout(r, 50));
       if (sink.messages.length !== last) [last, quietSince] = [sink.messages.length, Date.now()];
       // retries are a minute apart by default: two minutes without a message means one is stuck
-      else if (Date.now() - quietSince > 120_000) throw new Error(`${what}: the sink has ${last} of the ${count} messages expected and got none for two minutes; the appliance's recipients: ${recipientStates()}`);
+      else if (Date.now() - quietSince > 120_000)
+        throw new Error(
+          `${what}: the sink has ${last} of the ${count} messages expected and got none for two minutes; the appliance's recipients: ${recipientStates()}`,
+        );
     }
   }
 
@@ -512,7 +727,18 @@ async function main() {
     await Promise.all(
       Array.from({ length: 16 }, async (_, w) => {
         for (let i = w; i < n; i += 16) {
-          const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'orders@shop.bench.test', to: [`${tag}${i}@${domains[i % spread]}`], subject: `Delivery ${i}`, text, html: `<p>${text}</p>` }) });
+          const res = await pool.request({
+            path: '/v1/emails',
+            method: 'POST',
+            headers: { authorization: `Bearer ${live}`, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              from: 'orders@shop.bench.test',
+              to: [`${tag}${i}@${domains[i % spread]}`],
+              subject: `Delivery ${i}`,
+              text,
+              html: `<p>${text}</p>`,
+            }),
+          });
           await res.body.dump();
         }
       }),
@@ -536,7 +762,9 @@ async function main() {
       return { n };
     });
     const elapsed = r.wall;
-    step(`  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`);
+    step(
+      `  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`,
+    );
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
   }
 
@@ -546,14 +774,18 @@ async function main() {
     step(`inbound: bounce DSNs to the VERP addresses, received and applied (after ${SMTP_WARMUP / 2} unmeasured)`);
     const dbFile = join(dir, 'data', 'posthorn.sqlite');
     await inboundPhase({ port: inboundPort, delivered: sink.messages.slice(-3000 - SMTP_WARMUP / 2, -3000), dbFile });
-    const r = await measured(app.child.pid!, () => inboundPhase({ port: inboundPort, delivered: sink.messages.slice(-3000), dbFile }));
+    const r = await measured(app.child.pid!, () =>
+      inboundPhase({ port: inboundPort, delivered: sink.messages.slice(-3000), dbFile }),
+    );
     report.inbound_dsns = r;
     step(`  ${JSON.stringify(r)}`);
   }
   if (phases.has('submission')) {
     step(`submission: messages over SMTP with a test key, accepted durably (after ${SMTP_WARMUP} unmeasured)`);
     await submissionPhase({ port: submissionPort, key: app.key, count: SMTP_WARMUP });
-    const r = await measured(app.child.pid!, () => submissionPhase({ port: submissionPort, key: app.key, count: Math.max(3000, seconds * 1000) }));
+    const r = await measured(app.child.pid!, () =>
+      submissionPhase({ port: submissionPort, key: app.key, count: Math.max(3000, seconds * 1000) }),
+    );
     report.submission = r;
     step(`  ${JSON.stringify(r)}`);
   }
@@ -561,7 +793,14 @@ async function main() {
   if (phases.has('postfix')) {
     // Postfix relaying the same messages to the same sink, with and without OpenDKIM, when installed
     const r = await postfixPhase({ sink, step });
-    report.postfix = r.available ? { relay_per_s: Math.round(r.relay_per_s), relay_dkim_per_s: Math.round(r.relay_dkim_per_s), version: r.postfix_version, opendkim: r.opendkim_version } : r;
+    report.postfix = r.available
+      ? {
+          relay_per_s: Math.round(r.relay_per_s),
+          relay_dkim_per_s: Math.round(r.relay_dkim_per_s),
+          version: r.postfix_version,
+          opendkim: r.opendkim_version,
+        }
+      : r;
     step(`  ${JSON.stringify(report.postfix)}`);
   }
   if (phases.has('webhooks')) await webhookPhase();
@@ -571,7 +810,9 @@ async function main() {
     step(`  ${JSON.stringify(report.verify)}`);
   }
   if (phases.has('broadcast')) {
-    const r = await measured(app.child.pid!, () => broadcastPhase({ base, dir, bin: BIN, config, api, cli: (args) => cli(config, args), step }));
+    const r = await measured(app.child.pid!, () =>
+      broadcastPhase({ base, dir, bin: BIN, config, api, cli: (args) => cli(config, args), step }),
+    );
     report.broadcast = r;
     step(`  ${JSON.stringify(r)}`);
   }
@@ -591,7 +832,10 @@ async function main() {
   await once(app.child, 'exit');
   await Promise.all([sink.stop(), hooks.stop(), world.stop()]);
   rmSync(dir, { recursive: true, force: true });
-  const round = (x: unknown) => (typeof x === 'object' && x ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v])) : x);
+  const round = (x: unknown) =>
+    typeof x === 'object' && x
+      ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v]))
+      : x;
   // issue 24's targets beside the figures (on stderr: stdout is the JSON report)
   process.stderr.write(`\n${targetTable(report)}\n\n`);
   console.log(JSON.stringify(Object.fromEntries(Object.entries(report).map(([k, v]) => [k, round(v)])), null, 2));
@@ -618,8 +862,23 @@ function acceptToDelivered(messages: Array<{ raw: Buffer; at: number }>): { p50:
 
 /** The typical template as a send renders it: compiled once, as a publish stores it. */
 function typicalVersion(): TemplateVersion {
-  const content = { subject: TYPICAL_TEMPLATE.subject, html: TYPICAL_TEMPLATE.html, text: TYPICAL_TEMPLATE.text, design: null, translations: {}, variables: declaredOf(TYPICAL_TEMPLATE.variables as never) };
-  return { ...content, compiled: compileVersion(content), templateUid: 'tpl_bench', templateId: TYPICAL_TEMPLATE.id, version: 1, restoredFrom: null, createdAt: 0 };
+  const content = {
+    subject: TYPICAL_TEMPLATE.subject,
+    html: TYPICAL_TEMPLATE.html,
+    text: TYPICAL_TEMPLATE.text,
+    design: null,
+    translations: {},
+    variables: declaredOf(TYPICAL_TEMPLATE.variables as never),
+  };
+  return {
+    ...content,
+    compiled: compileVersion(content),
+    templateUid: 'tpl_bench',
+    templateId: TYPICAL_TEMPLATE.id,
+    version: 1,
+    restoredFrom: null,
+    createdAt: 0,
+  };
 }
 
 main().catch((e: unknown) => {

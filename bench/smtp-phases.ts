@@ -8,7 +8,11 @@ import { deliveryStatus } from '../test/fixtures/report-builders.js';
 const CONNECTIONS = Number(process.env.BENCH_SMTP_CONNECTIONS ?? 64);
 
 /** Sends every message over CONNECTIONS sessions; the rate counts messages the listener answered 250. */
-async function blast(port: number, messages: Array<{ from: string; to: string[]; raw: string }>, auth?: { user: string; pass: string }): Promise<{ rate: number; n: number; errors: number; wall: number }> {
+async function blast(
+  port: number,
+  messages: Array<{ from: string; to: string[]; raw: string }>,
+  auth?: { user: string; pass: string },
+): Promise<{ rate: number; n: number; errors: number; wall: number }> {
   const sessions = await Promise.all(Array.from({ length: CONNECTIONS }, () => SmtpSession.open(port, auth)));
   let next = 0;
   let errors = 0;
@@ -34,7 +38,13 @@ export async function inboundPhase(o: { port: number; delivered: SinkMessage[]; 
   const messages = o.delivered.map((m) => ({
     from: '',
     to: [m.envelope.from],
-    raw: deliveryStatus({ to: m.envelope.from, recipient: m.envelope.to[0]!, status: '5.7.1', diagnostic: 'smtp; 554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org', original: m.raw.toString('utf8') }),
+    raw: deliveryStatus({
+      to: m.envelope.from,
+      recipient: m.envelope.to[0]!,
+      status: '5.7.1',
+      diagnostic: 'smtp; 554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org',
+      original: m.raw.toString('utf8'),
+    }),
   }));
   const before = bouncedCount(o.dbFile);
   const r = await blast(o.port, messages);
@@ -47,7 +57,20 @@ export async function submissionPhase(o: { port: number; key: string; count: num
   const run = `${Date.now()}.${Math.random().toString(36).slice(2, 8)}`;
   const messages = Array.from({ length: o.count }, (_, i) => {
     const to = `user${i}@simulator.posthorn.test`;
-    return { from: 'orders@shop.bench.test', to: [to], raw: [`From: Shop <orders@shop.bench.test>`, `To: ${to}`, `Subject: Order ${i}`, `Message-ID: <bench-${i}-${run}@client.bench.test>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', text].join('\r\n') };
+    return {
+      from: 'orders@shop.bench.test',
+      to: [to],
+      raw: [
+        `From: Shop <orders@shop.bench.test>`,
+        `To: ${to}`,
+        `Subject: Order ${i}`,
+        `Message-ID: <bench-${i}-${run}@client.bench.test>`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        text,
+      ].join('\r\n'),
+    };
   });
   return blast(o.port, messages, { user: 'bench', pass: o.key });
 }

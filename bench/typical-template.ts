@@ -22,8 +22,14 @@ export const TYPICAL_TEMPLATE = {
 Order {{ order.number }}, total {{ order.total }}.
 See your order: {{ links.order }}`,
   variables: {
-    shop: {}, support_email: {}, customer: { type: 'object' }, address: { type: 'object' }, order: { type: 'object' },
-    items: { type: 'array' }, coupon: { required: false }, links: { type: 'object' },
+    shop: {},
+    support_email: {},
+    customer: { type: 'object' },
+    address: { type: 'object' },
+    order: { type: 'object' },
+    items: { type: 'array' },
+    coupon: { required: false },
+    links: { type: 'object' },
   },
 };
 
@@ -32,8 +38,20 @@ export const TYPICAL_VARIABLES = {
   support_email: 'help@northwind.example',
   customer: { first_name: 'ada', last_name: 'Lovelace' },
   address: { line1: '12 Harbour Lane', postcode: 'BS1 4RN', city: 'Bristol', country: 'United Kingdom' },
-  order: { number: 'NW-20931', date: '2026-11-25', subtotal: '€71.40', shipping: '€4.90', total: 76.3, discount: '€5.00', gift: false },
-  items: Array.from({ length: 10 }, (_, i) => ({ name: `Single origin coffee no. ${i + 1}, 250 g`, qty: 1 + (i % 3), price: `€${(7 + i * 0.5).toFixed(2)}` })),
+  order: {
+    number: 'NW-20931',
+    date: '2026-11-25',
+    subtotal: '€71.40',
+    shipping: '€4.90',
+    total: 76.3,
+    discount: '€5.00',
+    gift: false,
+  },
+  items: Array.from({ length: 10 }, (_, i) => ({
+    name: `Single origin coffee no. ${i + 1}, 250 g`,
+    qty: 1 + (i % 3),
+    price: `€${(7 + i * 0.5).toFixed(2)}`,
+  })),
   coupon: 'WELCOME5',
   links: { order: 'https://northwind.example/orders/NW-20931', help: 'https://northwind.example/help' },
 };

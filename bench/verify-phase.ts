@@ -10,9 +10,15 @@ export async function verifyPhase(o: { base: string; key: string; world: DnsWorl
   const pool = new Pool(o.base, { connections: 16 });
   const post = async (emails: string[]) => {
     const t0 = performance.now();
-    const res = await pool.request({ path: '/v1/verify/batch', method: 'POST', headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ emails }) });
+    const res = await pool.request({
+      path: '/v1/verify/batch',
+      method: 'POST',
+      headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ emails }),
+    });
     const body = (await res.body.json()) as { data?: Array<{ result: string }> };
-    if (res.statusCode !== 200 || body.data?.length !== emails.length) throw new Error(`verify batch: ${res.statusCode} ${JSON.stringify(body).slice(0, 200)}`);
+    if (res.statusCode !== 200 || body.data?.length !== emails.length)
+      throw new Error(`verify batch: ${res.statusCode} ${JSON.stringify(body).slice(0, 200)}`);
     return { ms: performance.now() - t0, results: body.data };
   };
   const batchOf = (round: number) => {
@@ -32,7 +38,8 @@ export async function verifyPhase(o: { base: string; key: string; world: DnsWorl
     const emails = batchOf(round);
     batches.push(emails);
     const r = await post(emails);
-    if (r.results.some((v) => v.result !== 'valid')) throw new Error(`verify batch ${round}: not every address was valid`);
+    if (r.results.some((v) => v.result !== 'valid'))
+      throw new Error(`verify batch ${round}: not every address was valid`);
     cold.push(r.ms);
   }
   // warm: the same domains again, 16 clients at once

@@ -23,7 +23,17 @@ async function sendEmails(base: string, key: string, n: number, tag: string): Pr
   await Promise.all(
     Array.from({ length: 16 }, async (_, w) => {
       for (let i = w; i < n; i += 16) {
-        const res = await pool.request({ path: '/v1/emails', method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'a@shop.bench.test', to: [`${tag}${i}@simulator.posthorn.test`], subject: 'x', text: 'y' }) });
+        const res = await pool.request({
+          path: '/v1/emails',
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            from: 'a@shop.bench.test',
+            to: [`${tag}${i}@simulator.posthorn.test`],
+            subject: 'x',
+            text: 'y',
+          }),
+        });
         if (res.statusCode !== 202) throw new Error(`POST /v1/emails: ${res.statusCode} ${await res.body.text()}`);
         await res.body.dump();
       }
@@ -40,7 +50,8 @@ async function reach(count: () => number, n: number, what: string): Promise<void
     await new Promise((r) => setTimeout(r, 20));
     const now = count();
     if (now !== last) [last, quietSince] = [now, Date.now()];
-    else if (Date.now() - quietSince > 60_000) throw new Error(`${what}: ${now} of ${n} after a minute without progress`);
+    else if (Date.now() - quietSince > 60_000)
+      throw new Error(`${what}: ${now} of ${n} after a minute without progress`);
   }
 }
 
@@ -70,12 +81,17 @@ function answeredCounter(hooks: HttpsReceiver): (path: string) => number {
   };
 }
 
-export async function webhookPhases(d: WebhookPhaseDeps): Promise<{ n: number; one_endpoint: { events: number; per_s: number }; ten_endpoints: Record<string, number> }> {
+export async function webhookPhases(
+  d: WebhookPhaseDeps,
+): Promise<{ n: number; one_endpoint: { events: number; per_s: number }; ten_endpoints: Record<string, number> }> {
   const { api, key, hooks } = d;
   const received = answeredCounter(hooks);
 
   d.step('webhook events, one endpoint');
-  const one = await api(key, 'POST', '/v1/webhooks', { url: hooks.url('/ok/bench'), events: ['email.sent', 'email.delivered'] });
+  const one = await api(key, 'POST', '/v1/webhooks', {
+    url: hooks.url('/ok/bench'),
+    events: ['email.sent', 'email.delivered'],
+  });
   if (!one.id) throw new Error(`no webhook endpoint: ${JSON.stringify(one)}`);
   const emails = 2000;
   const t1 = performance.now();
@@ -90,7 +106,10 @@ export async function webhookPhases(d: WebhookPhaseDeps): Promise<{ n: number; o
   const paths = Array.from({ length: 10 }, (_, i) => (i === 9 ? `/delay/${SLOW_MS}/slow` : `/ok/fast${i}`));
   const ids: string[] = [];
   for (const path of paths) {
-    const ep = await api(key, 'POST', '/v1/webhooks', { url: hooks.url(path), events: ['email.sent', 'email.delivered'] });
+    const ep = await api(key, 'POST', '/v1/webhooks', {
+      url: hooks.url(path),
+      events: ['email.sent', 'email.delivered'],
+    });
     if (!ep.id) throw new Error(`no webhook endpoint: ${JSON.stringify(ep)}`);
     ids.push(ep.id);
   }

@@ -18,11 +18,14 @@ function jsonError(code, message, exitCode) {
 const [id] = normalizeArgv(config, [...argv]);
 const asksForHelp = argv.includes('--help') || argv.includes('--version');
 if (json && !asksForHelp && id !== undefined && !config.findCommand(id) && !config.findTopic(id)) {
-  const message = id.startsWith('-') ? 'no command given: posthorn --help lists them' : `command ${id.replaceAll(':', ' ')} not found: posthorn --help lists the commands`;
+  const message = id.startsWith('-')
+    ? 'no command given: posthorn --help lists them'
+    : `command ${id.replaceAll(':', ' ')} not found: posthorn --help lists the commands`;
   jsonError('not_found', message, 2);
 } else {
   await run(argv, config).then(
     () => flush(),
-    (e) => (json && e?.oclif?.exit !== 0 ? jsonError('error', String(e?.message ?? e), e?.oclif?.exit || 1) : handle(e)),
+    (e) =>
+      json && e?.oclif?.exit !== 0 ? jsonError('error', String(e?.message ?? e), e?.oclif?.exit || 1) : handle(e),
   );
 }

@@ -41,11 +41,26 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['contact_id']);
   });
   // Keys that held every scope (made without --scopes) hold the new groups' scopes too.
-  const before = ['emails:send', 'emails:read', 'domains:manage', 'templates:manage', 'emails:verify', 'webhooks:manage', 'inbound:read', 'suppressions:manage', 'keys:manage', 'usage:read', 'logs:read'];
+  const before = [
+    'emails:send',
+    'emails:read',
+    'domains:manage',
+    'templates:manage',
+    'emails:verify',
+    'webhooks:manage',
+    'inbound:read',
+    'suppressions:manage',
+    'keys:manage',
+    'usage:read',
+    'logs:read',
+  ];
   const keys = (await knex('api_keys').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
   for (const k of keys) {
     const scopes = JSON.parse(k.scopes) as string[];
-    if (before.every((s) => scopes.includes(s))) await knex('api_keys').where({ id: k.id }).update({ scopes: JSON.stringify([...new Set([...scopes, 'contacts:manage', 'broadcasts:manage'])]) });
+    if (before.every((s) => scopes.includes(s)))
+      await knex('api_keys')
+        .where({ id: k.id })
+        .update({ scopes: JSON.stringify([...new Set([...scopes, 'contacts:manage', 'broadcasts:manage'])]) });
   }
 }
 
@@ -53,8 +68,13 @@ export async function down(knex: Knex): Promise<void> {
   // keys made since hold the new scopes too: an older version knows neither
   const keys = (await knex('api_keys').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
   for (const k of keys) {
-    const scopes = (JSON.parse(k.scopes) as string[]).filter((s) => s !== 'contacts:manage' && s !== 'broadcasts:manage');
-    if (scopes.length) await knex('api_keys').where({ id: k.id }).update({ scopes: JSON.stringify(scopes) });
+    const scopes = (JSON.parse(k.scopes) as string[]).filter(
+      (s) => s !== 'contacts:manage' && s !== 'broadcasts:manage',
+    );
+    if (scopes.length)
+      await knex('api_keys')
+        .where({ id: k.id })
+        .update({ scopes: JSON.stringify(scopes) });
   }
   await knex.schema.dropTable('audience_contacts');
   await knex.schema.dropTable('audiences');

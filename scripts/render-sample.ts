@@ -11,21 +11,34 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { PACKAGE_ROOT } from '../src/config/package-root.js';
 import { checkDesign, designToSource } from '../src/modules/sending/templates/design/design-source.js';
-import { BLOCK_TYPES, type Block, type BlockType, type Design } from '../src/modules/sending/templates/design/design.schema.js';
+import {
+  BLOCK_TYPES,
+  type Block,
+  type BlockType,
+  type Design,
+} from '../src/modules/sending/templates/design/design.schema.js';
 import { compileTemplate, renderTemplate } from '../src/modules/sending/templates/language/index.js';
 import { SAMPLE_DECLARED, SAMPLE_DESIGN, SAMPLE_VARIABLES } from '../test/fixtures/sample-design.js';
 
 function renderDesign(design: Design): { html: string; text: string } {
   checkDesign(design, SAMPLE_DECLARED);
   const source = designToSource(design);
-  const render = (s: string, field: string, html: boolean) => renderTemplate(compileTemplate(s, field, SAMPLE_DECLARED, { urlFields: true }), SAMPLE_VARIABLES, { html, language: 'en' });
+  const render = (s: string, field: string, html: boolean) =>
+    renderTemplate(compileTemplate(s, field, SAMPLE_DECLARED, { urlFields: true }), SAMPLE_VARIABLES, {
+      html,
+      language: 'en',
+    });
   return { html: render(source.html, 'design', true), text: render(source.text, 'design', false) };
 }
 
 /** The sample's first block of `type`; a divider and a spacer between two lines of text, which show what they do. */
 function blockDesign(type: BlockType): Design {
   const block = SAMPLE_DESIGN.blocks.find((b) => b.type === type)!;
-  const around = (b: Block): Block[] => [{ type: 'text', text: `Text above the ${type}.` }, b, { type: 'text', text: `Text below the ${type}.` }];
+  const around = (b: Block): Block[] => [
+    { type: 'text', text: `Text above the ${type}.` },
+    b,
+    { type: 'text', text: `Text below the ${type}.` },
+  ];
   return { ...SAMPLE_DESIGN, blocks: type === 'divider' || type === 'spacer' ? around(block) : [block] };
 }
 
@@ -33,7 +46,9 @@ async function withPage(colorScheme: 'light' | 'dark', use: (page: Page) => Prom
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
   try {
     const page = await browser.newPage({ viewport: { width: 700, height: 900 }, colorScheme });
-    await page.route('**/*', (route) => (/^(data|about):/.test(route.request().url()) ? route.continue() : route.abort()));
+    await page.route('**/*', (route) =>
+      /^(data|about):/.test(route.request().url()) ? route.continue() : route.abort(),
+    );
     await use(page);
   } finally {
     await browser.close();

@@ -21,7 +21,10 @@ async function main(): Promise<void> {
     for (const [name, path] of Object.entries(sample.pages)) {
       // the sign-in page as a visitor sees it
       const ctx = name === 'sign-in' ? await browser.newContext({ baseURL: sample.api.baseUrl }) : context;
-      for (const [suffix, viewport] of [['', { width: 1280, height: 800 }], ...(PHONE.includes(name) ? [['-phone', { width: 390, height: 844 }]] : [])] as Array<[string, { width: number; height: number }]>) {
+      for (const [suffix, viewport] of [
+        ['', { width: 1280, height: 800 }],
+        ...(PHONE.includes(name) ? [['-phone', { width: 390, height: 844 }]] : []),
+      ] as Array<[string, { width: number; height: number }]>) {
         const page = await ctx.newPage();
         await page.setViewportSize(viewport);
         await page.goto(path, { waitUntil: 'networkidle' });

@@ -23,11 +23,15 @@ const send = (m: FromBackground) => port.postMessage(m);
 async function run(): Promise<void> {
   const { config } = data;
   startThreadMetrics('background');
-  const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child({ thread: 'background' });
+  const logger = createLogger(config.log.level, pino.destination({ dest: data.logToStderr ? 2 : 1, sync: true })).child(
+    { thread: 'background' },
+  );
   // This thread makes most of the commits: without a checkpointer of its own, SQLite checkpointed
   // inside them (wal_autocheckpoint), and every twelfth accept batch waited 10–20 ms for it.
   const durability = data.durability ? new SharedDurability(data.durability) : undefined;
-  const store = openStore(servingStoreOptions(config, { writeLock: data.writeLock, durability, storage: { shared: data.storage, logger } }));
+  const store = openStore(
+    servingStoreOptions(config, { writeLock: data.writeLock, durability, storage: { shared: data.storage, logger } }),
+  );
   // the dispatcher's listen deliveries go to the API thread's streams
   const listen = new ListenRelay(send);
   const core = buildCore(config, store, logger, systemClock, { listenSink: listen.sink });
@@ -56,18 +60,32 @@ async function run(): Promise<void> {
     send({ type: 'stopped' });
     port.close();
   };
-  port.on('message', (m: ToBackground) => (m.type === 'listened' ? listen.answered(m) : handle(m, core, logger, track, stop)));
+  port.on('message', (m: ToBackground) =>
+    m.type === 'listened' ? listen.answered(m) : handle(m, core, logger, track, stop),
+  );
   send({ type: 'ready' });
 }
 
-function handle(m: ToBackground, core: Core, logger: Logger, track: (p: Promise<void>) => void, stop: () => Promise<void>): void {
+function handle(
+  m: ToBackground,
+  core: Core,
+  logger: Logger,
+  track: (p: Promise<void>) => void,
+  stop: () => Promise<void>,
+): void {
   switch (m.type) {
     case 'wake':
       for (const role of m.roles) core.wake(role);
       return;
     case 'request-logs':
       // a full disk is logged by the store, once a minute
-      track(core.services.logs.write(m.batch).catch((e: unknown) => void (isStorageRefusal(e) || logger.warn({ err: e }, 'could not write request log lines'))));
+      track(
+        core.services.logs
+          .write(m.batch)
+          .catch(
+            (e: unknown) => void (isStorageRefusal(e) || logger.warn({ err: e }, 'could not write request log lines')),
+          ),
+      );
       return;
     case 'metrics': {
       const { id } = m;
@@ -77,7 +95,11 @@ function handle(m: ToBackground, core: Core, logger: Logger, track: (p: Promise<
     case 'accept': {
       const { id } = m;
       const queue = core.acceptQueue!;
-      track(Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) => send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) })));
+      track(
+        Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((settled) =>
+          send({ type: 'accepted', id, outcomes: settled.map(outcomeOf) }),
+        ),
+      );
       return;
     }
     case 'stop':

@@ -37,20 +37,41 @@ import { checkUrl } from './net/egress.js';
 // it needs the other threads), each given its slice of the config.
 
 // long: one entry per service, each with its slice of the config
-export function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, wake: (role: WakeRole) => void, writer: GroupCommit, parsing: WorkPool<WorkTasks>, listen: ListenHub): Omit<Services, 'metrics'> {
+export function buildServices(
+  config: Config,
+  deps: CoreDeps,
+  accept: Acceptor,
+  wake: (role: WakeRole) => void,
+  writer: GroupCommit,
+  parsing: WorkPool<WorkTasks>,
+  listen: ListenHub,
+): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
-  const templates = new TemplateService({ store, clock, compile: (content) => parsing.run('compileTemplate', content), renderOffThread: (job) => parsing.run('render', job) });
+  const templates = new TemplateService({
+    store,
+    clock,
+    compile: (content) => parsing.run('compileTemplate', content),
+    renderOffThread: (job) => parsing.run('render', job),
+  });
   return {
     auth: deps.auth,
     authThrottle: deps.authThrottle,
-    emails: new EmailService({ store, clock, accept, templates, fetchAttachment: attachmentFetcher(egress), idempotencyTtlMs: config.limits.idempotencyTtlMs }),
+    emails: new EmailService({
+      store,
+      clock,
+      accept,
+      templates,
+      fetchAttachment: attachmentFetcher(egress),
+      idempotencyTtlMs: config.limits.idempotencyTtlMs,
+    }),
     templates,
     domains: domainService({ store, clock, resolver, domains: deps.domains }),
     webhooks: webhookService({
       store,
       clock,
-      checkEndpointUrl: async (url) => void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
+      checkEndpointUrl: async (url) =>
+        void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
       firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
       onQueued: () => wake('dispatcher'),
       listen,
@@ -60,7 +81,16 @@ export function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, 
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     unsubscribe: unsubscribeService({ store, clock, key: deps.tracking.key }),
-    inbound: new InboundService({ store, writer, clock, logger, hostname: config.outbound.hostname, unsubscribeKey: deps.tracking.key, read: (input) => parsing.run('inbound', input), readAttachment: (input) => parsing.run('attachment', input) }),
+    inbound: new InboundService({
+      store,
+      writer,
+      clock,
+      logger,
+      hostname: config.outbound.hostname,
+      unsubscribeKey: deps.tracking.key,
+      read: (input) => parsing.run('inbound', input),
+      readAttachment: (input) => parsing.run('attachment', input),
+    }),
     verify: buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock),
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
@@ -69,11 +99,31 @@ export function buildServices(config: Config, deps: CoreDeps, accept: Acceptor, 
     segments: segmentService({ store, clock }),
     topics: topicService({ store, clock }),
     preferences: preferenceService({ store, clock, key: deps.tracking.key }),
-    forms: formService({ store, clock, logger, key: deps.tracking.key, publicUrl: config.http.publicUrl, allowPrivate: config.network.allowPrivate, accept, templates, limits: { perIpPerHour: config.forms.submissionsPerIpPerHour, perFormPerMinute: config.forms.submissionsPerFormPerMinute } }),
+    forms: formService({
+      store,
+      clock,
+      logger,
+      key: deps.tracking.key,
+      publicUrl: config.http.publicUrl,
+      allowPrivate: config.network.allowPrivate,
+      accept,
+      templates,
+      limits: {
+        perIpPerHour: config.forms.submissionsPerIpPerHour,
+        perFormPerMinute: config.forms.submissionsPerFormPerMinute,
+      },
+    }),
     broadcasts: broadcastService({
       store,
       clock,
-      checkTemplate: (projectId, templateId, version, variables) => templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: 'someone@example.com' }),
+      checkTemplate: (projectId, templateId, version, variables) =>
+        templates.renderForSend(projectId, {
+          templateId,
+          version,
+          variables,
+          language: null,
+          firstRecipient: 'someone@example.com',
+        }),
       onSent: () => wake('broadcasts'),
       checkInline: (content) => parsing.run('checkBroadcast', content),
     }),

@@ -36,6 +36,9 @@ export function buildDeps(config: Config, store: Store, clock: Clock, logger: Lo
     domains: domainSettings(config),
     blocklists: blocklistSettings(config),
     auth: new KeyAuthenticator({ store, clock }),
-    authThrottle: new AuthThrottle({ failuresPerIp: config.limits.authFailuresPerIp, windowMs: config.limits.authFailureWindowMs }, clock),
+    authThrottle: new AuthThrottle(
+      { failuresPerIp: config.limits.authFailuresPerIp, windowMs: config.limits.authFailureWindowMs },
+      clock,
+    ),
   };
 }

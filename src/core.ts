@@ -12,7 +12,12 @@ import type { Store } from './store/store.js';
 import { GroupCommit } from './store/group-commit.js';
 import { buildDeps, type CoreDeps } from './core-deps.js';
 import { buildServices } from './build-services.js';
-import { AcceptQueue, type AcceptHandoff, type AcceptOptions, type Acceptor } from './modules/sending/emails/accept-batch.js';
+import {
+  AcceptQueue,
+  type AcceptHandoff,
+  type AcceptOptions,
+  type Acceptor,
+} from './modules/sending/emails/accept-batch.js';
 import { metricsService, type ThreadValues } from './modules/operations/health/metrics.service.js';
 import { BroadcastFanOut } from './modules/audience/broadcasts/fan-out.js';
 import { ListenHub } from './modules/notifying/webhooks/listen-hub.js';
@@ -46,18 +51,43 @@ export interface Core {
 }
 
 /** The dependencies and services of one thread, shared by `serve` and the tests. */
-export function buildCore(config: Config, store: Store, logger: Logger, clock: Clock = systemClock, opts: { accept?: Acceptor; listenHub?: ListenHub; listenSink?: ListenSink } = {}): Core {
+export function buildCore(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  clock: Clock = systemClock,
+  opts: { accept?: Acceptor; listenHub?: ListenHub; listenSink?: ListenSink } = {},
+): Core {
   const writer = new GroupCommit(store);
   const resolver = createResolver({ servers: config.dns.resolvers });
-  const wake: Record<WakeRole, () => void> = { mta: () => undefined, dispatcher: () => undefined, broadcasts: () => undefined };
+  const wake: Record<WakeRole, () => void> = {
+    mta: () => undefined,
+    dispatcher: () => undefined,
+    broadcasts: () => undefined,
+  };
   let otherThreads = async (): Promise<ThreadValues[]> => [];
   let handoff: AcceptHandoff | null = null;
   // `serve` passes the relay to the background thread's queue; tests and the background thread itself use their own
-  const acceptQueue = opts.accept ? null : new AcceptQueue(store, clock, logger, acceptOptions(config, writer, { onStored: () => wake.mta(), handoff: () => handoff }));
+  const acceptQueue = opts.accept
+    ? null
+    : new AcceptQueue(
+        store,
+        clock,
+        logger,
+        acceptOptions(config, writer, { onStored: () => wake.mta(), handoff: () => handoff }),
+      );
   const parsing = parsingPool(config);
   const listenHub = opts.listenHub ?? new ListenHub(logger);
   const deps = buildDeps(config, store, clock, logger, resolver);
-  const services = buildServices(config, deps, opts.accept ?? acceptQueue!, (role) => wake[role](), writer, parsing, listenHub);
+  const services = buildServices(
+    config,
+    deps,
+    opts.accept ?? acceptQueue!,
+    (role) => wake[role](),
+    writer,
+    parsing,
+    listenHub,
+  );
   return {
     deps,
     parsing,
@@ -74,10 +104,15 @@ export function buildCore(config: Config, store: Store, logger: Logger, clock: C
 }
 
 /** The accept group commit's slice of the config: with outbound.mode direct, live mail is routed by its recipient's domain. */
-function acceptOptions(config: Config, writer: GroupCommit, on: Pick<AcceptOptions, 'onStored' | 'handoff'>): AcceptOptions {
+function acceptOptions(
+  config: Config,
+  writer: GroupCommit,
+  on: Pick<AcceptOptions, 'onStored' | 'handoff'>,
+): AcceptOptions {
   return {
     hostname: config.outbound.hostname,
-    routeOf: (environment, address) => (environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : ''),
+    routeOf: (environment, address) =>
+      environment === 'live' && config.outbound.mode === 'direct' ? address.slice(address.lastIndexOf('@') + 1) : '',
     testDomain: config.testDomain,
     idempotencyTtlMs: config.limits.idempotencyTtlMs,
     ...on,
@@ -107,7 +142,14 @@ export function buildFanOut(config: Config, core: Core, acceptQueue: AcceptQueue
     clock,
     logger,
     accept: acceptQueue,
-    renderTemplate: (projectId, templateId, version, variables, to) => core.services.templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: to }),
+    renderTemplate: (projectId, templateId, version, variables, to) =>
+      core.services.templates.renderForSend(projectId, {
+        templateId,
+        version,
+        variables,
+        language: null,
+        firstRecipient: to,
+      }),
     key: tracking.key,
     publicUrl: config.http.publicUrl,
     maxPerSecond: config.broadcasts.maxPerSecond,

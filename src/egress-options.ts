@@ -4,7 +4,14 @@ import { validationError } from './lib/errors.js';
 import { PACKAGE_VERSION } from './config/package-root.js';
 import type { DnsResolver } from './dns/resolver.js';
 import type { AttachmentFetcher } from './modules/sending/emails/emails.service.js';
-import { EgressError, failureWord, guardedRequest, resolverLookup, type EgressOptions, type EgressResponse } from './net/egress.js';
+import {
+  EgressError,
+  failureWord,
+  guardedRequest,
+  resolverLookup,
+  type EgressOptions,
+  type EgressResponse,
+} from './net/egress.js';
 
 // How this process reaches URLs its users give it (webhook endpoints,
 // attachments by path): through the SSRF guard of net/egress.ts, with the
@@ -41,7 +48,8 @@ export function attachmentFetcher(egress: EgressOptions): AttachmentFetcher {
       if (e instanceof EgressError) throw validationError(field, e.message);
       throw e;
     }
-    if (res.status < 200 || res.status > 299) throw validationError(field, `could not be downloaded: status ${res.status}`);
+    if (res.status < 200 || res.status > 299)
+      throw validationError(field, `could not be downloaded: status ${res.status}`);
     return { content: res.body, contentType: res.headers['content-type']?.split(';')[0]?.trim() || null };
   };
 }

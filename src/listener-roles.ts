@@ -21,8 +21,18 @@ import type { Starting } from './role-selection.js';
 export async function startDnsRole({ config, core, running, started }: Starting): Promise<void> {
   if (!config.dns.server.enabled) return;
   const { zone, server } = config.dns;
-  const slice = { zone, nameserver: config.outbound.hostname, host: server.host, port: server.port, keyTtlSeconds: Math.ceil(config.dkim.keyTtlMs / 1000) };
-  const dns = await startDns(slice, (token, selector) => publicKeyFor(core.deps.store.reader, token, selector), core.deps.logger);
+  const slice = {
+    zone,
+    nameserver: config.outbound.hostname,
+    host: server.host,
+    port: server.port,
+    keyTtlSeconds: Math.ceil(config.dkim.keyTtlMs / 1000),
+  };
+  const dns = await startDns(
+    slice,
+    (token, selector) => publicKeyFor(core.deps.store.reader, token, selector),
+    core.deps.logger,
+  );
   started.push(dns);
   running.dnsPort = dns.port;
 }
@@ -34,11 +44,22 @@ export async function startApiRoles({ config, core, listen, running, started }: 
   started.push(startRequestLogs(core.services.logs, logger));
   const metricsOnApi = config.metrics.port === null;
   if (!metricsOnApi) {
-    const metrics = await startMetricsListener({ host: config.metrics.host, port: config.metrics.port! }, core.services.metrics, logger);
+    const metrics = await startMetricsListener(
+      { host: config.metrics.host, port: config.metrics.port! },
+      core.services.metrics,
+      logger,
+    );
     started.push(metrics);
     running.metricsPort = metrics.port;
   }
-  const edge = { requestsPerSecond: config.limits.requestsPerSecond, logger, clock, version: PACKAGE_VERSION, publicUrl: config.http.publicUrl, metrics: metricsOnApi };
+  const edge = {
+    requestsPerSecond: config.limits.requestsPerSecond,
+    logger,
+    clock,
+    version: PACKAGE_VERSION,
+    publicUrl: config.http.publicUrl,
+    metrics: metricsOnApi,
+  };
   const api = await startApi(listen, core.services, edge, config.dashboard.enabled);
   started.push(api);
   running.api = api;
@@ -51,12 +72,28 @@ const REVERSE_LOOKUP = { timeoutMs: 1500, tries: 1 };
 function listenerOptions(config: Config, core: Core, name: string, l: Config['smtp']['inbound']): ListenerOptions {
   const reverse = config.smtp.reverseDns ? createResolver({ servers: config.dns.resolvers, ...REVERSE_LOOKUP }) : null;
   const { smtp, outbound, dataDir } = config;
-  return { name, host: l.host, port: l.port, hostname: outbound.hostname, tls: smtp.tls, secure: !!l.secure, dataDir, maxBytes: l.maxMessageBytes, maxClients: smtp.maxClients, limits: smtp.limits, reverse: reverse ? (ip) => reverse.reverse(ip) : null, logger: core.deps.logger };
+  return {
+    name,
+    host: l.host,
+    port: l.port,
+    hostname: outbound.hostname,
+    tls: smtp.tls,
+    secure: !!l.secure,
+    dataDir,
+    maxBytes: l.maxMessageBytes,
+    maxClients: smtp.maxClients,
+    limits: smtp.limits,
+    reverse: reverse ? (ip) => reverse.reverse(ip) : null,
+    logger: core.deps.logger,
+  };
 }
 
 export async function startInboundRole({ config, core, running, started }: Starting): Promise<void> {
   if (!config.smtp.inbound.enabled) return;
-  const mx = await startMxListener(listenerOptions(config, core, 'inbound', config.smtp.inbound), core.services.inbound);
+  const mx = await startMxListener(
+    listenerOptions(config, core, 'inbound', config.smtp.inbound),
+    core.services.inbound,
+  );
   started.push({ name: 'inbound', stop: () => mx.close() });
   running.inboundPort = mx.port;
 }
@@ -65,7 +102,13 @@ export async function startSubmissionRole({ config, core, running, started }: St
   if (!config.smtp.submission.enabled) return;
   const { auth, emails } = core.services;
   const limiter = new RateLimiter(config.limits.requestsPerSecond, core.deps.clock);
-  const sub = await startSubmissionListener(listenerOptions(config, core, 'submission', config.smtp.submission), { auth, emails, limiter, throttle: core.deps.authThrottle, read: (job) => core.parsing.run('submitted', job) });
+  const sub = await startSubmissionListener(listenerOptions(config, core, 'submission', config.smtp.submission), {
+    auth,
+    emails,
+    limiter,
+    throttle: core.deps.authThrottle,
+    read: (job) => core.parsing.run('submitted', job),
+  });
   started.push({ name: 'submission', stop: () => sub.close() });
   running.submissionPort = sub.port;
 }

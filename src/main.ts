@@ -32,8 +32,17 @@ export interface Appliance {
  * commits (without one, SQLite checkpoints inside that store's commits), and
  * one storage state (store/storage-state.ts: is the disk full?).
  */
-export function servingStoreOptions(config: Config, shared: Pick<StoreOptions, 'writeLock' | 'durability' | 'storage'>): StoreOptions {
-  return { client: config.database.client, dataDir: config.dataDir, url: config.database.url, backgroundCheckpoints: true, ...shared };
+export function servingStoreOptions(
+  config: Config,
+  shared: Pick<StoreOptions, 'writeLock' | 'durability' | 'storage'>,
+): StoreOptions {
+  return {
+    client: config.database.client,
+    dataDir: config.dataDir,
+    url: config.database.url,
+    backgroundCheckpoints: true,
+    ...shared,
+  };
 }
 
 export interface StartOptions {
@@ -64,7 +73,19 @@ export async function startAppliance(config: Config, logger: Logger, opts: Start
     const store = storage.open();
     const first = await prepareStore(store, storage.sqlite, clock, logger, opts);
     const listenHub = new ListenHub(logger);
-    const bg = await startBackgroundThread({ config, writeLock: storage.writeLock, durability: storage.syncer?.links[1], storage: store.storage.buffer, logToStderr: opts.logToStderr ?? false }, logger, (reason) => opts.onFatal?.(reason), storage.durability ?? null, (id, frame) => listenHub.deliver(id, frame));
+    const bg = await startBackgroundThread(
+      {
+        config,
+        writeLock: storage.writeLock,
+        durability: storage.syncer?.links[1],
+        storage: store.storage.buffer,
+        logToStderr: opts.logToStderr ?? false,
+      },
+      logger,
+      (reason) => opts.onFatal?.(reason),
+      storage.durability ?? null,
+      (id, frame) => listenHub.deliver(id, frame),
+    );
     stopBackground = () => bg.stop();
     const core = buildCore(config, store, logger, clock, { accept: bg.accept, listenHub });
     relayToBackground(core, bg);
@@ -100,7 +121,11 @@ function servingStorage(config: Config, logger: Logger, opts: StartOptions) {
   const writeLock = sqlite ? new SharedArrayBuffer(4) : undefined;
   // One fsync thread for the commits of both threads: links[0] here, links[1] for the background.
   // Without it nothing can be acknowledged: like the background thread, its death stops the process.
-  const syncer = sqlite ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2, (e) => fatal(logger, opts, 'the fsync thread failed', e)) : null;
+  const syncer = sqlite
+    ? new WalSyncThread(`${sqliteFile(config.dataDir)}-wal`, 2, (e) =>
+        fatal(logger, opts, 'the fsync thread failed', e),
+      )
+    : null;
   const durability = syncer ? new SharedDurability(syncer.links[0]!) : undefined;
   let store: Store | null = null;
   return {
@@ -119,7 +144,13 @@ function servingStorage(config: Config, logger: Logger, opts: StartOptions) {
 }
 
 /** Migrations, the first start's key (announced at once), and no `posthorn listen` endpoint left from before. */
-async function prepareStore(store: Store, sqlite: boolean, clock: Clock, logger: Logger, opts: StartOptions): Promise<FirstStart | null> {
+async function prepareStore(
+  store: Store,
+  sqlite: boolean,
+  clock: Clock,
+  logger: Logger,
+  opts: StartOptions,
+): Promise<FirstStart | null> {
   const applied = await store.migrateLatest();
   if (applied.length) logger.info({ migrations: applied }, 'database migrated');
   const first = await firstStart(store, clock);

@@ -3,7 +3,11 @@ import { buildFanOut, type Core } from './core.js';
 import { egressOptions, USER_AGENT } from './egress-options.js';
 import { recheckDomains } from './modules/deliverability/domains/verification.service.js';
 import { advanceRotations, describeRotation } from './modules/deliverability/domains/dkim-rotation.service.js';
-import { blocklistChecker, checkBlocklists, describeBlocklistRun } from './modules/deliverability/blocklists/blocklists.service.js';
+import {
+  blocklistChecker,
+  checkBlocklists,
+  describeBlocklistRun,
+} from './modules/deliverability/blocklists/blocklists.service.js';
 import { purgeIdempotencyKeys } from './modules/sending/emails/emails.service.js';
 import { describePrune } from './modules/operations/retention/retention.service.js';
 import { workerHandoff } from './mta/handoff.js';
@@ -26,9 +30,22 @@ export async function startMtaRoles({ config, core, running, started }: Starting
   const signing = startSigning(logger);
   started.push(signing);
   const { outbound } = config;
-  const sender = new SmtpSender({ hostname: outbound.hostname, maxConnectionsPerDestination: outbound.maxConnectionsPerDomain, logger });
+  const sender = new SmtpSender({
+    hostname: outbound.hostname,
+    maxConnectionsPerDestination: outbound.maxConnectionsPerDomain,
+    logger,
+  });
   const live = new LiveAttempt({ store, resolver, sender, outbound, tracking, signer: signing.signer });
-  const mta = await startMta({ store, writer: core.writer, clock, logger, testDomain: config.testDomain, retryScheduleMs: outbound.retryScheduleMs, attemptLive: live.attempt, closeLive: () => sender.close() });
+  const mta = await startMta({
+    store,
+    writer: core.writer,
+    clock,
+    logger,
+    testDomain: config.testDomain,
+    retryScheduleMs: outbound.retryScheduleMs,
+    attemptLive: live.attempt,
+    closeLive: () => sender.close(),
+  });
   started.push(mta);
   running.mta = mta;
   core.onWake('mta', () => mta.wake());
@@ -37,8 +54,21 @@ export async function startMtaRoles({ config, core, running, started }: Starting
 
 export async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
   const { webhooks } = config;
-  const slice = { retryScheduleMs: webhooks.retryScheduleMs, timeoutMs: webhooks.timeoutMs, endpointConcurrency: webhooks.endpointConcurrency, concurrency: webhooks.concurrency, egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs), userAgent: USER_AGENT };
-  const role = await startWebhooks(slice, { store: core.deps.store, writer: core.writer, clock: core.deps.clock, logger: core.deps.logger, listen: core.listenSink });
+  const slice = {
+    retryScheduleMs: webhooks.retryScheduleMs,
+    timeoutMs: webhooks.timeoutMs,
+    endpointConcurrency: webhooks.endpointConcurrency,
+    concurrency: webhooks.concurrency,
+    egress: egressOptions(config, core.deps.resolver, webhooks.timeoutMs),
+    userAgent: USER_AGENT,
+  };
+  const role = await startWebhooks(slice, {
+    store: core.deps.store,
+    writer: core.writer,
+    clock: core.deps.clock,
+    logger: core.deps.logger,
+    listen: core.listenSink,
+  });
   started.push(role);
   core.onWake('dispatcher', () => role.dispatcher.wake());
 }
@@ -46,7 +76,12 @@ export async function startWebhooksRole({ config, core, started }: Starting): Pr
 export async function startJobsRole({ config, core, started }: Starting): Promise<void> {
   const { clock, logger } = core.deps;
   started.push(startJobs(scheduledJobs(config, core), logger));
-  if (core.acceptQueue) started.push(startFanOut(buildFanOut(config, core, core.acceptQueue), clock, logger, (wake) => core.onWake('broadcasts', wake)));
+  if (core.acceptQueue)
+    started.push(
+      startFanOut(buildFanOut(config, core, core.acceptQueue), clock, logger, (wake) =>
+        core.onWake('broadcasts', wake),
+      ),
+    );
 }
 
 /** The cron jobs (jobs.*, and the fixed schedules of the housekeeping ones), each saying what it did. */
@@ -55,14 +90,46 @@ function scheduledJobs(config: Config, core: Core): Job[] {
   const ttl = config.limits.idempotencyTtlMs;
   // one checker for the process: it keeps each list's answers for their TTL
   const blocklists = blocklistChecker(config.dns.resolvers, clock, config.blocklists.queriesPerSecond);
-  const failedFor = (what: string) => (d: { name: string }, e: unknown) => logger.warn({ err: e, domain: d.name }, what);
+  const failedFor = (what: string) => (d: { name: string }, e: unknown) =>
+    logger.warn({ err: e, domain: d.name }, what);
   return [
-    { name: 'domain_recheck', schedule: config.jobs.domainRecheck, run: async () => `${await recheckDomains(core.deps, failedFor('domain re-check failed'))} domain(s) changed status` },
-    { name: 'idempotency_purge', schedule: '*/10 * * * *', run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged` },
-    { name: 'request_logs_prune', schedule: '17 * * * *', run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned` },
-    { name: 'retention_prune', schedule: config.retention.schedule, run: async () => `${describePrune(await core.services.retention.prune())}; ${await core.services.forms.prunePending()} unconfirmed signup contact(s) deleted` },
-    { name: 'dkim_rotation', schedule: config.dkim.schedule, run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))) },
-    { name: 'blocklist_check', schedule: config.blocklists.schedule, run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)) },
-    { name: 'suppressions_prune', schedule: '29 * * * *', run: async () => `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)` },
+    {
+      name: 'domain_recheck',
+      schedule: config.jobs.domainRecheck,
+      run: async () =>
+        `${await recheckDomains(core.deps, failedFor('domain re-check failed'))} domain(s) changed status`,
+    },
+    {
+      name: 'idempotency_purge',
+      schedule: '*/10 * * * *',
+      run: async () => `${await purgeIdempotencyKeys(store, clock.now() - ttl)} key(s) purged`,
+    },
+    {
+      name: 'request_logs_prune',
+      schedule: '17 * * * *',
+      run: async () => `${await core.services.logs.prune(config.logs.retentionMs)} request log line(s) pruned`,
+    },
+    {
+      name: 'retention_prune',
+      schedule: config.retention.schedule,
+      run: async () =>
+        `${describePrune(await core.services.retention.prune())}; ${await core.services.forms.prunePending()} unconfirmed signup contact(s) deleted`,
+    },
+    {
+      name: 'dkim_rotation',
+      schedule: config.dkim.schedule,
+      run: async () => describeRotation(await advanceRotations(core.deps, failedFor('DKIM rotation step failed'))),
+    },
+    {
+      name: 'blocklist_check',
+      schedule: config.blocklists.schedule,
+      run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)),
+    },
+    {
+      name: 'suppressions_prune',
+      schedule: '29 * * * *',
+      run: async () =>
+        `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)`,
+    },
   ];
 }

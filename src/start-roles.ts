@@ -22,14 +22,29 @@ const ROLES: Array<[keyof RoleSelection, (s: Starting) => Promise<void>]> = [
 ];
 
 /** Start the selected roles over a built core; stop() stops them in reverse order. */
-export async function startRoles(config: Config, core: Core, select: RoleSelection, listen: ApiListen = config.http): Promise<RunningRoles> {
+export async function startRoles(
+  config: Config,
+  core: Core,
+  select: RoleSelection,
+  listen: ApiListen = config.http,
+): Promise<RunningRoles> {
   const started: Role[] = [];
   const stopAll = async () => {
     for (const role of [...started].reverse()) {
-      await role.stop().catch((e: unknown) => core.deps.logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
+      await role
+        .stop()
+        .catch((e: unknown) => core.deps.logger.error({ err: e, role: role.name }, 'role did not stop cleanly'));
     }
   };
-  const running: RunningRoles = { api: null, dnsPort: null, mta: null, inboundPort: null, submissionPort: null, metricsPort: null, stop: stopAll };
+  const running: RunningRoles = {
+    api: null,
+    dnsPort: null,
+    mta: null,
+    inboundPort: null,
+    submissionPort: null,
+    metricsPort: null,
+    stop: stopAll,
+  };
   // stopped last: every role may still hand it work while it stops
   started.push({ name: 'parsing', stop: () => core.parsing.close() });
   try {

@@ -17,7 +17,13 @@ export const WORK_TASKS = {
   /** one attachment of a stored received message, read again for its download */
   attachment: readAttachment,
   /** a message submitted over SMTP, as the send request it makes */
-  submitted: async ({ raw, envelope }: { raw: Uint8Array; envelope: { from: string; to: string[] } }): Promise<Submitted> => {
+  submitted: async ({
+    raw,
+    envelope,
+  }: {
+    raw: Uint8Array;
+    envelope: { from: string; to: string[] };
+  }): Promise<Submitted> => {
     try {
       return await submittedEmail(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), envelope);
     } catch (e) {
@@ -29,8 +35,15 @@ export const WORK_TASKS = {
   /** a broadcast's inline content checked as a version would be */
   checkBroadcast: (content: BroadcastContent): void => void compileInline(content),
   /** a rendering too large to finish within this thread's step allowance for the calling thread */
-  render: ({ version, variables, language }: { version: TemplateVersion; variables: Record<string, unknown>; language: string | null }): RenderedContent =>
-    renderVersion(version, variables, language),
+  render: ({
+    version,
+    variables,
+    language,
+  }: {
+    version: TemplateVersion;
+    variables: Record<string, unknown>;
+    language: string | null;
+  }): RenderedContent => renderVersion(version, variables, language),
 };
 
 export type WorkTasks = typeof WORK_TASKS;

@@ -61,7 +61,11 @@
       clearTimeout(timer);
       timer = setTimeout(function () {
         var mine = ++latest;
-        fetch(form.getAttribute('data-preview-form'), { method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(form)) })
+        fetch(form.getAttribute('data-preview-form'), {
+          method: 'POST',
+          credentials: 'same-origin',
+          body: new URLSearchParams(new FormData(form)),
+        })
           .then(function (res) {
             // 400 is a refused render (its alert is the part); anything else (signed out, gone) leaves what is shown
             return (res.status === 200 || res.status === 400) && !res.redirected ? res.text() : null;

@@ -6,8 +6,32 @@ import { openApiDocument } from './openapi.js';
 // document GET /v1/openapi.json serves (the guardrail test keeps them current).
 
 type Doc = ReturnType<typeof openApiDocument>;
-type Operation = { summary: string; tags: string[]; 'x-scope'?: string; parameters?: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown>; description?: string }>; requestBody?: { content: { 'application/json': { schema: Schema } } } };
-type Schema = { type?: unknown; properties?: Record<string, Schema>; required?: string[]; description?: string; enum?: unknown[]; items?: Schema; maxLength?: number; minimum?: number; maximum?: number; default?: unknown; pattern?: string };
+type Operation = {
+  summary: string;
+  tags: string[];
+  'x-scope'?: string;
+  parameters?: Array<{
+    name: string;
+    in: string;
+    required: boolean;
+    schema: Record<string, unknown>;
+    description?: string;
+  }>;
+  requestBody?: { content: { 'application/json': { schema: Schema } } };
+};
+type Schema = {
+  type?: unknown;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  description?: string;
+  enum?: unknown[];
+  items?: Schema;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  pattern?: string;
+};
 
 /** The document as served with metrics on the API listener and no public URL. */
 export function referenceDocument(version: string): Doc {
@@ -33,14 +57,30 @@ function constraints(s: Schema): string {
 
 function fields(rows: Array<[string, Schema, boolean, string | undefined]>): string[] {
   if (!rows.length) return [];
-  return ['', '| field | type | required | notes |', '|---|---|---|---|', ...rows.map(([name, s, req, where]) => `| \`${name}\`${where ? ` (${where})` : ''} | ${cell(typeOf(s))} | ${req ? 'yes' : ''} | ${cell([s.description, constraints(s)].filter(Boolean).join('; '))} |`)];
+  return [
+    '',
+    '| field | type | required | notes |',
+    '|---|---|---|---|',
+    ...rows.map(
+      ([name, s, req, where]) =>
+        `| \`${name}\`${where ? ` (${where})` : ''} | ${cell(typeOf(s))} | ${req ? 'yes' : ''} | ${cell([s.description, constraints(s)].filter(Boolean).join('; '))} |`,
+    ),
+  ];
 }
 
 function section(method: string, path: string, op: Operation): string[] {
-  const lines = [`### ${method.toUpperCase()} ${path}`, '', `${op.summary}. ${op['x-scope'] ? `Scope \`${op['x-scope']}\`.` : 'No key.'}`];
-  const params = (op.parameters ?? []).map((p) => [p.name, p.schema as Schema, p.required, p.in] as [string, Schema, boolean, string]);
+  const lines = [
+    `### ${method.toUpperCase()} ${path}`,
+    '',
+    `${op.summary}. ${op['x-scope'] ? `Scope \`${op['x-scope']}\`.` : 'No key.'}`,
+  ];
+  const params = (op.parameters ?? []).map(
+    (p) => [p.name, p.schema as Schema, p.required, p.in] as [string, Schema, boolean, string],
+  );
   const body = op.requestBody?.content['application/json'].schema;
-  const bodyRows = Object.entries(body?.properties ?? {}).map(([n, s]) => [n, s, (body?.required ?? []).includes(n), 'body'] as [string, Schema, boolean, string]);
+  const bodyRows = Object.entries(body?.properties ?? {}).map(
+    ([n, s]) => [n, s, (body?.required ?? []).includes(n), 'body'] as [string, Schema, boolean, string],
+  );
   return [...lines, ...fields([...params, ...bodyRows]), ''];
 }
 
@@ -57,7 +97,7 @@ export function apiReference(doc: Doc): string {
   return [
     '# HTTP API reference',
     '',
-    'Generated from the routes\' own schemas by `npm run docs`, like `GET /v1/openapi.json` (also in [openapi.json](openapi.json), which any OpenAPI viewer renders); do not edit by hand.',
+    "Generated from the routes' own schemas by `npm run docs`, like `GET /v1/openapi.json` (also in [openapi.json](openapi.json), which any OpenAPI viewer renders); do not edit by hand.",
     'Errors have the body `{"error": {"code", "message", "field"?}, "request_id"}` (`field` for validation errors only), and the `Request-Id` header carries the same `request_id`; unknown fields are refused. Answers and conventions are described in [http.md](http.md) and the pages it links.',
     '',
     toc,

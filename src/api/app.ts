@@ -40,7 +40,12 @@ export interface EdgeSettings {
 }
 
 /** `pages`: middleware that answers paths of its own before the API's routing (the dashboard). */
-export function buildApp(services: Services, edge: EdgeSettings, routes: readonly RouteDef<Services>[] = ROUTES, pages: Middleware[] = []): ApiApp {
+export function buildApp(
+  services: Services,
+  edge: EdgeSettings,
+  routes: readonly RouteDef<Services>[] = ROUTES,
+  pages: Middleware[] = [],
+): ApiApp {
   const koa = new Koa({ proxy: false });
   koa.on('error', afterResponseStarted(edge.logger));
   routes = servedRoutes(routes, edge);
@@ -65,7 +70,9 @@ export function buildApp(services: Services, edge: EdgeSettings, routes: readonl
   }
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  const registered = router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`));
+  const registered = router.stack.flatMap((layer) =>
+    layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path}`),
+  );
   return { koa, rateLimiter, registered };
 }
 
@@ -79,7 +86,10 @@ function afterResponseStarted(logger: Logger) {
   const clientGone = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE', 'ECONNABORTED']);
   return (err: Error & { code?: string }, ctx?: Context) => {
     if (err.code && clientGone.has(err.code)) return;
-    logger.error({ err, request_id: ctx?.state.requestId as string | undefined }, 'a response failed after it had started');
+    logger.error(
+      { err, request_id: ctx?.state.requestId as string | undefined },
+      'a response failed after it had started',
+    );
   };
 }
 
@@ -95,7 +105,11 @@ async function unknownRoute(ctx: Context, next: Next): Promise<void> {
   if (ctx.status === 404) throw apiError('not_found', 'no such route');
   if (ctx.status === 405 || ctx.status === 501) {
     const allow = ctx.response.get('Allow');
-    throw apiError('not_found', `no route for ${ctx.method} ${ctx.path}; its methods: ${allow || 'none'}`, allow ? { Allow: allow } : undefined);
+    throw apiError(
+      'not_found',
+      `no route for ${ctx.method} ${ctx.path}; its methods: ${allow || 'none'}`,
+      allow ? { Allow: allow } : undefined,
+    );
   }
 }
 
@@ -130,7 +144,8 @@ function requestLog(logger: Logger, logs: Services['logs']) {
     try {
       await next();
     } finally {
-      if (ctx.body instanceof Readable && !ctx.res.writableFinished) ctx.res.once('close', () => logRequest(ctx, started, logger, logs));
+      if (ctx.body instanceof Readable && !ctx.res.writableFinished)
+        ctx.res.once('close', () => logRequest(ctx, started, logger, logs));
       else logRequest(ctx, started, logger, logs);
     }
   };
@@ -140,8 +155,28 @@ function logRequest(ctx: Context, started: number, logger: Logger, logs: Service
   const principal = ctx.state.principal as Principal | undefined;
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   const requestId = ctx.state.requestId as string;
-  logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: durationMs, key_id: principal?.key.id, project_id: principal?.project.id }, 'request');
-  if (principal) logs.record({ projectId: principal.project.id, keyId: principal.key.id, requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs });
+  logger.info(
+    {
+      request_id: requestId,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      duration_ms: durationMs,
+      key_id: principal?.key.id,
+      project_id: principal?.project.id,
+    },
+    'request',
+  );
+  if (principal)
+    logs.record({
+      projectId: principal.project.id,
+      keyId: principal.key.id,
+      requestId,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      durationMs,
+    });
 }
 
 /**
@@ -159,7 +194,8 @@ function authenticateApi(services: Services, limiter: RateLimiter) {
     ctx.state.principal = principal;
     if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
     const wait = limiter.take(principal.key.id);
-    if (wait !== null) throw apiError('rate_limited', `too many requests: retry in ${wait} s`, { 'Retry-After': String(wait) });
+    if (wait !== null)
+      throw apiError('rate_limited', `too many requests: retry in ${wait} s`, { 'Retry-After': String(wait) });
     await next();
   };
 }
@@ -174,7 +210,10 @@ function authenticateApi(services: Services, limiter: RateLimiter) {
 async function presentedKey(services: Services, ip: string, bearer: string | undefined): Promise<Principal> {
   const got = await authenticateGuarded(services.auth, services.authThrottle, ip, bearer, 'api');
   if (got.kind === 'principal') return got.principal;
-  if (got.kind === 'refused') throw apiError('rate_limited', `too many failed authentications from this address: retry in ${got.retryAfterS} s`, { 'Retry-After': String(got.retryAfterS) });
+  if (got.kind === 'refused')
+    throw apiError('rate_limited', `too many failed authentications from this address: retry in ${got.retryAfterS} s`, {
+      'Retry-After': String(got.retryAfterS),
+    });
   throw apiError('unauthorized', 'invalid or revoked API key');
 }
 
@@ -213,13 +252,15 @@ export function authorize(r: RouteDef, principal: Principal | null): void {
   if (r.scope === null) return;
   // a route with a scope is under /v1, which authenticateApi covered; refuse rather than run without a key
   if (!principal) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
-  if (!(principal.key.scopes as readonly string[]).includes(r.scope)) throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
+  if (!(principal.key.scopes as readonly string[]).includes(r.scope))
+    throw apiError('forbidden', `this key lacks the ${r.scope} scope`);
 }
 
 /** interface §7: unknown fields are refused, also by a request that takes no body (an empty `{}` is fine). */
 function refuseBody(value: unknown): void {
   if (value === undefined) return;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError('body', 'this request takes no body');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw validationError('body', 'this request takes no body');
   const first = Object.keys(value)[0];
   if (first !== undefined) throw validationError(first, 'is not a known field (this request takes no body)');
 }

@@ -19,7 +19,8 @@ export function errorHandler(logger: Logger) {
     } catch (e) {
       const err = toApiError(e);
       // a full disk is logged where the store meets it, once a minute, not once a request
-      if (err.status >= 500 && err.code !== 'storage_full') logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
+      if (err.status >= 500 && err.code !== 'storage_full')
+        logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
       ctx.status = err.status;
       ctx.set(err.headers);
       ctx.body = errorBody(err, ctx.state.requestId as string);
@@ -32,7 +33,8 @@ function toApiError(e: unknown): ApiError {
   // Errors thrown by Koa itself or @koa/router carry an HTTP status.
   const status = (e as { status?: number }).status;
   if (status === 404) return apiError('not_found', 'no such route');
-  if (status && status >= 400 && status < 500) return new ApiError(400, 'validation_error', (e as Error).message || 'bad request', 'request');
+  if (status && status >= 400 && status < 500)
+    return new ApiError(400, 'validation_error', (e as Error).message || 'bad request', 'request');
   // a write that reached the disk outside the store's transactions
   if (isStorageFull(e)) return storageFull();
   return apiError('internal_error', 'internal error');

@@ -33,9 +33,15 @@ function inputOf(f: FormPage['fields'][number], value: string, invalid: boolean)
 }
 
 /** The form; `values` and `error` (its message, the field it names) when a submission is shown back with what was wrong. */
-export function formBody(form: FormPage, values: Record<string, string> = {}, error: { message: string; field: string | undefined } | null = null): string {
+export function formBody(
+  form: FormPage,
+  values: Record<string, string> = {},
+  error: { message: string; field: string | undefined } | null = null,
+): string {
   const fields = form.fields.map((f) => inputOf(f, values[f.key] ?? '', error?.field === f.key)).join('\n');
-  const note = form.doubleOptIn ? '<p>We will send you an email with a link to confirm: nothing happens until you do.</p>' : '';
+  const note = form.doubleOptIn
+    ? '<p>We will send you an email with a link to confirm: nothing happens until you do.</p>'
+    : '';
   return `${error ? `<p class="error" role="alert" id="form-error">${escapeHtml(error.message)}</p>` : ''}
 <form method="post">
 ${fields}
@@ -66,5 +72,7 @@ ${
 
 export const confirmedBody = (c: Confirmation) =>
   `<p role="status">${escapeHtml(maskedAddress(c.email))} is signed up for ${escapeHtml(c.formName)}.</p>${
-    c.preferencesUrl ? `<p>You can change what you get, or unsubscribe, on <a href="${escapeHtml(c.preferencesUrl)}">your preference page</a>.</p>` : ''
+    c.preferencesUrl
+      ? `<p>You can change what you get, or unsubscribe, on <a href="${escapeHtml(c.preferencesUrl)}">your preference page</a>.</p>`
+      : ''
   }`;

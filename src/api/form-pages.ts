@@ -28,7 +28,11 @@ function allowOrigin(ctx: Context, form: FormPage): boolean {
 
 function preflight(ctx: Context, form: FormPage): void {
   if (allowOrigin(ctx, form)) {
-    ctx.set({ 'Access-Control-Allow-Methods': 'POST', 'Access-Control-Allow-Headers': 'Content-Type', 'Access-Control-Max-Age': '600' });
+    ctx.set({
+      'Access-Control-Allow-Methods': 'POST',
+      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Max-Age': '600',
+    });
   }
   ctx.status = 204;
 }
@@ -41,7 +45,8 @@ function jsonFields(body: Buffer): Record<string, unknown> {
   } catch {
     throw validationError('body', 'is not valid JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError('body', 'must be a JSON object of the form fields');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw validationError('body', 'must be a JSON object of the form fields');
   return value as Record<string, unknown>;
 }
 
@@ -65,13 +70,30 @@ async function submitPage(ctx: Context, service: FormService, form: FormPage, bo
       ctx.redirect(answer.redirectUrl);
       return;
     }
-    respondPage(ctx, 200, answer.status === 'pending_confirmation' ? 'Check your inbox' : 'You are signed up', submittedBody(answer.status));
+    respondPage(
+      ctx,
+      200,
+      answer.status === 'pending_confirmation' ? 'Check your inbox' : 'You are signed up',
+      submittedBody(answer.status),
+    );
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    if (e.code === 'validation_error') return respondPage(ctx, 400, form.name, formBody(form, values, { message: e.message, field: e.field }), form.redirectOrigin);
+    if (e.code === 'validation_error')
+      return respondPage(
+        ctx,
+        400,
+        form.name,
+        formBody(form, values, { message: e.message, field: e.field }),
+        form.redirectOrigin,
+      );
     if (e.code === 'rate_limited') {
       ctx.set(e.headers);
-      return respondPage(ctx, 429, 'Too many sign-ups', '<p>This form has had too many sign-ups in a short time. Please try again in a little while.</p>');
+      return respondPage(
+        ctx,
+        429,
+        'Too many sign-ups',
+        '<p>This form has had too many sign-ups in a short time. Please try again in a little while.</p>',
+      );
     }
     if (e.code === 'not_found') return respondPage(ctx, 404, 'Form not found', NOT_FOUND);
     throw e;
@@ -89,19 +111,28 @@ async function submission(ctx: Context, service: FormService, form: FormPage): P
     throw apiError('payload_too_large', `the body is larger than ${MAX_POST_BYTES} bytes`);
   }
   if (json) return submitJson(ctx, service, form, body);
-  if (type !== 'application/x-www-form-urlencoded') throw validationError('body', 'Content-Type must be application/x-www-form-urlencoded (a page) or application/json');
+  if (type !== 'application/x-www-form-urlencoded')
+    throw validationError(
+      'body',
+      'Content-Type must be application/x-www-form-urlencoded (a page) or application/json',
+    );
   return submitPage(ctx, service, form, body);
 }
 
 async function confirmation(ctx: Context, service: FormService, formId: string, token: string): Promise<void> {
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST') return methodNotAllowed(ctx, 'GET, HEAD, POST');
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST')
+    return methodNotAllowed(ctx, 'GET, HEAD, POST');
   if (ctx.method === 'POST') {
     const done = await service.confirm(formId, token);
-    return done ? respondPage(ctx, 200, 'Subscription confirmed', confirmedBody(done)) : respondPage(ctx, 404, 'Link not valid', LINK_NOT_VALID);
+    return done
+      ? respondPage(ctx, 200, 'Subscription confirmed', confirmedBody(done))
+      : respondPage(ctx, 404, 'Link not valid', LINK_NOT_VALID);
   }
   const c = await service.describeConfirmation(formId, token);
   if (!c) return respondPage(ctx, 404, 'Link not valid', LINK_NOT_VALID);
-  return c.confirmed ? respondPage(ctx, 200, 'Subscription confirmed', confirmedBody(c)) : respondPage(ctx, 200, 'Confirm your subscription', confirmBody(c));
+  return c.confirmed
+    ? respondPage(ctx, 200, 'Subscription confirmed', confirmedBody(c))
+    : respondPage(ctx, 200, 'Confirm your subscription', confirmBody(c));
 }
 
 export function formPages(service: FormService): Middleware {
@@ -109,7 +140,8 @@ export function formPages(service: FormService): Middleware {
     const m = /^\/f\/([^/]+)(?:\/confirm\/([^/]+))?$/.exec(ctx.path);
     if (!m) return next();
     if (m[2] !== undefined) return confirmation(ctx, service, m[1]!, m[2]);
-    if (!['GET', 'HEAD', 'POST', 'OPTIONS'].includes(ctx.method)) return methodNotAllowed(ctx, 'GET, HEAD, POST, OPTIONS');
+    if (!['GET', 'HEAD', 'POST', 'OPTIONS'].includes(ctx.method))
+      return methodNotAllowed(ctx, 'GET, HEAD, POST, OPTIONS');
     const form = await service.page(m[1]!);
     if (!form) {
       if (ctx.method === 'POST' && ctx.is('application/json')) throw apiError('not_found', `form ${m[1]} not found`);

@@ -31,7 +31,10 @@ const ERROR_BODY: JsonSchema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', description: 'a machine-readable code, such as `validation_error`, `not_found` or `rate_limited`' },
+        code: {
+          type: 'string',
+          description: 'a machine-readable code, such as `validation_error`, `not_found` or `rate_limited`',
+        },
         message: { type: 'string' },
         field: { type: 'string', description: 'the field at fault (validation errors only)' },
       },
@@ -41,12 +44,23 @@ const ERROR_BODY: JsonSchema = {
 };
 
 function parameters(r: RouteDef): JsonSchema[] {
-  const out: JsonSchema[] = [...r.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const out: JsonSchema[] = [...r.path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (r.query) {
     const q = plain(r.query) as { properties?: Record<string, JsonSchema>; required?: string[] };
     for (const [name, schema] of Object.entries(q.properties ?? {})) {
       const { description, ...rest } = schema;
-      out.push({ name, in: 'query', required: (q.required ?? []).includes(name) && rest.default === undefined, schema: rest, ...(description ? { description } : {}) });
+      out.push({
+        name,
+        in: 'query',
+        required: (q.required ?? []).includes(name) && rest.default === undefined,
+        schema: rest,
+        ...(description ? { description } : {}),
+      });
     }
   }
   return out;
@@ -61,7 +75,13 @@ function operation(r: RouteDef): JsonSchema {
     security: keyed ? [{ apiKey: [] }] : [],
     responses: {
       '2XX': { description: 'success' },
-      ...(keyed ? { '401': { $ref: '#/components/responses/Error' }, '403': { $ref: '#/components/responses/Error' }, '429': { $ref: '#/components/responses/Error' } } : {}),
+      ...(keyed
+        ? {
+            '401': { $ref: '#/components/responses/Error' },
+            '403': { $ref: '#/components/responses/Error' },
+            '429': { $ref: '#/components/responses/Error' },
+          }
+        : {}),
       '4XX': { $ref: '#/components/responses/Error' },
       '5XX': { $ref: '#/components/responses/Error' },
     },
@@ -76,7 +96,10 @@ function operation(r: RouteDef): JsonSchema {
   return op;
 }
 
-export function openApiDocument(routes: readonly RouteDef[], info: { version: string; serverUrl?: string | null }): JsonSchema {
+export function openApiDocument(
+  routes: readonly RouteDef[],
+  info: { version: string; serverUrl?: string | null },
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const r of routes) (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r);
   return {
@@ -84,14 +107,23 @@ export function openApiDocument(routes: readonly RouteDef[], info: { version: st
     info: {
       title: 'Posthorn',
       version: info.version,
-      description: 'A self-hosted transactional email appliance: sending, domains, templates, webhooks, verification, inbound mail.',
+      description:
+        'A self-hosted transactional email appliance: sending, domains, templates, webhooks, verification, inbound mail.',
     },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'an API key: ph_live_… or ph_test_…' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'an API key: ph_live_… or ph_test_…' },
+      },
       schemas: { Error: ERROR_BODY },
-      responses: { Error: { description: 'an error: `{"error": {"code", "message", "field"?}, "request_id"}`, with a `Request-Id` header of the same value', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: {
+        Error: {
+          description:
+            'an error: `{"error": {"code", "message", "field"?}, "request_id"}`, with a `Request-Id` header of the same value',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
     },
   };
 }

@@ -38,16 +38,25 @@ export function preferencesPages(service: PreferenceService): Middleware {
   return async (ctx, next) => {
     const m = /^\/p\/([^/]+)$/.exec(ctx.path);
     if (!m) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST') return methodNotAllowed(ctx, 'GET, HEAD, POST');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST')
+      return methodNotAllowed(ctx, 'GET, HEAD, POST');
     const token = m[1]!;
     if (ctx.method !== 'POST') {
       const view = await service.view(token);
-      return view ? respondPage(ctx, 200, 'Your email preferences', preferencesBody(view, false)) : respondPage(ctx, 404, 'Link not valid', NOT_VALID);
+      return view
+        ? respondPage(ctx, 200, 'Your email preferences', preferencesBody(view, false))
+        : respondPage(ctx, 404, 'Link not valid', NOT_VALID);
     }
     const body = await readBoundedBody(ctx, MAX_POST_BYTES);
     if (body === null) return tooLarge(ctx, 'The preferences form is short; this request was not.');
     const fields = formFields(body);
-    const view = await service.save(token, { shown: fields.getAll('shown'), subscribed: fields.getAll('topic'), unsubscribed: fields.has('unsubscribed') });
-    return view ? respondPage(ctx, 200, 'Your email preferences', preferencesBody(view, true)) : respondPage(ctx, 404, 'Link not valid', NOT_VALID);
+    const view = await service.save(token, {
+      shown: fields.getAll('shown'),
+      subscribed: fields.getAll('topic'),
+      unsubscribed: fields.has('unsubscribed'),
+    });
+    return view
+      ? respondPage(ctx, 200, 'Your email preferences', preferencesBody(view, true))
+      : respondPage(ctx, 404, 'Link not valid', NOT_VALID);
   };
 }

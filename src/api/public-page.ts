@@ -50,7 +50,13 @@ export function page(title: string, body: string): string {
 }
 
 /** Answers with a page, the shared headers set; `formAction` as pageCsp takes it. */
-export function respondPage(ctx: Context, status: number, title: string, body: string, formAction: string | null = null): void {
+export function respondPage(
+  ctx: Context,
+  status: number,
+  title: string,
+  body: string,
+  formAction: string | null = null,
+): void {
   ctx.set(PAGE_HEADERS);
   if (formAction) ctx.set('Content-Security-Policy', pageCsp(formAction));
   ctx.type = 'text/html; charset=utf-8';

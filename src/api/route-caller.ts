@@ -12,7 +12,12 @@ export interface RouteCall {
   body?: unknown;
 }
 
-export type RouteCaller = (principal: Principal, method: HttpMethod, path: string, call?: RouteCall) => Promise<RouteResult>;
+export type RouteCaller = (
+  principal: Principal,
+  method: HttpMethod,
+  path: string,
+  call?: RouteCall,
+) => Promise<RouteResult>;
 
 /**
  * The /v1 routes called in process, as the dashboard calls them: the same
@@ -20,13 +25,17 @@ export type RouteCaller = (principal: Principal, method: HttpMethod, path: strin
  * page can show only what its key may see. A refusal is thrown as the
  * ApiError the API would have answered.
  */
-export function routeCaller(services: Services, routes: readonly RouteDef<Services, Principal>[] = API_ROUTES): RouteCaller {
+export function routeCaller(
+  services: Services,
+  routes: readonly RouteDef<Services, Principal>[] = API_ROUTES,
+): RouteCaller {
   const table = routes.map((r) => ({ r, pattern: pathPattern(r.path) }));
   return async (principal, method, path, call = {}) => {
     let found: { r: RouteDef<Services, Principal>; params: Record<string, string> } | null = null;
     for (const { r, pattern } of table) {
       const m = r.method === method ? pattern.exec(path) : null;
-      if (m) found = { r, params: Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeParam(v)])) };
+      if (m)
+        found = { r, params: Object.fromEntries(Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeParam(v)])) };
       if (found) break;
     }
     if (!found) throw apiError('not_found', 'no such route');
@@ -59,6 +68,8 @@ function decodeParam(v: string): string {
 
 /** `/v1/emails/:id` → a pattern whose named groups are the params. */
 function pathPattern(path: string): RegExp {
-  const source = path.split('/').map((part) => (part.startsWith(':') ? `(?<${part.slice(1)}>[^/]+)` : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const source = path
+    .split('/')
+    .map((part) => (part.startsWith(':') ? `(?<${part.slice(1)}>[^/]+)` : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${source.join('/')}$`);
 }

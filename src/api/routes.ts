@@ -22,7 +22,25 @@ import { webhookRoutes } from '../modules/notifying/webhooks/webhooks.routes.js'
 import type { Services } from './services.js';
 
 /** The /v1 routes: a key with the route's scope; the guardrail tests and the OpenAPI document read them. */
-export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [...emailRoutes, ...domainRoutes, ...templateRoutes, ...webhookRoutes, ...inboundRoutes, ...verifyRoutes, ...keyRoutes, ...suppressionRoutes, ...usageRoutes, ...logRoutes, ...blocklistRoutes, ...contactRoutes, ...audienceRoutes, ...segmentRoutes, ...topicRoutes, ...formRoutes, ...broadcastRoutes];
+export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [
+  ...emailRoutes,
+  ...domainRoutes,
+  ...templateRoutes,
+  ...webhookRoutes,
+  ...inboundRoutes,
+  ...verifyRoutes,
+  ...keyRoutes,
+  ...suppressionRoutes,
+  ...usageRoutes,
+  ...logRoutes,
+  ...blocklistRoutes,
+  ...contactRoutes,
+  ...audienceRoutes,
+  ...segmentRoutes,
+  ...topicRoutes,
+  ...formRoutes,
+  ...broadcastRoutes,
+];
 
 /** Routes without a key: health checks for load balancers, tracking links for mail clients. */
 export const PUBLIC_ROUTES: readonly RouteDef<Services, null>[] = [...healthRoutes, ...trackingRoutes];

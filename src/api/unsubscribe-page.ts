@@ -17,14 +17,23 @@ export function unsubscribePages(service: UnsubscribeService): Middleware {
   return async (ctx, next) => {
     const m = /^\/u\/([^/]+)$/.exec(ctx.path);
     if (!m) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST') return methodNotAllowed(ctx, 'GET, HEAD, POST');
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST')
+      return methodNotAllowed(ctx, 'GET, HEAD, POST');
     const token = m[1]!;
     if (ctx.method === 'POST') {
       const body = await readBoundedBody(ctx, MAX_POST_BYTES);
       if (body === null) return tooLarge(ctx, 'An unsubscribe request is a short form.');
-      const done = await service.unsubscribe(token, /(^|&)via=page(&|$)/.test(body.toString('latin1')) ? 'page' : 'one_click');
+      const done = await service.unsubscribe(
+        token,
+        /(^|&)via=page(&|$)/.test(body.toString('latin1')) ? 'page' : 'one_click',
+      );
       if (!done) return respondPage(ctx, 404, 'Link not valid', NOT_VALID);
-      return respondPage(ctx, 200, 'You are unsubscribed', `<p>${escapeHtml(maskedAddress(done.address))} will get no more mail of this kind from ${escapeHtml(done.domain)}. Mail you need, such as receipts or password resets, still arrives.</p>`);
+      return respondPage(
+        ctx,
+        200,
+        'You are unsubscribed',
+        `<p>${escapeHtml(maskedAddress(done.address))} will get no more mail of this kind from ${escapeHtml(done.domain)}. Mail you need, such as receipts or password resets, still arrives.</p>`,
+      );
     }
     const who = await service.describe(token);
     if (!who) return respondPage(ctx, 404, 'Link not valid', NOT_VALID);

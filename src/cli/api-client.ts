@@ -21,7 +21,11 @@ export interface ApiTarget {
 /** --key, else POSTHORN_KEY. */
 export function apiKeyFrom(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const key = (flag ?? env[KEY_ENV])?.trim();
-  if (!key) throw new CliError('usage_error', `no API key: pass --key KEY or set ${KEY_ENV} (a key of your project, e.g. from \`posthorn key create\`)`);
+  if (!key)
+    throw new CliError(
+      'usage_error',
+      `no API key: pass --key KEY or set ${KEY_ENV} (a key of your project, e.g. from \`posthorn key create\`)`,
+    );
   return key;
 }
 
@@ -33,7 +37,11 @@ export function apiKeyFrom(flag: string | undefined, env: NodeJS.ProcessEnv): st
  * whatever http.port says, and behind a proxy it may not be reachable from
  * the server itself. The config is loaded only when it is needed.
  */
-export function apiUrlFrom(flag: string | undefined, env: NodeJS.ProcessEnv, config: () => Pick<Config, 'http'>): string {
+export function apiUrlFrom(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  config: () => Pick<Config, 'http'>,
+): string {
   if (flag !== undefined) return baseUrl(flag, '--api-url');
   if (env[API_URL_ENV]) return baseUrl(env[API_URL_ENV], API_URL_ENV);
   const { http } = config();
@@ -48,15 +56,20 @@ function baseUrl(value: string, from: string): string {
   } catch {
     throw new CliError('usage_error', `${from}: ${JSON.stringify(value)} is not a URL (e.g. http://127.0.0.1:8025)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage_error', `${from}: the API is reached over http or https, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError('usage_error', `${from}: the API is reached over http or https, not ${url.protocol}`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** An error answer of the API (`{"error": {"code", "message"}}`) as the CLI tells it. */
 export function errorFromAnswer(status: number, body: unknown): CliError {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-  if (error && typeof error.code === 'string' && typeof error.message === 'string') return new CliError(error.code, error.message);
-  return new CliError('api_error', `the API answered HTTP ${status} without an error body: is this the URL of posthorn serve?`);
+  if (error && typeof error.code === 'string' && typeof error.message === 'string')
+    return new CliError(error.code, error.message);
+  return new CliError(
+    'api_error',
+    `the API answered HTTP ${status} without an error body: is this the URL of posthorn serve?`,
+  );
 }
 
 export class ApiClient {
@@ -66,8 +79,16 @@ export class ApiClient {
   constructor(readonly target: ApiTarget) {}
 
   /** A JSON request; the parsed answer, or a CliError with the API's code and message. */
-  async json<T>(method: Dispatcher.HttpMethod, path: string, body?: unknown, opts: { timeoutMs?: number } = {}): Promise<T> {
-    const res = await this.send(method, path, body, { headersTimeout: opts.timeoutMs ?? 30_000, bodyTimeout: opts.timeoutMs ?? 30_000 });
+  async json<T>(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body?: unknown,
+    opts: { timeoutMs?: number } = {},
+  ): Promise<T> {
+    const res = await this.send(method, path, body, {
+      headersTimeout: opts.timeoutMs ?? 30_000,
+      bodyTimeout: opts.timeoutMs ?? 30_000,
+    });
     const text = await res.body.text();
     let parsed: unknown = undefined;
     try {
@@ -85,7 +106,12 @@ export class ApiClient {
    * connection is taken for dead.
    */
   async stream(path: string, signal: AbortSignal, idleMs: number): Promise<AsyncIterable<Buffer>> {
-    const res = await this.send('GET', path, undefined, { signal, headersTimeout: 30_000, bodyTimeout: idleMs, headers: { accept: 'text/event-stream' } });
+    const res = await this.send('GET', path, undefined, {
+      signal,
+      headersTimeout: 30_000,
+      bodyTimeout: idleMs,
+      headers: { accept: 'text/event-stream' },
+    });
     if (res.statusCode < 200 || res.statusCode > 299) {
       const text = await res.body.text();
       let parsed: unknown = undefined;
@@ -103,8 +129,17 @@ export class ApiClient {
     await this.agent.close();
   }
 
-  private async send(method: Dispatcher.HttpMethod, path: string, body: unknown, opts: { signal?: AbortSignal; headersTimeout: number; bodyTimeout: number; headers?: Record<string, string> }): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.target.key}`, 'user-agent': `posthorn-cli/${PACKAGE_VERSION}`, ...opts.headers };
+  private async send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    body: unknown,
+    opts: { signal?: AbortSignal; headersTimeout: number; bodyTimeout: number; headers?: Record<string, string> },
+  ): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.target.key}`,
+      'user-agent': `posthorn-cli/${PACKAGE_VERSION}`,
+      ...opts.headers,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await request(`${this.target.url}${path}`, {
@@ -118,7 +153,10 @@ export class ApiClient {
       });
     } catch (e) {
       if (opts.signal?.aborted) throw e;
-      throw new CliError('api_unreachable', `could not reach the Posthorn API at ${this.target.url} (${describeFailure(e)}): is posthorn serve running there? Set --api-url or ${API_URL_ENV}`);
+      throw new CliError(
+        'api_unreachable',
+        `could not reach the Posthorn API at ${this.target.url} (${describeFailure(e)}): is posthorn serve running there? Set --api-url or ${API_URL_ENV}`,
+      );
     }
   }
 }
@@ -126,6 +164,11 @@ export class ApiClient {
 /** A network failure in a few words: its code (ECONNREFUSED) rather than a stack. */
 export function describeFailure(e: unknown): string {
   const err = e as { code?: unknown; cause?: { code?: unknown }; message?: string };
-  const code = typeof err.code === 'string' && !err.code.startsWith('UND_ERR_') ? err.code : typeof err.cause?.code === 'string' ? err.cause.code : null;
+  const code =
+    typeof err.code === 'string' && !err.code.startsWith('UND_ERR_')
+      ? err.code
+      : typeof err.cause?.code === 'string'
+        ? err.cause.code
+        : null;
   return code ?? err.message ?? String(e);
 }

@@ -36,7 +36,10 @@ export interface CliContext {
  */
 export abstract class BaseCommand extends Command {
   static override baseFlags = {
-    config: Flags.string({ description: 'config file (else POSTHORN_CONFIG, else config/default.yaml)', helpValue: 'FILE' }),
+    config: Flags.string({
+      description: 'config file (else POSTHORN_CONFIG, else config/default.yaml)',
+      helpValue: 'FILE',
+    }),
     json: Flags.boolean({ description: 'print one JSON document on stdout' }),
   };
 
@@ -54,7 +57,11 @@ export abstract class BaseCommand extends Command {
 
   /** The human form; commands with a richer shape override it. */
   protected async render(result: unknown): Promise<void> {
-    process.stdout.write(Array.isArray(result) ? renderTable(result as Array<Record<string, unknown>>, this.columns) : renderObject(result as Record<string, unknown>));
+    process.stdout.write(
+      Array.isArray(result)
+        ? renderTable(result as Array<Record<string, unknown>>, this.columns)
+        : renderObject(result as Record<string, unknown>),
+    );
   }
 
   protected renderTable = renderTable;
@@ -79,14 +86,29 @@ export abstract class BaseCommand extends Command {
     const store = this.openStore(config);
     try {
       await store.migrateLatest();
-      return await fn({ config, store, clock: systemClock, resolver: createResolver({ servers: config.dns.resolvers }), domains: domainSettings(config) });
+      return await fn({
+        config,
+        store,
+        clock: systemClock,
+        resolver: createResolver({ servers: config.dns.resolvers }),
+        domains: domainSettings(config),
+      });
     } finally {
       await store.close();
     }
   }
 
   override async catch(err: Error & { exitCode?: number; oclif?: { exit?: number } }): Promise<void> {
-    const code = err instanceof ApiError || err instanceof CliError ? err.code : err instanceof DataDirLocked ? 'conflict' : err instanceof ConfigError ? 'config_error' : err.oclif ? 'usage_error' : 'error';
+    const code =
+      err instanceof ApiError || err instanceof CliError
+        ? err.code
+        : err instanceof DataDirLocked
+          ? 'conflict'
+          : err instanceof ConfigError
+            ? 'config_error'
+            : err.oclif
+              ? 'usage_error'
+              : 'error';
     const message = err.message.replace(/\s+$/, '');
     if (this.jsonWanted()) process.stderr.write(JSON.stringify({ error: { code, message } }) + '\n');
     else process.stderr.write(`Error: ${message}\n`);

@@ -26,11 +26,18 @@ export function forwardUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError('usage_error', `--forward-to: ${JSON.stringify(value)} is not a URL (e.g. http://localhost:3000/webhooks)`);
+    throw new CliError(
+      'usage_error',
+      `--forward-to: ${JSON.stringify(value)} is not a URL (e.g. http://localhost:3000/webhooks)`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('usage_error', `--forward-to: an http or https URL, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError('usage_error', `--forward-to: an http or https URL, not ${url.protocol}`);
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new CliError('usage_error', `--forward-to: plain http goes only to this machine (localhost, 127.0.0.0/8 or [::1]); ${url.hostname} needs https`);
+    throw new CliError(
+      'usage_error',
+      `--forward-to: plain http goes only to this machine (localhost, 127.0.0.0/8 or [::1]); ${url.hostname} needs https`,
+    );
   }
   return url.href;
 }
@@ -46,7 +53,14 @@ export async function forward(url: string, frame: ListenFrame, agent: Agent): Pr
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   try {
-    const res = await request(url, { method: 'POST', headers: frame.headers, body: frame.body, dispatcher: agent, headersTimeout: FORWARD_TIMEOUT_MS, bodyTimeout: FORWARD_TIMEOUT_MS });
+    const res = await request(url, {
+      method: 'POST',
+      headers: frame.headers,
+      body: frame.body,
+      dispatcher: agent,
+      headersTimeout: FORWARD_TIMEOUT_MS,
+      bodyTimeout: FORWARD_TIMEOUT_MS,
+    });
     await res.body.dump();
     return { status: res.statusCode, error: null, durationMs: took() };
   } catch (e) {

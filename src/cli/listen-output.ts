@@ -27,7 +27,10 @@ export function eventLine(frame: ListenFrame, forwarded: Forwarded | null): stri
   const p = payloadOf(frame);
   const text = (v: unknown) => (typeof v === 'string' && v ? v : '-');
   const fields = [text(p.created_at), text(p.type).padEnd(24), text(p.data?.email_id), text(p.data?.recipient)];
-  if (forwarded) fields.push(forwarded.status !== null ? `→ ${forwarded.status} (${forwarded.durationMs} ms)` : `→ error: ${forwarded.error}`);
+  if (forwarded)
+    fields.push(
+      forwarded.status !== null ? `→ ${forwarded.status} (${forwarded.durationMs} ms)` : `→ error: ${forwarded.error}`,
+    );
   return fields.join('  ');
 }
 
@@ -39,5 +42,18 @@ export function jsonLine(frame: ListenFrame, forwardTo: string | null, forwarded
   } catch {
     payload = frame.body;
   }
-  return { headers: frame.headers, payload, ...(forwardTo && forwarded ? { forward: { url: forwardTo, status: forwarded.status, error: forwarded.error, duration_ms: forwarded.durationMs } } : {}) };
+  return {
+    headers: frame.headers,
+    payload,
+    ...(forwardTo && forwarded
+      ? {
+          forward: {
+            url: forwardTo,
+            status: forwarded.status,
+            error: forwarded.error,
+            duration_ms: forwarded.durationMs,
+          },
+        }
+      : {}),
+  };
 }

@@ -25,5 +25,8 @@ export function refuseOnPostgres(config: Config, what: 'backup' | 'restore', fil
     what === 'backup'
       ? `pg_dump --format=custom --file=${file} ${url}`
       : `pg_restore --clean --if-exists --no-owner --dbname=${url} ${file}   (with posthorn serve stopped)`;
-  throw new CliError('unsupported', `posthorn ${what} works on SQLite only; this appliance uses PostgreSQL (database.client: pg): use ${command}`);
+  throw new CliError(
+    'unsupported',
+    `posthorn ${what} works on SQLite only; this appliance uses PostgreSQL (database.client: pg): use ${command}`,
+  );
 }

@@ -44,7 +44,14 @@ export interface Config {
   dataDir: string;
   database: { client: 'sqlite' | 'pg'; url: string | null };
   http: { host: string; port: number; publicUrl: string | null };
-  smtp: { inbound: SmtpListenerConfig; submission: SmtpListenerConfig; tls: { key: string | null; cert: string | null }; maxClients: number; reverseDns: boolean; limits: SmtpLimits };
+  smtp: {
+    inbound: SmtpListenerConfig;
+    submission: SmtpListenerConfig;
+    tls: { key: string | null; cert: string | null };
+    maxClients: number;
+    reverseDns: boolean;
+    limits: SmtpLimits;
+  };
   outbound: {
     hostname: string;
     mode: 'direct' | 'relay';
@@ -56,12 +63,28 @@ export interface Config {
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
   testDomain: string;
   dkim: { rotateAfterMs: number; retireAfterMs: number; keyTtlMs: number; schedule: string };
-  blocklists: { lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null; ips: string[]; schedule: string; queriesPerSecond: number };
+  blocklists: {
+    lists: Array<{ zone: string; kind: 'ip' | 'domain'; name?: string }> | null;
+    ips: string[];
+    schedule: string;
+    queriesPerSecond: number;
+  };
   broadcasts: { maxPerSecond: number };
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
-  webhooks: { timeoutMs: number; retryScheduleMs: number[]; caFile: string | null; endpointConcurrency: number; concurrency: number };
+  webhooks: {
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    caFile: string | null;
+    endpointConcurrency: number;
+    concurrency: number;
+  };
   network: { allowPrivate: boolean };
-  limits: { requestsPerSecond: number; idempotencyTtlMs: number; authFailuresPerIp: number; authFailureWindowMs: number };
+  limits: {
+    requestsPerSecond: number;
+    idempotencyTtlMs: number;
+    authFailuresPerIp: number;
+    authFailureWindowMs: number;
+  };
   /** the worker pool for untrusted input; threads null = one per core */
   parsing: { threads: number | null; timeBudgetMs: number; memoryMb: number };
   forms: { submissionsPerIpPerHour: number; submissionsPerFormPerMinute: number };

@@ -13,13 +13,22 @@ export function renderConfigTable(): string {
   const walk = (node: Node, path: string[]) => {
     for (const [name, child] of Object.entries(node.properties ?? {})) {
       const p = [...path, name];
-      const isGroup = child.properties && ([] as string[]).concat(child.type ?? []).includes('object') && (child.default === undefined || (typeof child.default === 'object' && child.default !== null && !Array.isArray(child.default) && Object.keys(child.default).length === 0));
+      const isGroup =
+        child.properties &&
+        ([] as string[]).concat(child.type ?? []).includes('object') &&
+        (child.default === undefined ||
+          (typeof child.default === 'object' &&
+            child.default !== null &&
+            !Array.isArray(child.default) &&
+            Object.keys(child.default).length === 0));
       if (isGroup) {
         walk(child, p);
         continue;
       }
       const env = `POSTHORN_${p.map((s) => s.toUpperCase()).join('__')}`;
-      rows.push(`| \`${p.join('.')}\` | \`${env}\` | \`${JSON.stringify(child.default ?? null)}\` | ${child.description ?? ''} |`);
+      rows.push(
+        `| \`${p.join('.')}\` | \`${env}\` | \`${JSON.stringify(child.default ?? null)}\` | ${child.description ?? ''} |`,
+      );
       if (child.properties) walk(child, p);
     }
   };

@@ -15,7 +15,13 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 
-const smtpListener = (l: { enabled: boolean; host: string; port: number; max_message_mb: number; secure?: boolean }): SmtpListenerConfig => ({
+const smtpListener = (l: {
+  enabled: boolean;
+  host: string;
+  port: number;
+  max_message_mb: number;
+  secure?: boolean;
+}): SmtpListenerConfig => ({
   enabled: l.enabled,
   host: l.host,
   port: l.port,
@@ -48,13 +54,18 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   } catch (e) {
     throw new ConfigError(`config file ${path} is not valid YAML: ${(e as Error).message}`);
   }
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`config file ${path} must hold a mapping of keys`);
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError(`config file ${path} must hold a mapping of keys`);
   const sources = applyEnvOverrides(raw as Record<string, unknown>, env, opts.warn);
   return buildConfig(raw as Record<string, unknown>, path, sources);
 }
 
 /** The first thing ajv finds wrong with `raw`, as a ConfigError that says where the key came from. */
-function assertValid(raw: Record<string, unknown>, path: string | null, sources: Map<string, string>): asserts raw is RawConfig {
+function assertValid(
+  raw: Record<string, unknown>,
+  path: string | null,
+  sources: Map<string, string>,
+): asserts raw is RawConfig {
   if (validateRaw(raw)) return;
   const err = validateRaw.errors![0]!;
   const { field, message } = describeAjvError(err, 'config');
@@ -66,7 +77,11 @@ function assertValid(raw: Record<string, unknown>, path: string | null, sources:
 
 /** Validate a config object (already parsed) as if it came from a file in `baseDir`. */
 // long: one line per section of the config, read as a table of what each key becomes
-export function buildConfig(raw: Record<string, unknown>, path: string | null, sources = new Map<string, string>()): Config {
+export function buildConfig(
+  raw: Record<string, unknown>,
+  path: string | null,
+  sources = new Map<string, string>(),
+): Config {
   assertValid(raw, path, sources);
   const c = raw;
   const base = path ? dirname(path) : process.cwd();
@@ -85,7 +100,11 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
     configPath: path,
     dataDir: file(c.data_dir)!,
     database: { client: c.database.client, url: c.database.url },
-    http: { host: c.http.host, port: c.http.port, publicUrl: c.http.public_url === null ? null : c.http.public_url.replace(/\/+$/, '') },
+    http: {
+      host: c.http.host,
+      port: c.http.port,
+      publicUrl: c.http.public_url === null ? null : c.http.public_url.replace(/\/+$/, ''),
+    },
     smtp: {
       inbound: smtpListener(c.smtp.inbound),
       submission: smtpListener(c.smtp.submission),
@@ -105,18 +124,44 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
       mode: c.outbound.mode,
       mxPort: c.outbound.mx_port,
       relay: relay
-        ? { host: relay.host ?? null, port: relay.port ?? 587, secure: relay.secure ?? false, user: relay.user ?? null, pass: relay.pass ?? null }
+        ? {
+            host: relay.host ?? null,
+            port: relay.port ?? 587,
+            secure: relay.secure ?? false,
+            user: relay.user ?? null,
+            pass: relay.pass ?? null,
+          }
         : null,
       retryScheduleMs: durations(c.outbound.retry_schedule, 'outbound.retry_schedule'),
       maxConnectionsPerDomain: c.outbound.max_connections_per_domain,
     },
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
     testDomain: c.test_domain.toLowerCase(),
-    dkim: { rotateAfterMs: parseDuration(c.dkim.rotate_after), retireAfterMs: parseDuration(c.dkim.retire_after), keyTtlMs: parseDuration(c.dkim.key_ttl), schedule: cronAt('dkim.schedule', c.dkim.schedule) },
-    blocklists: { lists: c.blocklists.lists, ips: c.blocklists.ips, schedule: cronAt('blocklists.schedule', c.blocklists.schedule), queriesPerSecond: c.blocklists.queries_per_second },
+    dkim: {
+      rotateAfterMs: parseDuration(c.dkim.rotate_after),
+      retireAfterMs: parseDuration(c.dkim.retire_after),
+      keyTtlMs: parseDuration(c.dkim.key_ttl),
+      schedule: cronAt('dkim.schedule', c.dkim.schedule),
+    },
+    blocklists: {
+      lists: c.blocklists.lists,
+      ips: c.blocklists.ips,
+      schedule: cronAt('blocklists.schedule', c.blocklists.schedule),
+      queriesPerSecond: c.blocklists.queries_per_second,
+    },
     broadcasts: { maxPerSecond: c.broadcasts.max_per_second },
-    verify: { dnsTimeoutMs: c.verify.dns_timeout_ms, cacheTtlMs: c.verify.cache_ttl_s * 1000, disposableFile: file(c.verify.disposable_file) },
-    webhooks: { timeoutMs: c.webhooks.timeout_ms, retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'), caFile: file(c.webhooks.ca_file), endpointConcurrency: c.webhooks.endpoint_concurrency, concurrency: c.webhooks.concurrency },
+    verify: {
+      dnsTimeoutMs: c.verify.dns_timeout_ms,
+      cacheTtlMs: c.verify.cache_ttl_s * 1000,
+      disposableFile: file(c.verify.disposable_file),
+    },
+    webhooks: {
+      timeoutMs: c.webhooks.timeout_ms,
+      retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'),
+      caFile: file(c.webhooks.ca_file),
+      endpointConcurrency: c.webhooks.endpoint_concurrency,
+      concurrency: c.webhooks.concurrency,
+    },
     network: { allowPrivate: c.network.allow_private },
     limits: {
       requestsPerSecond: c.limits.requests_per_second,
@@ -124,8 +169,15 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
       authFailuresPerIp: c.limits.auth_failures_per_ip,
       authFailureWindowMs: parseDuration(c.limits.auth_failure_window),
     },
-    parsing: { threads: c.parsing.threads, timeBudgetMs: parseDuration(c.parsing.time_budget), memoryMb: c.parsing.memory_mb },
-    forms: { submissionsPerIpPerHour: c.forms.submissions_per_ip_per_hour, submissionsPerFormPerMinute: c.forms.submissions_per_form_per_minute },
+    parsing: {
+      threads: c.parsing.threads,
+      timeBudgetMs: parseDuration(c.parsing.time_budget),
+      memoryMb: c.parsing.memory_mb,
+    },
+    forms: {
+      submissionsPerIpPerHour: c.forms.submissions_per_ip_per_hour,
+      submissionsPerFormPerMinute: c.forms.submissions_per_form_per_minute,
+    },
     jobs: { domainRecheck: cronAt('jobs.domain_recheck', c.jobs.domain_recheck) },
     log: { level: c.log.level },
     logs: { retentionMs: parseDuration(c.logs.retention) },
@@ -137,13 +189,17 @@ export function buildConfig(raw: Record<string, unknown>, path: string | null, s
 
 /** Keys that are valid alone but not together. */
 function checkCombinations(c: RawConfig): void {
-  if (c.database.client === 'pg' && !c.database.url) throw new ConfigError('config key "database.url" is required when database.client is pg');
-  if (c.outbound.mode === 'relay' && !c.outbound.relay?.host) throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
-  if (!!c.smtp.tls.key !== !!c.smtp.tls.cert) throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
+  if (c.database.client === 'pg' && !c.database.url)
+    throw new ConfigError('config key "database.url" is required when database.client is pg');
+  if (c.outbound.mode === 'relay' && !c.outbound.relay?.host)
+    throw new ConfigError('config key "outbound.relay.host" is required when outbound.mode is relay');
+  if (!!c.smtp.tls.key !== !!c.smtp.tls.cert)
+    throw new ConfigError('config keys "smtp.tls.key" and "smtp.tls.cert" must be set together');
 }
 
 /** A config key's cron expression, once node-cron accepts it. */
 function cronAt(key: string, expression: string): string {
-  if (!cron.validate(expression)) throw new ConfigError(`config key "${key}" is not a valid cron expression: "${expression}"`);
+  if (!cron.validate(expression))
+    throw new ConfigError(`config key "${key}" is not a valid cron expression: "${expression}"`);
   return expression;
 }

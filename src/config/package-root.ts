@@ -15,4 +15,6 @@ function findRoot(): string {
 }
 
 export const PACKAGE_ROOT = findRoot();
-export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

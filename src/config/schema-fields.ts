@@ -5,7 +5,8 @@ import { Nullable as NullableOf } from '../lib/schema.js';
 // The kinds of config key the sections of the schema are made of: each carries
 // its default and its description, which docs/CONFIG.md prints.
 
-export const Nullable = <T extends TSchema>(schema: T, description: string) => NullableOf(schema, { default: null, description });
+export const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  NullableOf(schema, { default: null, description });
 
 export const Duration = (def: string, description: string) =>
   Type.String({ pattern: DURATION_PATTERN, default: def, description });

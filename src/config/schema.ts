@@ -2,7 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable as NullableOf, StringEnum } from '../lib/schema.js';
 import { Duration, Nullable, Port } from './schema-fields.js';
 import { BlocklistsSchema, DkimSchema, DnsSchema, OutboundSchema, SmtpSchema } from './mail.schema.js';
-import { BroadcastsSchema, FormsSchema, LimitsSchema, NetworkSchema, ParsingSchema, VerifySchema, WebhooksSchema } from './features.schema.js';
+import {
+  BroadcastsSchema,
+  FormsSchema,
+  LimitsSchema,
+  NetworkSchema,
+  ParsingSchema,
+  VerifySchema,
+  WebhooksSchema,
+} from './features.schema.js';
 
 // The one description of the configuration (CONTRACT §2). Every key has its
 // default and a description here; docs/CONFIG.md is written from it (npm
@@ -13,7 +21,11 @@ import { BroadcastsSchema, FormsSchema, LimitsSchema, NetworkSchema, ParsingSche
 
 export const ConfigSchema = Type.Object(
   {
-    data_dir: Type.String({ minLength: 1, default: './data', description: 'where the SQLite file and stored messages live' }),
+    data_dir: Type.String({
+      minLength: 1,
+      default: './data',
+      description: 'where the SQLite file and stored messages live',
+    }),
     database: Type.Object(
       {
         client: StringEnum(['sqlite', 'pg'] as const, { default: 'sqlite', description: '`sqlite` or `pg`' }),
@@ -25,7 +37,10 @@ export const ConfigSchema = Type.Object(
       {
         host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the API binds' }),
         port: Port(8025, 'port of the API'),
-        public_url: NullableOf(Type.String({ format: 'uri' }), { default: 'http://localhost:8025', description: 'base for tracking links and click redirects; null turns tracking off' }),
+        public_url: NullableOf(Type.String({ format: 'uri' }), {
+          default: 'http://localhost:8025',
+          description: 'base for tracking links and click redirects; null turns tracking off',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -36,7 +51,11 @@ export const ConfigSchema = Type.Object(
     blocklists: BlocklistsSchema,
     broadcasts: BroadcastsSchema,
     verify: VerifySchema,
-    test_domain: Type.String({ minLength: 1, default: 'simulator.posthorn.test', description: 'reserved domain of the simulated recipients' }),
+    test_domain: Type.String({
+      minLength: 1,
+      default: 'simulator.posthorn.test',
+      description: 'reserved domain of the simulated recipients',
+    }),
     webhooks: WebhooksSchema,
     network: NetworkSchema,
     limits: LimitsSchema,
@@ -44,7 +63,11 @@ export const ConfigSchema = Type.Object(
     parsing: ParsingSchema,
     jobs: Type.Object(
       {
-        domain_recheck: Type.String({ minLength: 9, default: '*/15 * * * *', description: 'cron expression (node-cron) of the DNS re-check of domains' }),
+        domain_recheck: Type.String({
+          minLength: 9,
+          default: '*/15 * * * *',
+          description: 'cron expression (node-cron) of the DNS re-check of domains',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -72,20 +95,34 @@ export const ConfigSchema = Type.Object(
           description:
             'emails whose every recipient reached a final state (delivered, bounced, complained, failed, suppressed) and unchanged for this many days are deleted with their events and webhook deliveries, and inbound emails as old; 0 keeps everything for ever',
         }),
-        schedule: Type.String({ minLength: 9, default: '43 * * * *', description: 'cron expression (node-cron; a sixth, leading field counts seconds) of the retention job' }),
+        schedule: Type.String({
+          minLength: 9,
+          default: '43 * * * *',
+          description: 'cron expression (node-cron; a sixth, leading field counts seconds) of the retention job',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
     dashboard: Type.Object(
       {
-        enabled: Type.Boolean({ default: true, description: 'serve the web dashboard at /dashboard on the API listener (sign-in with an API key)' }),
+        enabled: Type.Boolean({
+          default: true,
+          description: 'serve the web dashboard at /dashboard on the API listener (sign-in with an API key)',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
     metrics: Type.Object(
       {
-        port: Nullable(Type.Integer({ minimum: 0, maximum: 65535 }), 'serve /metrics on a listener of its own at this port (on metrics.host) instead of on the API listener'),
-        host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address of the metrics listener when metrics.port is set' }),
+        port: Nullable(
+          Type.Integer({ minimum: 0, maximum: 65535 }),
+          'serve /metrics on a listener of its own at this port (on metrics.host) instead of on the API listener',
+        ),
+        host: Type.String({
+          minLength: 1,
+          default: '127.0.0.1',
+          description: 'address of the metrics listener when metrics.port is set',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

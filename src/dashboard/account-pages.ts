@@ -3,7 +3,12 @@ import { ApiError } from '../lib/errors.js';
 import { keyPages } from './key-pages.js';
 import { BASE } from './pages/layout.js';
 import { queryString } from './pages/html.js';
-import { suppressionsPage, type SuppressionFilter, type SuppressionJson, type SuppressionNotice } from './pages/suppressions.js';
+import {
+  suppressionsPage,
+  type SuppressionFilter,
+  type SuppressionJson,
+  type SuppressionNotice,
+} from './pages/suppressions.js';
 import { usagePage, type UsageJson } from './pages/usage.js';
 import { page, seeOther, text, type PagesDeps } from './respond.js';
 
@@ -26,14 +31,21 @@ type SuppressionList = { data: SuppressionJson[]; next_cursor: string | null };
 /** Suppressions: the list with its filters, and forms that add an address and take one off. */
 function suppressionPages({ router, call, signedIn }: PagesDeps): void {
   const listOf = async (session: Session, filter: SuppressionFilter, cursor?: string) => {
-    const query = Object.fromEntries(Object.entries({ ...filter, cursor }).filter(([, v]) => v)) as Record<string, string>;
+    const query = Object.fromEntries(Object.entries({ ...filter, cursor }).filter(([, v]) => v)) as Record<
+      string,
+      string
+    >;
     return (await call(session.principal, 'GET', '/v1/suppressions', { query })).body as SuppressionList;
   };
   router.get(
     '/suppressions',
     signedIn(async (ctx, session) => {
       const filter = { reason: text(ctx.query.reason), email: text(ctx.query.email) };
-      const notice: SuppressionNotice = { added: text(ctx.query.added), kept: text(ctx.query.kept), removed: text(ctx.query.removed) };
+      const notice: SuppressionNotice = {
+        added: text(ctx.query.added),
+        kept: text(ctx.query.kept),
+        removed: text(ctx.query.removed),
+      };
       page(ctx, 200, suppressionsPage(session, await listOf(session, filter, text(ctx.query.cursor)), filter, notice));
     }),
   );
@@ -46,13 +58,24 @@ function suppressionPages({ router, call, signedIn }: PagesDeps): void {
       // a day: the suppression ends as it starts (00:00 UTC)
       const until = form.get('until')?.trim() ?? '';
       try {
-        const r = await call(session.principal, 'POST', '/v1/suppressions', { body: { email, reason, ...(until ? { expires_at: `${until}T00:00:00Z` } : {}) } });
+        const r = await call(session.principal, 'POST', '/v1/suppressions', {
+          body: { email, reason, ...(until ? { expires_at: `${until}T00:00:00Z` } : {}) },
+        });
         const stored = (r.body as SuppressionJson).email;
         seeOther(ctx, `${BASE}/suppressions${queryString(r.status === 201 ? { added: stored } : { kept: stored })}`);
       } catch (e) {
         if (!(e instanceof ApiError) || e.code !== 'validation_error') throw e;
         // sent back on the page it came from, with what was typed and what was wrong with it
-        page(ctx, 400, suppressionsPage(session, await listOf(session, {}), {}, { error: { message: e.message, email, reason, until } }));
+        page(
+          ctx,
+          400,
+          suppressionsPage(
+            session,
+            await listOf(session, {}),
+            {},
+            { error: { message: e.message, email, reason, until } },
+          ),
+        );
       }
     }),
   );

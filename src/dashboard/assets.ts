@@ -6,7 +6,10 @@ import { PACKAGE_ROOT } from '../config/package-root.js';
 
 // The dashboard's script and stylesheet, shipped in the package (assets/dashboard/) and read
 // once: nothing is fetched from a CDN, and an air-gapped server shows the same pages.
-const TYPES: Record<string, string> = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'text/javascript; charset=utf-8',
+};
 const files = new Map<string, { body: Buffer; etag: string }>();
 
 function fileOf(name: string): { body: Buffer; etag: string } {

@@ -29,7 +29,8 @@ export interface DashboardOptions {
 }
 
 // No inline script or style anywhere: the pages load one script and one stylesheet of their own.
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
  * The web dashboard at /dashboard: pages rendered on the server from the
@@ -40,8 +41,17 @@ const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-s
 export function dashboard(services: Services, o: DashboardOptions): Middleware {
   const router = new Router({ prefix: BASE, sensitive: true });
   const limiter = new RateLimiter(o.requestsPerSecond, o.clock);
-  const deps: PagesDeps = { router, services, call: routeCaller(services), secure: o.publicUrl?.startsWith('https://') ?? false, signedIn: (h) => signedIn(services, limiter, h) };
-  router.get('/', deps.signedIn(async (ctx) => seeOther(ctx, `${BASE}/emails`)));
+  const deps: PagesDeps = {
+    router,
+    services,
+    call: routeCaller(services),
+    secure: o.publicUrl?.startsWith('https://') ?? false,
+    signedIn: (h) => signedIn(services, limiter, h),
+  };
+  router.get(
+    '/',
+    deps.signedIn(async (ctx) => seeOther(ctx, `${BASE}/emails`)),
+  );
   sessionPages(deps);
   emailPages(deps);
   domainPages(deps);
@@ -58,10 +68,12 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
     if (ctx.path === BASE) return ctx.redirect(`${BASE}/`);
     // SameSite=Strict keeps the cookie off other sites' posts; a post from another origin is refused
     // as well (the sign-in form has no session yet, and so no CSRF token, to check).
-    if (ctx.method === 'POST' && !sameOrigin(ctx, o.publicUrl)) return page(ctx, 403, errorPage(null, 403, 'This form was sent from another site.'));
+    if (ctx.method === 'POST' && !sameOrigin(ctx, o.publicUrl))
+      return page(ctx, 403, errorPage(null, 403, 'This form was sent from another site.'));
     try {
       await routes(ctx as Parameters<typeof routes>[0], async () => undefined);
-      if (ctx.body == null && ctx.status === 404) page(ctx, 404, errorPage(ctx.state.session ?? null, 404, 'There is no such page.'));
+      if (ctx.body == null && ctx.status === 404)
+        page(ctx, 404, errorPage(ctx.state.session ?? null, 404, 'There is no such page.'));
     } catch (e) {
       const session = (ctx.state.session as Session | undefined) ?? null;
       if (e instanceof ApiError && e.code === 'unauthorized') return redirectToSignIn(ctx);
@@ -88,7 +100,12 @@ function signedIn(services: Services, limiter: RateLimiter, handler: SignedInHan
     if (ctx.method === 'POST') {
       const form = await readForm(ctx);
       ctx.state.form = form;
-      if (!services.sessions.csrfMatches(session, form.get('csrf') ?? undefined)) return page(ctx, 403, errorPage(session, 403, 'This form has expired. Go back, reload the page and try again.'));
+      if (!services.sessions.csrfMatches(session, form.get('csrf') ?? undefined))
+        return page(
+          ctx,
+          403,
+          errorPage(session, 403, 'This form has expired. Go back, reload the page and try again.'),
+        );
     }
     await handler(ctx, session);
   };

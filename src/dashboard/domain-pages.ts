@@ -16,7 +16,10 @@ export function domainPages({ router, call, signedIn }: PagesDeps): void {
     '/domains/:id',
     signedIn(async (ctx, session) => {
       const id = idOf(ctx);
-      const [d, insights] = await Promise.all([call(session.principal, 'GET', `/v1/domains/${id}`), call(session.principal, 'GET', `/v1/domains/${id}/insights`)]);
+      const [d, insights] = await Promise.all([
+        call(session.principal, 'GET', `/v1/domains/${id}`),
+        call(session.principal, 'GET', `/v1/domains/${id}/insights`),
+      ]);
       page(ctx, 200, domainPage(session, d.body as DomainJson, insights.body as InsightsJson));
     }),
   );
@@ -32,7 +35,10 @@ export function domainPages({ router, call, signedIn }: PagesDeps): void {
     signedIn(async (ctx, session) => {
       const form = ctx.state.form as URLSearchParams;
       // an unticked checkbox is absent from the form: absent means off
-      const body: Record<string, unknown> = { open_tracking: form.get('open_tracking') === 'true', click_tracking: form.get('click_tracking') === 'true' };
+      const body: Record<string, unknown> = {
+        open_tracking: form.get('open_tracking') === 'true',
+        click_tracking: form.get('click_tracking') === 'true',
+      };
       for (const field of ['tls', 'custom_return_path']) if (form.get(field)) body[field] = form.get(field)!.trim();
       await call(session.principal, 'PATCH', `/v1/domains/${idOf(ctx)}`, { body });
       seeOther(ctx, `${BASE}/domains/${idOf(ctx)}`);

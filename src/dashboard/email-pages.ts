@@ -11,7 +11,10 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
     '/emails',
     signedIn(async (ctx, session) => {
       const { filter, query } = listQuery(ctx.query);
-      const list = (await call(session.principal, 'GET', '/v1/emails', { query })).body as { data: EmailJson[]; next_cursor: string | null };
+      const list = (await call(session.principal, 'GET', '/v1/emails', { query })).body as {
+        data: EmailJson[];
+        next_cursor: string | null;
+      };
       page(ctx, 200, emailListPage(session, list, filter));
     }),
   );
@@ -19,7 +22,10 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
     '/emails/:id',
     signedIn(async (ctx, session) => {
       const [email, events] = await emailWithEvents(call, session, idOf(ctx));
-      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as { html: string | null; text: string | null };
+      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as {
+        html: string | null;
+        text: string | null;
+      };
       page(ctx, 200, emailPage(session, email, events, content, Date.now()));
     }),
   );
@@ -33,7 +39,9 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/emails/:id/html',
     signedIn(async (ctx, session) => {
-      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as { html: string | null };
+      const content = (await call(session.principal, 'GET', `/v1/emails/${idOf(ctx)}/content`)).body as {
+        html: string | null;
+      };
       emailHtml(ctx, content.html);
     }),
   );
@@ -42,13 +50,23 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
 /** The list's filters as the page's query string gives them, and the /v1/emails query they make. */
 function listQuery(q: ParsedUrlQuery) {
   const filter = { status: text(q.status), to: text(q.to), tag: text(q.tag), from: day(q.from), until: day(q.until) };
-  const range = { created_after: filter.from && `${filter.from}T00:00:00Z`, created_before: filter.until && nextDay(filter.until) };
-  const query = Object.fromEntries(Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(q.cursor) }).filter(([, v]) => v)) as Record<string, string>;
+  const range = {
+    created_after: filter.from && `${filter.from}T00:00:00Z`,
+    created_before: filter.until && nextDay(filter.until),
+  };
+  const query = Object.fromEntries(
+    Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(q.cursor) }).filter(
+      ([, v]) => v,
+    ),
+  ) as Record<string, string>;
   return { filter, query };
 }
 
 async function emailWithEvents(call: RouteCaller, session: Session, id: string): Promise<[EmailJson, EventJson[]]> {
-  const [email, events] = await Promise.all([call(session.principal, 'GET', `/v1/emails/${id}`), call(session.principal, 'GET', `/v1/emails/${id}/events`)]);
+  const [email, events] = await Promise.all([
+    call(session.principal, 'GET', `/v1/emails/${id}`),
+    call(session.principal, 'GET', `/v1/emails/${id}/events`),
+  ]);
   return [email.body as EmailJson, (events.body as { data: EventJson[] }).data];
 }
 

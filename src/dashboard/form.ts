@@ -5,7 +5,8 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 /** A posted HTML form (application/x-www-form-urlencoded), up to 64 KB. */
 export async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw validationError('body', 'send the form as application/x-www-form-urlencoded');
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw validationError('body', 'send the form as application/x-www-form-urlencoded');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

@@ -20,7 +20,10 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
     '/inbound',
     signedIn(async (ctx, session) => {
       const cursor = text(ctx.query.cursor);
-      const list = (await call(session.principal, 'GET', '/v1/inbound', { query: cursor ? { cursor } : {} })).body as { data: InboundSummaryJson[]; next_cursor: string | null };
+      const list = (await call(session.principal, 'GET', '/v1/inbound', { query: cursor ? { cursor } : {} })).body as {
+        data: InboundSummaryJson[];
+        next_cursor: string | null;
+      };
       page(ctx, 200, inboundListPage(session, list, !cursor));
     }),
   );
@@ -36,7 +39,8 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/inbound/:id/html',
     signedIn(async (ctx, session) => {
-      const m = (await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id!)}`)).body as InboundJson;
+      const m = (await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id!)}`))
+        .body as InboundJson;
       emailHtml(ctx, m.html);
     }),
   );
@@ -51,10 +55,15 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/inbound/:id/attachments/:index',
     signedIn(async (ctx, session) => {
-      const res = await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id!)}/attachments/${encodeURIComponent(ctx.params.index!)}`);
+      const res = await call(
+        session.principal,
+        'GET',
+        `/v1/inbound/${encodeURIComponent(ctx.params.id!)}/attachments/${encodeURIComponent(ctx.params.index!)}`,
+      );
       const type = res.headers?.['Content-Type'] ?? '';
       // the API names the file already, exactly (RFC 6266 filename*)
-      const disposition = res.headers?.['Content-Disposition'] ?? attachmentDisposition(`attachment-${ctx.params.index}`);
+      const disposition =
+        res.headers?.['Content-Disposition'] ?? attachmentDisposition(`attachment-${ctx.params.index}`);
       download(ctx, res.body as Buffer, MIME_TYPE.test(type) ? type : 'application/octet-stream', disposition);
     }),
   );

@@ -13,7 +13,8 @@ import { page, seeOther, text, type PagesDeps } from './respond.js';
  * ends the session at its next page.
  */
 export function keyPages({ router, call, signedIn }: PagesDeps): void {
-  const listOf = async (session: Session) => ((await call(session.principal, 'GET', '/v1/api-keys')).body as { data: KeyJson[] }).data;
+  const listOf = async (session: Session) =>
+    ((await call(session.principal, 'GET', '/v1/api-keys')).body as { data: KeyJson[] }).data;
   const options = { scopes: SCOPES, modes: KEY_MODES };
   router.get(
     '/api-keys',
@@ -26,8 +27,13 @@ export function keyPages({ router, call, signedIn }: PagesDeps): void {
     '/api-keys',
     signedIn(async (ctx, session) => {
       const f = ctx.state.form as URLSearchParams;
-      const form: KeyForm = { name: f.get('name')?.trim() ?? '', mode: f.get('mode') ?? session.principal.key.mode, scopes: f.getAll('scopes') };
-      const refuse = async (message: string, status: number) => page(ctx, status, keysPage(session, await listOf(session), { ...options, error: { message, form } }));
+      const form: KeyForm = {
+        name: f.get('name')?.trim() ?? '',
+        mode: f.get('mode') ?? session.principal.key.mode,
+        scopes: f.getAll('scopes'),
+      };
+      const refuse = async (message: string, status: number) =>
+        page(ctx, status, keysPage(session, await listOf(session), { ...options, error: { message, form } }));
       if (!form.scopes.length) return refuse('Choose at least one scope for the new key.', 400);
       let created: NewKeyJson;
       try {
@@ -35,7 +41,12 @@ export function keyPages({ router, call, signedIn }: PagesDeps): void {
         created = (await call(session.principal, 'POST', '/v1/api-keys', { body })).body as NewKeyJson;
       } catch (e) {
         // a refusal of what was asked (a scope or mode this key cannot grant, a name too long), not of the key itself
-        if (e instanceof ApiError && (e.code === 'validation_error' || (e.code === 'forbidden' && session.principal.key.scopes.includes('keys:manage')))) return refuse(e.message, e.status);
+        if (
+          e instanceof ApiError &&
+          (e.code === 'validation_error' ||
+            (e.code === 'forbidden' && session.principal.key.scopes.includes('keys:manage')))
+        )
+          return refuse(e.message, e.status);
         throw e;
       }
       // the secret is in this answer only, which no cache keeps (Cache-Control: no-store); the list never shows it

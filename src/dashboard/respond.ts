@@ -10,7 +10,8 @@ export const COOKIE = 'posthorn_session';
 
 // An email's own HTML, shown in a sandboxed frame from its own address: no script, nothing fetched
 // from elsewhere (no tracking pixel fires when it is looked at), inline styles kept.
-const EMAIL_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
+const EMAIL_CSP =
+  "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; frame-ancestors 'self'";
 
 /** What the dashboard's route groups are given. */
 export interface PagesDeps {
@@ -41,7 +42,8 @@ export function emailHtml(ctx: Context, body: string | null): void {
 
 export function redirectToSignIn(ctx: Context): void {
   // a page fragment (the live refresh) is not where to come back to
-  const next = ctx.method === 'GET' && !ctx.path.endsWith('/state') ? `?next=${encodeURIComponent(ctx.originalUrl)}` : '';
+  const next =
+    ctx.method === 'GET' && !ctx.path.endsWith('/state') ? `?next=${encodeURIComponent(ctx.originalUrl)}` : '';
   ctx.status = 303;
   ctx.redirect(`${BASE}/sign-in${next}`);
 }

@@ -8,7 +8,14 @@ import { COOKIE, page, seeOther, type PagesDeps } from './respond.js';
 
 /** Sign in (an API key for a session cookie) and sign out. */
 export function sessionPages({ router, services, secure, signedIn }: PagesDeps): void {
-  const cookie = (maxAge: number) => ({ httpOnly: true, sameSite: 'strict' as const, secure, path: BASE, maxAge, overwrite: true });
+  const cookie = (maxAge: number) => ({
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure,
+    path: BASE,
+    maxAge,
+    overwrite: true,
+  });
   // Behind a proxy that ends TLS (http.public_url is https) the request reaches us over plain
   // HTTP, over which Koa refuses to set a Secure cookie unless told the connection counts as secure.
   const setCookie = (ctx: Context, value: string, maxAge: number) => {
@@ -49,7 +56,8 @@ export function sessionPages({ router, services, secure, signedIn }: PagesDeps):
 
 function signInError(e: ApiError): string {
   if (e.code === 'account_suspended') return 'This project is suspended.';
-  if (e.code === 'rate_limited') return `Too many failed sign-ins from your address. Try again in ${inWords(Number(e.headers['Retry-After']))}.`;
+  if (e.code === 'rate_limited')
+    return `Too many failed sign-ins from your address. Try again in ${inWords(Number(e.headers['Retry-After']))}.`;
   return 'This key is not valid, or it was revoked.';
 }
 
@@ -61,5 +69,11 @@ function inWords(seconds: number): string {
 
 /** Where to go after signing in: a dashboard page only, never another site. */
 function safeNext(v: unknown): string | undefined {
-  return typeof v === 'string' && v.startsWith(`${BASE}/`) && !v.startsWith('//') && !v.includes('\\') && !/[\r\n]/.test(v) ? v : undefined;
+  return typeof v === 'string' &&
+    v.startsWith(`${BASE}/`) &&
+    !v.startsWith('//') &&
+    !v.includes('\\') &&
+    !/[\r\n]/.test(v)
+    ? v
+    : undefined;
 }

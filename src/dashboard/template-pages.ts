@@ -3,13 +3,21 @@ import { ApiError, notFound, validationError } from '../lib/errors.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { templatePage } from './pages/template-detail.js';
 import { previewResult, previewVariables, type PreviewState } from './pages/template-preview.js';
-import { templateListPage, templateUrl, type RenderedJson, type TemplateJson, type TemplateSummaryJson, type VersionJson } from './pages/templates.js';
+import {
+  templateListPage,
+  templateUrl,
+  type RenderedJson,
+  type TemplateJson,
+  type TemplateSummaryJson,
+  type VersionJson,
+} from './pages/templates.js';
 import { emailHtml, page, seeOther, text, type PagesDeps } from './respond.js';
 
 const apiPath = (id: string, rest = '') => `/v1/templates/${encodeURIComponent(id)}${rest}`;
 
 /** A version number as written in a query or a form: digits only, else none. */
-const versionNumber = (raw: string | null | undefined): number | undefined => (raw && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : undefined);
+const versionNumber = (raw: string | null | undefined): number | undefined =>
+  raw && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : undefined;
 
 /**
  * Templates: the list, a template with its versions, the source of one and
@@ -38,7 +46,9 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
     signedIn(async (ctx, session) => {
       const raw = (ctx.state.form as URLSearchParams).get('version') ?? '';
       const body = { version: versionNumber(raw) ?? raw };
-      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/restore'), { body })).body as { version: number };
+      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/restore'), { body })).body as {
+        version: number;
+      };
       seeOther(ctx, templateUrl(ctx.params.id!, `?restored=${restored.version}`));
     }),
   );
@@ -68,8 +78,14 @@ function previewPages({ router, call, signedIn }: Pick<PagesDeps, 'router' | 'ca
   router.get(
     '/templates/:id/preview/html',
     signedIn(async (ctx, session) => {
-      const body = { version: versionNumber(text(ctx.query.version)), language: text(ctx.query.language), variables: jsonObject(text(ctx.query.variables)) };
-      const rendered = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/render'), { body: withoutUndefined(body) })).body as RenderedJson;
+      const body = {
+        version: versionNumber(text(ctx.query.version)),
+        language: text(ctx.query.language),
+        variables: jsonObject(text(ctx.query.variables)),
+      };
+      const rendered = (
+        await call(session.principal, 'POST', apiPath(ctx.params.id!, '/render'), { body: withoutUndefined(body) })
+      ).body as RenderedJson;
       emailHtml(ctx, rendered.html);
     }),
   );
@@ -88,7 +104,12 @@ function versionOf(t: TemplateJson, raw: string | undefined): VersionJson {
 }
 
 /** The posted preview form rendered through the API; a render it refuses (invalid variables, a bad language tag) is kept for the page to show. */
-async function render(call: RouteCaller, session: Session, t: TemplateJson, form: URLSearchParams): Promise<{ version: VersionJson; preview: PreviewState }> {
+async function render(
+  call: RouteCaller,
+  session: Session,
+  t: TemplateJson,
+  form: URLSearchParams,
+): Promise<{ version: VersionJson; preview: PreviewState }> {
   const version = versionOf(t, text(form.get('version')));
   const language = form.get('language')?.trim() ?? '';
   const { values, variables, error } = previewVariables(form, version.variables);
@@ -115,4 +136,5 @@ function jsonObject(raw: string | undefined): Record<string, unknown> | undefine
   throw validationError('variables', 'give the variables as a JSON object');
 }
 
-const withoutUndefined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const withoutUndefined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));

@@ -1,7 +1,13 @@
 import type { Context } from 'koa';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { BASE } from './pages/layout.js';
-import { endpointListPage, endpointPage, type DeliveryJson, type EndpointJson, type EndpointView } from './pages/webhooks.js';
+import {
+  endpointListPage,
+  endpointPage,
+  type DeliveryJson,
+  type EndpointJson,
+  type EndpointView,
+} from './pages/webhooks.js';
 import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';
 
 /** Webhooks: the endpoints, an endpoint's delivery log with replay, and a secret rotation shown once. */
@@ -13,7 +19,15 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
       call(session.principal, 'GET', `/v1/webhooks/${id}`),
       call(session.principal, 'GET', `/v1/webhooks/${id}/deliveries`, { query: cursor ? { cursor } : {} }),
     ]);
-    page(ctx, 200, endpointPage(session, { endpoint: endpoint.body as EndpointJson, deliveries: deliveries.body as EndpointView['deliveries'], ...extra }));
+    page(
+      ctx,
+      200,
+      endpointPage(session, {
+        endpoint: endpoint.body as EndpointJson,
+        deliveries: deliveries.body as EndpointView['deliveries'],
+        ...extra,
+      }),
+    );
   };
 
   router.get(
@@ -25,13 +39,17 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
   );
   router.get(
     '/webhooks/:id',
-    signedIn(async (ctx, session) => view(ctx, session, text(ctx.query.replayed) ? { replayed: text(ctx.query.replayed)! } : {})),
+    signedIn(async (ctx, session) =>
+      view(ctx, session, text(ctx.query.replayed) ? { replayed: text(ctx.query.replayed)! } : {}),
+    ),
   );
   router.post(
     '/webhooks/:id/replay',
     signedIn(async (ctx, session) => {
       const eventId = (ctx.state.form as URLSearchParams).get('event_id') ?? '';
-      const d = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/replay`, { body: { event_id: eventId } })).body as DeliveryJson;
+      const d = (
+        await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/replay`, { body: { event_id: eventId } })
+      ).body as DeliveryJson;
       seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?replayed=${encodeURIComponent(d.event_id)}`);
     }),
   );
@@ -39,7 +57,10 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
     '/webhooks/:id/rotate-secret',
     signedIn(async (ctx, session) => {
       // answered here, not redirected: the secret is in this response only (and it is never cached)
-      const r = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/rotate-secret`)).body as { secret: string; previous_secret_expires_at: string | null };
+      const r = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/rotate-secret`)).body as {
+        secret: string;
+        previous_secret_expires_at: string | null;
+      };
       await view(ctx, session, { newSecret: { secret: r.secret, previousExpiresAt: r.previous_secret_expires_at } });
     }),
   );

@@ -37,8 +37,14 @@ export async function checkRecord(rec: ExpectedRecord, resolver: DnsResolver, ti
 }
 
 /** All records of a domain at once (interface §4.2 verify reads public DNS "immediately"). */
-export async function checkRecords(records: ExpectedRecord[], resolver: DnsResolver, timeoutMs = 5000): Promise<Map<string, RecordCheck>> {
-  const results = await Promise.all(records.map(async (r) => [r.key, await checkRecord(r, resolver, timeoutMs)] as const));
+export async function checkRecords(
+  records: ExpectedRecord[],
+  resolver: DnsResolver,
+  timeoutMs = 5000,
+): Promise<Map<string, RecordCheck>> {
+  const results = await Promise.all(
+    records.map(async (r) => [r.key, await checkRecord(r, resolver, timeoutMs)] as const),
+  );
   return new Map(results);
 }
 
@@ -59,12 +65,16 @@ async function judge(rec: ExpectedRecord, resolver: DnsResolver): Promise<Record
 
 async function judgeDkim(rec: ExpectedRecord, resolver: DnsResolver): Promise<RecordCheck> {
   const cnames = await orEmpty(resolver.resolveCname(rec.name));
-  if (cnames.length) return { dns: cnames.some((c) => sameName(c, rec.value)) ? 'found' : 'mismatch', seen: cnames.map(normalizeName) };
+  if (cnames.length)
+    return { dns: cnames.some((c) => sameName(c, rec.value)) ? 'found' : 'mismatch', seen: cnames.map(normalizeName) };
   // Some DNS hosts cannot publish a CNAME at this name; the key itself as a TXT works just as well.
   const txt = (await orEmpty(resolver.resolveTxt(rec.name))).map((parts) => parts.join(''));
   const dkim = txt.filter((t) => /v=DKIM1/i.test(t) || /(^|;)\s*p=/.test(t));
   if (!dkim.length) return { dns: 'missing', seen: txt };
-  return { dns: rec.publicKey && dkim.some((t) => dkimPublicKeyOf(t) === rec.publicKey) ? 'found' : 'mismatch', seen: dkim };
+  return {
+    dns: rec.publicKey && dkim.some((t) => dkimPublicKeyOf(t) === rec.publicKey) ? 'found' : 'mismatch',
+    seen: dkim,
+  };
 }
 
 /** The p= of a DKIM key record (RFC 6376 §3.6.1), whitespace removed. */
@@ -73,19 +83,32 @@ export function dkimPublicKeyOf(record: string): string | undefined {
 }
 
 async function judgeSpf(rec: ExpectedRecord, resolver: DnsResolver): Promise<RecordCheck> {
-  const spf = (await orEmpty(resolver.resolveTxt(rec.name))).map((p) => p.join('')).filter((t) => /^v=spf1(\s|$)/i.test(t));
+  const spf = (await orEmpty(resolver.resolveTxt(rec.name)))
+    .map((p) => p.join(''))
+    .filter((t) => /^v=spf1(\s|$)/i.test(t));
   if (!spf.length) return { dns: 'missing', seen: [] };
   // The appliance is authorised when the record names its host (a:host, include:host, mx on the return path) or is ours verbatim.
-  const host = rec.value.replace(/^v=spf1 a:/, '').replace(/ ~all$/, '').toLowerCase();
+  const host = rec.value
+    .replace(/^v=spf1 a:/, '')
+    .replace(/ ~all$/, '')
+    .toLowerCase();
   const authorises = (t: string) => {
     const terms = t.toLowerCase().split(/\s+/);
-    return terms.includes(`a:${host}`) || terms.includes(`+a:${host}`) || terms.includes(`include:${host}`) || terms.includes('mx') || terms.includes('+mx');
+    return (
+      terms.includes(`a:${host}`) ||
+      terms.includes(`+a:${host}`) ||
+      terms.includes(`include:${host}`) ||
+      terms.includes('mx') ||
+      terms.includes('+mx')
+    );
   };
   return { dns: spf.some(authorises) ? 'found' : 'mismatch', seen: spf };
 }
 
 async function judgeDmarc(rec: ExpectedRecord, resolver: DnsResolver): Promise<RecordCheck> {
-  const dmarc = (await orEmpty(resolver.resolveTxt(rec.name))).map((p) => p.join('')).filter((t) => /^v=DMARC1\s*(;|$)/i.test(t));
+  const dmarc = (await orEmpty(resolver.resolveTxt(rec.name)))
+    .map((p) => p.join(''))
+    .filter((t) => /^v=DMARC1\s*(;|$)/i.test(t));
   // Any valid DMARC record counts: the customer's own policy is better than our starting point.
   return { dns: dmarc.length ? 'found' : 'missing', seen: dmarc };
 }

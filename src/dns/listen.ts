@@ -56,7 +56,12 @@ const drop = (reason: Dropped) => dnsPacketsDropped.inc({ reason });
  * section held the thread for seconds); dns2's Packet still reads the
  * question and writes the answers.
  */
-export async function listenDns(handle: DnsHandler, host: string, port: number, options: DnsListenOptions = {}): Promise<DnsListener> {
+export async function listenDns(
+  handle: DnsHandler,
+  host: string,
+  port: number,
+  options: DnsListenOptions = {},
+): Promise<DnsListener> {
   for (let attempt = 0; ; attempt++) {
     const udp = createSocket(host.includes(':') ? 'udp6' : 'udp4');
     const tcp = createServer({ allowHalfOpen: true });
@@ -115,7 +120,11 @@ function serve(handle: DnsHandler, udp: UdpSocket, tcp: Server, port: number, op
       });
       return true;
     };
-    serveTcpConnection(socket, { message, oversize: () => drop('oversize') }, { idleMs: options.tcpIdleMs ?? DEFAULT_TCP_IDLE_MS, maxInFlight: TCP_MAX_IN_FLIGHT });
+    serveTcpConnection(
+      socket,
+      { message, oversize: () => drop('oversize') },
+      { idleMs: options.tcpIdleMs ?? DEFAULT_TCP_IDLE_MS, maxInFlight: TCP_MAX_IN_FLIGHT },
+    );
   });
   tcp.on('error', () => undefined);
 

@@ -72,7 +72,11 @@ export function checkQuery(message: Uint8Array): CheckedQuery {
   const questionEnd = endOfQuestion(message);
   if (questionEnd < 0) return { drop: 'name' };
   if (count(message, 10) === 1 && questionEnd + MIN_RECORD_BYTES > message.length) return { drop: 'counts' };
-  return { drop: null, questionEnd, ednsPayloadSize: count(message, 10) === 1 ? optPayloadSize(message, questionEnd) : null };
+  return {
+    drop: null,
+    questionEnd,
+    ednsPayloadSize: count(message, 10) === 1 ? optPayloadSize(message, questionEnd) : null,
+  };
 }
 
 function checkHeader(message: Uint8Array): DropReason | null {

@@ -45,9 +45,13 @@ export function createResolver(opts: ResolverOptions): DnsResolver {
 /** The name of an address's PTR record: 4.3.2.1.in-addr.arpa, or the 32 nibbles of an IPv6 address under ip6.arpa. */
 export function arpaName(ip: string): string {
   let addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
   if (addr.kind() === 'ipv4') return `${addr.toByteArray().reverse().join('.')}.in-addr.arpa`;
-  const hex = addr.toByteArray().map((b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = addr
+    .toByteArray()
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
   return `${hex.split('').reverse().join('.')}.ip6.arpa`;
 }
 

@@ -67,7 +67,12 @@ class TcpConnection {
 
   private readMessages(): void {
     const { socket } = this;
-    while (!socket.destroyed && this.inFlight < this.limits.maxInFlight && !socket.writableNeedDrain && this.buffered.length >= 2) {
+    while (
+      !socket.destroyed &&
+      this.inFlight < this.limits.maxInFlight &&
+      !socket.writableNeedDrain &&
+      this.buffered.length >= 2
+    ) {
       const size = this.buffered.readUInt16BE(0);
       if (size > MAX_QUERY_BYTES) {
         this.handlers.oversize();
@@ -79,7 +84,12 @@ class TcpConnection {
       this.buffered = this.buffered.subarray(2 + size);
       this.inFlight++;
       this.arm();
-      if (!this.handlers.message(message, once((answer) => this.reply(answer)))) {
+      if (
+        !this.handlers.message(
+          message,
+          once((answer) => this.reply(answer)),
+        )
+      ) {
         socket.destroy();
         return;
       }

@@ -31,7 +31,11 @@ export interface ZoneServer {
 
 const { Packet } = dns2;
 // dns2's typings leave out the RCODE table its Packet carries.
-const RCODE = (Packet as unknown as { RCODE: { NOERROR: number; SERVFAIL: number; NXDOMAIN: number; REFUSED: number; FORMERR: number } }).RCODE;
+const RCODE = (
+  Packet as unknown as {
+    RCODE: { NOERROR: number; SERVFAIL: number; NXDOMAIN: number; REFUSED: number; FORMERR: number };
+  }
+).RCODE;
 type Answer = Record<string, unknown> & { name: string; type: number; class: number; ttl: number };
 
 export const dkimTxtValue = (publicKeyBase64: string) => `v=DKIM1; k=rsa; p=${publicKeyBase64}`;
@@ -97,7 +101,10 @@ function zoneAnswers(o: ZoneServerOptions): DnsHandler {
     const rel = name === zone ? [] : name.slice(0, -(zone.length + 1)).split('.');
     if (rel.length === 0) {
       if (q.type === Packet.TYPE.SOA) return reply(RCODE.NOERROR, [soa(q.name)]);
-      if (q.type === Packet.TYPE.NS) return reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.NS, class: Packet.CLASS.IN, ttl: 3600, ns: o.nameserver }]);
+      if (q.type === Packet.TYPE.NS)
+        return reply(RCODE.NOERROR, [
+          { name: q.name, type: Packet.TYPE.NS, class: Packet.CLASS.IN, ttl: 3600, ns: o.nameserver },
+        ]);
       return reply(RCODE.NOERROR, [], [soa(zone)]);
     }
     if (rel.length > 2) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
@@ -106,7 +113,9 @@ function zoneAnswers(o: ZoneServerOptions): DnsHandler {
       (key) => {
         if (!key) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
         if (selector === null || q.type !== Packet.TYPE.TXT) return reply(RCODE.NOERROR, [], [soa(zone)]);
-        reply(RCODE.NOERROR, [{ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: keyTtl, data: chunk(dkimTxtValue(key)) }]);
+        reply(RCODE.NOERROR, [
+          { name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: keyTtl, data: chunk(dkimTxtValue(key)) },
+        ]);
       },
       (e: unknown) => {
         o.logger?.warn({ err: e, name }, 'DKIM key lookup failed');

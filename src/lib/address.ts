@@ -54,7 +54,8 @@ export function parseAddress(input: string): AddressResult {
   if (at <= 0 || at === bare.length - 1) return fail('must look like name@example.com');
   const local = bare.slice(0, at);
   const rawDomain = bare.slice(at + 1);
-  if (!localPartOk(local)) return fail('has a local part that is not a valid address (use letters, digits and . _ + - or a quoted string)');
+  if (!localPartOk(local))
+    return fail('has a local part that is not a valid address (use letters, digits and . _ + - or a quoted string)');
   if (rawDomain.startsWith('[')) return fail('must use a domain name, not an IP address literal');
   const domain = domainToASCII(rawDomain.toLowerCase().replace(/\.$/, ''));
   if (!domain) return fail(`has an invalid domain "${rawDomain}"`);

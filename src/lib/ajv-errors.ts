@@ -2,7 +2,10 @@ import type { ErrorObject } from 'ajv';
 
 /** '/attachments/0/filename' → 'attachments[0].filename' */
 export function pointerToField(pointer: string, extra?: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   let out = '';
   for (const part of parts) {
@@ -23,7 +26,10 @@ export function describeAjvError(err: ErrorObject, rootName: string): FieldError
   // a propertyNames failure: the offending key is the field (tags.bad key)
   const badKey = (err as ErrorObject & { propertyName?: string }).propertyName;
   if (badKey !== undefined) {
-    return { field: pointerToField(err.instancePath, badKey), message: `is not an allowed key${err.keyword === 'pattern' ? ` (${String(p.pattern)})` : ''}` };
+    return {
+      field: pointerToField(err.instancePath, badKey),
+      message: `is not an allowed key${err.keyword === 'pattern' ? ` (${String(p.pattern)})` : ''}`,
+    };
   }
   switch (err.keyword) {
     case 'additionalProperties':

@@ -42,4 +42,5 @@ export class AuthThrottle {
  * first, second and third failure of a session (after the third the session
  * is closed). A successful AUTH is answered at once.
  */
-export const authFailureDelayMs = (failuresInSession: number): number => 1000 * 2 ** Math.max(0, Math.min(failuresInSession, 3) - 1);
+export const authFailureDelayMs = (failuresInSession: number): number =>
+  1000 * 2 ** Math.max(0, Math.min(failuresInSession, 3) - 1);

@@ -17,7 +17,8 @@ export interface IdTokenKind {
 
 const ID = /^[0-9a-hjkmnp-tv-z]{26}$/;
 
-const mac = (key: Buffer, kind: IdTokenKind, id: string) => createHmac('sha256', key).update(`${kind.purpose}\u0000${id}`).digest('hex').slice(0, kind.digits);
+const mac = (key: Buffer, kind: IdTokenKind, id: string) =>
+  createHmac('sha256', key).update(`${kind.purpose}\u0000${id}`).digest('hex').slice(0, kind.digits);
 
 export function signIdToken(key: Buffer, kind: IdTokenKind, id: string): string {
   const bare = id.slice(id.indexOf('_') + 1).toLowerCase();
@@ -27,6 +28,7 @@ export function signIdToken(key: Buffer, kind: IdTokenKind, id: string): string 
 /** The id (`<prefix>_…`) a token names, or null when it was not made with this key for this kind. */
 export function verifyIdToken(key: Buffer, kind: IdTokenKind, token: string): string | null {
   const [id, given, ...rest] = token.trim().toLowerCase().split('-');
-  if (rest.length || !id || !given || !ID.test(id) || given.length !== kind.digits || !/^[0-9a-f]+$/.test(given)) return null;
+  if (rest.length || !id || !given || !ID.test(id) || given.length !== kind.digits || !/^[0-9a-f]+$/.test(given))
+    return null;
   return timingSafeEqual(Buffer.from(given), Buffer.from(mac(key, kind, id))) ? `${kind.prefix}_${id}` : null;
 }

@@ -61,7 +61,10 @@ export function stillServes(certPem: string | Buffer, hostname: string, now: num
 /** A new RSA key and a certificate for `hostname` it signs itself, both PEM. */
 export function makeSelfSigned(hostname: string, now: number): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, cert: certificatePem(hostname, privateKey, publicKey, now) };
+  return {
+    key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    cert: certificatePem(hostname, privateKey, publicKey, now),
+  };
 }
 
 /** sha256WithRSAEncryption (RFC 4055), with the NULL parameters RSA algorithm identifiers carry. */
@@ -69,8 +72,13 @@ const SHA256_WITH_RSA = new AlgorithmIdentifier({ algorithm: '1.2.840.113549.1.1
 const COMMON_NAME = '2.5.4.3';
 
 function certificatePem(hostname: string, privateKey: KeyObject, publicKey: KeyObject, now: number): string {
-  const name = new Name([new RelativeDistinguishedName([new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: hostname }) })])]);
-  const extension = (id: string, value: unknown, critical = false) => new Extension({ extnID: id, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
+  const name = new Name([
+    new RelativeDistinguishedName([
+      new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: hostname }) }),
+    ]),
+  ]);
+  const extension = (id: string, value: unknown, critical = false) =>
+    new Extension({ extnID: id, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
   const serial = randomBytes(16);
   serial[0]! &= 0x7f; // a positive INTEGER (RFC 5280 §4.1.2.2)
   const tbs = new TBSCertificate({
@@ -88,6 +96,14 @@ function certificatePem(hostname: string, privateKey: KeyObject, publicKey: KeyO
     ]),
   });
   const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbs)), privateKey);
-  const der = Buffer.from(AsnConvert.serialize(new Certificate({ tbsCertificate: tbs, signatureAlgorithm: SHA256_WITH_RSA, signatureValue: new Uint8Array(signature).buffer })));
+  const der = Buffer.from(
+    AsnConvert.serialize(
+      new Certificate({
+        tbsCertificate: tbs,
+        signatureAlgorithm: SHA256_WITH_RSA,
+        signatureValue: new Uint8Array(signature).buffer,
+      }),
+    ),
+  );
   return `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`;
 }

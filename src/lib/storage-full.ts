@@ -15,7 +15,11 @@ const CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE'
 
 /** True when `e` (or an error it wraps) says the storage has no room left. */
 export function isStorageFull(e: unknown): boolean {
-  for (let cur: unknown = e, depth = 0; cur && typeof cur === 'object' && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+  for (
+    let cur: unknown = e, depth = 0;
+    cur && typeof cur === 'object' && depth < 5;
+    cur = (cur as { cause?: unknown }).cause, depth++
+  ) {
     const { code, errno } = cur as { code?: unknown; errno?: unknown };
     if (typeof code === 'string' && CODES.has(code)) return true;
     // better-sqlite3 names the extended code (SQLITE_FULL); a raw errno 13 is SQLITE_FULL too

@@ -11,5 +11,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  */
 export function startThread(from: string, name: string, options: WorkerOptions = {}): Worker {
   if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), options);
-  return new Worker(new URL('./tsx-thread.mjs', import.meta.url), { ...options, argv: [new URL(`./${name}.ts`, from).href] });
+  return new Worker(new URL('./tsx-thread.mjs', import.meta.url), {
+    ...options,
+    argv: [new URL(`./${name}.ts`, from).href],
+  });
 }

@@ -72,7 +72,10 @@ export class WorkPool<T extends TaskTable> {
 
   run<K extends keyof T & string>(task: K, input: Parameters<T[K]>[0]): Promise<Awaited<ReturnType<T[K]>>> {
     if (this.closed) return Promise.reject(apiError('service_unavailable', 'the server is stopping'));
-    if (this.queue.length >= (this.o.maxQueue ?? 1000)) return Promise.reject(apiError('service_unavailable', 'too much untrusted input is waiting to be read; try again later'));
+    if (this.queue.length >= (this.o.maxQueue ?? 1000))
+      return Promise.reject(
+        apiError('service_unavailable', 'too much untrusted input is waiting to be read; try again later'),
+      );
     return new Promise((resolve, reject) => {
       this.queue.push({ task, input, resolve: resolve as (v: unknown) => void, reject });
       this.pump();
@@ -87,7 +90,9 @@ export class WorkPool<T extends TaskTable> {
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(apiError('service_unavailable', 'the server is stopping'));
-    await Promise.all(this.slots.splice(0).map((s) => this.stop(s, apiError('service_unavailable', 'the server is stopping'))));
+    await Promise.all(
+      this.slots.splice(0).map((s) => this.stop(s, apiError('service_unavailable', 'the server is stopping'))),
+    );
   }
 
   private pump(): void {
@@ -117,7 +122,13 @@ export class WorkPool<T extends TaskTable> {
     });
     // a worker that ran out of its heap exits with ERR_WORKER_OUT_OF_MEMORY: the input needed more than the cap
     worker.on('error', (e: Error & { code?: string }) =>
-      this.died(slot, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : null, e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `needs more than ${this.o.memoryMb} MB to read` : `could not be read (${e.message})`),
+      this.died(
+        slot,
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : null,
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `needs more than ${this.o.memoryMb} MB to read`
+          : `could not be read (${e.message})`,
+      ),
     );
     worker.on('exit', () => this.died(slot, null, 'could not be read: the reading thread stopped'));
     this.slots.push(slot);
@@ -165,7 +176,9 @@ export class WorkPool<T extends TaskTable> {
       job.reject(limit ? new InputRefused(limit, message) : new Error(message));
     }
     // a thread that cannot even load would be started again and again: what waits fails instead, the next run() tries anew
-    if (!slot.ready) for (const waiting of this.queue.splice(0)) waiting.reject(new Error(`the parsing thread could not start: ${message}`));
+    if (!slot.ready)
+      for (const waiting of this.queue.splice(0))
+        waiting.reject(new Error(`the parsing thread could not start: ${message}`));
     if (!this.closed) this.pump();
   }
 
@@ -188,13 +201,22 @@ export class WorkPool<T extends TaskTable> {
 
 function revive(e: SentError): Error {
   if (e.name === 'InputRefused') return new InputRefused(e.limit ?? 'unreadable', e.message);
-  if (e.name === 'ApiError' && e.status && e.code) return new ApiError(e.status, e.code as ErrorCode, e.message, e.field, e.headers ?? {});
+  if (e.name === 'ApiError' && e.status && e.code)
+    return new ApiError(e.status, e.code as ErrorCode, e.message, e.field, e.headers ?? {});
   return new Error(e.message);
 }
 
 function sent(e: unknown): SentError {
   if (e instanceof InputRefused) return { name: e.name, message: e.message, limit: e.limit };
-  if (e instanceof ApiError) return { name: e.name, message: e.message, status: e.status, code: e.code, ...(e.field !== undefined ? { field: e.field } : {}), headers: e.headers };
+  if (e instanceof ApiError)
+    return {
+      name: e.name,
+      message: e.message,
+      status: e.status,
+      code: e.code,
+      ...(e.field !== undefined ? { field: e.field } : {}),
+      headers: e.headers,
+    };
   return { name: 'Error', message: e instanceof Error ? e.message : String(e) };
 }
 

@@ -1,5 +1,14 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 
 // The appliance's Prometheus metrics (GET /metrics). Each thread counts in
 // its own registry (a registry is a module of its thread); the API thread
@@ -17,7 +26,11 @@ export type ThreadName = 'api' | 'background';
  * `_total` (`promtool check metrics` refuses them). Each is the sum of a
  * default gauge that stays, by type: `sum(nodejs_active_handles)` and so on.
  */
-const GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const GAUGES_NAMED_LIKE_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /** Called once per thread at start: names the thread's series; process-wide metrics come from the API thread only. */
 export function startThreadMetrics(thread: ThreadName): void {
@@ -80,7 +93,14 @@ class RequestMetrics {
     const key = `${method} ${route}`;
     let s = this.series.get(key);
     if (!s) {
-      s = { method, route, byStatus: new Map(), buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+      s = {
+        method,
+        route,
+        byStatus: new Map(),
+        buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0),
+        sum: 0,
+        count: 0,
+      };
       this.series.set(key, s);
     }
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1);
@@ -92,8 +112,19 @@ class RequestMetrics {
   }
 
   counter(): MetricJson {
-    const values = [...this.series.values()].flatMap((s) => [...s.byStatus].map(([status, value]) => ({ value, labels: { method: s.method, route: s.route, status: String(status) } })));
-    return { name: 'posthorn_http_requests_total', help: 'API requests by route template and status', type: 'counter', values, aggregator: 'sum' };
+    const values = [...this.series.values()].flatMap((s) =>
+      [...s.byStatus].map(([status, value]) => ({
+        value,
+        labels: { method: s.method, route: s.route, status: String(status) },
+      })),
+    );
+    return {
+      name: 'posthorn_http_requests_total',
+      help: 'API requests by route template and status',
+      type: 'counter',
+      values,
+      aggregator: 'sum',
+    };
   }
 
   histogram(): MetricJson {
@@ -103,9 +134,17 @@ class RequestMetrics {
       let cumulative = 0;
       const buckets = s.buckets.map((n, i) => {
         cumulative += n;
-        return { value: cumulative, labels: { ...labels, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i]! : '+Inf' }, metricName: `${name}_bucket` };
+        return {
+          value: cumulative,
+          labels: { ...labels, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i]! : '+Inf' },
+          metricName: `${name}_bucket`,
+        };
       });
-      return [...buckets, { value: s.sum, labels, metricName: `${name}_sum` }, { value: s.count, labels, metricName: `${name}_count` }];
+      return [
+        ...buckets,
+        { value: s.sum, labels, metricName: `${name}_sum` },
+        { value: s.count, labels, metricName: `${name}_count` },
+      ];
     });
     return { name, help: 'API request duration by route template', type: 'histogram', values, aggregator: 'sum' };
   }
@@ -171,7 +210,9 @@ export const queueDepth = new Gauge({
 export const threadMetrics = (): Promise<MetricObjectWithValues<MetricValue<string>>[]> => registry.getMetricsAsJSON();
 
 /** The Prometheus text of this thread's registry merged with other threads' values. */
-export async function mergeThreads(others: Array<MetricObjectWithValues<MetricValue<string>>[]>): Promise<{ contentType: string; text: string }> {
+export async function mergeThreads(
+  others: Array<MetricObjectWithValues<MetricValue<string>>[]>,
+): Promise<{ contentType: string; text: string }> {
   const merged = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), ...others]);
   return { contentType: registry.contentType, text: await merged.metrics() };
 }

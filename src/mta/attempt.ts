@@ -17,7 +17,12 @@ export interface AttemptHooks {
 }
 
 /** One attempt at one queue row: SMTP for live mail (live-attempt.ts). */
-export type Attempt = (email: Email, row: QueueRow, recipients: Recipient[], hooks: AttemptHooks) => Promise<AttemptResult>;
+export type Attempt = (
+  email: Email,
+  row: QueueRow,
+  recipients: Recipient[],
+  hooks: AttemptHooks,
+) => Promise<AttemptResult>;
 
 /**
  * An attempt that needs no I/O (the simulation of test keys): its outcome is
@@ -26,4 +31,3 @@ export type Attempt = (email: Email, row: QueueRow, recipients: Recipient[], hoo
  * does not handle (live mail), which then gets a normal attempt.
  */
 export type InstantAttempt = (email: Email, row: QueueRow, recipients: Recipient[]) => AttemptResult | null;
-

@@ -63,7 +63,12 @@ export function mimeComposer(m: MimeInput): MailComposer {
     ...(m.text !== null ? { text: m.text } : {}),
     ...(m.html !== null ? { html: m.html } : {}),
     headers: m.headers,
-    attachments: m.attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}), ...(a.contentId ? { cid: a.contentId } : {}) })),
+    attachments: m.attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      ...(a.contentType ? { contentType: a.contentType } : {}),
+      ...(a.contentId ? { cid: a.contentId } : {}),
+    })),
     messageId: m.messageId,
     date: m.date,
     // The composer would draw it with crypto.randomBytes once per part (a few µs each); a pooled UUID is as unique.
@@ -120,7 +125,14 @@ function writeNode(node: TreeNode, out: Buffer[]): boolean {
     if (typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     if (transferEncoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
-    else if (transferEncoding === 'quoted-printable') encodeWith(new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') } as ConstructorParameters<typeof QpEncoder>[0]), bytes, out);
+    else if (transferEncoding === 'quoted-printable')
+      encodeWith(
+        new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') } as ConstructorParameters<
+          typeof QpEncoder
+        >[0]),
+        bytes,
+        out,
+      );
     else out.push(bytes);
   }
   if (!node.multipart) return true;
@@ -134,7 +146,11 @@ function writeNode(node: TreeNode, out: Buffer[]): boolean {
 
 /** Runs one of nodemailer's encoder streams over the whole input at once, without the stream around it. */
 function encodeWith(encoder: Transform, input: Buffer, out: Buffer[]): void {
-  const t = encoder as unknown as { push(chunk: string | Buffer, enc?: BufferEncoding): boolean; _transform(c: Buffer, e: string, cb: (err?: Error | null) => void): void; _flush(cb: (err?: Error | null) => void): void };
+  const t = encoder as unknown as {
+    push(chunk: string | Buffer, enc?: BufferEncoding): boolean;
+    _transform(c: Buffer, e: string, cb: (err?: Error | null) => void): void;
+    _flush(cb: (err?: Error | null) => void): void;
+  };
   t.push = (chunk, enc) => {
     if (chunk !== null) out.push(typeof chunk === 'string' ? Buffer.from(chunk, enc ?? 'utf8') : chunk);
     return true;

@@ -39,30 +39,55 @@ export interface ClaimedBatch {
 /** Claims up to `limit` due rows; those whose attempt is instant are settled here, the rest returned. */
 export async function claimBatch(trx: Knex.Transaction, o: ClaimRequest): Promise<ClaimedBatch> {
   const { now, lease } = o;
-  const claimed = (await claimDueRows(trx, { now, limit: o.limit, lease, bulkLimit: o.bulkLimit })).map((q) => claimRow(q, now, lease));
+  const claimed = (await claimDueRows(trx, { now, limit: o.limit, lease, bulkLimit: o.bulkLimit })).map((q) =>
+    claimRow(q, now, lease),
+  );
   if (!claimed.length) return { count: 0, rows: claimed, emails: new Map(), suppressed: new Map() };
   // What every attempt of the batch needs, read once, here: on SQLite the writer's connection
   // has these pages cached, while a reader's cache is dropped at every commit.
   const ids = [...new Set(claimed.map((q) => q.emailId))];
   await lockRows(trx, 'emails', ids);
   const read = await findEmailsById(trx, ids);
-  const suppressed = await suppressedAmong(trx, read.flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))), now);
+  const suppressed = await suppressedAmong(
+    trx,
+    read.flatMap((e) => e.recipients.map((r) => ({ projectId: e.projectId, address: r.address }))),
+    now,
+  );
   // An attempt starts if any row of the email has someone left to send to; recipients all
   // suppressed since the 202 (a scheduled send) start none.
   const byId = new Map(read.map((e) => [e.id, e]));
-  const attempted = new Set(claimed.filter((q) => byId.has(q.emailId) && screen(byId.get(q.emailId)!, q, suppressed).sendable.length).map((q) => q.emailId));
+  const attempted = new Set(
+    claimed
+      .filter((q) => byId.has(q.emailId) && screen(byId.get(q.emailId)!, q, suppressed).sendable.length)
+      .map((q) => q.emailId),
+  );
   const emails = new Map(read.map((e) => [e.id, claimEmail(e, now, attempted.has(e.id))]));
-  const settled = o.instant ? await settleInstant(trx, o.instant, claimed, emails, suppressed, o.recordContext) : new Set<string>();
+  const settled = o.instant
+    ? await settleInstant(trx, o.instant, claimed, emails, suppressed, o.recordContext)
+    : new Set<string>();
   const left = claimed.filter((q) => !settled.has(q.id));
-  await markClaimed(trx, [...new Set(left.map((q) => q.emailId))].flatMap((id) => emails.get(id) ?? []), attempted, now);
+  await markClaimed(
+    trx,
+    [...new Set(left.map((q) => q.emailId))].flatMap((id) => emails.get(id) ?? []),
+    attempted,
+    now,
+  );
   return { count: claimed.length, rows: left, emails, suppressed };
 }
 
 /** The claimed emails left for a normal attempt are written as claimed, and learn how many attachments each has. */
-async function markClaimed(trx: Knex.Transaction, claimed: Email[], attempted: Set<string>, now: number): Promise<void> {
+async function markClaimed(
+  trx: Knex.Transaction,
+  claimed: Email[],
+  attempted: Set<string>,
+  now: number,
+): Promise<void> {
   await saveClaimedEmails(trx, claimed, attempted, now);
   // so that building their messages reads attachments only for the few emails that have any
-  const counts = await attachmentCounts(trx, claimed.map((e) => e.id));
+  const counts = await attachmentCounts(
+    trx,
+    claimed.map((e) => e.id),
+  );
   // set on the claim's own copies: a spread adding the field would take V8's slow path
   for (const e of claimed) e.attachmentCount = counts.get(e.id) ?? 0;
 }

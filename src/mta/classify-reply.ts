@@ -22,8 +22,10 @@ export function classifyReply(code: number, text: string): Classified {
   const enhanced = /^\d{3}[ -]([245])\.\d{1,3}\.\d{1,3}\b/.exec(reply)?.[1];
   const cls = enhanced ? Number(enhanced) : Math.floor(code / 100);
   if (cls === 2 && code >= 200 && code < 300) return { kind: 'delivered', reply };
-  if (cls === 4 || (code >= 400 && code < 500)) return { kind: 'deferred', bounce: classifyBounce({ code, diagnostic: reply, final: false }), reply };
-  if (code >= 500 && code < 600) return { kind: 'bounced', bounce: classifyBounce({ code, diagnostic: reply, final: true }), reply };
+  if (cls === 4 || (code >= 400 && code < 500))
+    return { kind: 'deferred', bounce: classifyBounce({ code, diagnostic: reply, final: false }), reply };
+  if (code >= 500 && code < 600)
+    return { kind: 'bounced', bounce: classifyBounce({ code, diagnostic: reply, final: true }), reply };
   return { kind: 'deferred', reply: `unexpected reply: ${reply}` };
 }
 
@@ -35,6 +37,9 @@ export function classifyReply(code: number, text: string): Classified {
  */
 export function classifyNoReply(description: string, bodyEnded: boolean): Classified {
   return bodyEnded
-    ? { kind: 'ambiguous', reply: `no answer after the message was transmitted (${description}); not sent again unless an operator retries it` }
+    ? {
+        kind: 'ambiguous',
+        reply: `no answer after the message was transmitted (${description}); not sent again unless an operator retries it`,
+      }
     : { kind: 'deferred', reply: `421 4.4.2 ${description}` };
 }

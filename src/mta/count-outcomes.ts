@@ -8,6 +8,7 @@ import type { Completed } from './record.js';
  */
 export function countOutcomes(items: readonly Completed[]): void {
   for (const { outcomes } of items) {
-    for (const o of outcomes.values()) deliveries.inc({ outcome: o.kind, reason: o.kind === 'bounced' ? o.bounce.reason : '' });
+    for (const o of outcomes.values())
+      deliveries.inc({ outcome: o.kind, reason: o.kind === 'bounced' ? o.bounce.reason : '' });
   }
 }

@@ -27,12 +27,23 @@ export class DestinationFinder {
     const out = this.outbound;
     if (out.mode === 'relay') {
       const r = out.relay!;
-      return [{ host: r.host!, port: r.port, secure: r.secure, tls, verifyCertificate: true, ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}) }];
+      return [
+        {
+          host: r.host!,
+          port: r.port,
+          secure: r.secure,
+          tls,
+          verifyCertificate: true,
+          ...(r.user ? { auth: { user: r.user, pass: r.pass ?? '' } } : {}),
+        },
+      ];
     }
     const found = await this.mx.get(route, () => resolveDestinations(route, this.resolver));
     switch (found.kind) {
       case 'hosts':
-        return found.hosts.flatMap((h) => h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls })));
+        return found.hosts.flatMap((h) =>
+          h.addresses.map((address) => ({ host: address, servername: h.name, port: out.mxPort, tls })),
+        );
       case 'null_mx':
         return bouncedBy(`556 5.1.10 ${route} does not accept mail (null MX, RFC 7505)`);
       case 'no_domain':

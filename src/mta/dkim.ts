@@ -15,8 +15,19 @@ export interface DkimOptions {
  * breaks the signature (RFC 6376 §8.15, oversigning).
  */
 const DEFAULT_HEADERS = [
-  'from', 'from', 'to', 'cc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version', 'content-type', 'content-transfer-encoding',
-  'list-unsubscribe', 'list-unsubscribe-post',
+  'from',
+  'from',
+  'to',
+  'cc',
+  'subject',
+  'date',
+  'message-id',
+  'reply-to',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
 ];
 
 /**
@@ -50,7 +61,9 @@ export function createDkimSigner(o: DkimOptions): (raw: Buffer) => Promise<Buffe
     }
     const t = Math.floor(o.now ? o.now() : Date.now() / 1000);
     // The signature covers the header exactly as it will be sent (folded), with an empty b=.
-    const unsigned = fold(`v=1; a=rsa-sha256; c=relaxed/relaxed; d=${o.domainName}; s=${o.selector}; t=${t}; h=${signedNames.join(':')}; bh=${bh}; b=`);
+    const unsigned = fold(
+      `v=1; a=rsa-sha256; c=relaxed/relaxed; d=${o.domainName}; s=${o.selector}; t=${t}; h=${signedNames.join(':')}; bh=${bh}; b=`,
+    );
     const data = lines.map((l) => `${l}\r\n`).join('') + relaxedHeader('dkim-signature', unsigned);
     const b = (await signOffThread(Buffer.from(data, 'binary'), o.privateKey)).toString('base64');
     const header = `DKIM-Signature: ${unsigned}${(b.match(/.{1,72}/g) ?? [b]).join('\r\n\t')}\r\n`;
@@ -77,7 +90,10 @@ function parseHeaders(text: string): Header[] {
 
 /** RFC 6376 §3.4.2 */
 function relaxedHeader(name: string, value: string): string {
-  return `${name.toLowerCase()}:${value.replace(/\r\n/g, '').replace(/[ \t]+/g, ' ').trim()}`;
+  return `${name.toLowerCase()}:${value
+    .replace(/\r\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .trim()}`;
 }
 
 /** RFC 6376 §3.4.4: collapse WSP runs, strip WSP at line ends, drop empty lines at the end. */
@@ -115,5 +131,7 @@ function fold(value: string): string {
 }
 
 function signOffThread(data: Buffer, key: KeyObject): Promise<Buffer> {
-  return new Promise((resolve, reject) => sign('sha256', data, key, (err, signature) => (err ? reject(err) : resolve(signature))));
+  return new Promise((resolve, reject) =>
+    sign('sha256', data, key, (err, signature) => (err ? reject(err) : resolve(signature))),
+  );
 }

@@ -64,7 +64,12 @@ export class LiveAttempt {
     this.destinations = new DestinationFinder(o.outbound, o.resolver);
   }
 
-  readonly attempt = async (email: Email, row: QueueRow, recipients: Recipient[], hooks: AttemptHooks): Promise<AttemptResult> => {
+  readonly attempt = async (
+    email: Email,
+    row: QueueRow,
+    recipients: Recipient[],
+    hooks: AttemptHooks,
+  ): Promise<AttemptResult> => {
     const found = await this.signerOf(email);
     if (!found) return failAll(recipients, notVerified, 'domain_not_verified');
     if (!found.key) return failAll(recipients, { kind: 'failed', reason: 'the domain has no DKIM key' });
@@ -73,13 +78,18 @@ export class LiveAttempt {
     if (!Array.isArray(dest)) return failAll(recipients, dest);
     const beforeData = markOnce(hooks.beforeData);
     // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
-    if (this.o.outbound.mode === 'relay' && !this.perRecipient(email, signer.domain)) return this.sendTogether(email, signer, dest, recipients, beforeData);
+    if (this.o.outbound.mode === 'relay' && !this.perRecipient(email, signer.domain))
+      return this.sendTogether(email, signer, dest, recipients, beforeData);
     return this.sendEach(email, signer, dest, recipients, beforeData);
   };
 
   /** Step 1: the From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends), and its active key. */
   private async signerOf(email: Email, fresh = false): Promise<{ domain: Domain; key: Signer['key'] | null } | null> {
-    const domain = await this.domains.get(email.fromDomain, () => findDomainByName(this.o.store.reader, email.fromDomain), fresh);
+    const domain = await this.domains.get(
+      email.fromDomain,
+      () => findDomainByName(this.o.store.reader, email.fromDomain),
+      fresh,
+    );
     if (!domain || domain.projectId !== email.projectId || !canSendLive(domain.status)) return null;
     return { domain, key: await this.activeKey(domain) };
   }
@@ -89,7 +99,9 @@ export class LiveAttempt {
     const id = `${domain.id}:${domain.activeSelector}:${domain.dkimActivatedAt}`;
     let key = this.keys.get(id);
     if (!key) {
-      const pem = (await domainKeys(this.o.store.reader, domain.id)).find((k) => k.selector === domain.activeSelector)?.privateKeyPem;
+      const pem = (await domainKeys(this.o.store.reader, domain.id)).find(
+        (k) => k.selector === domain.activeSelector,
+      )?.privateKeyPem;
       if (!pem) return null;
       key = { id, pem };
       this.keys.set(id, key);
@@ -98,16 +110,38 @@ export class LiveAttempt {
   }
 
   /** Relay mode: one transaction for every recipient, envelope sender naming the email only. */
-  private async sendTogether(email: Email, s: Signer, dest: Destination[], recipients: Recipient[], beforeData: () => Promise<void>): Promise<AttemptResult> {
+  private async sendTogether(
+    email: Email,
+    s: Signer,
+    dest: Destination[],
+    recipients: Recipient[],
+    beforeData: () => Promise<void>,
+  ): Promise<AttemptResult> {
     const raw = await this.message(email, s, recipients[0]!);
-    const res = await this.o.sender.send(dest, { envelope: { from: envelopeSender(email, null, s.domain, this.o.outbound.hostname), to: recipients.map((r) => r.address) }, raw, beforeData });
+    const res = await this.o.sender.send(dest, {
+      envelope: {
+        from: envelopeSender(email, null, s.domain, this.o.outbound.hostname),
+        to: recipients.map((r) => r.address),
+      },
+      raw,
+      beforeData,
+    });
     const byAddress = new Map(res.recipients.map((x) => [x.address, x]));
     const outcomes = new Map(recipients.map((r) => [r.id, classify(byAddress.get(r.address), res)] as const));
-    return { outcomes, providerMessageId: res.recipients.some((x) => x.kind === 'delivered') ? this.providerId(email, res) : null };
+    return {
+      outcomes,
+      providerMessageId: res.recipients.some((x) => x.kind === 'delivered') ? this.providerId(email, res) : null,
+    };
   }
 
   /** Direct mode: one transaction per recipient, since each has its own VERP sender. */
-  private async sendEach(email: Email, s: Signer, dest: Destination[], recipients: Recipient[], beforeData: () => Promise<void>): Promise<AttemptResult> {
+  private async sendEach(
+    email: Email,
+    s: Signer,
+    dest: Destination[],
+    recipients: Recipient[],
+    beforeData: () => Promise<void>,
+  ): Promise<AttemptResult> {
     const outcomes = new Map<string, RecipientOutcome>();
     let providerMessageId: string | null = null;
     let domain = s.domain;
@@ -120,12 +154,17 @@ export class LiveAttempt {
       }
       // signing may have moved to a new key meanwhile (a rotation): its selector and its key go together
       if (!still.key) {
-        for (const rest of recipients.slice(i)) outcomes.set(rest.id, { kind: 'failed', reason: 'the domain has no DKIM key' });
+        for (const rest of recipients.slice(i))
+          outcomes.set(rest.id, { kind: 'failed', reason: 'the domain has no DKIM key' });
         return { outcomes, providerMessageId };
       }
       domain = still.domain;
       const raw = await this.message(email, { domain, key: still.key }, r);
-      const res = await this.o.sender.send(dest, { envelope: { from: envelopeSender(email, r, domain, this.o.outbound.hostname), to: [r.address] }, raw, beforeData });
+      const res = await this.o.sender.send(dest, {
+        envelope: { from: envelopeSender(email, r, domain, this.o.outbound.hostname), to: [r.address] },
+        raw,
+        beforeData,
+      });
       const got = res.recipients[0];
       outcomes.set(r.id, classify(got, res));
       if (got?.kind === 'delivered' && !providerMessageId) providerMessageId = this.providerId(email, res);
@@ -144,7 +183,9 @@ export class LiveAttempt {
 
   /** Steps build and sign: once per email (with tracking or one-click unsubscribe, once per recipient). */
   private message(email: Email, s: Signer, recipient: Recipient): Promise<Buffer> {
-    return this.signed.get(this.perRecipient(email, s.domain) ? `${email.id}:${recipient.id}` : email.id, () => this.build(email, s, recipient));
+    return this.signed.get(this.perRecipient(email, s.domain) ? `${email.id}:${recipient.id}` : email.id, () =>
+      this.build(email, s, recipient),
+    );
   }
 
   /** The recipient's List-Unsubscribe links: HTTPS (one-click) when http.public_url is set, and the unsubscribe mailbox at the return path. */
@@ -158,8 +199,17 @@ export class LiveAttempt {
 
   private async build(email: Email, { domain, key }: Signer, recipient: Recipient): Promise<Buffer> {
     const tracked = this.tracked(email, domain);
-    const html = tracked ? await trackedHtml(this.o.tracking, email.html!, { emailId: email.id, recipientId: recipient.id }, { opens: domain.openTracking, clicks: domain.clickTracking }) : email.html;
-    const headers = wantsAutoUnsubscribe(email.headers) ? unsubscribeHeaders(email.headers, await this.unsubscribeLinks(email, domain, recipient)) : email.headers;
+    const html = tracked
+      ? await trackedHtml(
+          this.o.tracking,
+          email.html!,
+          { emailId: email.id, recipientId: recipient.id },
+          { opens: domain.openTracking, clicks: domain.clickTracking },
+        )
+      : email.html;
+    const headers = wantsAutoUnsubscribe(email.headers)
+      ? unsubscribeHeaders(email.headers, await this.unsubscribeLinks(email, domain, recipient))
+      : email.headers;
     // an email handed over by the accept or claimed by the worker says whether it has any: most have none
     const attachments = email.attachmentCount === 0 ? [] : await attachmentsOf(this.o.store.reader, email.id);
     return this.o.signer.sign({
@@ -172,7 +222,12 @@ export class LiveAttempt {
         html,
         text: email.text,
         headers,
-        attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType, ...(a.contentId ? { contentId: a.contentId } : {}) })),
+        attachments: attachments.map((a) => ({
+          filename: a.filename,
+          content: a.content,
+          contentType: a.contentType,
+          ...(a.contentId ? { contentId: a.contentId } : {}),
+        })),
         messageId: email.messageId,
         date: email.createdAt,
       },
@@ -182,7 +237,9 @@ export class LiveAttempt {
 
   /** The relay's queue id from its 250 reply (the Message-ID when it names none); the Message-ID in direct mode. */
   private providerId(email: Email, res: SendResult): string {
-    return this.o.outbound.mode === 'relay' ? (providerQueueId(res.response ?? '') ?? email.messageId) : email.messageId;
+    return this.o.outbound.mode === 'relay'
+      ? (providerQueueId(res.response ?? '') ?? email.messageId)
+      : email.messageId;
   }
 }
 
@@ -191,7 +248,12 @@ function classify(got: SendResult['recipients'][number] | undefined, res: SendRe
   const reply = got?.reply ?? 'no answer';
   switch (got?.kind ?? 'deferred') {
     case 'bounced':
-      return { kind: 'bounced', bounce: got?.bounce ?? classifyBounce({ diagnostic: reply, final: true }), reply, mx: res.host };
+      return {
+        kind: 'bounced',
+        bounce: got?.bounce ?? classifyBounce({ diagnostic: reply, final: true }),
+        reply,
+        mx: res.host,
+      };
     case 'delivered':
       return { kind: 'delivered', reply, mx: res.host };
     case 'ambiguous':

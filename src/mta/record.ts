@@ -5,8 +5,20 @@ import type { Email } from '../modules/sending/emails/email.js';
 import { saveRecipient } from '../modules/sending/emails/email-recipients.repo.js';
 import { saveEmailState } from '../modules/sending/emails/email-rows.repo.js';
 import { findEmailsById } from '../modules/sending/emails/emails.repo.js';
-import { ambiguousAfterCrash, applyOutcomes, keepsQueueRow, requeueOrphan, type RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
-import { deleteQueueRow, orphanedRows, queueRowsOfEmails, saveQueueRow, type QueueRow } from '../modules/sending/emails/queue.repo.js';
+import {
+  ambiguousAfterCrash,
+  applyOutcomes,
+  keepsQueueRow,
+  requeueOrphan,
+  type RecipientOutcome,
+} from '../modules/sending/emails/lifecycle.js';
+import {
+  deleteQueueRow,
+  orphanedRows,
+  queueRowsOfEmails,
+  saveQueueRow,
+  type QueueRow,
+} from '../modules/sending/emails/queue.repo.js';
 import { insertEvents, type OutboxEvent } from '../modules/notifying/events/events.repo.js';
 import { suppressAfterMail } from '../modules/sending/suppressions/suppress-after-mail.js';
 import type { AttemptResult } from './attempt.js';
@@ -33,7 +45,12 @@ export interface RecordContext {
  * queue rows of one email may finish together: each sees the state the
  * previous one left.
  */
-export async function recordOutcomes(trx: Knex.Transaction, items: Completed[], ctx: RecordContext, read?: Map<string, Email>): Promise<void> {
+export async function recordOutcomes(
+  trx: Knex.Transaction,
+  items: Completed[],
+  ctx: RecordContext,
+  read?: Map<string, Email>,
+): Promise<void> {
   const ids = [...new Set(items.map((i) => i.row.emailId))];
   // Other processes may be recording other queue rows of the same emails (PostgreSQL).
   await lockRows(trx, 'emails', ids);
@@ -46,7 +63,10 @@ export async function recordOutcomes(trx: Knex.Transaction, items: Completed[], 
     const stored = rows.get(row.id);
     // A row taken over after its lease ran out belongs to the taker.
     if (ctx.owner !== null && (stored?.state !== 'submitting' || stored.leaseOwner !== ctx.owner)) {
-      ctx.logger.warn({ row: row.id, email: email.id }, 'an attempt finished after its lease was taken over; its outcome is not recorded');
+      ctx.logger.warn(
+        { row: row.id, email: email.id },
+        'an attempt finished after its lease was taken over; its outcome is not recorded',
+      );
       continue;
     }
     const change = applyOutcomes(email, row, outcomes, {
@@ -75,7 +95,11 @@ export async function recordOutcomes(trx: Knex.Transaction, items: Completed[], 
  * without an operator (`posthorn queue retry`). `all`: every such row (SQLite
  * at start: one process owns the queue); else rows whose lease ran out.
  */
-export async function recoverOrphans(trx: Knex.Transaction, all: boolean, ctx: Omit<RecordContext, 'owner'>): Promise<number> {
+export async function recoverOrphans(
+  trx: Knex.Transaction,
+  all: boolean,
+  ctx: Omit<RecordContext, 'owner'>,
+): Promise<number> {
   const orphans = await orphanedRows(trx, ctx.now, all);
   const ids = [...new Set(orphans.map((q) => q.emailId))];
   await lockRows(trx, 'emails', ids);
@@ -84,7 +108,12 @@ export async function recoverOrphans(trx: Knex.Transaction, all: boolean, ctx: O
   for (const q of orphans) {
     const email = emails.get(q.emailId);
     if (!email || q.dataStarted) continue;
-    const back = requeueOrphan(email, q, [...rows.values()].filter((x) => x.emailId === email.id && x.id !== q.id), ctx.now);
+    const back = requeueOrphan(
+      email,
+      q,
+      [...rows.values()].filter((x) => x.emailId === email.id && x.id !== q.id),
+      ctx.now,
+    );
     emails.set(email.id, back.email);
     rows.set(q.id, back.row);
     await saveQueueRow(trx, back.row);
@@ -92,7 +121,11 @@ export async function recoverOrphans(trx: Knex.Transaction, all: boolean, ctx: O
   }
   const unsure = orphans.filter((q) => q.dataStarted && emails.has(q.emailId));
   if (unsure.length) {
-    const items = unsure.map((q) => ({ row: q, outcomes: ambiguousAfterCrash(emails.get(q.emailId)!, q), result: { outcomes: new Map() } }));
+    const items = unsure.map((q) => ({
+      row: q,
+      outcomes: ambiguousAfterCrash(emails.get(q.emailId)!, q),
+      result: { outcomes: new Map() },
+    }));
     await recordOutcomes(trx, items, { ...ctx, owner: null }, emails);
   }
   return orphans.length;

@@ -26,12 +26,22 @@ export async function resolveDestinations(domain: string, resolver: DnsResolver)
   try {
     mx = await resolver.resolveMx(domain);
   } catch (e) {
-    if (!isNoRecord(e)) return { kind: 'dns_error', reason: `MX lookup failed (${(e as { code?: string }).code ?? (e as Error).message})` };
+    if (!isNoRecord(e))
+      return {
+        kind: 'dns_error',
+        reason: `MX lookup failed (${(e as { code?: string }).code ?? (e as Error).message})`,
+      };
     if ((e as { code?: string }).code === 'ENOTFOUND') return { kind: 'no_domain' };
     mx = [];
   }
-  if (mx.length === 1 && (mx[0]!.exchange === '' || mx[0]!.exchange === '.') && mx[0]!.priority === 0) return { kind: 'null_mx' };
-  const names = mx.length ? [...mx].sort((a, b) => a.priority - b.priority).map((m) => normalizeName(m.exchange)).filter(Boolean) : [domain];
+  if (mx.length === 1 && (mx[0]!.exchange === '' || mx[0]!.exchange === '.') && mx[0]!.priority === 0)
+    return { kind: 'null_mx' };
+  const names = mx.length
+    ? [...mx]
+        .sort((a, b) => a.priority - b.priority)
+        .map((m) => normalizeName(m.exchange))
+        .filter(Boolean)
+    : [domain];
   const hosts: MxHost[] = [];
   let lastError: string | null = null;
   for (const name of names) {

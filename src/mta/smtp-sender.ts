@@ -29,7 +29,14 @@ export interface SendResult {
 
 const BODY_SLICE = 64 * 1024;
 
-type SmtpError = Error & { code?: string; responseCode?: number; response?: string; command?: string; rejected?: string[]; rejectedErrors?: SmtpError[] };
+type SmtpError = Error & {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+  rejected?: string[];
+  rejectedErrors?: SmtpError[];
+};
 /** What nodemailer's SMTP client reports of a transaction the server accepted. */
 type SentInfo = { accepted?: string[]; rejected?: string[]; rejectedErrors?: SmtpError[]; response?: string };
 
@@ -69,7 +76,12 @@ export class SmtpSender {
         return r;
       }
     }
-    return { recipients: req.envelope.to.map((address) => ({ address, ...classifyNoReply(failure, false) })), host: lastHost, secure: false, dataStarted: false };
+    return {
+      recipients: req.envelope.to.map((address) => ({ address, ...classifyNoReply(failure, false) })),
+      host: lastHost,
+      secure: false,
+      dataStarted: false,
+    };
   }
 
   /** One SMTP transaction on an open connection. */
@@ -80,18 +92,33 @@ export class SmtpSender {
     marked.catch(() => undefined);
     const body = new BodyStream(req.raw, marked);
     return new Promise((resolve) => {
-      conn.send({ from: req.envelope.from, to: req.envelope.to }, body.stream, (err: SmtpError | null, info?: SentInfo) => {
-        const secure = Boolean((conn as unknown as { secure?: boolean }).secure);
-        const { dataStarted } = body;
-        if (!err) {
-          this.pool.release(d, conn, true);
-          return resolve({ recipients: outcomesOfAccept(info, req.envelope.to), host, secure, ...(info?.response ? { response: info.response } : {}), dataStarted });
-        }
-        const wasReused = conn.posthornDead !== true && !dataStarted && !err.responseCode && (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL') && err.command !== 'DATA';
-        this.pool.release(d, conn, false);
-        if (wasReused && isStale(err)) return resolve('stale');
-        resolve({ recipients: outcomesOfError(err, req.envelope.to, body.ended), host, secure, dataStarted });
-      });
+      conn.send(
+        { from: req.envelope.from, to: req.envelope.to },
+        body.stream,
+        (err: SmtpError | null, info?: SentInfo) => {
+          const secure = Boolean((conn as unknown as { secure?: boolean }).secure);
+          const { dataStarted } = body;
+          if (!err) {
+            this.pool.release(d, conn, true);
+            return resolve({
+              recipients: outcomesOfAccept(info, req.envelope.to),
+              host,
+              secure,
+              ...(info?.response ? { response: info.response } : {}),
+              dataStarted,
+            });
+          }
+          const wasReused =
+            conn.posthornDead !== true &&
+            !dataStarted &&
+            !err.responseCode &&
+            (err.code === 'ECONNECTION' || err.code === 'EPROTOCOL') &&
+            err.command !== 'DATA';
+          this.pool.release(d, conn, false);
+          if (wasReused && isStale(err)) return resolve('stale');
+          resolve({ recipients: outcomesOfError(err, req.envelope.to, body.ended), host, secure, dataStarted });
+        },
+      );
     });
   }
 
@@ -152,10 +179,14 @@ function isStale(err: SmtpError): boolean {
 
 /** A transaction the server accepted: each recipient's reply to RCPT if it was refused, else the reply to DATA. */
 function outcomesOfAccept(info: SentInfo | undefined, to: string[]): RecipientResult[] {
-  const rejected = new Map((info?.rejectedErrors ?? []).map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]));
+  const rejected = new Map(
+    (info?.rejectedErrors ?? []).map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]),
+  );
   return to.map((address): RecipientResult => {
     const r = rejected.get(address);
-    return r ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message) } : { address, ...classifyReply(250, info?.response ?? '250 OK') };
+    return r
+      ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message) }
+      : { address, ...classifyReply(250, info?.response ?? '250 OK') };
   });
 }
 
@@ -165,10 +196,17 @@ function outcomesOfError(err: SmtpError, to: string[], bodyEnded: boolean): Reci
     const byRcpt = new Map(err.rejectedErrors.map((e) => [String((e as { recipient?: string }).recipient ?? ''), e]));
     return to.map((address) => {
       const e = byRcpt.get(address) ?? err;
-      return { address, ...(e.responseCode ? classifyReply(e.responseCode, e.response ?? e.message) : classifyNoReply(describe(e), bodyEnded)) };
+      return {
+        address,
+        ...(e.responseCode
+          ? classifyReply(e.responseCode, e.response ?? e.message)
+          : classifyNoReply(describe(e), bodyEnded)),
+      };
     });
   }
-  const c = err.responseCode ? classifyReply(err.responseCode, err.response ?? err.message) : classifyNoReply(describe(err), bodyEnded);
+  const c = err.responseCode
+    ? classifyReply(err.responseCode, err.response ?? err.message)
+    : classifyNoReply(describe(err), bodyEnded);
   return to.map((address) => ({ address, ...c }));
 }
 
@@ -179,7 +217,10 @@ function describe(e: SmtpError): string {
 /** The relay's queue id from its reply to DATA: "250 2.0.0 Ok: queued as 4FhX1", Exim's "id=…", or the last token. */
 export function providerQueueId(response: string): string | null {
   const text = response.trim();
-  const m = /queued as ([A-Za-z0-9._@<>-]+)/i.exec(text) ?? /\bid=([A-Za-z0-9._@<>-]+)/i.exec(text) ?? /\b([A-Za-z0-9._-]+) Message accepted for delivery/i.exec(text);
+  const m =
+    /queued as ([A-Za-z0-9._@<>-]+)/i.exec(text) ??
+    /\bid=([A-Za-z0-9._@<>-]+)/i.exec(text) ??
+    /\b([A-Za-z0-9._-]+) Message accepted for delivery/i.exec(text);
   if (m) return m[1]!.replace(/^<|>$/g, '');
   const last = /^2\d\d(?:[ -]\d\.\d{1,3}\.\d{1,3})?\s+(?:\S+\s+)*?(\S+)$/.exec(text)?.[1];
   return last && /[0-9]/.test(last) ? last.replace(/^<|>$/g, '') : null;

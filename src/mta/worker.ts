@@ -167,9 +167,21 @@ export class QueueWorker implements WorkerRoom {
   private async claim(limit: number): Promise<number> {
     const now = this.o.clock.now();
     const { count, rows, emails, suppressed } = await this.o.writer.run((trx) =>
-      claimBatch(trx, { now, limit, lease: this.lease(now), bulkLimit: this.bulk.room, instant: this.o.instant, recordContext: () => this.recordContext(this.o.owner) }),
+      claimBatch(trx, {
+        now,
+        limit,
+        lease: this.lease(now),
+        bulkLimit: this.bulk.room,
+        instant: this.o.instant,
+        recordContext: () => this.recordContext(this.o.owner),
+      }),
     );
-    for (const q of rows) this.track(q.bulk ? this.bulk.track(this.process(q, emails.get(q.emailId), suppressed)) : this.process(q, emails.get(q.emailId), suppressed));
+    for (const q of rows)
+      this.track(
+        q.bulk
+          ? this.bulk.track(this.process(q, emails.get(q.emailId), suppressed))
+          : this.process(q, emails.get(q.emailId), suppressed),
+      );
     return count;
   }
 
@@ -180,7 +192,11 @@ export class QueueWorker implements WorkerRoom {
     return due === null ? idle : Math.max(0, Math.min(idle, due - this.o.clock.now()));
   }
 
-  private async process(q: QueueRow, email: Email | undefined, suppressed: Map<string, SuppressionReason>): Promise<void> {
+  private async process(
+    q: QueueRow,
+    email: Email | undefined,
+    suppressed: Map<string, SuppressionReason>,
+  ): Promise<void> {
     if (!email) return;
     this.leased.add(q.id);
     try {
@@ -210,10 +226,15 @@ export class QueueWorker implements WorkerRoom {
       // next start. Retried later if no body went out; ambiguous if one may have.
       this.o.logger.error({ err: e, row: q.id, email: q.emailId }, 'delivery attempt failed unexpectedly');
       const reply = `internal error during the attempt: ${(e as Error).message}`;
-      const outcome: RecipientOutcome = bodyMayHaveGone ? { kind: 'ambiguous', stage: 'internal', reply } : { kind: 'deferred', reply: `451 4.3.0 ${reply}` };
+      const outcome: RecipientOutcome = bodyMayHaveGone
+        ? { kind: 'ambiguous', stage: 'internal', reply }
+        : { kind: 'deferred', reply: `451 4.3.0 ${reply}` };
       const failed = new Map(waitingOn(email, q).map((r) => [r.id, outcome]));
       await this.recorder.add({ row: q, outcomes: failed, result: { outcomes: failed } }).catch((err: unknown) => {
-        this.o.logger.error({ err, row: q.id }, 'could not record the failed attempt; the row is recovered at the next start or when its lease ends');
+        this.o.logger.error(
+          { err, row: q.id },
+          'could not record the failed attempt; the row is recovered at the next start or when its lease ends',
+        );
       });
     }
   }

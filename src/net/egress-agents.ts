@@ -25,7 +25,10 @@ export function agentFor(checked: { address: string; family: 4 | 6 }, ca: string
     cached ??
     new Agent({
       // the URL's host name still goes to TLS as SNI and for the certificate check
-      connect: { lookup: pinnedLookup(checked.address, checked.family), ...(ca ? { secureContext: trustingAlso(ca) } : {}) },
+      connect: {
+        lookup: pinnedLookup(checked.address, checked.family),
+        ...(ca ? { secureContext: trustingAlso(ca) } : {}),
+      },
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       connections: null,

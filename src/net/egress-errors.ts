@@ -29,7 +29,8 @@ export class EgressRequestError extends Error {
 
 // OpenSSL's certificate verdicts (DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED, UNABLE_TO_VERIFY_LEAF_SIGNATURE,
 // HOSTNAME_MISMATCH, …) and Node's own TLS and SSL codes (ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_WRONG_VERSION_NUMBER)
-const TLS_CODE = /^ERR_(TLS|SSL)_|CERT|CRL|^UNABLE_TO_|^INVALID_(CA|PURPOSE)$|^PATH_LENGTH_EXCEEDED$|^HOSTNAME_MISMATCH$|^EPROTO$/;
+const TLS_CODE =
+  /^ERR_(TLS|SSL)_|CERT|CRL|^UNABLE_TO_|^INVALID_(CA|PURPOSE)$|^PATH_LENGTH_EXCEEDED$|^HOSTNAME_MISMATCH$|^EPROTO$/;
 // undici's own clocks (connect, headers, body) besides ours
 const TIMEOUT_CODE = /^(UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT|ETIMEDOUT)$/;
 
@@ -50,7 +51,8 @@ export type FailureWord = 'timeout' | 'refused' | 'tls' | 'too large' | 'blocked
  * or any other error.
  */
 export function failureWord(e: unknown): FailureWord | null {
-  if (e instanceof EgressError) return e.reason === 'private_address' ? 'blocked' : e.reason === 'dns_failure' ? 'dns' : null;
+  if (e instanceof EgressError)
+    return e.reason === 'private_address' ? 'blocked' : e.reason === 'dns_failure' ? 'dns' : null;
   if (!(e instanceof EgressRequestError)) return null;
   switch (e.reason) {
     case 'too_large':

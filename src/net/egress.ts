@@ -7,7 +7,14 @@ import { agentFor } from './egress-agents.js';
 import { EgressError, EgressRequestError, networkFailure } from './egress-errors.js';
 import { connectTarget, isPublicAddress } from './ip-ranges.js';
 
-export { EgressError, EgressRequestError, failureWord, type EgressFailure, type EgressReason, type FailureWord } from './egress-errors.js';
+export {
+  EgressError,
+  EgressRequestError,
+  failureWord,
+  type EgressFailure,
+  type EgressReason,
+  type FailureWord,
+} from './egress-errors.js';
 export { closeEgressAgents } from './egress-agents.js';
 
 export interface EgressOptions {
@@ -40,15 +47,20 @@ export interface CheckedUrl {
  * is looked up as every local program does, through getaddrinfo and so the
  * hosts file; without, it is refused before any lookup.
  */
-export async function checkUrl(raw: string, opts: Pick<EgressOptions, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {
+export async function checkUrl(
+  raw: string,
+  opts: Pick<EgressOptions, 'allowPrivate' | 'resolve'>,
+): Promise<CheckedUrl> {
   const url = parseHttpsUrl(raw);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const local = isLocalhost(host);
-  if (local && !opts.allowPrivate) throw new EgressError('private_address', `host ${host} is the loopback name, not a public address`);
+  if (local && !opts.allowPrivate)
+    throw new EgressError('private_address', `host ${host} is the loopback name, not a public address`);
   const addresses = isIP(host) ? [host] : await resolveHost(host, local ? systemLookup : opts.resolve);
   if (!opts.allowPrivate) {
     const bad = addresses.find((a) => !isPublicAddress(a));
-    if (bad !== undefined) throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
+    if (bad !== undefined)
+      throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
   }
   return { url, ...connectTarget(addresses[0]!)! };
 }
@@ -74,7 +86,8 @@ async function resolveHost(host: string, resolve: EgressOptions['resolve']): Pro
   }
   if (!addresses.length) throw new EgressError('dns_failure', `host ${host} has no address`);
   const odd = addresses.find((a) => !connectTarget(a));
-  if (odd !== undefined) throw new EgressError('dns_failure', `host ${host} resolved to ${JSON.stringify(odd)}, which is not an address`);
+  if (odd !== undefined)
+    throw new EgressError('dns_failure', `host ${host} resolved to ${JSON.stringify(odd)}, which is not an address`);
   return addresses;
 }
 
@@ -95,7 +108,10 @@ export function resolverLookup(resolver: DnsResolver, cacheMs = LOOKUP_CACHE_MS)
       const [v4, v6] = await Promise.all([orNone(resolver.resolve4(host)), orNone(resolver.resolve6(host))]);
       found = [...v4, ...v6];
     } catch (e) {
-      throw new EgressError('dns_failure', `host ${host} could not be resolved (${(e as { code?: string }).code ?? (e as Error).message})`);
+      throw new EgressError(
+        'dns_failure',
+        `host ${host} could not be resolved (${(e as { code?: string }).code ?? (e as Error).message})`,
+      );
     }
     if (!found.length) throw new EgressError('dns_failure', `host ${host} has no address`);
     return found;
@@ -148,7 +164,11 @@ export async function guardedRequest(raw: string, init: EgressRequest, opts: Egr
  * answer like any other and is never followed (interface §6: it counts as a
  * failed delivery); undici's Agent neither follows redirects nor retries.
  */
-export async function requestChecked(checked: CheckedUrl, init: EgressRequest, opts: EgressOptions): Promise<EgressResponse> {
+export async function requestChecked(
+  checked: CheckedUrl,
+  init: EgressRequest,
+  opts: EgressOptions,
+): Promise<EgressResponse> {
   const started = performance.now();
   const controller = new AbortController();
   let timedOut = false;
@@ -167,8 +187,18 @@ export async function requestChecked(checked: CheckedUrl, init: EgressRequest, o
       dispatcher: agentFor(checked, opts.ca),
       signal: controller.signal,
     });
-    const { body, truncated } = init.maxBodyBytes === undefined ? await glance(res, GLANCE_BYTES) : { body: await readCapped(res, init.maxBodyBytes), truncated: false };
-    return { status: res.statusCode, headers: flatHeaders(res.headers), body, truncated, durationMs: Math.round(performance.now() - started), address: checked.address };
+    const { body, truncated } =
+      init.maxBodyBytes === undefined
+        ? await glance(res, GLANCE_BYTES)
+        : { body: await readCapped(res, init.maxBodyBytes), truncated: false };
+    return {
+      status: res.statusCode,
+      headers: flatHeaders(res.headers),
+      body,
+      truncated,
+      durationMs: Math.round(performance.now() - started),
+      address: checked.address,
+    };
   } catch (e) {
     if (e instanceof EgressRequestError) throw e;
     if (timedOut) throw new EgressRequestError('timeout', `no complete answer within ${opts.timeoutMs} ms (timeout)`);
@@ -235,5 +265,7 @@ async function readCapped(res: Dispatcher.ResponseData, limit: number): Promise<
 }
 
 function flatHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+  );
 }

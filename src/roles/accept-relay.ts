@@ -20,7 +20,12 @@ import type { AcceptRequest, Accepted } from '../modules/sending/emails/accept-r
  */
 
 /** seq: the commit to wait for before answering; null when the commit was already on disk. */
-export type AcceptOutcome = { ok: true; accepted: Accepted; seq: bigint | null } | { ok: false; error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> } };
+export type AcceptOutcome =
+  | { ok: true; accepted: Accepted; seq: bigint | null }
+  | {
+      ok: false;
+      error: { status: number; code: ErrorCode; message: string; field?: string; headers: Record<string, string> };
+    };
 
 /** The request as it crosses to the other thread (the attachments travel once, resolved). */
 export function toWire(req: AcceptRequest): AcceptRequest {
@@ -37,7 +42,10 @@ export function fromWire(req: AcceptRequest): AcceptRequest {
  * number. Without a shared fsync thread (no number) it waits here until the
  * commit is on disk.
  */
-export async function storeForRelay(queue: AcceptQueue, req: AcceptRequest): Promise<{ accepted: Accepted; seq: bigint | null }> {
+export async function storeForRelay(
+  queue: AcceptQueue,
+  req: AcceptRequest,
+): Promise<{ accepted: Accepted; seq: bigint | null }> {
   const { value, durable, seq } = await queue.submitCommitted(req);
   if (seq === null) await durable.catch(() => Promise.reject(notDurable()));
   return { accepted: value, seq };
@@ -47,11 +55,29 @@ export function outcomeOf(settled: PromiseSettledResult<{ accepted: Accepted; se
   if (settled.status === 'fulfilled') {
     const { accepted, seq } = settled.value;
     // The API thread only presents the stored email, which shows no bodies: they stay here.
-    return { ok: true, accepted: accepted.email ? { email: { ...accepted.email, html: null, text: null }, replay: null } : accepted, seq };
+    return {
+      ok: true,
+      accepted: accepted.email ? { email: { ...accepted.email, html: null, text: null }, replay: null } : accepted,
+      seq,
+    };
   }
   const { reason } = settled;
-  const e = reason instanceof ApiError ? reason : isStorageFull(reason) ? storageFull() : apiError('internal_error', 'the email could not be stored; nothing was queued');
-  return { ok: false, error: { status: e.status, code: e.code, message: e.message, ...(e.field ? { field: e.field } : {}), headers: e.headers } };
+  const e =
+    reason instanceof ApiError
+      ? reason
+      : isStorageFull(reason)
+        ? storageFull()
+        : apiError('internal_error', 'the email could not be stored; nothing was queued');
+  return {
+    ok: false,
+    error: {
+      status: e.status,
+      code: e.code,
+      message: e.message,
+      ...(e.field ? { field: e.field } : {}),
+      headers: e.headers,
+    },
+  };
 }
 
 export function settle(o: AcceptOutcome): Accepted {
@@ -167,8 +193,12 @@ export class RemoteAcceptor implements Acceptor {
   /** The other thread is gone: whatever it had not answered may or may not be stored. */
   close(reason: string): void {
     this.closed = reason;
-    const error = apiError('internal_error', 'the appliance stopped while storing the email; it may or may not have been queued');
-    for (const batch of [...this.sent.values(), ...(this.batch ? [this.batch] : [])]) for (const w of batch) w.reject(error);
+    const error = apiError(
+      'internal_error',
+      'the appliance stopped while storing the email; it may or may not have been queued',
+    );
+    for (const batch of [...this.sent.values(), ...(this.batch ? [this.batch] : [])])
+      for (const w of batch) w.reject(error);
     this.sent.clear();
     this.batch = null;
   }

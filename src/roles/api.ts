@@ -24,8 +24,27 @@ const DRAIN_MS = 10_000;
 
 /** The HTTP API: the Koa edge over the module services. */
 /** `withDashboard`: dashboard.enabled, the web pages at /dashboard beside the API. */
-export async function startApi(listen: ApiListen, services: Services, edge: EdgeSettings, withDashboard = false): Promise<ApiRole> {
-  const pages = [unsubscribePages(services.unsubscribe), preferencesPages(services.preferences), formPages(services.forms), ...(withDashboard ? [dashboard(services, { publicUrl: edge.publicUrl, logger: edge.logger, requestsPerSecond: edge.requestsPerSecond, clock: edge.clock })] : [])];
+export async function startApi(
+  listen: ApiListen,
+  services: Services,
+  edge: EdgeSettings,
+  withDashboard = false,
+): Promise<ApiRole> {
+  const pages = [
+    unsubscribePages(services.unsubscribe),
+    preferencesPages(services.preferences),
+    formPages(services.forms),
+    ...(withDashboard
+      ? [
+          dashboard(services, {
+            publicUrl: edge.publicUrl,
+            logger: edge.logger,
+            requestsPerSecond: edge.requestsPerSecond,
+            clock: edge.clock,
+          }),
+        ]
+      : []),
+  ];
   const { koa } = buildApp(services, edge, ROUTES, pages);
   const server = createServer(koa.callback());
   // Keep-alive a little longer than common proxies' idle timeouts.

@@ -66,9 +66,18 @@ const SCRAPE_TIMEOUT_MS = 1_000;
  * without it. `listen` writes a `posthorn listen` delivery of its
  * dispatcher to this thread's stream (ListenHub.deliver; listen-relay.ts).
  */
-export async function startBackgroundThread(data: BackgroundData, logger: Logger, onFailure: (reason: string) => void, durability: SharedDurability | null, listen: ListenDeliver): Promise<BackgroundThread> {
+export async function startBackgroundThread(
+  data: BackgroundData,
+  logger: Logger,
+  onFailure: (reason: string) => void,
+  durability: SharedDurability | null,
+  listen: ListenDeliver,
+): Promise<BackgroundThread> {
   // its entry is the thread's own composition root, beside main.ts
-  const worker = startThread(import.meta.url, '../background-thread', { workerData: data, transferList: data.durability ? [data.durability.port] : [] });
+  const worker = startThread(import.meta.url, '../background-thread', {
+    workerData: data,
+    transferList: data.durability ? [data.durability.port] : [],
+  });
   await ready(worker);
   let stopping = false;
   const post = (m: ToBackground) => worker.postMessage(m);
@@ -87,7 +96,10 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
   return {
     name: 'background',
     accept,
-    wake: batchedWakes((roles) => post({ type: 'wake', roles }), () => stopping),
+    wake: batchedWakes(
+      (roles) => post({ type: 'wake', roles }),
+      () => stopping,
+    ),
     async requestLogs(batch) {
       if (!stopping) post({ type: 'request-logs', batch });
     },
@@ -104,7 +116,13 @@ export async function startBackgroundThread(data: BackgroundData, logger: Logger
 }
 
 /** The thread's end other than by stop(): accepts waiting for it fail, and the process is told. */
-function watchForFailure(worker: Worker, logger: Logger, accept: RemoteAcceptor, stopping: () => boolean, onFailure: (reason: string) => void): void {
+function watchForFailure(
+  worker: Worker,
+  logger: Logger,
+  accept: RemoteAcceptor,
+  stopping: () => boolean,
+  onFailure: (reason: string) => void,
+): void {
   worker.on('error', (e) => {
     logger.fatal({ err: e }, 'the background thread failed');
     accept.close('the background thread failed');
@@ -168,7 +186,10 @@ function ready(worker: Worker): Promise<void> {
 }
 
 /** Wake-ups of one turn of the event loop go over as one message. */
-function batchedWakes(send: (roles: BackgroundRole[]) => void, stopping: () => boolean): (role: BackgroundRole) => void {
+function batchedWakes(
+  send: (roles: BackgroundRole[]) => void,
+  stopping: () => boolean,
+): (role: BackgroundRole) => void {
   let pending: Set<BackgroundRole> | null = null;
   return (role) => {
     if (stopping()) return;

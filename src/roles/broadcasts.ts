@@ -19,7 +19,12 @@ const IDLE_MS = 5_000;
  * next batch, or the next scheduled one is due. A broadcast whose batch
  * fails is logged and left alone for a while; the others go on.
  */
-export function startFanOut(fanOut: BroadcastFanOut, clock: Clock, logger: Logger, onWake: (wake: () => void) => void): FanOutRole {
+export function startFanOut(
+  fanOut: BroadcastFanOut,
+  clock: Clock,
+  logger: Logger,
+  onWake: (wake: () => void) => void,
+): FanOutRole {
   const waker = new Waker();
   onWake(() => waker.wake());
   let stopped = false;

@@ -13,7 +13,11 @@ export interface DnsSlice {
 }
 
 /** The authoritative DNS server of the DKIM zone (CONTRACT §5). */
-export async function startDns(slice: DnsSlice, lookup: DkimKeyLookup, logger: Logger): Promise<Role & { port: number }> {
+export async function startDns(
+  slice: DnsSlice,
+  lookup: DkimKeyLookup,
+  logger: Logger,
+): Promise<Role & { port: number }> {
   const zone = await startZoneServer({ ...slice, lookup, logger });
   logger.info({ zone: slice.zone, port: zone.port }, 'DKIM zone DNS server listening');
   return { name: 'dns', port: zone.port, stop: () => zone.stop() };

@@ -13,7 +13,11 @@ export interface MetricsRole extends Role {
  * an internal address while the API listener faces the internet. It answers
  * GET /metrics and nothing else.
  */
-export async function startMetricsListener(listen: { host: string; port: number }, metrics: MetricsService, logger: Logger): Promise<MetricsRole> {
+export async function startMetricsListener(
+  listen: { host: string; port: number },
+  metrics: MetricsService,
+  logger: Logger,
+): Promise<MetricsRole> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
@@ -21,7 +25,8 @@ export async function startMetricsListener(listen: { host: string; port: number 
       return;
     }
     metrics.scrape().then(
-      ({ contentType, text }) => res.writeHead(200, { 'Content-Type': contentType }).end(req.method === 'HEAD' ? undefined : text),
+      ({ contentType, text }) =>
+        res.writeHead(200, { 'Content-Type': contentType }).end(req.method === 'HEAD' ? undefined : text),
       (e: unknown) => {
         logger.error({ err: e }, 'metrics scrape failed');
         res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics unavailable\n');

@@ -32,7 +32,8 @@ export interface MtaOptions {
 /** The outbound MTA: the queue worker with the simulation for test keys and SMTP for live keys. */
 export async function startMta(o: MtaOptions): Promise<MtaRole> {
   // Test mail never leaves: its outcome is known at once and recorded as the row is claimed.
-  const simulate: InstantAttempt = (email, row, recipients) => (email.environment === 'test' ? simulateAttempt(email, recipients, o.testDomain, row.attempts) : null);
+  const simulate: InstantAttempt = (email, row, recipients) =>
+    email.environment === 'test' ? simulateAttempt(email, recipients, o.testDomain, row.attempts) : null;
   const worker = new QueueWorker({
     store: o.store,
     writer: o.writer,

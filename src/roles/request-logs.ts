@@ -10,7 +10,9 @@ const FLUSH_MS = 100;
 export function startRequestLogs(logs: RequestLogService, logger: Logger, everyMs = FLUSH_MS): Role {
   let flushing: Promise<void> = Promise.resolve();
   const flush = () =>
-    (flushing = flushing.then(() => logs.flush()).catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));
+    (flushing = flushing
+      .then(() => logs.flush())
+      .catch((e: unknown) => logger.warn({ err: e }, 'could not write request log lines')));
   const timer = setInterval(() => void flush(), everyMs);
   timer.unref();
   return {

@@ -27,7 +27,10 @@ export interface WebhooksRole extends Role {
  * The webhook dispatcher: the event outbox fanned out to endpoints, signed POSTs through the SSRF guard.
  * `listen`: where a `posthorn listen` endpoint's deliveries go instead (its url is a marker, never requested).
  */
-export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger; listen: ListenSink }): Promise<WebhooksRole> {
+export async function startWebhooks(
+  slice: WebhooksSlice,
+  deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger; listen: ListenSink },
+): Promise<WebhooksRole> {
   const { listen, ...dispatcherDeps } = deps;
   const dispatcher = new WebhookDispatcher({
     ...dispatcherDeps,
@@ -61,7 +64,13 @@ export async function startWebhooks(slice: WebhooksSlice, deps: { store: Store; 
  * yet, or is gone and its endpoint about to be) or its reader is too far
  * behind; the retry schedule applies to both.
  */
-async function postToListener(listen: ListenSink, endpointId: string, headers: Record<string, string>, body: string, signal: AbortSignal): ReturnType<WebhookPost> {
+async function postToListener(
+  listen: ListenSink,
+  endpointId: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): ReturnType<WebhookPost> {
   const started = performance.now();
   signal.throwIfAborted();
   // the answer may have to come from the API thread: a shutdown does not wait for it

@@ -73,11 +73,26 @@ export async function listen(o: ListenerOptions, handlers: Partial<SMTPServerOpt
     closeTimeout: 30_000,
     logger: false,
     disableReverseLookup: o.reverse === null,
-    ...(o.reverse ? { resolver: { reverse: (ip: string, cb: (err: Error | null, names?: string[]) => void) => void o.reverse!(ip).then((n) => cb(null, n), (e: Error) => cb(e)) } } : {}),
+    ...(o.reverse
+      ? {
+          resolver: {
+            reverse: (ip: string, cb: (err: Error | null, names?: string[]) => void) =>
+              void o.reverse!(ip).then(
+                (n) => cb(null, n),
+                (e: Error) => cb(e),
+              ),
+          },
+        }
+      : {}),
     ...handlers,
     ...limitedHandlers(handlers, () => limits!),
   } as SMTPServerOptions);
-  limits = new SessionLimits(server, { listener: o.name, limits: o.limits, minRateGraceMs: o.minRateGraceMs ?? MIN_RATE_GRACE_MS, logger: o.logger });
+  limits = new SessionLimits(server, {
+    listener: o.name,
+    limits: o.limits,
+    minRateGraceMs: o.minRateGraceMs ?? MIN_RATE_GRACE_MS,
+    logger: o.logger,
+  });
   server.on('error', (e) => o.logger.warn({ err: e, listener: o.name }, 'SMTP listener error'));
   (server as unknown as { server: Server }).server.on('connection', (socket: Socket) => {
     coalesceReplies(socket);
@@ -89,8 +104,11 @@ export async function listen(o: ListenerOptions, handlers: Partial<SMTPServerOpt
     (server as unknown as { server: { once(ev: string, fn: (e: Error) => void): void } }).server.once('error', onError);
     server.listen(o.port, o.host, () => resolve());
   });
-  const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
-  o.logger.info({ listener: o.name, host: o.host, port, starttls: !!tls && !o.secure, implicitTls: !!o.secure }, 'SMTP listener started');
+  const port = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
+  o.logger.info(
+    { listener: o.name, host: o.host, port, starttls: !!tls && !o.secure, implicitTls: !!o.secure },
+    'SMTP listener started',
+  );
   return {
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -111,13 +129,20 @@ function limitedHandlers(h: Partial<SMTPServerOptions>, limits: () => SessionLim
       h.onClose?.(session, cb);
     },
     ...(h.onAuth ? { onAuth: (auth, session, cb) => h.onAuth!(auth, session, limits().answering(session, cb)) } : {}),
-    ...(h.onMailFrom ? { onMailFrom: (address, session, cb) => h.onMailFrom!(address, session, limits().answering(session, cb)) } : {}),
+    ...(h.onMailFrom
+      ? { onMailFrom: (address, session, cb) => h.onMailFrom!(address, session, limits().answering(session, cb)) }
+      : {}),
     onRcptTo(address, session, cb) {
       const answer = limits().recipient(session, cb);
       if (h.onRcptTo) h.onRcptTo(address, session, answer);
       else answer();
     },
-    ...(h.onData ? { onData: (stream: SMTPServerDataStream, session: SMTPServerSession, cb) => h.onData!(stream, session, limits().message(session, stream, cb)) } : {}),
+    ...(h.onData
+      ? {
+          onData: (stream: SMTPServerDataStream, session: SMTPServerSession, cb) =>
+            h.onData!(stream, session, limits().message(session, stream, cb)),
+        }
+      : {}),
   };
 }
 
@@ -189,15 +214,22 @@ const STORAGE_FULL_LOG_MS = 60_000;
  * a minute, a refusal the client is told (ApiError) not at all, anything
  * else at error.
  */
-export function failureLogger(o: Pick<ListenerOptions, 'name' | 'logger'>, now: () => number = Date.now): (e: unknown) => void {
+export function failureLogger(
+  o: Pick<ListenerOptions, 'name' | 'logger'>,
+  now: () => number = Date.now,
+): (e: unknown) => void {
   let storageLoggedAt = -Infinity;
   return (e) => {
     if (clientGone(e)) return;
-    if (isInputRefused(e)) return o.logger.warn({ listener: o.name, limit: e.limit }, `a message was refused: ${e.message}`);
+    if (isInputRefused(e))
+      return o.logger.warn({ listener: o.name, limit: e.limit }, `a message was refused: ${e.message}`);
     if (isStorageRefusal(e)) {
       if (now() - storageLoggedAt < STORAGE_FULL_LOG_MS) return;
       storageLoggedAt = now();
-      return o.logger.error({ listener: o.name, code: (e as { code?: unknown }).code }, 'the disk is full: messages are answered 452 4.3.1 until there is room (logged at most once a minute)');
+      return o.logger.error(
+        { listener: o.name, code: (e as { code?: unknown }).code },
+        'the disk is full: messages are answered 452 4.3.1 until there is room (logged at most once a minute)',
+      );
     }
     if (e instanceof ApiError) return;
     o.logger.error({ err: e, listener: o.name }, 'a message could not be stored');

@@ -1,6 +1,14 @@
 import type { SMTPServerSession } from 'smtp-server';
 import type { InboundService, Target } from '../modules/receiving/inbound/inbound.service.js';
-import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import {
+  failureLogger,
+  listen,
+  readData,
+  refusalOf,
+  smtpError,
+  type Listener,
+  type ListenerOptions,
+} from './listener.js';
 import { withCertificate } from './self-signed-tls.js';
 
 /** Envelope recipients of one transaction on the MX listener. */
@@ -30,7 +38,8 @@ export async function startMxListener(options: ListenerOptions, inbound: Inbound
       if (list.length >= MAX_RECIPIENTS) return cb(smtpError(452, '4.5.3 too many recipients in one transaction'));
       inbound.target(address.address).then(
         (t) => {
-          if (!t) return cb(smtpError(550, `5.7.1 <${address.address}>: relay access denied: not a receiving address here`));
+          if (!t)
+            return cb(smtpError(550, `5.7.1 <${address.address}>: relay access denied: not a receiving address here`));
           list.push(t);
           targets.set(session, list);
           cb();
@@ -42,18 +51,31 @@ export async function startMxListener(options: ListenerOptions, inbound: Inbound
       );
     },
     onData(stream, session, cb) {
-      readData(stream).then(
-        async (raw) => {
+      readData(stream)
+        .then(async (raw) => {
           if (!raw) return cb(smtpError(552, `5.3.4 message larger than ${o.maxBytes} bytes`));
           const list = targets.get(session) ?? [];
-          const done = await inbound.deliver(session.envelope.mailFrom ? session.envelope.mailFrom.address : '', list, raw);
-          o.logger.info({ kind: done.kind, applied: done.applied, received: done.received, bytes: raw.length, ...(done.dmarcReports ? { dmarc: done.dmarcReports } : {}) }, 'inbound message stored');
+          const done = await inbound.deliver(
+            session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            list,
+            raw,
+          );
+          o.logger.info(
+            {
+              kind: done.kind,
+              applied: done.applied,
+              received: done.received,
+              bytes: raw.length,
+              ...(done.dmarcReports ? { dmarc: done.dmarcReports } : {}),
+            },
+            'inbound message stored',
+          );
           cb(null, done.received.length ? `2.0.0 received as ${done.received.join(', ')}` : '2.0.0 report accepted');
-        },
-      ).catch((e: unknown) => {
-        logFailure(e);
-        cb(refusalOf(e) ?? smtpError(451, '4.3.0 the message could not be stored, try again later'));
-      });
+        })
+        .catch((e: unknown) => {
+          logFailure(e);
+          cb(refusalOf(e) ?? smtpError(451, '4.3.0 the message could not be stored, try again later'));
+        });
     },
   });
 }

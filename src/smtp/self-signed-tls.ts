@@ -27,7 +27,11 @@ export async function withCertificate(o: ListenerOptions): Promise<ListenerOptio
  * files 0600): made when missing, when it names another host or has less than
  * 30 days left, else reused. `created` says which.
  */
-export async function ensureSelfSigned(dataDir: string, hostname: string, now = Date.now()): Promise<{ key: string; cert: string; created: boolean }> {
+export async function ensureSelfSigned(
+  dataDir: string,
+  hostname: string,
+  now = Date.now(),
+): Promise<{ key: string; cert: string; created: boolean }> {
   const files = selfSignedFiles(dataDir);
   const kept = await Promise.all([readFile(files.cert), readFile(files.key)]).then(
     ([cert]) => stillServes(cert, hostname, now),

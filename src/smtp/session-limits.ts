@@ -5,7 +5,8 @@ import type { Logger } from '../log/logger.js';
 import { smtpDrops } from '../log/metrics.js';
 
 /** The limits a session can be dropped by (the `limit` label of posthorn_smtp_sessions_dropped_total). */
-export type DropLimit = 'session_timeout' | 'data_timeout' | 'min_data_rate' | 'hard_error_limit' | 'clients_per_ip' | 'auth_failures';
+export type DropLimit =
+  'session_timeout' | 'data_timeout' | 'min_data_rate' | 'hard_error_limit' | 'clients_per_ip' | 'auth_failures';
 
 type Connection = SMTPServer['connections'] extends Set<infer C> ? C : never;
 type Reply = (err?: Error | null, ...rest: never[]) => void;
@@ -66,11 +67,32 @@ export class SessionLimits {
       return '4.7.0 too many connections from your address';
     }
     this.perClient.set(client, held + 1);
-    const s: Session = { conn, client, address: session.remoteAddress, errors: 0, busy: 0, due: null, dropped: false, timers: new Set(), send: conn.send.bind(conn) };
+    const s: Session = {
+      conn,
+      client,
+      address: session.remoteAddress,
+      errors: 0,
+      busy: 0,
+      due: null,
+      dropped: false,
+      timers: new Set(),
+      send: conn.send.bind(conn),
+    };
     this.sessions.set(session, s);
     conn.send = (code, data, context) => this.reply(s, session, code, data, context);
     const minutes = Math.round(this.o.limits.sessionTimeoutMs / 60_000);
-    this.timer(s, setTimeout(() => this.dropWhenIdle(s, 'session_timeout', `4.4.2 session open longer than ${minutes ? `${minutes} min` : `${this.o.limits.sessionTimeoutMs / 1000} s`}, closing connection`), this.o.limits.sessionTimeoutMs));
+    this.timer(
+      s,
+      setTimeout(
+        () =>
+          this.dropWhenIdle(
+            s,
+            'session_timeout',
+            `4.4.2 session open longer than ${minutes ? `${minutes} min` : `${this.o.limits.sessionTimeoutMs / 1000} s`}, closing connection`,
+          ),
+        this.o.limits.sessionTimeoutMs,
+      ),
+    );
     return null;
   }
 
@@ -131,11 +153,26 @@ export class SessionLimits {
     const stopWatching = () => {
       for (const t of watching) (clearTimeout(t), s.timers.delete(t));
     };
-    watching.push(setTimeout(() => this.drop(s, 'data_timeout', `4.4.2 the message took longer than ${dataTimeoutMs / 1000} s, closing connection`), dataTimeoutMs));
+    watching.push(
+      setTimeout(
+        () =>
+          this.drop(
+            s,
+            'data_timeout',
+            `4.4.2 the message took longer than ${dataTimeoutMs / 1000} s, closing connection`,
+          ),
+        dataTimeoutMs,
+      ),
+    );
     if (minDataRate > 0) {
       const check = () => {
         const ms = Date.now() - started;
-        if (ms >= grace && stream.byteLength < (minDataRate * ms) / 1000) this.drop(s, 'min_data_rate', `4.4.2 the message arrives slower than ${minDataRate} bytes a second, closing connection`);
+        if (ms >= grace && stream.byteLength < (minDataRate * ms) / 1000)
+          this.drop(
+            s,
+            'min_data_rate',
+            `4.4.2 the message arrives slower than ${minDataRate} bytes a second, closing connection`,
+          );
       };
       watching.push(setInterval(check, Math.min(1000, Math.max(100, grace))));
     }
@@ -166,10 +203,17 @@ export class SessionLimits {
    * session hides it (submission before TLS) is told why rather than "not
    * recognized".
    */
-  private reply(s: Session, session: SMTPServerSession, code: number, data?: string | string[] | null, context?: string | false): void {
+  private reply(
+    s: Session,
+    session: SMTPServerSession,
+    code: number,
+    data?: string | string[] | null,
+    context?: string | false,
+  ): void {
     if (s.dropped || !BAD_COMMAND.has(code)) return s.send(code, data, context);
     if (++s.errors > this.o.limits.hardErrorLimit) return this.drop(s, 'hard_error_limit', TOO_MANY_ERRORS);
-    if (code === 500 && context === 'AUTH' && session.disabledCommands?.includes('AUTH')) return s.send(538, '5.7.11 encryption required: issue STARTTLS first', context);
+    if (code === 500 && context === 'AUTH' && session.disabledCommands?.includes('AUTH'))
+      return s.send(538, '5.7.11 encryption required: issue STARTTLS first', context);
     s.send(code, data, context);
   }
 

@@ -42,9 +42,15 @@ export function submissionAuth(o: ListenerOptions, deps: SubmissionAuthDeps) {
     const last = n >= AUTH_FAILURES_PER_SESSION;
     if (last) {
       smtpDrops.inc({ listener: o.name, limit: 'auth_failures' });
-      o.logger.info({ listener: o.name, limit: 'auth_failures', client: session.remoteAddress }, 'SMTP session dropped: auth_failures');
+      o.logger.info(
+        { listener: o.name, limit: 'auth_failures', client: session.remoteAddress },
+        'SMTP session dropped: auth_failures',
+      );
     }
-    setTimeout(() => cb(last ? smtpError(421, '4.7.0 too many failed authentications, closing connection') : reply), delay(n)).unref();
+    setTimeout(
+      () => cb(last ? smtpError(421, '4.7.0 too many failed authentications, closing connection') : reply),
+      delay(n),
+    ).unref();
   };
 
   const handlers: Partial<SMTPServerOptions> = {
@@ -77,7 +83,8 @@ export function submissionAuth(o: ListenerOptions, deps: SubmissionAuthDeps) {
 
 /** Who a presented key lets submit mail, or the reply a failed AUTH earns (given after its pause). */
 function submitterOf(got: Guarded): Principal | Error {
-  if (got.kind === 'refused') return smtpError(454, `4.7.0 too many failed authentications from your address, try again in ${got.retryAfterS} s`);
+  if (got.kind === 'refused')
+    return smtpError(454, `4.7.0 too many failed authentications from your address, try again in ${got.retryAfterS} s`);
   if (got.kind === 'wrong') return smtpError(535, WRONG_KEY);
   const p = got.principal;
   // a real key: not a guess, but no AUTH either

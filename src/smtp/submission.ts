@@ -5,7 +5,15 @@ import { validateBody } from '../lib/validate.js';
 import { SendEmailBody } from '../modules/sending/emails/emails.schema.js';
 import type { EmailService } from '../modules/sending/emails/emails.service.js';
 import { submittedEmail, submittedEmailHere, type Submitted } from '../modules/sending/emails/submitted.js';
-import { failureLogger, listen, readData, refusalOf, smtpError, type Listener, type ListenerOptions } from './listener.js';
+import {
+  failureLogger,
+  listen,
+  readData,
+  refusalOf,
+  smtpError,
+  type Listener,
+  type ListenerOptions,
+} from './listener.js';
 import { withCertificate } from './self-signed-tls.js';
 import { submissionAuth, type SubmissionAuthDeps } from './submission-auth.js';
 
@@ -39,11 +47,13 @@ export async function startSubmissionListener(options: ListenerOptions, deps: Su
     ...auth.handlers,
     onMailFrom(_address, session, cb) {
       // smtp-server asks for AUTH itself, except where the session hides it (no TLS yet)
-      if (!auth.principalOf(session)) return cb(smtpError(530, '5.7.0 authentication required: issue STARTTLS, then AUTH'));
+      if (!auth.principalOf(session))
+        return cb(smtpError(530, '5.7.0 authentication required: issue STARTTLS, then AUTH'));
       cb();
     },
     onRcptTo(_address, session, cb) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return cb(smtpError(452, `4.5.3 too many recipients: at most ${MAX_RECIPIENTS} per message`));
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS)
+        return cb(smtpError(452, `4.5.3 too many recipients: at most ${MAX_RECIPIENTS} per message`));
       cb();
     },
     onData(stream, session, cb) {
@@ -54,9 +64,19 @@ export async function startSubmissionListener(options: ListenerOptions, deps: Su
           if (!principal) return cb(smtpError(530, '5.7.0 authentication required'));
           const wait = deps.limiter.take(principal.key.id);
           if (wait !== null) return cb(smtpError(421, `4.7.0 rate limited: retry in ${wait} s`));
-          const envelope = { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) };
-          const { body, idempotencyKey } = deps.read ? (submittedEmailHere(raw, envelope) ?? (await deps.read({ raw, envelope }))) : await submittedEmail(raw, envelope);
-          const sent = await deps.emails.send(principal, validateBody<SendEmailBody>(SendEmailBody, body), newId('request'), idempotencyKey);
+          const envelope = {
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+          };
+          const { body, idempotencyKey } = deps.read
+            ? (submittedEmailHere(raw, envelope) ?? (await deps.read({ raw, envelope })))
+            : await submittedEmail(raw, envelope);
+          const sent = await deps.emails.send(
+            principal,
+            validateBody<SendEmailBody>(SendEmailBody, body),
+            newId('request'),
+            idempotencyKey,
+          );
           const id = sent.email?.id ?? (sent.replay?.body as { id?: string } | undefined)?.id ?? '';
           cb(null, `2.0.0 queued as ${id}`);
         })
@@ -73,7 +93,12 @@ export function replyOf(e: unknown): Error {
   if (!(e instanceof ApiError)) return refusalOf(e) ?? smtpError(451, '4.3.0 temporary failure, try again later');
   const text = e.message.replace(/[\r\n]+/g, ' ');
   const code = REPLIES[e.code];
-  if (e.code === 'validation_error' && e.field?.startsWith('attachments') && /\bMB\b|bytes|too large|at most/i.test(text)) return smtpError(552, `5.3.4 ${text}`);
+  if (
+    e.code === 'validation_error' &&
+    e.field?.startsWith('attachments') &&
+    /\bMB\b|bytes|too large|at most/i.test(text)
+  )
+    return smtpError(552, `5.3.4 ${text}`);
   return smtpError(code[0], `${code[1]} ${text}`);
 }
 

@@ -59,7 +59,8 @@ function placeWithoutReplacing(tmp: string, file: string): void {
   try {
     linkSync(tmp, file);
   } catch (e) {
-    if ((e as { code?: string }).code === 'EEXIST') throw apiError('conflict', `${file} exists; give --force to replace it`);
+    if ((e as { code?: string }).code === 'EEXIST')
+      throw apiError('conflict', `${file} exists; give --force to replace it`);
     throw e;
   }
 }
@@ -88,14 +89,30 @@ export function readAppliedMigrations(path: string): string[] {
   try {
     const integrity = tryRead(path, () => db.pragma('integrity_check') as Array<{ integrity_check: string }>);
     if (integrity.length !== 1 || integrity[0]!.integrity_check !== 'ok') {
-      throw validationError('file', `${path} fails SQLite's integrity check: ${integrity.slice(0, 3).map((r) => r.integrity_check).join('; ')}`);
+      throw validationError(
+        'file',
+        `${path} fails SQLite's integrity check: ${integrity
+          .slice(0, 3)
+          .map((r) => r.integrity_check)
+          .join('; ')}`,
+      );
     }
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'knex_migrations'").get();
-    if (!table) throw validationError('file', `${path} is a SQLite database, but not Posthorn's: it has no knex_migrations table`);
-    const names = (db.prepare('SELECT name FROM knex_migrations ORDER BY id').all() as Array<{ name: string }>).map((r) => r.name);
+    if (!table)
+      throw validationError(
+        'file',
+        `${path} is a SQLite database, but not Posthorn's: it has no knex_migrations table`,
+      );
+    const names = (db.prepare('SELECT name FROM knex_migrations ORDER BY id').all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
     const known = new Set(MIGRATIONS.map(([n]) => n));
     const unknown = names.filter((n) => !known.has(n));
-    if (unknown.length) throw validationError('file', `${path} was migrated by a newer Posthorn (${unknown.join(', ')}); restore it with that version`);
+    if (unknown.length)
+      throw validationError(
+        'file',
+        `${path} was migrated by a newer Posthorn (${unknown.join(', ')}); restore it with that version`,
+      );
     return names;
   } finally {
     db.close();

@@ -7,7 +7,9 @@ export const LOCK_FILE = 'posthorn.lock';
 /** Another process holds the data directory. */
 export class DataDirLocked extends Error {
   constructor(readonly dataDir: string) {
-    super(`another posthorn serve is running on ${dataDir}: with SQLite one process owns the data directory (use PostgreSQL to run several)`);
+    super(
+      `another posthorn serve is running on ${dataDir}: with SQLite one process owns the data directory (use PostgreSQL to run several)`,
+    );
     this.name = 'DataDirLocked';
   }
 }
@@ -29,7 +31,9 @@ export function lockDataDir(dataDir: string): () => void {
   try {
     // In exclusive locking mode the lock taken by the first write is kept until the connection closes.
     db.pragma('locking_mode = EXCLUSIVE');
-    db.exec(`BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS owner (pid INTEGER); DELETE FROM owner; INSERT INTO owner VALUES (${process.pid}); COMMIT;`);
+    db.exec(
+      `BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS owner (pid INTEGER); DELETE FROM owner; INSERT INTO owner VALUES (${process.pid}); COMMIT;`,
+    );
   } catch (e) {
     db.close();
     if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) {

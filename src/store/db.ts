@@ -25,7 +25,11 @@ export function dialectOf(db: Db): DatabaseClient {
  */
 export async function lockRows(trx: Knex.Transaction, table: string, ids: string[]): Promise<void> {
   if (!ids.length || dialectOf(trx) !== 'pg') return;
-  await trx(table).select('id').whereIn('id', [...ids].sort()).orderBy('id').forUpdate();
+  await trx(table)
+    .select('id')
+    .whereIn('id', [...ids].sort())
+    .orderBy('id')
+    .forUpdate();
 }
 
 /** A unique index refused the row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */
@@ -44,7 +48,13 @@ export function escapeLike(text: string): string {
 }
 
 /** One page of a project's rows of `table`, newest first by id, after the id `before`: `limit + 1` rows, so that the caller knows whether more follow. */
-export async function projectRowsPage<Row>(db: Db, table: string, projectId: string, limit: number, before: string | undefined): Promise<Row[]> {
+export async function projectRowsPage<Row>(
+  db: Db,
+  table: string,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<Row[]> {
   const q = db(table).select('*').where({ project_id: projectId });
   if (before) q.andWhere('id', '<', before);
   return (await q.orderBy('id', 'desc').limit(limit + 1)) as Row[];

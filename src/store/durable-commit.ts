@@ -32,7 +32,13 @@ export interface SqliteSharing {
  * shared write lock keeps one writer across threads. `durable(fresh)`: a
  * commit's wait, or (fresh) one for an fsync that starts after the call.
  */
-export function committer(knex: Knex, sqlite: SqliteSharing | null, file: string, checkpointer: BackgroundCheckpointer | null, storage: StorageState) {
+export function committer(
+  knex: Knex,
+  sqlite: SqliteSharing | null,
+  file: string,
+  checkpointer: BackgroundCheckpointer | null,
+  storage: StorageState,
+) {
   const shared = sqlite?.durability ?? null;
   const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
   const writeLock = sqlite?.writeLock ? new WriteLock(sqlite.writeLock) : null;
@@ -89,7 +95,8 @@ async function transaction<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise
 }
 
 const TRANSIENT = new Set(['40001', '40P01']);
-const isTransient = (code: string) => TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+const isTransient = (code: string) =>
+  TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 
 /**
  * SQLite answers SQLITE_BUSY at once (without waiting on busy_timeout) when a

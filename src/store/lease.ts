@@ -28,12 +28,19 @@ export interface ClaimSpec {
  * processes share a queue without taking the same row; on SQLite one process
  * owns the queue and its single writer serialises the claims.
  */
-export async function claimRows<Row extends { id: string }>(trx: Knex.Transaction, select: Knex.QueryBuilder, spec: ClaimSpec): Promise<Row[]> {
+export async function claimRows<Row extends { id: string }>(
+  trx: Knex.Transaction,
+  select: Knex.QueryBuilder,
+  spec: ClaimSpec,
+): Promise<Row[]> {
   if (dialectOf(trx) === 'pg') select.forUpdate(...(spec.alias ? [spec.alias] : [])).skipLocked();
   const rows = (await select) as Row[];
   if (!rows.length) return rows;
   await trx(spec.table)
-    .whereIn('id', rows.map((r) => r.id))
+    .whereIn(
+      'id',
+      rows.map((r) => r.id),
+    )
     .update({ ...spec.set, lease_owner: spec.lease.owner, lease_until: spec.lease.until });
   return rows;
 }
@@ -53,7 +60,8 @@ export async function renewLeases(db: Db, table: string, owner: string, ids: str
 
 /** Gives rows back unattempted: the lease `owner` holds on them ends now. */
 export async function releaseLeases(db: Db, table: string, owner: string, ids: string[]): Promise<void> {
-  if (ids.length) await db(table).whereIn('id', ids).andWhere('lease_owner', owner).update({ lease_owner: null, lease_until: null });
+  if (ids.length)
+    await db(table).whereIn('id', ids).andWhere('lease_owner', owner).update({ lease_owner: null, lease_until: null });
 }
 
 /** Ends every lease of the table's rows that match `where` (a single-process queue, at start: any holder is dead). */

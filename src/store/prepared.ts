@@ -8,7 +8,10 @@ import { type Db, type SqlRunner } from './db.js';
  * paths that run for every request. `build` is called with placeholder
  * values; the real ones are passed in the same order at every call.
  */
-export function prepared<Row>(build: (db: Db, ...params: unknown[]) => Knex.QueryBuilder, arity: number): (db: Db | SqlRunner, ...params: unknown[]) => Promise<Row[]> {
+export function prepared<Row>(
+  build: (db: Db, ...params: unknown[]) => Knex.QueryBuilder,
+  arity: number,
+): (db: Db | SqlRunner, ...params: unknown[]) => Promise<Row[]> {
   const sqlByDialect = new Map<string, string>();
   return async (target, ...params) => {
     const runner = 'all' in target ? target : null;
@@ -19,7 +22,8 @@ export function prepared<Row>(build: (db: Db, ...params: unknown[]) => Knex.Quer
       const placeholders = Array.from({ length: arity }, (_, i) => `__p${i}__`);
       const compiled = build(db, ...placeholders).toSQL();
       // the placeholders must come back as the bindings, in order: then the SQL is reusable
-      if (compiled.bindings.length !== arity || compiled.bindings.some((b, i) => b !== placeholders[i])) throw new Error('prepared(): the query does not bind its parameters in order');
+      if (compiled.bindings.length !== arity || compiled.bindings.some((b, i) => b !== placeholders[i]))
+        throw new Error('prepared(): the query does not bind its parameters in order');
       sql = compiled.sql;
       sqlByDialect.set(dialect, sql);
     }

@@ -42,11 +42,19 @@ export function restoreSqlite(dataDir: string, backup: string, now: Date): Resto
     syncFile(incoming);
     const applied = readAppliedMigrations(incoming);
     remove(sidecars);
-    const aside = existsSync(db) ? setAside(db, `${db}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`) : null;
+    const aside = existsSync(db)
+      ? setAside(db, `${db}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`)
+      : null;
     renameSync(incoming, db);
     syncDirectory(dataDir);
     const done = new Set(applied);
-    return { restored_from: from, database: db, replaced_kept_as: aside, migrations: applied.length, pending: MIGRATIONS.map(([n]) => n).filter((n) => !done.has(n)) };
+    return {
+      restored_from: from,
+      database: db,
+      replaced_kept_as: aside,
+      migrations: applied.length,
+      pending: MIGRATIONS.map(([n]) => n).filter((n) => !done.has(n)),
+    };
   } finally {
     remove([incoming, ...sidecars]);
     unlock();
@@ -57,7 +65,11 @@ function lockForRestore(dataDir: string): () => void {
   try {
     return lockDataDir(dataDir);
   } catch (e) {
-    if (e instanceof DataDirLocked) throw apiError('conflict', `posthorn serve is running on ${dataDir}: stop it, then restore (posthorn backup works while it runs)`);
+    if (e instanceof DataDirLocked)
+      throw apiError(
+        'conflict',
+        `posthorn serve is running on ${dataDir}: stop it, then restore (posthorn backup works while it runs)`,
+      );
     throw e;
   }
 }

@@ -144,7 +144,9 @@ export class SharedDurability {
   }
 
   private failed(): Error {
-    return new Error(`an fsync of the WAL failed (${this.failure ?? 'on another thread'}); nothing written since can be reported durable before a restart`);
+    return new Error(
+      `an fsync of the WAL failed (${this.failure ?? 'on another thread'}); nothing written since can be reported durable before a restart`,
+    );
   }
 
   /**

@@ -61,7 +61,10 @@ export function makePrivateDataDir(dataDir: string): void {
   tightenIfPresent(`${file}-shm`);
 }
 
-export function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoCheckpointPages?: number | undefined } = {}): Knex {
+export function sqliteKnex(
+  dataDir: string,
+  opts: { readOnly?: boolean; autoCheckpointPages?: number | undefined } = {},
+): Knex {
   makePrivateDataDir(dataDir);
   // WAL; the writer's commits are made durable by an fsync of the WAL before a transaction
   // counts as committed (synchronous=NORMAL plus WalSyncer: FULL's guarantee without blocking
@@ -85,11 +88,17 @@ export function sqliteKnex(dataDir: string, opts: { readOnly?: boolean; autoChec
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { exec(sql: string): void; prepare(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(
+        conn: { exec(sql: string): void; prepare(sql: string): unknown },
+        done: (err: Error | null, conn: unknown) => void,
+      ) {
         try {
           conn.exec(pragmas);
           cachePreparedStatements(conn);
-          (opts.readOnly ? readerConnections : writerConnections).set(knex.client.config as object, conn as unknown as Database.Database);
+          (opts.readOnly ? readerConnections : writerConnections).set(
+            knex.client.config as object,
+            conn as unknown as Database.Database,
+          );
           done(null, conn);
         } catch (e) {
           done(e as Error, conn);
@@ -141,4 +150,3 @@ export function sqliteRunner(knex: Knex, file: string): SqlRunner & { close(): v
     },
   };
 }
-

@@ -85,9 +85,15 @@ export class StorageState {
     if (Atomics.compareExchange(this.cells, FULL_SINCE, 0n, t) === 0n) this.mark();
     Atomics.store(this.cells, LAST_REFUSAL, t);
     const logged = Atomics.load(this.cells, LAST_LOGGED);
-    if (now - Number(logged) >= LOG_EVERY_MS && Atomics.compareExchange(this.cells, LAST_LOGGED, logged, t) === logged) {
+    if (
+      now - Number(logged) >= LOG_EVERY_MS &&
+      Atomics.compareExchange(this.cells, LAST_LOGGED, logged, t) === logged
+    ) {
       const since = new Date(Number(Atomics.load(this.cells, FULL_SINCE))).toISOString();
-      this.o.logger?.error({ err: e, full_since: since }, 'the storage is full: writes are refused (HTTP 503 storage_full, SMTP 452 4.3.1) until space is freed; nothing acknowledged is lost');
+      this.o.logger?.error(
+        { err: e, full_since: since },
+        'the storage is full: writes are refused (HTTP 503 storage_full, SMTP 452 4.3.1) until space is freed; nothing acknowledged is lost',
+      );
     }
     return storageFull();
   }
@@ -115,7 +121,10 @@ export class StorageState {
     if (since === 0n || Atomics.compareExchange(this.cells, FULL_SINCE, since, 0n) !== since) return;
     Atomics.store(this.cells, LAST_LOGGED, 0n);
     this.unmark();
-    this.o.logger?.info({ full_for_s: Math.round((this.now() - Number(since)) / 1000) }, 'the storage takes writes again');
+    this.o.logger?.info(
+      { full_for_s: Math.round((this.now() - Number(since)) / 1000) },
+      'the storage takes writes again',
+    );
   }
 
   private mark(): void {
@@ -123,7 +132,10 @@ export class StorageState {
     try {
       const fd = openSync(join(this.o.markerDir, STORAGE_FULL_MARKER), 'w', 0o600);
       try {
-        writeSync(fd, 'posthorn serve: writes fail for lack of space since this file was made; it goes once one succeeds\n');
+        writeSync(
+          fd,
+          'posthorn serve: writes fail for lack of space since this file was made; it goes once one succeeds\n',
+        );
       } catch {
         // an empty marker says as much
       } finally {

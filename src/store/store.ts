@@ -89,18 +89,28 @@ export interface Store {
   close(): Promise<void>;
 }
 
-
-
 export function openStore(opts: StoreOptions): Store {
   const sqlite = opts.client === 'sqlite';
   const file = sqlite ? sqliteFile(opts.dataDir!) : '';
   const checkpointer = sqlite && opts.backgroundCheckpoints ? new BackgroundCheckpointer(file) : null;
-  const knex = sqlite ? sqliteKnex(opts.dataDir!, { autoCheckpointPages: checkpointer ? WAL_BOUND_PAGES : undefined }) : pgKnex(opts.url!, opts.poolMax ?? 10);
+  const knex = sqlite
+    ? sqliteKnex(opts.dataDir!, { autoCheckpointPages: checkpointer ? WAL_BOUND_PAGES : undefined })
+    : pgKnex(opts.url!, opts.poolMax ?? 10);
   const reader = sqlite ? sqliteKnex(opts.dataDir!, { readOnly: true }) : knex;
   const fast = sqlite ? sqliteRunner(knex, file) : knexRunner(knex);
-  const storage = new StorageState({ shared: opts.storage?.shared, logger: opts.storage?.logger, markerDir: opts.storage ? opts.dataDir : undefined });
+  const storage = new StorageState({
+    shared: opts.storage?.shared,
+    logger: opts.storage?.logger,
+    markerDir: opts.storage ? opts.dataDir : undefined,
+  });
   const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer, storage);
-  const hasRoom = sqlite ? () => freeSpaceAtLeast(opts.dataDir!, RESUME_FREE_BYTES) : () => commit((trx) => writeMeta(trx, 'storage_probe', new Date().toISOString())).then(() => true, () => false);
+  const hasRoom = sqlite
+    ? () => freeSpaceAtLeast(opts.dataDir!, RESUME_FREE_BYTES)
+    : () =>
+        commit((trx) => writeMeta(trx, 'storage_probe', new Date().toISOString())).then(
+          () => true,
+          () => false,
+        );
   return {
     client: opts.client,
     knex,
@@ -149,7 +159,10 @@ async function freeSpaceAtLeast(dir: string, bytes: number): Promise<boolean> {
 }
 
 /** The migrations of migrations/index.ts; a change of schema counts once it is on disk. */
-function migrator(knex: Knex, durable: () => Promise<void>): Pick<Store, 'migrateLatest' | 'pendingMigrations' | 'migrateDown'> {
+function migrator(
+  knex: Knex,
+  durable: () => Promise<void>,
+): Pick<Store, 'migrateLatest' | 'pendingMigrations' | 'migrateDown'> {
   const migrations = { migrationSource, tableName: 'knex_migrations' };
   return {
     async migrateLatest() {
@@ -158,7 +171,10 @@ function migrator(knex: Knex, durable: () => Promise<void>): Pick<Store, 'migrat
       return names;
     },
     async pendingMigrations() {
-      const [, pending] = (await knex.migrate.list(migrations)) as [unknown[], Array<Parameters<typeof migrationSource.getMigrationName>[0]>];
+      const [, pending] = (await knex.migrate.list(migrations)) as [
+        unknown[],
+        Array<Parameters<typeof migrationSource.getMigrationName>[0]>,
+      ];
       return pending.map((m) => migrationSource.getMigrationName(m));
     },
     async migrateDown() {
@@ -179,7 +195,12 @@ function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
 
 function pgKnex(url: string, poolMax: number): Knex {
   // A server that stops answering fails queries after 10 s instead of queueing them for a minute.
-  return knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, acquireConnectionTimeout: 10_000 });
+  return knexFactory({
+    client: 'pg',
+    connection: url,
+    pool: { min: 0, max: poolMax },
+    acquireConnectionTimeout: 10_000,
+  });
 }
 
 /**
@@ -188,6 +209,12 @@ function pgKnex(url: string, poolMax: number): Knex {
  * compose several of them into one commit.
  */
 export function withinTransaction(store: Store, trx: Knex.Transaction): Store {
-  return { ...store, knex: trx, reader: trx, tx: (fn) => fn(trx), commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve(), seq: null }), barrier: async () => undefined };
+  return {
+    ...store,
+    knex: trx,
+    reader: trx,
+    tx: (fn) => fn(trx),
+    commit: async (fn) => ({ value: await fn(trx), durable: Promise.resolve(), seq: null }),
+    barrier: async () => undefined,
+  };
 }
-

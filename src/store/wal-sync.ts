@@ -43,7 +43,12 @@ export class WalSyncer {
 
   /** Resolves once everything written to the WAL before this call is on disk. */
   sync(): Promise<void> {
-    if (this.failure !== null) return Promise.reject(new Error(`an earlier fsync of the WAL failed (${(this.failure as Error)?.message ?? String(this.failure)}); nothing written since can be reported durable before a restart`));
+    if (this.failure !== null)
+      return Promise.reject(
+        new Error(
+          `an earlier fsync of the WAL failed (${(this.failure as Error)?.message ?? String(this.failure)}); nothing written since can be reported durable before a restart`,
+        ),
+      );
     if (!this.inFlight) {
       this.inFlight = this.fsync()
         .catch((e: unknown) => {

@@ -16,7 +16,11 @@ export class WriteLock {
   async acquire(): Promise<void> {
     for (;;) {
       if (Atomics.compareExchange(this.cell, 0, 0, 1) === 0) return;
-      const wait = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync(this.cell, 0, 1);
+      const wait = (
+        Atomics as unknown as {
+          waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string };
+        }
+      ).waitAsync(this.cell, 0, 1);
       if (wait.async) await wait.value;
     }
   }

@@ -31,13 +31,22 @@ describe('the dashboard is accessible and light (axe-core on every page)', funct
       const found: string[] = [];
       for (const [name, path] of Object.entries(sample.pages)) {
         // the sign-in page is seen signed out
-        const p = name === 'sign-in' ? await (await browser.newContext({ baseURL: sample.api.baseUrl, viewport })).newPage() : page;
+        const p =
+          name === 'sign-in'
+            ? await (await browser.newContext({ baseURL: sample.api.baseUrl, viewport })).newPage()
+            : page;
         const res = await p.goto(path);
         expect(res!.status(), `${name} ${path}`).to.equal(200);
         found.push(...(await axeViolations(p, name)));
         // nothing wider than the screen on a phone: the page scrolls down, not sideways
         if (viewport.name === 'phone') {
-          const overflow = await p.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth - (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement.clientWidth);
+          const overflow = await p.evaluate(
+            () =>
+              (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
+                .document.documentElement.scrollWidth -
+              (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document
+                .documentElement.clientWidth,
+          );
           if (overflow > 1) found.push(`${name}: ${overflow}px wider than a ${viewport.width}px screen`);
         }
         if (p !== page) await p.context().close();
@@ -54,11 +63,20 @@ describe('the dashboard is accessible and light (axe-core on every page)', funct
       const page = await fresh.newPage();
       // each body's size, awaited before the sum: a response may still be read when the page is idle
       const sizes: Array<Promise<number>> = [];
-      page.on('response', (r) => sizes.push(r.body().then((b) => b.length, () => 0)));
+      page.on('response', (r) =>
+        sizes.push(
+          r.body().then(
+            (b) => b.length,
+            () => 0,
+          ),
+        ),
+      );
       await page.goto(path, { waitUntil: 'load' });
       await page.waitForLoadState('networkidle');
       const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
-      expect(bytes, name).to.be.greaterThan(1000).and.below(200 * 1024);
+      expect(bytes, name)
+        .to.be.greaterThan(1000)
+        .and.below(200 * 1024);
       await fresh.close();
     }
   });

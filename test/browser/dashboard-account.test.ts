@@ -38,7 +38,10 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     expect(await page.getByLabel('Name').inputValue()).to.equal('reporting');
 
     await page.getByLabel('emails:read').check();
-    const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Create key' }).click()]);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
     expect(answer.headers()['cache-control']).to.equal('no-store');
     await page.getByRole('heading', { name: 'Key created: reporting' }).waitFor();
     expect(await page.getByRole('alert').textContent()).to.include('cannot be shown again');
@@ -103,7 +106,10 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     expect(await page.getByRole('status').textContent()).to.include('already suppressed');
     expect((await t.api.get('/v1/suppressions?email=ann@example.net')).body.data[0].reason).to.equal('manual');
     await page.getByLabel('Address to suppress').fill('not an address');
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Suppress address' }).click()]);
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Suppress address' }).click(),
+    ]);
     expect(refused.status()).to.equal(400);
     await page.getByRole('alert').waitFor();
     expect(await page.getByLabel('Address to suppress').inputValue()).to.equal('not an address');
@@ -124,7 +130,9 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     await page.getByLabel('Until (UTC day; empty: for ever)').fill(day);
     await page.getByRole('button', { name: 'Suppress address' }).click();
     await page.waitForURL((u) => u.searchParams.get('added') === 'bob@example.net');
-    expect((await t.api.get('/v1/suppressions?email=bob@example.net')).body.data[0].expires_at).to.equal(`${day}T00:00:00.000Z`);
+    expect((await t.api.get('/v1/suppressions?email=bob@example.net')).body.data[0].expires_at).to.equal(
+      `${day}T00:00:00.000Z`,
+    );
     expect(await page.locator('tbody tr').first().textContent()).to.not.include('for ever');
     await context.close();
   });
@@ -133,7 +141,18 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     const t = await api.tenant({ mode: 'live' });
     const domain = `usage${Date.now().toString(36)}.test`;
     const now = Date.now();
-    await api.deps.store.knex('domains').insert({ id: newId('domain'), project_id: t.project.id, name: domain, status: 'verified', dkim_token: `tok${now}`, active_selector: 'ph1', created_at: now, updated_at: now });
+    await api.deps.store
+      .knex('domains')
+      .insert({
+        id: newId('domain'),
+        project_id: t.project.id,
+        name: domain,
+        status: 'verified',
+        dkim_token: `tok${now}`,
+        active_selector: 'ph1',
+        created_at: now,
+        updated_at: now,
+      });
     await setProject(api.deps, t.project.id, { limits: { daily: 10, monthly: 100, verifications: 0 } });
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Usage' }).click();
@@ -141,14 +160,24 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     const today = page.getByRole('row', { name: /Sent today/ });
     expect(await today.locator('td.used').textContent()).to.equal('0');
 
-    const sent = await t.api.post('/v1/emails', { from: `shop@${domain}`, to: ['a@example.net', 'b@example.net'], subject: 'Hello', text: 'x' });
+    const sent = await t.api.post('/v1/emails', {
+      from: `shop@${domain}`,
+      to: ['a@example.net', 'b@example.net'],
+      subject: 'Hello',
+      text: 'x',
+    });
     expect(sent.status, sent.text).to.equal(202);
     await page.reload();
     expect(await today.locator('td.used').textContent()).to.equal('2');
     const meter = page.getByRole('meter', { name: 'Sent today' });
     expect([await meter.getAttribute('value'), await meter.getAttribute('max')]).to.deep.equal(['2', '10']);
     expect(await today.textContent()).to.include('2 of 10 (20%)');
-    expect(await page.getByRole('row', { name: /Sent this month/ }).locator('td.used').textContent()).to.equal('2');
+    expect(
+      await page
+        .getByRole('row', { name: /Sent this month/ })
+        .locator('td.used')
+        .textContent(),
+    ).to.equal('2');
     expect(await page.getByRole('row', { name: /Verifications this month/ }).textContent()).to.include('no limit');
     await context.close();
   });
@@ -157,7 +186,11 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     const t = await api.tenant();
     const narrow = await t.newKey({ scopes: ['emails:read'] });
     const { context, page } = await signedIn(browser, api.baseUrl, narrow.key);
-    for (const [path, scope] of [['suppressions', 'suppressions:manage'], ['api-keys', 'keys:manage'], ['usage', 'usage:read']] as const) {
+    for (const [path, scope] of [
+      ['suppressions', 'suppressions:manage'],
+      ['api-keys', 'keys:manage'],
+      ['usage', 'usage:read'],
+    ] as const) {
       const res = await page.goto(`/dashboard/${path}`);
       expect(res!.status(), path).to.equal(403);
       await page.getByRole('heading', { name: 'Not allowed' }).waitFor();

@@ -24,7 +24,10 @@ describe('the dashboard in a browser: domains, their records, settings and insig
     db = freshSqlite();
     await db.store.migrateLatest();
     world = await startDnsWorld();
-    api = await startTestApi(db.store, { dns: { resolvers: [world.address], zone: 'dkim.appliance.test' }, outbound: { hostname: 'mta.appliance.test' } });
+    api = await startTestApi(db.store, {
+      dns: { resolvers: [world.address], zone: 'dkim.appliance.test' },
+      outbound: { hostname: 'mta.appliance.test' },
+    });
     browser = await launchBrowser();
     t = await api.tenant();
   });
@@ -45,8 +48,17 @@ describe('the dashboard in a browser: domains, their records, settings and insig
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.include('pending');
 
     const dkim = d.records.find((r) => r.required)!;
-    await page.getByRole('button', { name: `Copy value of the ${dkim.purpose} ${dkim.type} record` }).first().click();
-    expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).to.equal(dkim.value);
+    await page
+      .getByRole('button', { name: `Copy value of the ${dkim.purpose} ${dkim.type} record` })
+      .first()
+      .click();
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).to.equal(dkim.value);
 
     for (const r of d.records.filter((x) => x.required)) world.add(r.name, r.type, r.value);
     await page.getByRole('button', { name: 'Verify now' }).click();
@@ -74,7 +86,8 @@ describe('the dashboard in a browser: domains, their records, settings and insig
     const d = (await t.api.post('/v1/domains', { domain: 'charts.example.test' })).body as { id: string };
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.goto(`/dashboard/domains/${d.id}`);
-    for (const name of ['Recipients per day', 'Bounce rate per day', 'Complaint rate per day']) await page.getByRole('img', { name }).waitFor();
+    for (const name of ['Recipients per day', 'Bounce rate per day', 'Complaint rate per day'])
+      await page.getByRole('img', { name }).waitFor();
     await page.getByText('The numbers per day').click();
     expect(await page.locator('details tbody tr').count()).to.equal(30);
     await context.close();

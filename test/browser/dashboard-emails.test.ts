@@ -30,7 +30,14 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
   });
 
   const send = async (t: Tenant, subject: string, extra: Record<string, unknown> = {}) => {
-    const r = await t.api.post('/v1/emails', { from: 'Shop <shop@example.com>', to: [TO], subject, html: `<p>Hello <b>${subject}</b></p>`, text: `Hello ${subject}`, ...extra });
+    const r = await t.api.post('/v1/emails', {
+      from: 'Shop <shop@example.com>',
+      to: [TO],
+      subject,
+      html: `<p>Hello <b>${subject}</b></p>`,
+      text: `Hello ${subject}`,
+      ...extra,
+    });
     expect(r.status, r.text).to.equal(202);
     return r.body as { id: string };
   };
@@ -75,7 +82,9 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     // the heading says what happened to the recipients (the email itself is `accepted`, in the badge's title)
     const heading = state.getByRole('heading', { name: /Status/ });
     expect(await heading.textContent()).to.include('delivered');
-    expect(await heading.locator('.badge').getAttribute('title')).to.equal('email accepted; 1 of 1 recipient delivered');
+    expect(await heading.locator('.badge').getAttribute('title')).to.equal(
+      'email accepted; 1 of 1 recipient delivered',
+    );
     const types = await state.locator('.timeline .ev-type').allTextContents();
     expect(types).to.include.members(['queued', 'scheduled', 'sent', 'delivered']);
     expect(types[0]).to.equal('queued');
@@ -93,12 +102,19 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     const context = await browser.newContext({ baseURL: api.baseUrl });
     const page = await context.newPage();
     await page.goto('/dashboard/sign-in');
-    const focused = () => page.evaluate(() => {
-      const el = (globalThis as unknown as { document: { activeElement: { id: string; textContent: string | null; tagName: string } | null } }).document.activeElement;
-      // a container (the page, <main>) by its tag only: its text is the whole page's
-      const interactive = el && ['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
-      return el ? `${el.tagName.toLowerCase()}#${el.id}${interactive ? `:${(el.textContent ?? '').trim()}` : ''}` : '';
-    });
+    const focused = () =>
+      page.evaluate(() => {
+        const el = (
+          globalThis as unknown as {
+            document: { activeElement: { id: string; textContent: string | null; tagName: string } | null };
+          }
+        ).document.activeElement;
+        // a container (the page, <main>) by its tag only: its text is the whole page's
+        const interactive = el && ['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
+        return el
+          ? `${el.tagName.toLowerCase()}#${el.id}${interactive ? `:${(el.textContent ?? '').trim()}` : ''}`
+          : '';
+      });
     for (let i = 0; i < 6 && !(await focused()).startsWith('input#key'); i++) await page.keyboard.press('Tab');
     expect(await focused()).to.match(/^input#key/);
     await page.keyboard.type(a.key);
@@ -119,7 +135,12 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
   });
 
   it("shows a bounce in the timeline with its type, reason and the server's diagnostic", async function () {
-    const r = await a.api.post('/v1/emails', { from: 'shop@example.com', to: ['bounced@simulator.posthorn.test'], subject: 'Bounce me', text: 'x' });
+    const r = await a.api.post('/v1/emails', {
+      from: 'shop@example.com',
+      to: ['bounced@simulator.posthorn.test'],
+      subject: 'Bounce me',
+      text: 'x',
+    });
     const { context, page } = await signedIn(browser, api.baseUrl, a.key);
     await page.goto(`/dashboard/emails/${r.body.id}`);
     const bounced = page.locator('.timeline li.t-email-bounced');
@@ -190,7 +211,13 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
       const { context, page } = await signedIn(browser, alone.baseUrl, t.key);
       // the colour the stylesheet gives a delivered badge
       const green = await page.evaluate(() => {
-        const w = globalThis as unknown as { document: { createElement(t: string): { className: string; remove(): void }; body: { append(e: unknown): void } }; getComputedStyle(e: unknown): { color: string } };
+        const w = globalThis as unknown as {
+          document: {
+            createElement(t: string): { className: string; remove(): void };
+            body: { append(e: unknown): void };
+          };
+          getComputedStyle(e: unknown): { color: string };
+        };
         const probe = w.document.createElement('span');
         probe.className = 'badge s-delivered';
         w.document.body.append(probe);
@@ -201,7 +228,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
       for (const [subject, , outcome] of cases) {
         const b = page.locator('tbody tr', { has: page.getByRole('link', { name: subject }) }).locator('.badge');
         expect((await b.textContent())?.trim(), subject).to.equal(outcome);
-        const colour = await b.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color);
+        const colour = await b.evaluate(
+          (el) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color,
+        );
         if (outcome === 'delivered') expect(colour, subject).to.equal(green);
         else expect(colour, subject).to.not.equal(green);
       }
@@ -219,7 +249,8 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     const res = await page.goto(`/dashboard/emails/${theirs.id}`);
     expect(res!.status()).to.equal(404);
     expect(await page.locator('main').textContent()).to.not.include('Secret of B');
-    for (const part of ['state', 'html']) expect((await page.goto(`/dashboard/emails/${theirs.id}/${part}`))!.status()).to.equal(404);
+    for (const part of ['state', 'html'])
+      expect((await page.goto(`/dashboard/emails/${theirs.id}/${part}`))!.status()).to.equal(404);
     await context.close();
   });
 
@@ -231,7 +262,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await page.goto('/dashboard/emails');
     expect(new URL(page.url()).pathname).to.equal('/dashboard/sign-in');
     // the old cookie, sent by hand, is refused too
-    const r = await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie: `posthorn_session=${cookie!.value}` }, redirect: 'manual' });
+    const r = await fetch(`${api.baseUrl}/dashboard/emails`, {
+      headers: { cookie: `posthorn_session=${cookie!.value}` },
+      redirect: 'manual',
+    });
     expect(r.status).to.equal(303);
     expect(r.headers.get('location')).to.match(/^\/dashboard\/sign-in/);
     await context.close();

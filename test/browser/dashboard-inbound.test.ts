@@ -12,7 +12,12 @@ let seq = 0;
 const crlf = (lines: string[]) => lines.join('\r\n');
 
 /** A message with a text part, an HTML part (with a remote image that must not load) and one attachment. */
-function richMessage(o: { to: string; subject: string; text: string; attachment: { filename: string; content: string } }): string {
+function richMessage(o: {
+  to: string;
+  subject: string;
+  text: string;
+  attachment: { filename: string; content: string };
+}): string {
   const [mixed, alt] = [`mix-${++seq}`, `alt-${seq}`];
   return crlf([
     'From: Ann Example <ann@client.test>',
@@ -57,7 +62,11 @@ describe('the dashboard in a browser: inbound mail', function () {
   before(async function () {
     db = freshSqlite();
     await db.store.migrateLatest();
-    api = await startTestApi(db.store, { smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } } }, { roles: { inbound: true } });
+    api = await startTestApi(
+      db.store,
+      { smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } } },
+      { roles: { inbound: true } },
+    );
     port = api.running.inboundPort!;
     browser = await launchBrowser();
   });
@@ -72,7 +81,18 @@ describe('the dashboard in a browser: inbound mail', function () {
     const t = await api.tenant();
     const domain = `rx${Date.now().toString(36)}${++seq}.test`;
     const now = Date.now();
-    await api.deps.store.knex('domains').insert({ id: newId('domain'), project_id: t.project.id, name: domain, status: 'verified', dkim_token: `tok${now}${seq}`, active_selector: 'ph1', created_at: now, updated_at: now });
+    await api.deps.store
+      .knex('domains')
+      .insert({
+        id: newId('domain'),
+        project_id: t.project.id,
+        name: domain,
+        status: 'verified',
+        dkim_token: `tok${now}${seq}`,
+        active_selector: 'ph1',
+        created_at: now,
+        updated_at: now,
+      });
     return { t, domain };
   }
 
@@ -83,16 +103,34 @@ describe('the dashboard in a browser: inbound mail', function () {
     return (await api.core.services.inbound.list(t.project.id, 1, undefined)).items[0]!.id;
   }
 
-  it("lists received mail and shows a message: its headers, text, HTML in a sandboxed frame, and an attachment that downloads", async function () {
+  it('lists received mail and shows a message: its headers, text, HTML in a sandboxed frame, and an attachment that downloads', async function () {
     const { t, domain } = await receiver();
     const to = `support@${domain}`;
-    await receive(t, 'ann@client.test', to, richMessage({ to, subject: 'First question', text: 'One', attachment: { filename: 'a.txt', content: 'a' } }));
-    const id = await receive(t, 'ann@client.test', to, richMessage({ to, subject: 'Where is my order?', text: 'Order 42 has not arrived.', attachment: { filename: 'Lieferschein 報告.txt', content: 'attached words' } }));
+    await receive(
+      t,
+      'ann@client.test',
+      to,
+      richMessage({ to, subject: 'First question', text: 'One', attachment: { filename: 'a.txt', content: 'a' } }),
+    );
+    const id = await receive(
+      t,
+      'ann@client.test',
+      to,
+      richMessage({
+        to,
+        subject: 'Where is my order?',
+        text: 'Order 42 has not arrived.',
+        attachment: { filename: 'Lieferschein 報告.txt', content: 'attached words' },
+      }),
+    );
 
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Inbound' }).click();
     await page.getByRole('heading', { name: 'Inbound', level: 1 }).waitFor();
-    expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).to.deep.equal(['Where is my order?', 'First question']);
+    expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).to.deep.equal([
+      'Where is my order?',
+      'First question',
+    ]);
     await page.getByRole('link', { name: 'Where is my order?' }).click();
     await page.waitForURL(`**/dashboard/inbound/${id}`);
 
@@ -121,12 +159,35 @@ describe('the dashboard in a browser: inbound mail', function () {
 
   it('reads a bounce and a complaint that arrived as received mail, with the email they are about', async function () {
     const { t, domain } = await receiver();
-    const sent = await t.api.post('/v1/emails', { from: 'shop@example.com', to: ['gone@example.net'], subject: 'Your receipt', text: 'x' });
+    const sent = await t.api.post('/v1/emails', {
+      from: 'shop@example.com',
+      to: ['gone@example.net'],
+      subject: 'Your receipt',
+      text: 'x',
+    });
     expect(sent.status, sent.text).to.equal(202);
     const emailId = sent.body.id as string;
-    const original = crlf(['From: shop@example.com', 'To: gone@example.net', 'Subject: Your receipt', `Message-ID: <${emailId.slice(4)}@${api.config.outbound.hostname}>`, '', 'x']);
+    const original = crlf([
+      'From: shop@example.com',
+      'To: gone@example.net',
+      'Subject: Your receipt',
+      `Message-ID: <${emailId.slice(4)}@${api.config.outbound.hostname}>`,
+      '',
+      'x',
+    ]);
     const to = `bounces@${domain}`;
-    const bounce = await receive(t, '', to, deliveryStatus({ to, recipient: 'gone@example.net', status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 <gone@example.net>: Recipient address rejected: User unknown', original }));
+    const bounce = await receive(
+      t,
+      '',
+      to,
+      deliveryStatus({
+        to,
+        recipient: 'gone@example.net',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 <gone@example.net>: Recipient address rejected: User unknown',
+        original,
+      }),
+    );
 
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.goto(`/dashboard/inbound/${bounce}`);
@@ -147,8 +208,21 @@ describe('the dashboard in a browser: inbound mail', function () {
 
     // a bounce about another project's email names no email of this one
     const other = await api.tenant();
-    const theirs = (await other.api.post('/v1/emails', { from: 'x@example.com', to: ['y@example.net'], subject: 'Theirs', text: 'x' })).body.id as string;
-    const foreign = await receive(t, '', to, deliveryStatus({ to, recipient: 'y@example.net', status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 no such user', original: original.replace(emailId.slice(4), theirs.slice(4)) }));
+    const theirs = (
+      await other.api.post('/v1/emails', { from: 'x@example.com', to: ['y@example.net'], subject: 'Theirs', text: 'x' })
+    ).body.id as string;
+    const foreign = await receive(
+      t,
+      '',
+      to,
+      deliveryStatus({
+        to,
+        recipient: 'y@example.net',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 no such user',
+        original: original.replace(emailId.slice(4), theirs.slice(4)),
+      }),
+    );
     await page.goto(`/dashboard/inbound/${foreign}`);
     expect(await reading.textContent()).to.include('not an email of this project');
     expect(await reading.getByRole('link').count()).to.equal(0);
@@ -158,7 +232,13 @@ describe('the dashboard in a browser: inbound mail', function () {
   it('pages through received mail, 20 a page', async function () {
     const { t, domain } = await receiver();
     const to = `many@${domain}`;
-    for (let i = 1; i <= 21; i++) await receive(t, 'b@client.test', to, crlf([`From: b@client.test`, `To: ${to}`, `Subject: Message ${i}`, '', `body ${i}`, '']));
+    for (let i = 1; i <= 21; i++)
+      await receive(
+        t,
+        'b@client.test',
+        to,
+        crlf([`From: b@client.test`, `To: ${to}`, `Subject: Message ${i}`, '', `body ${i}`, '']),
+      );
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.goto('/dashboard/inbound');
     const subjects = () => page.locator('tbody tr td:nth-child(3)').allTextContents();
@@ -174,14 +254,20 @@ describe('the dashboard in a browser: inbound mail', function () {
     const a = await receiver();
     const b = await receiver();
     const to = `secret@${b.domain}`;
-    const theirs = await receive(b.t, 'c@client.test', to, richMessage({ to, subject: 'Secret of B', text: 'secret', attachment: { filename: 'b.txt', content: 'b' } }));
+    const theirs = await receive(
+      b.t,
+      'c@client.test',
+      to,
+      richMessage({ to, subject: 'Secret of B', text: 'secret', attachment: { filename: 'b.txt', content: 'b' } }),
+    );
     const { context, page } = await signedIn(browser, api.baseUrl, a.t.key);
     await page.goto('/dashboard/inbound');
     expect(await page.locator('main').textContent()).to.not.include('Secret of B');
     const res = await page.goto(`/dashboard/inbound/${theirs}`);
     expect(res!.status()).to.equal(404);
     expect(await page.locator('main').textContent()).to.not.include('Secret of B');
-    for (const part of ['html', 'raw', 'attachments/0']) expect((await context.request.get(`/dashboard/inbound/${theirs}/${part}`)).status()).to.equal(404);
+    for (const part of ['html', 'raw', 'attachments/0'])
+      expect((await context.request.get(`/dashboard/inbound/${theirs}/${part}`)).status()).to.equal(404);
     await context.close();
 
     const narrow = await a.t.newKey({ scopes: ['emails:read'] });

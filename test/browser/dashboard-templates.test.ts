@@ -82,7 +82,9 @@ describe('the dashboard in a browser: templates, their versions, preview and res
     expect(await frame.locator('b').count()).to.equal(1);
     expect(await frame.locator('i').allTextContents()).to.deep.equal(['Mug', 'Tea']);
     expect(await frame.locator('p').textContent()).to.include('€12.50');
-    expect(await page.locator('#preview-result pre.text-part').textContent()).to.equal('Hello Ann <b>bold</b>, total 12.5');
+    expect(await page.locator('#preview-result pre.text-part').textContent()).to.equal(
+      'Hello Ann <b>bold</b>, total 12.5',
+    );
 
     // the frame's document has its own policy: sandboxed, nothing fetched from elsewhere
     const src = await page.locator('iframe.preview').getAttribute('src');
@@ -110,7 +112,10 @@ describe('the dashboard in a browser: templates, their versions, preview and res
     await publish(a, { ...RECEIPT, id: 'refusals' });
     const { page, close } = await openTemplate(a, 'refusals');
     const preview = async () => {
-      const [res] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/preview')), page.getByRole('button', { name: 'Preview' }).click()]);
+      const [res] = await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/preview')),
+        page.getByRole('button', { name: 'Preview' }).click(),
+      ]);
       await page.waitForLoadState();
       return res.status();
     };
@@ -161,7 +166,10 @@ describe('the dashboard in a browser: templates, their versions, preview and res
     expect(await page.getByRole('heading', { level: 2, name: 'Version 3 (latest)' }).count()).to.equal(1);
     expect(await page.locator('tbody tr').first().textContent()).to.include('copy of version 1');
 
-    const t = (await a.api.get('/v1/templates/restorable')).body as { latest_version: number; versions: Array<{ subject: string; restored_from: number | null }> };
+    const t = (await a.api.get('/v1/templates/restorable')).body as {
+      latest_version: number;
+      versions: Array<{ subject: string; restored_from: number | null }>;
+    };
     expect(t.latest_version).to.equal(3);
     expect(t.versions[0]).to.include({ subject: 'First', restored_from: 1 });
     await close();
@@ -171,11 +179,19 @@ describe('the dashboard in a browser: templates, their versions, preview and res
     await publish(a, {
       id: 'designed',
       subject: 'Designed',
-      design: { blocks: [{ type: 'heading', text: 'Hello {{ name }}' }, { type: 'button', label: 'Open', url: 'https://example.com/' }] },
+      design: {
+        blocks: [
+          { type: 'heading', text: 'Hello {{ name }}' },
+          { type: 'button', label: 'Open', url: 'https://example.com/' },
+        ],
+      },
       variables: { name: {} },
     });
     const { page, close } = await openTemplate(a, 'designed');
-    expect(await page.getByRole('list', { name: 'Blocks' }).locator('li').allTextContents()).to.deep.equal(['heading: Hello {{ name }}', 'button: Open']);
+    expect(await page.getByRole('list', { name: 'Blocks' }).locator('li').allTextContents()).to.deep.equal([
+      'heading: Hello {{ name }}',
+      'button: Open',
+    ]);
     await page.getByLabel('name').fill('Ann');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.frameLocator('iframe.preview').getByText('Hello Ann').waitFor();
@@ -195,15 +211,23 @@ describe('the dashboard in a browser: templates, their versions, preview and res
     expect(await page.locator('main').textContent()).to.not.include('Secret');
     expect((await page.goto('/dashboard/templates/secret-of-b/preview/html'))!.status()).to.equal(404);
     for (const path of ['restore', 'preview'])
-      expect((await page.request.post(`/dashboard/templates/secret-of-b/${path}`, { form: { csrf, version: '1' } })).status()).to.equal(404);
-    expect(((await b.api.get('/v1/templates/secret-of-b')).body as { latest_version: number }).latest_version).to.equal(1);
+      expect(
+        (
+          await page.request.post(`/dashboard/templates/secret-of-b/${path}`, { form: { csrf, version: '1' } })
+        ).status(),
+      ).to.equal(404);
+    expect(((await b.api.get('/v1/templates/secret-of-b')).body as { latest_version: number }).latest_version).to.equal(
+      1,
+    );
     await close();
   });
 
   it('serves the preview result alone for a script, and refuses a key without templates:manage', async function () {
     const { page, close } = await openTemplate(a, 'receipt');
     const csrf = await page.locator('input[name="csrf"]').first().inputValue();
-    const part = await page.request.post('/dashboard/templates/receipt/preview/part', { form: { csrf, version: '1', 'var.name': 'Bo', 'var.total': '1' } });
+    const part = await page.request.post('/dashboard/templates/receipt/preview/part', {
+      form: { csrf, version: '1', 'var.name': 'Bo', 'var.total': '1' },
+    });
     expect(part.status()).to.equal(200);
     const fragment = await part.text();
     expect(fragment).to.match(/^<h3>Subject<\/h3>/);

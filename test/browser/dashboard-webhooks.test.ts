@@ -28,8 +28,15 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
     browser = await launchBrowser();
     t = await api.tenant();
     endpoint = (await t.api.post('/v1/webhooks', { url: hooks.url('/ok/dash'), description: 'orders' })).body;
-    expect((await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y' })).status).to.equal(202);
-    await waitFor(async () => (hooks.to('/ok/dash').length >= 2 ? true : null), 10_000, 'the email events at the endpoint');
+    expect(
+      (await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y' }))
+        .status,
+    ).to.equal(202);
+    await waitFor(
+      async () => (hooks.to('/ok/dash').length >= 2 ? true : null),
+      10_000,
+      'the email events at the endpoint',
+    );
   });
   after(async function () {
     await browser?.close();
@@ -45,13 +52,19 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
     await page.waitForURL(`**/dashboard/webhooks/${endpoint.id}`);
     const rows = page.locator('table.deliveries tbody tr');
     expect(await rows.count()).to.equal(2);
-    expect(await rows.first().textContent()).to.include('succeeded').and.include('HTTP 200');
+    expect(await rows.first().textContent())
+      .to.include('succeeded')
+      .and.include('HTTP 200');
 
     const eventId = (await rows.first().locator('code').textContent())!;
     const before = hooks.to('/ok/dash').filter((r) => r.json.id === eventId).length;
     await page.getByRole('button', { name: `Replay event ${eventId}` }).click();
     await page.getByRole('status').filter({ hasText: 'Replay queued' }).waitFor();
-    await waitFor(async () => (hooks.to('/ok/dash').filter((r) => r.json.id === eventId).length === before + 1 ? true : null), 10_000, 'the replayed event');
+    await waitFor(
+      async () => (hooks.to('/ok/dash').filter((r) => r.json.id === eventId).length === before + 1 ? true : null),
+      10_000,
+      'the replayed event',
+    );
     await page.reload();
     expect(await rows.count()).to.equal(3);
     await context.close();
@@ -69,7 +82,10 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
 
     const eventId = (await page.locator('table.deliveries tbody tr').first().locator('code').textContent())!;
     const seen = hooks.to('/ok/dash').length;
-    await page.getByRole('button', { name: `Replay event ${eventId}` }).first().click();
+    await page
+      .getByRole('button', { name: `Replay event ${eventId}` })
+      .first()
+      .click();
     const req = await waitFor(async () => hooks.to('/ok/dash')[seen] ?? null, 10_000, 'the request after the rotation');
     const header = req.headers['service-signature']!;
     const ts = /t=(\d+)/.exec(header)![1];

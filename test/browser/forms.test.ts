@@ -28,9 +28,20 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
     t = await w.api.tenant({ mode: 'live' });
     const domain = await verifiedDomain(t, w.world);
     audience = (await t.api.post('/v1/audiences', { name: 'Newsletter' })).body;
-    news = (await t.api.post('/v1/topics', { name: 'Product news', description: 'What we ship, once a month', default: 'opt_out' })).body;
+    news = (
+      await t.api.post('/v1/topics', {
+        name: 'Product news',
+        description: 'What we ship, once a month',
+        default: 'opt_out',
+      })
+    ).body;
     beta = (await t.api.post('/v1/topics', { name: 'Beta invites', default: 'opt_in' })).body;
-    const res = await t.api.post('/v1/forms', { name: 'The Shop newsletter', audience_id: audience.id, from: `The Shop <news@${domain.domain}>`, fields: ['first_name', 'last_name'] });
+    const res = await t.api.post('/v1/forms', {
+      name: 'The Shop newsletter',
+      audience_id: audience.id,
+      from: `The Shop <news@${domain.domain}>`,
+      fields: ['first_name', 'last_name'],
+    });
     expect(res.status, res.text).to.equal(201);
     form = res.body;
     browser = await launchBrowser();
@@ -55,7 +66,9 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
     expect((await t.api.get(`/v1/contacts/${email}`)).body).to.deep.include({ pending: true, audiences: [] });
 
     const mail = await simpleParser((await w.sink.waitForMessage(email)).raw);
-    const link = new RegExp(`${PUBLIC.replace(/\./g, '\\.')}/f/${form.id}/confirm/[0-9a-z-]+`).exec(mail.text ?? '')![0];
+    const link = new RegExp(`${PUBLIC.replace(/\./g, '\\.')}/f/${form.id}/confirm/[0-9a-z-]+`).exec(
+      mail.text ?? '',
+    )![0];
     await page.goto(local(link));
     expect(await axeViolations(page, 'confirmation page')).to.deep.equal([]);
     expect((await t.api.get(`/v1/contacts/${email}`)).body.pending, 'opening the link confirms nothing').to.equal(true);
@@ -76,7 +89,10 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     expect(await page.getByLabel('Beta invites').isChecked()).to.equal(true);
-    expect((await t.api.get(`/v1/contacts/${email}`)).body).to.deep.include({ unsubscribed: false, topics: { [news.id]: false, [beta.id]: true } });
+    expect((await t.api.get(`/v1/contacts/${email}`)).body).to.deep.include({
+      unsubscribed: false,
+      topics: { [news.id]: false, [beta.id]: true },
+    });
 
     await page.getByLabel('Unsubscribe from all broadcast mail').check();
     await page.getByRole('button', { name: 'Save' }).click();
@@ -85,11 +101,24 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
     expect(await axeViolations(page, 'preference page, saved')).to.deep.equal([]);
     // on a phone-sized screen the page scrolls down, not sideways
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement.scrollWidth - (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement.clientWidth)).to.be.at.most(1);
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
+            .document.documentElement.scrollWidth -
+          (globalThis as unknown as { document: { documentElement: { clientWidth: number } } }).document.documentElement
+            .clientWidth,
+      ),
+    ).to.be.at.most(1);
   });
 
   it('sends the person to the form’s redirect_url after a submission: the page’s policy lets its form go there', async function () {
-    const made = await t.api.post('/v1/forms', { name: 'Redirecting', audience_id: audience.id, double_opt_in: false, redirect_url: 'https://thanks.signup.test/done?from=form' });
+    const made = await t.api.post('/v1/forms', {
+      name: 'Redirecting',
+      audience_id: audience.id,
+      double_opt_in: false,
+      redirect_url: 'https://thanks.signup.test/done?from=form',
+    });
     expect(made.status, made.text).to.equal(201);
     const ctx = await browser.newContext();
     try {
@@ -100,7 +129,12 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
         (url) => !loopback(url),
         async (route) => {
           const url = new URL(route.request().url());
-          if (url.origin === 'https://thanks.signup.test') return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Thanks</title><h1>Thanks for signing up</h1>' });
+          if (url.origin === 'https://thanks.signup.test')
+            return route.fulfill({
+              status: 200,
+              contentType: 'text/html',
+              body: '<!doctype html><title>Thanks</title><h1>Thanks for signing up</h1>',
+            });
           leaving.push(url.href);
           return route.abort();
         },
@@ -115,7 +149,10 @@ describe('a signup form and the preference page in a browser (issue 27)', functi
       await page.getByRole('heading', { name: 'Thanks for signing up' }).waitFor();
       expect(refused).to.deep.equal([]);
       expect(leaving).to.deep.equal([]);
-      expect((await t.api.get('/v1/contacts/redirected@ok.test')).body).to.deep.include({ pending: false, audiences: [audience.id] });
+      expect((await t.api.get('/v1/contacts/redirected@ok.test')).body).to.deep.include({
+        pending: false,
+        audiences: [audience.id],
+      });
     } finally {
       await ctx.close();
     }

@@ -7,7 +7,12 @@ import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 // document they cannot read (the engineers' design notes, an issue number),
 // and every link between pages must land on a file and a heading that exist.
 
-const pages = [join(PACKAGE_ROOT, 'README.md'), ...readdirSync(join(PACKAGE_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(PACKAGE_ROOT, 'docs', f))];
+const pages = [
+  join(PACKAGE_ROOT, 'README.md'),
+  ...readdirSync(join(PACKAGE_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(PACKAGE_ROOT, 'docs', f)),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
 function anchorsOf(markdown: string): Set<string> {
@@ -35,7 +40,8 @@ describe('the documentation stands alone', function () {
       readFileSync(page, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (/CONTRACT|interface §|LIFECYCLE|\b[Ii]ssues? #?[0-9]/.test(line)) found.push(`${relative(PACKAGE_ROOT, page)}:${i + 1}: ${line.trim().slice(0, 120)}`);
+          if (/CONTRACT|interface §|LIFECYCLE|\b[Ii]ssues? #?[0-9]/.test(line))
+            found.push(`${relative(PACKAGE_ROOT, page)}:${i + 1}: ${line.trim().slice(0, 120)}`);
         });
     }
     expect(found).to.deep.equal([]);
@@ -48,7 +54,9 @@ describe('the documentation stands alone', function () {
   it('links only to files and headings that exist', function () {
     const broken: string[] = [];
     for (const page of pages) {
-      const text = readFileSync(page, 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+      const text = readFileSync(page, 'utf8')
+        .replace(/```[\s\S]*?```/g, '')
+        .replace(/`[^`\n]*`/g, '');
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
         const target = m[1]!;
         if (/^[a-z]+:/i.test(target)) continue;
@@ -58,7 +66,8 @@ describe('the documentation stands alone', function () {
           broken.push(`${relative(PACKAGE_ROOT, page)} → ${target} (no such file)`);
           continue;
         }
-        if (anchor && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor)) broken.push(`${relative(PACKAGE_ROOT, page)} → ${target} (no such heading)`);
+        if (anchor && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor))
+          broken.push(`${relative(PACKAGE_ROOT, page)} → ${target} (no such heading)`);
       }
     }
     expect(broken).to.deep.equal([]);

@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { importsOf, parseLayerTable, resolveImport, stronglyConnected, type ImportRef, type LayerTable } from '../helpers/imports.js';
+import {
+  importsOf,
+  parseLayerTable,
+  resolveImport,
+  stronglyConnected,
+  type ImportRef,
+  type LayerTable,
+} from '../helpers/imports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -11,7 +18,18 @@ const ARCHITECTURE = join(ROOT, 'docs', 'ARCHITECTURE.md');
 
 /** No I/O in these: they may name a repo, `store` or `net` module, or an I/O module of Node, only with `import type`. */
 const PURE = [
-  ...['lifecycle', 'lifecycle-accept', 'lifecycle-moves', 'lifecycle-outcomes', 'lifecycle-reports', 'accept-rules', 'prepare', 'limits', 'simulate', 'idempotency'].map((f) => `modules/sending/emails/${f}.ts`),
+  ...[
+    'lifecycle',
+    'lifecycle-accept',
+    'lifecycle-moves',
+    'lifecycle-outcomes',
+    'lifecycle-reports',
+    'accept-rules',
+    'prepare',
+    'limits',
+    'simulate',
+    'idempotency',
+  ].map((f) => `modules/sending/emails/${f}.ts`),
   ...['verification', 'domain-state', 'insights', 'dkim-rotation'].map((f) => `modules/deliverability/domains/${f}.ts`),
   'modules/deliverability/blocklists/dnsbl.ts',
   'modules/deliverability/blocklists/dnsbl-answers.ts',
@@ -27,25 +45,80 @@ const PURE = [
   'mta/classify-reply.ts',
   'mta/screen-recipients.ts',
   'modules/notifying/webhooks/in-flight.ts',
-  ...['classify-bounce', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map((f) => `modules/receiving/bounces/${f}.ts`),
+  ...['classify-bounce', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map(
+    (f) => `modules/receiving/bounces/${f}.ts`,
+  ),
   'modules/deliverability/verify/syntax.ts',
   'modules/deliverability/verify/typo.ts',
   'dns/checks.ts',
   'dns/packet-check.ts',
   'modules/receiving/inbound/read-inbound.ts',
-  ...['html', 'layout', 'charts', 'emails', 'email-detail', 'domains', 'domain-insights', 'webhooks', 'templates', 'template-detail', 'template-preview', 'inbound', 'inbound-reading', 'suppressions', 'keys', 'usage', 'sign-in'].map((f) => `dashboard/pages/${f}.ts`),
+  ...[
+    'html',
+    'layout',
+    'charts',
+    'emails',
+    'email-detail',
+    'domains',
+    'domain-insights',
+    'webhooks',
+    'templates',
+    'template-detail',
+    'template-preview',
+    'inbound',
+    'inbound-reading',
+    'suppressions',
+    'keys',
+    'usage',
+    'sign-in',
+  ].map((f) => `dashboard/pages/${f}.ts`),
   'modules/operations/doctor/verdicts.ts',
   'modules/operations/doctor/machine-verdicts.ts',
   'modules/account/logs/request-log.ts',
   'modules/notifying/webhooks/endpoint-windows.ts',
   'modules/operations/retention/retention-rules.ts',
-  ...['versions', 'render-version', 'text-from-html', 'template-changes'].map((f) => `modules/sending/templates/${f}.ts`),
-  ...['ast', 'errors', 'expressions', 'filters', 'index', 'lexer', 'parser', 'render', 'urls', 'variables', 'written-urls'].map((f) => `modules/sending/templates/language/${f}.ts`),
-  ...['check-design', 'design-source', 'design.schema', 'html-blocks', 'html-blocks-rich', 'html-document', 'html-parts', 'palette', 'source-text', 'text-blocks'].map((f) => `modules/sending/templates/design/${f}.ts`),
+  ...['versions', 'render-version', 'text-from-html', 'template-changes'].map(
+    (f) => `modules/sending/templates/${f}.ts`,
+  ),
+  ...[
+    'ast',
+    'errors',
+    'expressions',
+    'filters',
+    'index',
+    'lexer',
+    'parser',
+    'render',
+    'urls',
+    'variables',
+    'written-urls',
+  ].map((f) => `modules/sending/templates/language/${f}.ts`),
+  ...[
+    'check-design',
+    'design-source',
+    'design.schema',
+    'html-blocks',
+    'html-blocks-rich',
+    'html-document',
+    'html-parts',
+    'palette',
+    'source-text',
+    'text-blocks',
+  ].map((f) => `modules/sending/templates/design/${f}.ts`),
 ];
 const IO_MODULES = /^(node:)?(fs|net|http|dns|child_process)(\/|$)/;
 const KNEX_HANDLES = new Set(['trx', 'db', 'knex', 'reader', 'sp', 'writer']);
-const QUERY_METHODS = new Set(['raw', 'whereRaw', 'whereIn', 'forUpdate', 'skipLocked', 'onConflict', 'insert', 'update', 'delete']);
+const QUERY_METHODS = new Set([
+  'raw',
+  'whereRaw',
+  'whereIn',
+  'forUpdate',
+  'skipLocked',
+  'onConflict',
+  'insert',
+  'update',
+  'delete',
+]);
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 60;
 
@@ -99,14 +172,24 @@ function loadSource(rel: string): Source {
     const where = resolveImport(path, ref.specifier, SRC);
     if (where.kind === 'package') source.packages.push(ref);
     if (where.kind === 'missing') source.unresolved.push(ref);
-    if (where.kind === 'file') source.edges.push({ from: rel, to: posix(relative(SRC, where.path)), line: ref.line, spec: ref.specifier, typeOnly: ref.typeOnly });
+    if (where.kind === 'file')
+      source.edges.push({
+        from: rel,
+        to: posix(relative(SRC, where.path)),
+        line: ref.line,
+        spec: ref.specifier,
+        typeOnly: ref.typeOnly,
+      });
   }
   return source;
 }
 
 function loadSources(): Source[] {
   const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).map(posix);
-  return files.filter((f) => f.endsWith('.ts')).sort().map(loadSource);
+  return files
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+    .map(loadSource);
 }
 
 /** Every failure at once: the message lists them all, one a line. */
@@ -124,10 +207,16 @@ function cyclesOf(edges: Edge[], nodeOf: (rel: string) => string, selfLoops: boo
     if (!graph.get(a)!.has(b)) graph.get(a)!.set(b, e);
   }
   const nodes = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((m) => [...m.keys()])])].sort();
-  const cycles = stronglyConnected(nodes, (n) => graph.get(n)?.keys() ?? []).filter((c) => c.length > 1 || graph.get(c[0]!)?.has(c[0]!));
+  const cycles = stronglyConnected(nodes, (n) => graph.get(n)?.keys() ?? []).filter(
+    (c) => c.length > 1 || graph.get(c[0]!)?.has(c[0]!),
+  );
   return cycles.map((cycle) => {
     const members = new Set(cycle);
-    const inside = [...members].sort().flatMap((a) => [...(graph.get(a) ?? [])].filter(([b]) => members.has(b)).map(([b, e]) => `${a} → ${b}: ${describeEdge(e)}`));
+    const inside = [...members]
+      .sort()
+      .flatMap((a) =>
+        [...(graph.get(a) ?? [])].filter(([b]) => members.has(b)).map(([b, e]) => `${a} → ${b}: ${describeEdge(e)}`),
+      );
     return `${[...members].sort().join(', ')}\n    ${inside.join('\n    ')}`;
   });
 }
@@ -146,7 +235,13 @@ function isHandle(e: ts.Expression): boolean {
 function stringConstants(sf: ts.SourceFile): Set<string> {
   const names = new Set<string>();
   const visit = (n: ts.Node): void => {
-    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name) && n.initializer && ts.isStringLiteralLike(n.initializer)) names.add(n.name.text);
+    if (
+      ts.isVariableDeclaration(n) &&
+      ts.isIdentifier(n.name) &&
+      n.initializer &&
+      ts.isStringLiteralLike(n.initializer)
+    )
+      names.add(n.name.text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -180,7 +275,11 @@ function chainTop(n: ts.Node): ts.Node {
   let cur = n;
   for (;;) {
     const p = cur.parent;
-    const chained = ts.isPropertyAccessExpression(p) || ts.isElementAccessExpression(p) || ts.isCallExpression(p) || ts.isNonNullExpression(p);
+    const chained =
+      ts.isPropertyAccessExpression(p) ||
+      ts.isElementAccessExpression(p) ||
+      ts.isCallExpression(p) ||
+      ts.isNonNullExpression(p);
     if (!chained || p.expression !== cur) return cur;
     cur = p;
   }
@@ -204,13 +303,24 @@ function queriesOf(s: Source): string[] {
   });
 }
 
-type Fn = ts.FunctionDeclaration | ts.MethodDeclaration | ts.ConstructorDeclaration | ts.AccessorDeclaration | ts.ArrowFunction | ts.FunctionExpression;
+type Fn =
+  | ts.FunctionDeclaration
+  | ts.MethodDeclaration
+  | ts.ConstructorDeclaration
+  | ts.AccessorDeclaration
+  | ts.ArrowFunction
+  | ts.FunctionExpression;
 
 const lineOf = (sf: ts.SourceFile, n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
 
 function isMeasured(n: ts.Node): n is Fn {
   if (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) return ts.isBlock(n.body);
-  const declared = ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isConstructorDeclaration(n) || ts.isGetAccessor(n) || ts.isSetAccessor(n);
+  const declared =
+    ts.isFunctionDeclaration(n) ||
+    ts.isMethodDeclaration(n) ||
+    ts.isConstructorDeclaration(n) ||
+    ts.isGetAccessor(n) ||
+    ts.isSetAccessor(n);
   return declared && !!n.body;
 }
 
@@ -219,7 +329,8 @@ function nameOf(fn: Fn, sf: ts.SourceFile): string {
   if (ts.isConstructorDeclaration(fn)) return `${owner(fn)}constructor`;
   if (fn.name) return owner(fn) + fn.name.getText(sf);
   const p = fn.parent;
-  if (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) return owner(p) + p.name.getText(sf);
+  if (ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p))
+    return owner(p) + p.name.getText(sf);
   if (ts.isCallExpression(p)) return `callback of ${p.expression.getText(sf).replace(/\s+/g, ' ').slice(-40)}`;
   return '(anonymous)';
 }
@@ -229,7 +340,16 @@ function anchorOf(n: ts.Node): ts.Node {
   let cur = n;
   for (;;) {
     const p = cur.parent;
-    if (!p || ts.isSourceFile(p) || ts.isBlock(p) || ts.isModuleBlock(p) || ts.isCaseOrDefaultClause(p) || ts.isClassLike(p) || ts.isObjectLiteralExpression(p)) return cur;
+    if (
+      !p ||
+      ts.isSourceFile(p) ||
+      ts.isBlock(p) ||
+      ts.isModuleBlock(p) ||
+      ts.isCaseOrDefaultClause(p) ||
+      ts.isClassLike(p) ||
+      ts.isObjectLiteralExpression(p)
+    )
+      return cur;
     cur = p;
   }
 }
@@ -251,7 +371,8 @@ function longFunctionsOf(s: Source): string[] {
       const start = lineOf(s.sf, n);
       const length = s.sf.getLineAndCharacterOfPosition(n.end).line + 2 - start;
       const excused = reasonAbove(s.lines, start) || reasonAbove(s.lines, lineOf(s.sf, anchorOf(n)));
-      if (length > MAX_FUNCTION_LINES && !excused) found.push(`${nameOf(n, s.sf)} (${at(s.rel, start)}) is ${length} lines`);
+      if (length > MAX_FUNCTION_LINES && !excused)
+        found.push(`${nameOf(n, s.sf)} (${at(s.rel, start)}) is ${length} lines`);
     }
     ts.forEachChild(n, visit);
   };
@@ -275,7 +396,8 @@ describe('layering (docs/ARCHITECTURE.md)', function () {
   it('every import follows an arrow the architecture allows', function () {
     const found: string[] = [];
     for (const [layer, allowed] of table) {
-      for (const l of allowed === '*' ? [] : allowed) if (!table.has(l)) found.push(`the row of \`${layer}\` names \`${l}\`, which has no row`);
+      for (const l of allowed === '*' ? [] : allowed)
+        if (!table.has(l)) found.push(`the row of \`${layer}\` names \`${l}\`, which has no row`);
     }
     for (const s of sources) {
       if (!table.has(layerOf(s.rel))) found.push(`src/${s.rel}: layer \`${layerOf(s.rel)}\` has no row in the table`);
@@ -284,7 +406,8 @@ describe('layering (docs/ARCHITECTURE.md)', function () {
     for (const e of edges) {
       const [from, to] = [layerOf(e.from), layerOf(e.to)];
       const allowed = table.get(from);
-      if (from !== to && allowed && allowed !== '*' && !allowed.has(to)) found.push(`${from} → ${to}: ${describeEdge(e)}`);
+      if (from !== to && allowed && allowed !== '*' && !allowed.has(to))
+        found.push(`${from} → ${to}: ${describeEdge(e)}`);
     }
     expectNone('imports the table of docs/ARCHITECTURE.md does not allow', found);
   });
@@ -296,7 +419,10 @@ describe('layering (docs/ARCHITECTURE.md)', function () {
   });
 
   it('no import cycle between files', function () {
-    expectNone('import cycles between files', cyclesOf(edges, (rel) => rel, true).map((c) => `files ${c}`));
+    expectNone(
+      'import cycles between files',
+      cyclesOf(edges, (rel) => rel, true).map((c) => `files ${c}`),
+    );
   });
 
   it('SQL only in repos and src/store', function () {
@@ -311,21 +437,29 @@ describe('layering (docs/ARCHITECTURE.md)', function () {
 
   it('pure modules do no I/O', function () {
     const isPure = (rel: string) => PURE.includes(rel) || layerOf(rel) === 'lib';
-    const found = PURE.filter((rel) => !sources.some((s) => s.rel === rel)).map((rel) => `src/${rel} is listed as pure but is gone`);
+    const found = PURE.filter((rel) => !sources.some((s) => s.rel === rel)).map(
+      (rel) => `src/${rel} is listed as pure but is gone`,
+    );
     for (const s of sources.filter((x) => isPure(x.rel))) {
       for (const e of s.edges) {
         const effectful = isRepo(e.to) || ['store', 'net'].includes(layerOf(e.to));
         if (layerOf(s.rel) === 'lib' && layerOf(e.to) !== 'lib') found.push(`${describeEdge(e)}: lib imports only lib`);
         else if (effectful && !e.typeOnly) found.push(`${describeEdge(e)}: not with import type`);
       }
-      for (const p of s.packages) if (IO_MODULES.test(p.specifier) && !p.typeOnly) found.push(`${at(s.rel, p.line)} imports '${p.specifier}'`);
+      for (const p of s.packages)
+        if (IO_MODULES.test(p.specifier) && !p.typeOnly) found.push(`${at(s.rel, p.line)} imports '${p.specifier}'`);
     }
     expectNone('pure modules reaching for I/O', found);
   });
 
   it('no file over 300 lines, no function over 60 lines without a reason', function () {
-    const files = sources.filter((s) => lineCount(s) > MAX_FILE_LINES).map((s) => `src/${s.rel} is ${lineCount(s)} lines`);
+    const files = sources
+      .filter((s) => lineCount(s) > MAX_FILE_LINES)
+      .map((s) => `src/${s.rel} is ${lineCount(s)} lines`);
     const functions = sources.flatMap(longFunctionsOf);
-    expectNone(`files over ${MAX_FILE_LINES} lines or functions over ${MAX_FUNCTION_LINES} lines without a \`// long: reason\` above`, [...files, ...functions]);
+    expectNone(
+      `files over ${MAX_FILE_LINES} lines or functions over ${MAX_FUNCTION_LINES} lines without a \`// long: reason\` above`,
+      [...files, ...functions],
+    );
   });
 });

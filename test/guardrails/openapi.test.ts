@@ -10,7 +10,21 @@ import { systemClock } from '../../src/lib/time.js';
 import { startTestApi, type TestApi } from '../helpers/api.js';
 import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId: string; security: unknown[]; 'x-scope'?: string; requestBody?: { content: { 'application/json': { schema: { additionalProperties?: boolean } } } } }>> };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        security: unknown[];
+        'x-scope'?: string;
+        requestBody?: { content: { 'application/json': { schema: { additionalProperties?: boolean } } } };
+      }
+    >
+  >;
+};
 
 // CONTRACT §5: GET /v1/openapi.json (OpenAPI 3.1, no key), one source with the routes.
 describe('the OpenAPI document (issue 23)', function () {
@@ -35,7 +49,9 @@ describe('the OpenAPI document (issue 23)', function () {
     const result = await new Validator().validate(doc as unknown as SpecData);
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 2)).to.deep.equal([]);
     expect(result.valid).to.equal(true);
-    expect((doc as unknown as { servers: Array<{ url: string }> }).servers).to.deep.equal([{ url: 'https://mail.example.com' }]);
+    expect((doc as unknown as { servers: Array<{ url: string }> }).servers).to.deep.equal([
+      { url: 'https://mail.example.com' },
+    ]);
     // and the validator does refuse a broken one: a query parameter without its schema
     const broken = JSON.parse(JSON.stringify(doc)) as Doc;
     (broken.paths['/v1/emails']!.get as Record<string, unknown>).parameters = [{ name: 'limit', in: 'query' }];
@@ -43,10 +59,28 @@ describe('the OpenAPI document (issue 23)', function () {
   });
 
   it('documents every route the app serves, and serves every route it documents', function () {
-    const { registered } = buildApp(api.core.services, { requestsPerSecond: 1, logger: silentLogger(), clock: systemClock, version: PACKAGE_VERSION, publicUrl: null, metrics: true });
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`));
+    const { registered } = buildApp(api.core.services, {
+      requestsPerSecond: 1,
+      logger: silentLogger(),
+      clock: systemClock,
+      version: PACKAGE_VERSION,
+      publicUrl: null,
+      metrics: true,
+    });
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
+    );
     expect([...documented].sort()).to.deep.equal([...registered].sort());
-    for (const must of ['GET /v1/suppressions', 'POST /v1/emails', 'GET /v1/logs', 'GET /v1/usage', 'GET /metrics', 'GET /v1/openapi.json', 'GET /healthz']) expect(documented).to.include(must);
+    for (const must of [
+      'GET /v1/suppressions',
+      'POST /v1/emails',
+      'GET /v1/logs',
+      'GET /v1/usage',
+      'GET /metrics',
+      'GET /v1/openapi.json',
+      'GET /healthz',
+    ])
+      expect(documented).to.include(must);
   });
 
   it('names the scope of each keyed route and refuses unknown body fields in every request schema', function () {

@@ -17,11 +17,18 @@ describe('a test run without PostgreSQL', function () {
     const helper = pathToFileURL(join(PACKAGE_ROOT, 'test', 'helpers', 'databases.ts')).href;
     const specs = ['a', 'b'].map((name) => {
       const file = join(dir, `${name}.test.mts`);
-      writeFileSync(file, `import { DATABASE_KINDS } from '${helper}';\ndescribe('${name}', () => { it('knows its databases', () => { if (!DATABASE_KINDS.includes('sqlite')) throw new Error('no sqlite'); }); });\n`);
+      writeFileSync(
+        file,
+        `import { DATABASE_KINDS } from '${helper}';\ndescribe('${name}', () => { it('knows its databases', () => { if (!DATABASE_KINDS.includes('sqlite')) throw new Error('no sqlite'); }); });\n`,
+      );
       return file;
     });
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('POSTHORN_')));
-    const { stdout } = await execFileAsync(process.execPath, [join(PACKAGE_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), ...specs], { cwd: PACKAGE_ROOT, env: { ...clean, ...env } });
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [join(PACKAGE_ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), ...specs],
+      { cwd: PACKAGE_ROOT, env: { ...clean, ...env } },
+    );
     return stdout;
   }
 
@@ -29,7 +36,10 @@ describe('a test run without PostgreSQL', function () {
   let withUrl: string;
   before(async function () {
     // nothing connects to the URL: the spec files define no PostgreSQL suite
-    [without, withUrl] = await Promise.all([run({}), run({ POSTHORN_TEST_PG_URL: 'postgres://nobody@127.0.0.1:1/unused' })]);
+    [without, withUrl] = await Promise.all([
+      run({}),
+      run({ POSTHORN_TEST_PG_URL: 'postgres://nobody@127.0.0.1:1/unused' }),
+    ]);
   });
 
   it('says once, after the tests ran, that the PostgreSQL variants were not run', function () {

@@ -20,7 +20,10 @@ describe('route table guardrails', function () {
   it('rejects unknown fields in every body and query schema', function () {
     for (const r of API_ROUTES) {
       for (const schema of [r.body, r.query]) {
-        if (schema) expect((schema as { additionalProperties?: unknown }).additionalProperties, `${r.method} ${r.path}`).to.equal(false);
+        if (schema)
+          expect((schema as { additionalProperties?: unknown }).additionalProperties, `${r.method} ${r.path}`).to.equal(
+            false,
+          );
       }
     }
   });
@@ -50,7 +53,11 @@ describe('route table guardrails', function () {
 
       it(`${r.method} ${r.path}: 403 forbidden for a key holding every scope but ${r.scope}`, async function () {
         const t = await api.tenant({ scopes: SCOPES.filter((s) => s !== r.scope) });
-        const res = await t.api.raw(r.method, concrete(r.path), r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {});
+        const res = await t.api.raw(
+          r.method,
+          concrete(r.path),
+          r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {},
+        );
         expectError(res, 403, 'forbidden');
         expect(res.body.error.message).to.include(r.scope);
       });
@@ -58,13 +65,29 @@ describe('route table guardrails', function () {
       it(`${r.method} ${r.path}: 403 account_suspended for a suspended project`, async function () {
         const t = await api.tenant();
         await t.suspend();
-        expectError(await t.api.raw(r.method, concrete(r.path), r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}), 403, 'account_suspended');
+        expectError(
+          await t.api.raw(
+            r.method,
+            concrete(r.path),
+            r.body ? { body: '{}', headers: { 'content-type': 'application/json' } } : {},
+          ),
+          403,
+          'account_suspended',
+        );
       });
 
       if (r.method !== 'GET') {
         it(`${r.method} ${r.path}: 400 naming an unknown body field`, async function () {
           const t = await api.tenant();
-          expectError(await t.api.raw(r.method, concrete(r.path), { body: '{"colour": "blue"}', headers: { 'content-type': 'application/json' } }), 400, 'validation_error', 'colour');
+          expectError(
+            await t.api.raw(r.method, concrete(r.path), {
+              body: '{"colour": "blue"}',
+              headers: { 'content-type': 'application/json' },
+            }),
+            400,
+            'validation_error',
+            'colour',
+          );
         });
       }
     }

@@ -43,9 +43,16 @@ export interface Tenant {
  * store, with the roles a test asks for (the queue worker, the webhook
  * dispatcher) running in this process.
  */
-export async function startTestApi(store: Store, overrides: Record<string, unknown> = {}, opts: { clock?: Clock; roles?: RoleSelection } = {}): Promise<TestApi> {
+export async function startTestApi(
+  store: Store,
+  overrides: Record<string, unknown> = {},
+  opts: { clock?: Clock; roles?: RoleSelection } = {},
+): Promise<TestApi> {
   const clock = opts.clock ?? systemClock;
-  const config: Config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' }, ...overrides }, null);
+  const config: Config = buildConfig(
+    { data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' }, ...overrides },
+    null,
+  );
   const core = buildCore(config, store, silentLogger(), clock);
   const running = await startRoles(config, core, { api: true, ...opts.roles }, { host: '127.0.0.1', port: 0 });
   const role = running.api!;
@@ -54,7 +61,11 @@ export async function startTestApi(store: Store, overrides: Record<string, unkno
   const tenant = async (t: { mode?: KeyMode; scopes?: string[]; approved?: boolean } = {}): Promise<Tenant> => {
     const project = await createProject(deps, { name: `t${++counter}-${Date.now()}`, approved: t.approved ?? true });
     const newKey = async (k: { mode?: KeyMode; scopes?: string[] } = {}) => {
-      const { key, secret } = await createKey(deps, { projectId: project.id, mode: k.mode ?? t.mode ?? 'test', scopes: k.scopes });
+      const { key, secret } = await createKey(deps, {
+        projectId: project.id,
+        mode: k.mode ?? t.mode ?? 'test',
+        scopes: k.scopes,
+      });
       return { id: key.id, key: secret, api: client(baseUrl, secret) };
     };
     const first = await newKey({ scopes: t.scopes });
@@ -71,5 +82,15 @@ export async function startTestApi(store: Store, overrides: Record<string, unkno
       },
     };
   };
-  return { baseUrl, config, deps, core, role, running, stop: () => running.stop(), tenant, anonymous: client(baseUrl, null) };
+  return {
+    baseUrl,
+    config,
+    deps,
+    core,
+    role,
+    running,
+    stop: () => running.stop(),
+    tenant,
+    anonymous: client(baseUrl, null),
+  };
 }

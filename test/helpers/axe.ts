@@ -16,6 +16,14 @@ interface AxeViolation {
 export async function axeViolations(page: Page, name: string): Promise<string[]> {
   // evaluated through the driver, which the page's CSP does not govern
   await page.evaluate(AXE);
-  const violations = (await page.evaluate(() => (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: AxeViolation[] }> } }).axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } }))).violations;
-  return violations.filter((x) => x.impact === 'serious' || x.impact === 'critical').map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  const violations = (
+    await page.evaluate(() =>
+      (globalThis as unknown as { axe: { run(o: object): Promise<{ violations: AxeViolation[] }> } }).axe.run({
+        runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+      }),
+    )
+  ).violations;
+  return violations
+    .filter((x) => x.impact === 'serious' || x.impact === 'critical')
+    .map((v) => `${name}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

@@ -6,12 +6,17 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Headless Chromium through playwright-core, which downloads nothing: a missing browser fails the run. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no browser at ${CHROMIUM}: apt-get install chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
 
 /** A fresh browser profile (its own cookies) signed in to the dashboard at `baseUrl` with `key`. */
-export async function signedIn(browser: Browser, baseUrl: string, key: string): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedIn(
+  browser: Browser,
+  baseUrl: string,
+  key: string,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: baseUrl });
   const page = await context.newPage();
   await page.goto('/dashboard/sign-in');

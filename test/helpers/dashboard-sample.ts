@@ -36,7 +36,12 @@ export async function dashboardSample(): Promise<DashboardSample> {
   const base = hw.config();
   const api = await startTestApi(
     db.store,
-    { ...base, dns: { ...base.dns, zone: 'dkim.posthorn.example' }, outbound: { hostname: 'mta.posthorn.example' }, smtp: { inbound: { enabled: true, host: '127.0.0.1', port: 0 } } },
+    {
+      ...base,
+      dns: { ...base.dns, zone: 'dkim.posthorn.example' },
+      outbound: { hostname: 'mta.posthorn.example' },
+      smtp: { inbound: { enabled: true, host: '127.0.0.1', port: 0 } },
+    },
     { roles: { mta: true, webhooks: true, inbound: true } },
   );
   const project = await createProject(api.deps, { name: 'Acme Shop', approved: true });
@@ -46,15 +51,27 @@ export async function dashboardSample(): Promise<DashboardSample> {
 
   const domain = await verifiedDomain(c, world, 'acme.example');
   await monthOfLiveMail(db, project.id, 'acme.example');
-  const hook = (await c.post('/v1/webhooks', { url: hooks.url('/ok/acme'), description: 'order system' })).body as { id: string };
+  const hook = (await c.post('/v1/webhooks', { url: hooks.url('/ok/acme'), description: 'order system' })).body as {
+    id: string;
+  };
   const order = await send(c, `delivered@${SIM}`, 'Your order #1042 has shipped', { tags: { kind: 'shipping' } });
   await send(c, `bounced@${SIM}`, 'Welcome to Acme');
   await send(c, `ambiguous@${SIM}`, 'Your invoice for November');
   await send(c, `delivered@${SIM}`, 'Your weekly summary', { scheduled_at: new Date(Date.now() + DAY).toISOString() });
   await c.post('/v1/suppressions', { email: 'old-customer@example.net' });
   for (const version of [
-    { subject: 'Welcome, {{ name }}', html: '<h1>Hello {{ name }}</h1><p>Thanks for joining.</p>', text: 'Hello {{ name }}', variables: { name: { type: 'string', required: true } } },
-    { subject: 'Welcome to Acme, {{ name }}', html: '<h1>Hello {{ name }}</h1><p>Thanks for joining the {{ plan }} plan.</p>', text: 'Hello {{ name }}', variables: { name: { type: 'string', required: true }, plan: { type: 'string', required: true } } },
+    {
+      subject: 'Welcome, {{ name }}',
+      html: '<h1>Hello {{ name }}</h1><p>Thanks for joining.</p>',
+      text: 'Hello {{ name }}',
+      variables: { name: { type: 'string', required: true } },
+    },
+    {
+      subject: 'Welcome to Acme, {{ name }}',
+      html: '<h1>Hello {{ name }}</h1><p>Thanks for joining the {{ plan }} plan.</p>',
+      text: 'Hello {{ name }}',
+      variables: { name: { type: 'string', required: true }, plan: { type: 'string', required: true } },
+    },
   ]) {
     const r = await c.post('/v1/templates', { id: 'welcome', name: 'Welcome', ...version });
     if (r.status >= 300) throw new Error(`sample template: ${r.status} ${r.text}`);
@@ -91,13 +108,23 @@ export async function dashboardSample(): Promise<DashboardSample> {
 
 async function send(c: Client, to: string, subject: string, extra: Record<string, unknown> = {}): Promise<string> {
   const html = `<h1 style="font-family:sans-serif">${subject}</h1><p>Hello Jane, thanks for shopping at Acme.</p>`;
-  const r = await c.post('/v1/emails', { from: 'Acme <orders@acme.example>', to: [to], subject, html, text: `${subject}\n\nHello Jane, thanks for shopping at Acme.`, ...extra });
+  const r = await c.post('/v1/emails', {
+    from: 'Acme <orders@acme.example>',
+    to: [to],
+    subject,
+    html,
+    text: `${subject}\n\nHello Jane, thanks for shopping at Acme.`,
+    ...extra,
+  });
   if (r.status !== 202) throw new Error(`sample send: ${r.status} ${r.text}`);
   return r.body.id as string;
 }
 
 async function verifiedDomain(c: Client, world: DnsWorld, name: string): Promise<string> {
-  const d = (await c.post('/v1/domains', { domain: name })).body as { id: string; records: Array<{ required: boolean; name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string; purpose: string }> };
+  const d = (await c.post('/v1/domains', { domain: name })).body as {
+    id: string;
+    records: Array<{ required: boolean; name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string; purpose: string }>;
+  };
   // the DKIM CNAMEs and the return path; DMARC left out, so that insights recommend it
   for (const r of d.records.filter((x) => x.purpose !== 'dmarc')) world.add(r.name, r.type, r.value);
   await c.post(`/v1/domains/${d.id}/verify`);
@@ -111,8 +138,26 @@ async function monthOfLiveMail(db: TestDatabase, projectId: string, domain: stri
     for (let i = 0; i < n; i++) {
       const status: RecipientStatus = i === 0 && day % 6 === 0 ? 'bounced' : 'delivered';
       const at = Date.now() - day * DAY - i * 60_000;
-      const rcpt = [{ id: `rcp_s${day}x${i}${Math.random().toString(36).slice(2, 8)}`, address: `customer${i}@example.org`, kind: 'to' as const, status, details: null, queueRowId: null, delayNotified: false, updatedAt: at }];
-      await storedEmail(db.store, projectId, { environment: 'live', fromDomain: domain, from: `orders@${domain}`, status: 'accepted', createdAt: at, recipients: rcpt });
+      const rcpt = [
+        {
+          id: `rcp_s${day}x${i}${Math.random().toString(36).slice(2, 8)}`,
+          address: `customer${i}@example.org`,
+          kind: 'to' as const,
+          status,
+          details: null,
+          queueRowId: null,
+          delayNotified: false,
+          updatedAt: at,
+        },
+      ];
+      await storedEmail(db.store, projectId, {
+        environment: 'live',
+        fromDomain: domain,
+        from: `orders@${domain}`,
+        status: 'accepted',
+        createdAt: at,
+        recipients: rcpt,
+      });
     }
   }
 }
@@ -140,9 +185,13 @@ async function receive(api: TestApi, c: Client, to: string): Promise<string> {
   ].join('\r\n');
   const r = await smtpSend(api.running.inboundPort!, { from: 'jane@example.org', to: [to], raw });
   if (!r.ok) throw new Error(`sample inbound: ${r.code} ${r.response}`);
-  const list = await waitFor(async () => {
-    const l = (await c.get('/v1/inbound')).body as { data: Array<{ id: string }> };
-    return l.data.length ? l.data : null;
-  }, 5000, 'the received sample mail');
+  const list = await waitFor(
+    async () => {
+      const l = (await c.get('/v1/inbound')).body as { data: Array<{ id: string }> };
+      return l.data.length ? l.data : null;
+    },
+    5000,
+    'the received sample mail',
+  );
   return list[0]!.id;
 }

@@ -3,7 +3,8 @@ import { listenDns, type DnsListener } from '../../src/dns/listen.js';
 
 const { Packet } = dns2;
 // dns2's typings omit the RCODE table that its Packet carries
-const RCODE = (Packet as unknown as { RCODE: { NOERROR: number; FORMERR: number; SERVFAIL: number; NXDOMAIN: number } }).RCODE;
+const RCODE = (Packet as unknown as { RCODE: { NOERROR: number; FORMERR: number; SERVFAIL: number; NXDOMAIN: number } })
+  .RCODE;
 type Resource = Record<string, unknown> & { name: string; type: number };
 
 const norm = (n: string) => n.trim().replace(/\.$/, '').toLowerCase();
@@ -45,29 +46,33 @@ export class DnsWorld {
   }
 
   async start(): Promise<this> {
-    this.listener = await listenDns((request, send) => {
-      const response = Packet.createResponseFromRequest(request);
-      const q = request.questions[0];
-      if (!q) {
-        response.header.rcode = RCODE.FORMERR;
-        send(response);
-        return;
-      }
-      this.held(q.name)
-        .then(() => this.resolve(q.name, q.type))
-        .then(
-          (r) => {
-            response.header.rcode = r.rcode;
-            response.header.ra = 1;
-            response.answers = r.answers as unknown as typeof response.answers;
-            send(response);
-          },
-          () => {
-            response.header.rcode = RCODE.SERVFAIL;
-            send(response);
-          },
-        );
-    }, '127.0.0.1', 0);
+    this.listener = await listenDns(
+      (request, send) => {
+        const response = Packet.createResponseFromRequest(request);
+        const q = request.questions[0];
+        if (!q) {
+          response.header.rcode = RCODE.FORMERR;
+          send(response);
+          return;
+        }
+        this.held(q.name)
+          .then(() => this.resolve(q.name, q.type))
+          .then(
+            (r) => {
+              response.header.rcode = r.rcode;
+              response.header.ra = 1;
+              response.answers = r.answers as unknown as typeof response.answers;
+              send(response);
+            },
+            () => {
+              response.header.rcode = RCODE.SERVFAIL;
+              send(response);
+            },
+          );
+      },
+      '127.0.0.1',
+      0,
+    );
     return this;
   }
 
@@ -75,10 +80,18 @@ export class DnsWorld {
     await this.listener?.close();
   }
 
-  add(name: string, type: 'A' | 'AAAA' | 'CNAME' | 'PTR' | 'MX' | 'TXT', value: string | string[] | { exchange: string; priority: number }): void {
+  add(
+    name: string,
+    type: 'A' | 'AAAA' | 'CNAME' | 'PTR' | 'MX' | 'TXT',
+    value: string | string[] | { exchange: string; priority: number },
+  ): void {
     const n = norm(name);
     let rec: Rec;
-    if (type === 'MX') rec = typeof value === 'object' && !Array.isArray(value) ? { type, exchange: norm(value.exchange), priority: value.priority } : { type, exchange: norm(String(value)), priority: 10 };
+    if (type === 'MX')
+      rec =
+        typeof value === 'object' && !Array.isArray(value)
+          ? { type, exchange: norm(value.exchange), priority: value.priority }
+          : { type, exchange: norm(String(value)), priority: 10 };
     else if (type === 'CNAME') rec = { type, target: norm(String(value)) };
     else if (type === 'PTR') rec = { type, target: norm(String(value)) };
     else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(String(value)) };

@@ -4,7 +4,11 @@ import { newId } from '../../src/lib/ids.js';
 import type { Store } from '../../src/store/store.js';
 
 /** An email row as the sending service stores it, for tests that only read emails. */
-export async function storedEmail(store: Store, projectId: string, over: Partial<Email> & { rcpt?: string[] } = {}): Promise<Email> {
+export async function storedEmail(
+  store: Store,
+  projectId: string,
+  over: Partial<Email> & { rcpt?: string[] } = {},
+): Promise<Email> {
   const now = Date.now();
   const id = newId('email', now);
   const to = over.rcpt ?? over.to ?? ['someone@example.test'];
@@ -35,7 +39,16 @@ export async function storedEmail(store: Store, projectId: string, over: Partial
     acceptedAt: null,
     createdAt: now,
     updatedAt: now,
-    recipients: to.map((address) => ({ id: newId('recipient', now), address, kind: 'to' as const, status: 'queued' as const, details: null, queueRowId: null, delayNotified: false, updatedAt: now })),
+    recipients: to.map((address) => ({
+      id: newId('recipient', now),
+      address,
+      kind: 'to' as const,
+      status: 'queued' as const,
+      details: null,
+      queueRowId: null,
+      delayNotified: false,
+      updatedAt: now,
+    })),
     broadcastId: null,
     contactId: null,
     ...over,

@@ -8,7 +8,11 @@ export interface HookWorld {
    * The config a test API needs to deliver webhooks to `hooks` (its DNS, private
    * addresses allowed, the receiver's CA), with more `webhooks` keys if given.
    */
-  config(webhooks?: Record<string, unknown>): { dns: { resolvers: string[] }; network: { allow_private: true }; webhooks: Record<string, unknown> };
+  config(webhooks?: Record<string, unknown>): {
+    dns: { resolvers: string[] };
+    network: { allow_private: true };
+    webhooks: Record<string, unknown>;
+  };
   stop(): Promise<void>;
 }
 
@@ -20,7 +24,11 @@ export async function startHookWorld(): Promise<HookWorld> {
   return {
     world,
     hooks,
-    config: (webhooks = {}) => ({ dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile, ...webhooks } }),
+    config: (webhooks = {}) => ({
+      dns: { resolvers: [world.address] },
+      network: { allow_private: true },
+      webhooks: { ca_file: hooks.caFile, ...webhooks },
+    }),
     async stop() {
       await hooks.stop();
       await world.stop();

@@ -39,13 +39,51 @@ export function makeCertificates(): Certificates {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-ca-'));
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Posthorn Test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Posthorn Test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   run(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=hooks.test']);
   writeFileSync(
     join(dir, 'server.ext'),
-    ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=DNS:hooks.test,DNS:*.hooks.test,DNS:localhost,IP:127.0.0.1,IP:::1', ''].join('\n'),
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=critical,digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      'subjectAltName=DNS:hooks.test,DNS:*.hooks.test,DNS:localhost,IP:127.0.0.1,IP:::1',
+      '',
+    ].join('\n'),
   );
-  run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  ]);
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
   return { dir, caFile: join(dir, 'ca.pem'), caPem: read('ca.pem'), key: read('server.key'), cert: read('server.pem') };
 }
@@ -180,7 +218,9 @@ export class HttpsReceiver {
   }
 
   private behave(rec: Received, answer: Answer, res: ServerResponse): void {
-    const custom = [...this.behaviours].filter(([prefix]) => rec.path.startsWith(prefix)).sort((a, b) => b[0].length - a[0].length)[0];
+    const custom = [...this.behaviours]
+      .filter(([prefix]) => rec.path.startsWith(prefix))
+      .sort((a, b) => b[0].length - a[0].length)[0];
     if (custom) return custom[1](rec, answer, res);
     const [, kind, arg] = rec.path.split('/');
     switch (kind) {

@@ -46,23 +46,36 @@ function importClauseIsTypeOnly(clause: ts.ImportClause | undefined): boolean {
   if (!clause) return false;
   if (clause.isTypeOnly) return true;
   const named = clause.namedBindings;
-  return !clause.name && !!named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+  return (
+    !clause.name &&
+    !!named &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((e) => e.isTypeOnly)
+  );
 }
 
 function exportIsTypeOnly(decl: ts.ExportDeclaration): boolean {
   const clause = decl.exportClause;
-  return decl.isTypeOnly || (!!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly));
+  return (
+    decl.isTypeOnly ||
+    (!!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly))
+  );
 }
 
 /** The specifier a node names, if it is an import of any form; typeOnly when it brings only types. */
 function importOf(node: ts.Node): { spec: ts.Node; typeOnly: boolean } | null {
-  if (ts.isImportDeclaration(node)) return { spec: node.moduleSpecifier, typeOnly: importClauseIsTypeOnly(node.importClause) };
-  if (ts.isExportDeclaration(node) && node.moduleSpecifier) return { spec: node.moduleSpecifier, typeOnly: exportIsTypeOnly(node) };
+  if (ts.isImportDeclaration(node))
+    return { spec: node.moduleSpecifier, typeOnly: importClauseIsTypeOnly(node.importClause) };
+  if (ts.isExportDeclaration(node) && node.moduleSpecifier)
+    return { spec: node.moduleSpecifier, typeOnly: exportIsTypeOnly(node) };
   if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
     return { spec: node.moduleReference.expression, typeOnly: node.isTypeOnly };
   }
-  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) return { spec: node.arguments[0]!, typeOnly: false };
-  if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) return { spec: node.argument.literal, typeOnly: true };
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+    return { spec: node.arguments[0]!, typeOnly: false };
+  if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
+    return { spec: node.argument.literal, typeOnly: true };
   return null;
 }
 
@@ -76,7 +89,11 @@ export function importsOf(sf: ts.SourceFile): ImportRef[] {
   const visit = (node: ts.Node): void => {
     const imp = importOf(node);
     if (imp && isStringy(imp.spec)) {
-      found.push({ specifier: imp.spec.text, line: sf.getLineAndCharacterOfPosition(imp.spec.getStart(sf)).line + 1, typeOnly: imp.typeOnly });
+      found.push({
+        specifier: imp.spec.text,
+        line: sf.getLineAndCharacterOfPosition(imp.spec.getStart(sf)).line + 1,
+        typeOnly: imp.typeOnly,
+      });
     }
     ts.forEachChild(node, visit);
   };
@@ -85,12 +102,10 @@ export function importsOf(sf: ts.SourceFile): ImportRef[] {
 }
 
 export type Resolved =
-  | { kind: 'package' }
-  | { kind: 'outside' }
-  | { kind: 'file'; path: string }
-  | { kind: 'missing'; path: string };
+  { kind: 'package' } | { kind: 'outside' } | { kind: 'file'; path: string } | { kind: 'missing'; path: string };
 
-const isRelative = (spec: string) => spec === '.' || spec === '..' || spec.startsWith('./') || spec.startsWith('../') || spec.startsWith('/');
+const isRelative = (spec: string) =>
+  spec === '.' || spec === '..' || spec.startsWith('./') || spec.startsWith('../') || spec.startsWith('/');
 
 function candidates(target: string): string[] {
   const ext = /\.[cm]?js$/.exec(target)?.[0];

@@ -18,7 +18,11 @@ export const p99 = (xs: number[]): number => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Measures both until stop() is called; an answer that never comes counts as the time until stop. */
-export function probeLatency(baseUrl: string, mxPort: number, localAddress = '127.0.0.2'): { stop(): Promise<Latencies> } {
+export function probeLatency(
+  baseUrl: string,
+  mxPort: number,
+  localAddress = '127.0.0.2',
+): { stop(): Promise<Latencies> } {
   let running = true;
   const out: Latencies = { healthz: [], greeting: [] };
   const healthz = (async () => {

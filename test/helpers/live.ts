@@ -9,7 +9,17 @@ import { startSink, type SmtpSink } from './smtp-sink.js';
 import type { Client } from './http.js';
 import { waitFor } from './wait.js';
 
-export const SINK_DOMAINS = ['ok.test', 'ok2.test', 'reject.test', 'blocklist.test', 'tempfail.test', 'drop.test', 'cut.test', 'slow.test', 'enforced.test'];
+export const SINK_DOMAINS = [
+  'ok.test',
+  'ok2.test',
+  'reject.test',
+  'blocklist.test',
+  'tempfail.test',
+  'drop.test',
+  'cut.test',
+  'slow.test',
+  'enforced.test',
+];
 
 /** Point the sink domains' MX at the sink (mx.sink.test → 127.0.0.1). */
 export function routeSinkDomains(world: DnsWorld): void {
@@ -23,10 +33,24 @@ let seq = 0;
  * A sending domain of the tenant, its records published in the world DNS and
  * verified; `requiredOnly` publishes the three DKIM CNAMEs and nothing else.
  */
-export async function verifiedDomain(t: Tenant, world: DnsWorld, opts: Record<string, unknown> = {}, requiredOnly = false): Promise<{ id: string; domain: string; records: Array<{ name: string; type: string; value: string; required: boolean }> }> {
+export async function verifiedDomain(
+  t: Tenant,
+  world: DnsWorld,
+  opts: Record<string, unknown> = {},
+  requiredOnly = false,
+): Promise<{
+  id: string;
+  domain: string;
+  records: Array<{ name: string; type: string; value: string; required: boolean }>;
+}> {
   const res = await t.api.post('/v1/domains', { domain: `s${Date.now().toString(36)}${++seq}.send.test`, ...opts });
   expect(res.status, res.text).to.equal(201);
-  for (const r of res.body.records as Array<{ name: string; type: 'CNAME' | 'MX' | 'TXT'; value: string; required: boolean }>) {
+  for (const r of res.body.records as Array<{
+    name: string;
+    type: 'CNAME' | 'MX' | 'TXT';
+    value: string;
+    required: boolean;
+  }>) {
     if (requiredOnly && !r.required) continue;
     world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
   }
@@ -36,10 +60,14 @@ export async function verifiedDomain(t: Tenant, world: DnsWorld, opts: Record<st
 }
 
 export async function waitEmail(api: Client, id: string, pred: (e: any) => boolean, ms = 15_000): Promise<any> {
-  return waitFor(async () => {
-    const r = await api.get(`/v1/emails/${id}`);
-    return pred(r.body) ? r.body : null;
-  }, ms, `email ${id} to reach the expected state`);
+  return waitFor(
+    async () => {
+      const r = await api.get(`/v1/emails/${id}`);
+      return pred(r.body) ? r.body : null;
+    },
+    ms,
+    `email ${id} to reach the expected state`,
+  );
 }
 
 /** DKIM as a receiver checks it: mailauth resolving through the world DNS (and the appliance's zone behind the CNAMEs). */
@@ -52,9 +80,12 @@ export async function dkimResults(world: DnsWorld, raw: Buffer): Promise<string[
     disableArc: true,
     disableBimi: true,
     disableDmarc: true,
-    resolver: async (name: string, type: string) => (type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name)),
+    resolver: async (name: string, type: string) =>
+      type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name),
   } as Parameters<typeof authenticate>[1]);
-  return (res.dkim?.results ?? []).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+  return (res.dkim?.results ?? []).map(
+    (x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`,
+  );
 }
 
 export type { TestApi };
@@ -68,7 +99,13 @@ export interface LiveWorld {
   stop(): Promise<void>;
 }
 
-export async function startLiveWorld(zone: string, hostname: string, overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {}, roles: RoleSelection = {}, kind: DatabaseKind = 'sqlite'): Promise<LiveWorld> {
+export async function startLiveWorld(
+  zone: string,
+  hostname: string,
+  overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {},
+  roles: RoleSelection = {},
+  kind: DatabaseKind = 'sqlite',
+): Promise<LiveWorld> {
   const { outbound, ...rest } = overrides;
   const db = await freshDatabase(kind);
   await db.store.migrateLatest();

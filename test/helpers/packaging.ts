@@ -14,7 +14,9 @@ export const packagingFile = (name: string) => join(PACKAGING_DIR, name);
  * npm's prefix or config would steer the npm the test runs).
  */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('POSTHORN_') && !/^npm_/i.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('POSTHORN_') && !/^npm_/i.test(k)),
+  );
   return { ...env, ...extra };
 }
 
@@ -62,7 +64,10 @@ function dockerInstructions(path: string): string[] {
     .filter((l) => !l.trimStart().startsWith('#'))
     .join('\n')
     .replace(/\\\n/g, ' ');
-  return text.split('\n').map((l) => l.trim()).filter(Boolean);
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }
 
 /** The ENV of the Dockerfile's last stage: what the container runs with. */
@@ -93,15 +98,21 @@ export function dockerHealthcheck(path: string): string[] {
  * compose reads it, with `vars` as the shell's variables.
  */
 export function composeEnv(path: string, service: string, vars: Record<string, string> = {}): Record<string, string> {
-  const doc = YAML.parse(readFileSync(path, 'utf8')) as { services: Record<string, { environment?: Record<string, string | number | boolean> }> };
+  const doc = YAML.parse(readFileSync(path, 'utf8')) as {
+    services: Record<string, { environment?: Record<string, string | number | boolean> }>;
+  };
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(doc.services[service]?.environment ?? {})) {
-    env[k] = String(v).replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, def?: string) => vars[name] || (def ?? ''));
+    env[k] = String(v).replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_, name: string, def?: string) => vars[name] || (def ?? ''),
+    );
   }
   return env;
 }
 
-export const versionOf = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+export const versionOf = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 
 let packed: Promise<{ tarball: string; files: string[] }> | null = null;
 
@@ -115,7 +126,9 @@ let packed: Promise<{ tarball: string; files: string[] }> | null = null;
 export function packRelease(): Promise<{ tarball: string; files: string[] }> {
   packed ??= (async () => {
     const out = tempDir('posthorn-pack-');
-    const pack = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: PACKAGE_ROOT });
+    const pack = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], {
+      cwd: PACKAGE_ROOT,
+    });
     if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
     const [result] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     return { tarball: join(out, result!.filename), files: result!.files.map((f) => f.path) };
@@ -139,6 +152,9 @@ export async function provideSqliteAddon(packageDir: string): Promise<void> {
     copyFileSync(join(ours, addon), join(installed, addon));
     return;
   }
-  const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], { cwd: packageDir, env: childEnv({ npm_config_build_from_source: 'true' }) });
+  const rebuilt = await run('npm', ['rebuild', 'better-sqlite3', '--foreground-scripts'], {
+    cwd: packageDir,
+    env: childEnv({ npm_config_build_from_source: 'true' }),
+  });
   if (rebuilt.code !== 0) throw new Error(`better-sqlite3 could not be built: ${rebuilt.stdout}${rebuilt.stderr}`);
 }

@@ -37,8 +37,16 @@ export interface ServeProcess {
 }
 
 /** `posthorn serve --config FILE`, resolved once the API answers /healthz. */
-export async function startServe(configPath: string, env: Record<string, string> = {}, timeoutMs = 15_000, extraArgs: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(
+  configPath: string,
+  env: Record<string, string> = {},
+  timeoutMs = 15_000,
+  extraArgs: string[] = [],
+): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], {
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let stdout = '';
   child.stdout!.on('data', (d) => {

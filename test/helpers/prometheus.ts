@@ -5,7 +5,13 @@ export interface PromFamily {
   name: string;
   help: string;
   type: 'COUNTER' | 'GAUGE' | 'HISTOGRAM' | 'SUMMARY' | 'UNTYPED';
-  metrics: Array<{ value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string; sum?: string }>;
+  metrics: Array<{
+    value?: string;
+    labels?: Record<string, string>;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }>;
 }
 
 /** Prometheus text parsed by a parser of the format (not ours), by family name. */

@@ -86,11 +86,15 @@ function patternOf(shown: string, ids: ReadonlyMap<string, string>, captured: st
  * later commands that name them can be given the real ones.
  */
 export function missingFrom(shown: string, actual: string, ids: Map<string, string>): string[] {
-  const pieces = shown.trim().startsWith('{') ? [...shown.matchAll(/"[A-Za-z_]+":\s*(?:"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)/g)].map((m) => m[0]) : shown.split('\n').filter((l) => l.trim() && l.trim() !== '…');
+  const pieces = shown.trim().startsWith('{')
+    ? [...shown.matchAll(/"[A-Za-z_]+":\s*(?:"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?|true|false|null)/g)].map((m) => m[0])
+    : shown.split('\n').filter((l) => l.trim() && l.trim() !== '…');
   const missing: string[] = [];
   for (const piece of pieces) {
     const captured: string[] = [];
-    const pattern = shown.trim().startsWith('{') ? patternOf(piece, ids, captured).replace(/:\\s\+|:/, ':\\s*') : `^\\s*${patternOf(piece.trim(), ids, captured)}\\s*$`;
+    const pattern = shown.trim().startsWith('{')
+      ? patternOf(piece, ids, captured).replace(/:\\s\+|:/, ':\\s*')
+      : `^\\s*${patternOf(piece.trim(), ids, captured)}\\s*$`;
     const m = new RegExp(pattern, 'm').exec(actual);
     if (!m) {
       missing.push(piece);

@@ -24,7 +24,11 @@ export class SmtpSession {
     await session.expect('220', session.reply());
     session.ehlo = await session.command('EHLO bench.posthorn.test');
     if (!session.ehlo.startsWith('250')) throw new Error(`SMTP: EHLO refused: ${session.ehlo}`);
-    if (auth) await session.expect('235', session.command(`AUTH PLAIN ${Buffer.from(`\0${auth.user}\0${auth.pass}`).toString('base64')}`));
+    if (auth)
+      await session.expect(
+        '235',
+        session.command(`AUTH PLAIN ${Buffer.from(`\0${auth.user}\0${auth.pass}`).toString('base64')}`),
+      );
     return session;
   }
 

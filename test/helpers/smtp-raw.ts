@@ -19,14 +19,18 @@ export class RawSmtp {
 
   private constructor(socket: Socket) {
     this.socket = socket;
-    this.closed = new Promise((resolve) => socket.once('close', () => ((this.isClosed = true), this.flushWaiting(), resolve())));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', () => ((this.isClosed = true), this.flushWaiting(), resolve())),
+    );
     socket.on('error', () => undefined);
     this.listen(socket);
   }
 
   /** Connects and reads the greeting (a 421 too: the connection may close right after it). */
   static async open(port: number, o: { localAddress?: string; tls?: ConnectionOptions } = {}): Promise<RawSmtp> {
-    const socket: Socket = o.tls ? connectTls({ host: '127.0.0.1', port, ...(o.localAddress ? { localAddress: o.localAddress } : {}), ...o.tls }) : connect({ host: '127.0.0.1', port, ...(o.localAddress ? { localAddress: o.localAddress } : {}) });
+    const socket: Socket = o.tls
+      ? connectTls({ host: '127.0.0.1', port, ...(o.localAddress ? { localAddress: o.localAddress } : {}), ...o.tls })
+      : connect({ host: '127.0.0.1', port, ...(o.localAddress ? { localAddress: o.localAddress } : {}) });
     await once(socket, o.tls ? 'secureConnect' : 'connect');
     const session = new RawSmtp(socket);
     session.greeting = await session.reply();
@@ -86,11 +90,12 @@ export class RawSmtp {
   private flushWaiting(): void {
     this.replies.end();
   }
-
 }
 
 /** The ListenerOptions main.ts would build, for a listener a test starts itself over a world's services. */
-export function listenerOptionsFor(over: Omit<Partial<ListenerOptions>, 'limits'> & { limits?: Partial<SmtpLimits> } = {}): ListenerOptions {
+export function listenerOptionsFor(
+  over: Omit<Partial<ListenerOptions>, 'limits'> & { limits?: Partial<SmtpLimits> } = {},
+): ListenerOptions {
   const { limits, ...rest } = over;
   return {
     name: 'inbound',
@@ -104,12 +109,22 @@ export function listenerOptionsFor(over: Omit<Partial<ListenerOptions>, 'limits'
     reverse: null,
     logger: silentLogger(),
     ...rest,
-    limits: { maxClientsPerIp: 20, sessionTimeoutMs: 60_000, dataTimeoutMs: 60_000, minDataRate: 0, hardErrorLimit: 20, ...limits },
+    limits: {
+      maxClientsPerIp: 20,
+      sessionTimeoutMs: 60_000,
+      dataTimeoutMs: 60_000,
+      minDataRate: 0,
+      hardErrorLimit: 20,
+      ...limits,
+    },
   };
 }
 
 /** A counter's value for these labels in this process's registry (0 before its first count). */
-export async function counterValue(counter: { get(): Promise<{ values: Array<{ labels: Record<string, string | number>; value: number }> }> }, labels: Record<string, string>): Promise<number> {
+export async function counterValue(
+  counter: { get(): Promise<{ values: Array<{ labels: Record<string, string | number>; value: number }> }> },
+  labels: Record<string, string>,
+): Promise<number> {
   const { values } = await counter.get();
   return values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
 }

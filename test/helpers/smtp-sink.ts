@@ -73,8 +73,10 @@ export class SmtpSink {
       onData: (stream, session, cb) => this.onData(stream, session, cb),
     });
     this.server.on('error', () => undefined);
-    await new Promise<void>((resolve) => this.server.listen(this.o.port ?? 0, this.o.host ?? '127.0.0.1', () => resolve()));
-    this.port = ((this.server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+    await new Promise<void>((resolve) =>
+      this.server.listen(this.o.port ?? 0, this.o.host ?? '127.0.0.1', () => resolve()),
+    );
+    this.port = (this.server as unknown as { server: { address(): AddressInfo } }).server.address().port;
     return this;
   }
 
@@ -82,8 +84,10 @@ export class SmtpSink {
     const n = (this.rcpt.get(address) ?? 0) + 1;
     this.rcpt.set(address, n);
     const [local = '', domain = ''] = address.split('@');
-    if (domain === 'reject.test') return cb(smtpError(550, '5.1.1 <' + address + '>: Recipient address rejected: User unknown'));
-    if (domain === 'blocklist.test') return cb(smtpError(554, '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org'));
+    if (domain === 'reject.test')
+      return cb(smtpError(550, '5.1.1 <' + address + '>: Recipient address rejected: User unknown'));
+    if (domain === 'blocklist.test')
+      return cb(smtpError(554, '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org'));
     if (domain === 'tempfail.test') {
       const times = Number(/^tf(\d+)-/.exec(local)?.[1] ?? this.o.tempfailTimes ?? 1);
       if (n <= times) return cb(smtpError(451, '4.2.0 <' + address + '>: try again later'));
@@ -91,7 +95,11 @@ export class SmtpSink {
     cb();
   }
 
-  private onData(stream: NodeJS.ReadableStream, session: SMTPServerSession, cb: (err?: Error | null, message?: string) => void): void {
+  private onData(
+    stream: NodeJS.ReadableStream,
+    session: SMTPServerSession,
+    cb: (err?: Error | null, message?: string) => void,
+  ): void {
     if (session.envelope.rcptTo.some((r) => r.address.toLowerCase().endsWith('@cut.test'))) {
       // The connection dies as the body starts coming in: right after the 354 (sent once this
       // returns), not at the first chunk read. Waiting for a chunk let a busy test process read it
@@ -120,7 +128,9 @@ export class SmtpSink {
       }
       const reply = () => cb(null, `Ok: queued as SINK${++this.seq}`);
       if (domains.includes('slow.test')) {
-        const hold = Number(/^hold(\d+)-/.exec(to.find((a) => a.endsWith('@slow.test'))!)?.[1] ?? this.o.holdMs ?? 6000);
+        const hold = Number(
+          /^hold(\d+)-/.exec(to.find((a) => a.endsWith('@slow.test'))!)?.[1] ?? this.o.holdMs ?? 6000,
+        );
         setTimeout(reply, hold);
         return;
       }
@@ -129,7 +139,8 @@ export class SmtpSink {
   }
 
   private dropConnection(sessionId: string): void {
-    const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> }).connections;
+    const connections = (this.server as unknown as { connections: Set<{ id: string; _socket: { destroy(): void } }> })
+      .connections;
     for (const c of connections) if (c.id === sessionId) c._socket.destroy();
   }
 

@@ -17,7 +17,14 @@ import { createProject } from '../../src/modules/account/projects/projects.servi
 import type { Project } from '../../src/modules/account/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 import type { Store } from '../../src/store/store.js';
-import { fromWire, MAX_REQUESTS_PER_MESSAGE, outcomeOf, RemoteAcceptor, storeForRelay, type AcceptOutcome } from '../../src/roles/accept-relay.js';
+import {
+  fromWire,
+  MAX_REQUESTS_PER_MESSAGE,
+  outcomeOf,
+  RemoteAcceptor,
+  storeForRelay,
+  type AcceptOutcome,
+} from '../../src/roles/accept-relay.js';
 
 const request = (p: Project, i: number, extra: Partial<AcceptRequest> = {}): AcceptRequest => ({
   project: p,
@@ -81,16 +88,29 @@ eachDatabase('the accept group commit', (db, kind) => {
 
   it('stores the other requests of a batch when one of them cannot be stored', async function () {
     const { store } = db();
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(store),
+    });
     const project = await createProject({ store, clock: systemClock }, { name: `p${Date.now()}` });
     // a project that does not exist: its email violates a foreign key inside the shared transaction
     const ghost: Project = { ...project, id: 'prj_doesnotexist' };
     // submitted in one turn of the event loop: they share one transaction
-    const results = await Promise.allSettled([emailOf(accept.submit(request(project, 1))), emailOf(accept.submit(request(ghost, 2))), emailOf(accept.submit(request(project, 3)))]);
+    const results = await Promise.allSettled([
+      emailOf(accept.submit(request(project, 1))),
+      emailOf(accept.submit(request(ghost, 2))),
+      emailOf(accept.submit(request(project, 3))),
+    ]);
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
     const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
-    expect(stored.map((r) => r.id).sort()).to.deep.equal([(results[0] as PromiseFulfilledResult<{ id: string }>).value.id, (results[2] as PromiseFulfilledResult<{ id: string }>).value.id].sort());
+    expect(stored.map((r) => r.id).sort()).to.deep.equal(
+      [
+        (results[0] as PromiseFulfilledResult<{ id: string }>).value.id,
+        (results[2] as PromiseFulfilledResult<{ id: string }>).value.id,
+      ].sort(),
+    );
     expect(await store.knex('emails').where({ project_id: ghost.id })).to.have.length(0);
   });
 
@@ -104,14 +124,30 @@ eachDatabase('the accept group commit', (db, kind) => {
         return super.runCommitted(fn);
       }
     })(store);
-    const accept = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer });
+    const accept = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer,
+    });
     const a = await createProject({ store, clock: systemClock }, { name: `supp-a${Date.now()}` });
     const b = await createProject({ store, clock: systemClock }, { name: `supp-b${Date.now()}` });
-    await addSuppression(store.knex, { projectId: a.id, address: 'x@example.test', reason: 'complaint', emailId: null, createdAt: Date.now() });
-    const toX = (p: Project, i: number) => request(p, i, { prepared: prepareEmail({ from: 'a@example.test', to: ['x@example.test'], subject: 's', text: 't' }, Date.now()) });
+    await addSuppression(store.knex, {
+      projectId: a.id,
+      address: 'x@example.test',
+      reason: 'complaint',
+      emailId: null,
+      createdAt: Date.now(),
+    });
+    const toX = (p: Project, i: number) =>
+      request(p, i, {
+        prepared: prepareEmail({ from: 'a@example.test', to: ['x@example.test'], subject: 's', text: 't' }, Date.now()),
+      });
 
     // both orders within one batch: whichever project comes first, each is checked against its own list
-    for (const order of [[a, b], [b, a]]) {
+    for (const order of [
+      [a, b],
+      [b, a],
+    ]) {
       const before = batches;
       // submitted in one turn of the event loop: they share one transaction
       const results = await Promise.allSettled(order.map((p, i) => emailOf(accept.submit(toX(p, i)))));
@@ -120,11 +156,19 @@ eachDatabase('the accept group commit', (db, kind) => {
 
       const refused = of(a);
       expect(refused.status).to.equal('rejected');
-      expect((refused as PromiseRejectedResult).reason).to.be.instanceOf(ApiError).and.include({ status: 422, code: 'recipient_suppressed' });
+      expect((refused as PromiseRejectedResult).reason)
+        .to.be.instanceOf(ApiError)
+        .and.include({ status: 422, code: 'recipient_suppressed' });
 
       const sent = of(b);
       expect(sent.status, String((sent as PromiseRejectedResult).reason)).to.equal('fulfilled');
-      const email = (sent as PromiseFulfilledResult<{ id: string; status: string; recipients: Array<{ address: string; status: string }> }>).value;
+      const email = (
+        sent as PromiseFulfilledResult<{
+          id: string;
+          status: string;
+          recipients: Array<{ address: string; status: string }>;
+        }>
+      ).value;
       expect(email.status).to.equal('queued');
       expect(email.recipients.map((r) => `${r.address}:${r.status}`)).to.deep.equal(['x@example.test:queued']);
       // as stored: the recipient is not suppressed, and no email.suppressed was written for it
@@ -140,18 +184,37 @@ eachDatabase('the accept group commit', (db, kind) => {
   it('a batch committed but not made durable (the fsync failed) is answered 500 and never stored a second time', async function () {
     const { store } = db();
     // the disk refuses the fsync after the commit
-    const failingDisk: Store = { ...store, commit: async (fn) => ({ value: (await store.commit(fn)).value, durable: Promise.reject(new Error('EIO: fsync failed')), seq: null }) };
-    const accept = new AcceptQueue(failingDisk, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(failingDisk) });
+    const failingDisk: Store = {
+      ...store,
+      commit: async (fn) => ({
+        value: (await store.commit(fn)).value,
+        durable: Promise.reject(new Error('EIO: fsync failed')),
+        seq: null,
+      }),
+    };
+    const accept = new AcceptQueue(failingDisk, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(failingDisk),
+    });
     const project = await createProject({ store, clock: systemClock }, { name: `nd${Date.now()}` });
-    const results = await Promise.allSettled([emailOf(accept.submit(request(project, 1))), emailOf(accept.submit(request(project, 2)))]);
-    for (const r of results) expect((r as PromiseRejectedResult).reason).to.include({ status: 500, code: 'internal_error' });
+    const results = await Promise.allSettled([
+      emailOf(accept.submit(request(project, 1))),
+      emailOf(accept.submit(request(project, 2))),
+    ]);
+    for (const r of results)
+      expect((r as PromiseRejectedResult).reason).to.include({ status: 500, code: 'internal_error' });
     // the commit happened once: the two emails exist once each, whatever the client does next
     expect(await store.knex('emails').where({ project_id: project.id })).to.have.length(2);
   });
 
   it('across threads (serve): a burst larger than one message goes over in parts, and every request of it is answered and stored once', async function () {
     const { store } = db();
-    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(store),
+    });
     const project = await createProject({ store, clock: systemClock }, { name: `burst${Date.now()}` });
     const { port1, port2 } = new MessageChannel();
     const sizes: number[] = [];
@@ -163,16 +226,22 @@ eachDatabase('the accept group commit', (db, kind) => {
       () => expect.fail('no commit number was expected'),
     );
     port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
-      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) =>
+        port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }),
+      );
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
       // one turn of the event loop, as when a burst of requests is read at once
       const n = 2 * MAX_REQUESTS_PER_MESSAGE + 5;
-      const emails = await Promise.all(Array.from({ length: n }, (_, i) => emailOf(remote.submit(request(project, i)))));
+      const emails = await Promise.all(
+        Array.from({ length: n }, (_, i) => emailOf(remote.submit(request(project, i)))),
+      );
       expect(sizes).to.deep.equal([MAX_REQUESTS_PER_MESSAGE, MAX_REQUESTS_PER_MESSAGE, 5]);
       // each request got its own email back, in order
-      expect(emails.map((e) => e.recipients[0]!.address)).to.deep.equal(Array.from({ length: n }, (_, i) => `r${i}@example.test`));
+      expect(emails.map((e) => e.recipients[0]!.address)).to.deep.equal(
+        Array.from({ length: n }, (_, i) => `r${i}@example.test`),
+      );
       const stored = (await store.knex('emails').where({ project_id: project.id }).pluck('id')) as string[];
       expect(stored.sort()).to.deep.equal(emails.map((e) => e.id).sort());
     } finally {
@@ -182,9 +251,19 @@ eachDatabase('the accept group commit', (db, kind) => {
 
   it('across threads (serve): attachments arrive whole, refusals arrive as the same API errors, and nothing is left hanging when the other side goes', async function () {
     const { store } = db();
-    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(store),
+    });
     const project = await createProject({ store, clock: systemClock }, { name: `relay${Date.now()}` });
-    await addSuppression(store.knex, { projectId: project.id, address: 'gone@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
+    await addSuppression(store.knex, {
+      projectId: project.id,
+      address: 'gone@example.test',
+      reason: 'bounce',
+      emailId: null,
+      createdAt: Date.now(),
+    });
     // the two ends as in serve: structured cloning between them
     const { port1, port2 } = new MessageChannel();
     // this store has no shared fsync thread: the other side answers once the commit is on disk
@@ -193,14 +272,30 @@ eachDatabase('the accept group commit', (db, kind) => {
       () => expect.fail('no commit number was expected'),
     );
     port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
-      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) =>
+        port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }),
+      );
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
       const content = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10]);
       const [withFile, refused] = await Promise.allSettled([
-        emailOf(remote.submit(request(project, 1, { attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', contentId: null, content }] }))),
-        emailOf(remote.submit({ ...request(project, 2), prepared: prepareEmail({ from: 'a@example.test', to: ['gone@example.test'], subject: 's', text: 't' }, Date.now()) })),
+        emailOf(
+          remote.submit(
+            request(project, 1, {
+              attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', contentId: null, content }],
+            }),
+          ),
+        ),
+        emailOf(
+          remote.submit({
+            ...request(project, 2),
+            prepared: prepareEmail(
+              { from: 'a@example.test', to: ['gone@example.test'], subject: 's', text: 't' },
+              Date.now(),
+            ),
+          }),
+        ),
       ]);
       expect(withFile.status).to.equal('fulfilled');
       const email = (withFile as PromiseFulfilledResult<{ id: string; status: string }>).value;

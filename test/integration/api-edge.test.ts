@@ -23,7 +23,11 @@ eachDatabase('API edge', (db) => {
     });
 
     it('answers 401 for a malformed header or key', async function () {
-      expectError(await api.anonymous.raw('GET', '/v1/emails', { headers: { authorization: `Basic ${t.key}` } }), 401, 'unauthorized');
+      expectError(
+        await api.anonymous.raw('GET', '/v1/emails', { headers: { authorization: `Basic ${t.key}` } }),
+        401,
+        'unauthorized',
+      );
       expectError(await client(api.baseUrl, 'ph_test_short').get('/v1/emails'), 401, 'unauthorized');
       expectError(await client(api.baseUrl, `${t.key}x`).get('/v1/emails'), 401, 'unauthorized');
     });
@@ -78,7 +82,14 @@ eachDatabase('API edge', (db) => {
         expectError(await t.api.raw('GET', path), 404, 'not_found');
         expectError(await api.anonymous.raw('GET', path), 404, 'not_found');
       }
-      expectError(await api.anonymous.raw('POST', '/V1/webhooks', { body: '{}', headers: { 'content-type': 'application/json' } }), 404, 'not_found');
+      expectError(
+        await api.anonymous.raw('POST', '/V1/webhooks', {
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        }),
+        404,
+        'not_found',
+      );
       expectError(await t.api.raw('GET', '/v1/Domains'), 404, 'not_found');
     });
 
@@ -94,11 +105,19 @@ eachDatabase('API edge', (db) => {
     });
 
     it('answers 400 validation_error naming a bad array item', async function () {
-      expectError(await t.api.post('/v1/api-keys', { scopes: ['emails:send', 'emails:fly'] }), 400, 'validation_error', 'scopes[1]');
+      expectError(
+        await t.api.post('/v1/api-keys', { scopes: ['emails:send', 'emails:fly'] }),
+        400,
+        'validation_error',
+        'scopes[1]',
+      );
     });
 
     it('answers 400 validation_error for malformed JSON', async function () {
-      const res = await t.api.raw('POST', '/v1/api-keys', { body: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const res = await t.api.raw('POST', '/v1/api-keys', {
+        body: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(res, 400, 'validation_error', 'body');
     });
 
@@ -107,13 +126,19 @@ eachDatabase('API edge', (db) => {
     });
 
     it('answers 400 validation_error for a body in another format', async function () {
-      const res = await t.api.raw('POST', '/v1/api-keys', { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await t.api.raw('POST', '/v1/api-keys', {
+        body: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expectError(res, 400, 'validation_error', 'body');
     });
 
     it('answers 400 validation_error for an oversized body', async function () {
       const big = Buffer.alloc(MAX_BODY_BYTES + 1, 0x20);
-      const res = await t.api.raw('POST', '/v1/api-keys', { body: big, headers: { 'content-type': 'application/json' } });
+      const res = await t.api.raw('POST', '/v1/api-keys', {
+        body: big,
+        headers: { 'content-type': 'application/json' },
+      });
       expectError(res, 400, 'validation_error', 'body');
       expect(res.body.error.message).to.match(/larger than/);
     });

@@ -30,8 +30,33 @@ const closing = (server: Server | HttpsServer) => new Promise<void>((resolve) =>
 /** an HTTPS server on loopback whose certificate signs itself (no CA anyone trusts) */
 async function selfSignedServer(): Promise<{ server: HttpsServer; port: number }> {
   const dir = tempDir('posthorn-selfsigned-');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', `/CN=${CERT_NAME}`, '-addext', `subjectAltName=DNS:files.hooks.test,DNS:${CERT_NAME}`], { cwd: dir, stdio: 'pipe' });
-  const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.end('never read'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      'key.pem',
+      '-out',
+      'cert.pem',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${CERT_NAME}`,
+      '-addext',
+      `subjectAltName=DNS:files.hooks.test,DNS:${CERT_NAME}`,
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
+  const server = createHttpsServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (_req, res) => res.end('never read'),
+  );
   server.on('tlsClientError', () => undefined);
   return { server, port: await listening(server) };
 }
@@ -48,7 +73,9 @@ describe('attachment downloads that fail', function () {
     world = await startDnsWorld();
     files = await startReceiver();
     world.add('files.hooks.test', 'A', '127.0.0.1');
-    files.setBehaviour('/huge/', (_req, answer) => answer(200, 'x'.repeat(10_000_001), { 'content-type': 'text/plain' }));
+    files.setBehaviour('/huge/', (_req, answer) =>
+      answer(200, 'x'.repeat(10_000_001), { 'content-type': 'text/plain' }),
+    );
   });
   after(async function () {
     await Promise.all(servers.map((s) => closing(s)));
@@ -58,7 +85,16 @@ describe('attachment downloads that fail', function () {
 
   /** a send whose second attachment is downloaded from url */
   const sendWith = (t: Tenant, url: string) =>
-    t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't', attachments: [{ filename: 'a.txt', content: 'aGk=' }, { filename: 'b.txt', path: url }] });
+    t.api.post('/v1/emails', {
+      from: 'a@example.test',
+      to: [`delivered@${SIM}`],
+      subject: 's',
+      text: 't',
+      attachments: [
+        { filename: 'a.txt', content: 'aGk=' },
+        { filename: 'b.txt', path: url },
+      ],
+    });
 
   const expectWord = async (t: Tenant, url: string, word: string) => {
     const err = expectError(await sendWith(t, url), 400, 'validation_error', FIELD);
@@ -72,7 +108,11 @@ describe('attachment downloads that fail', function () {
     before(async function () {
       db = freshSqlite();
       await db.store.migrateLatest();
-      api = await startTestApi(db.store, { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: files.caFile } });
+      api = await startTestApi(db.store, {
+        dns: { resolvers: [world.address] },
+        network: { allow_private: true },
+        webhooks: { ca_file: files.caFile },
+      });
       t = await api.tenant();
     });
     after(async function () {
@@ -103,7 +143,12 @@ describe('attachment downloads that fail', function () {
     it('tls: a self-signed certificate, whose names do not come back', async function () {
       const { server, port } = await selfSignedServer();
       servers.push(server);
-      const err = expectError(await sendWith(t, `https://files.hooks.test:${port}/b.txt`), 400, 'validation_error', FIELD);
+      const err = expectError(
+        await sendWith(t, `https://files.hooks.test:${port}/b.txt`),
+        400,
+        'validation_error',
+        FIELD,
+      );
       expect(err.message).to.equal(`${FIELD}: could not be downloaded: tls`);
       expect(err.message).to.not.include(CERT_NAME);
     });
@@ -128,10 +173,22 @@ describe('attachment downloads that fail', function () {
 
     it('timeout: no answer within the request timeout', async function () {
       // the API's downloads wait 30 s: the same fetcher, with a timeout a test can wait for
-      const fetch = attachmentFetcher({ allowPrivate: true, resolve: resolverLookup(createResolver({ servers: [world.address] })), ca: files.caPem, timeoutMs: 300 });
-      const err = await fetch(files.url('/delay/5000/b.txt', 'files.hooks.test'), FIELD, 10_000_000).catch((e: unknown) => e);
+      const fetch = attachmentFetcher({
+        allowPrivate: true,
+        resolve: resolverLookup(createResolver({ servers: [world.address] })),
+        ca: files.caPem,
+        timeoutMs: 300,
+      });
+      const err = await fetch(files.url('/delay/5000/b.txt', 'files.hooks.test'), FIELD, 10_000_000).catch(
+        (e: unknown) => e,
+      );
       expect(err).to.be.instanceOf(ApiError);
-      expect(err).to.include({ status: 400, code: 'validation_error', field: FIELD, message: `${FIELD}: could not be downloaded: timeout` });
+      expect(err).to.include({
+        status: 400,
+        code: 'validation_error',
+        field: FIELD,
+        message: `${FIELD}: could not be downloaded: timeout`,
+      });
     });
   });
 
@@ -141,7 +198,11 @@ describe('attachment downloads that fail', function () {
     before(async function () {
       db = freshSqlite();
       await db.store.migrateLatest();
-      api = await startTestApi(db.store, { dns: { resolvers: [world.address] }, network: { allow_private: false }, webhooks: { ca_file: files.caFile } });
+      api = await startTestApi(db.store, {
+        dns: { resolvers: [world.address] },
+        network: { allow_private: false },
+        webhooks: { ca_file: files.caFile },
+      });
     });
     after(async function () {
       await api.stop();

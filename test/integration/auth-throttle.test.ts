@@ -27,7 +27,11 @@ describe('failed authentications per client address (limits.auth_failures_per_ip
   beforeEach(async function () {
     offset = 0;
     // an app of its own per test: the counts are the process's, kept by its AuthThrottle
-    api = await startTestApi(db.store, { limits: { requests_per_second: 10_000, auth_failures_per_ip: 3, auth_failure_window: '15m' } }, { clock: { now: () => Date.now() + offset } });
+    api = await startTestApi(
+      db.store,
+      { limits: { requests_per_second: 10_000, auth_failures_per_ip: 3, auth_failure_window: '15m' } },
+      { clock: { now: () => Date.now() + offset } },
+    );
     t = await api.tenant();
   });
   afterEach(async function () {
@@ -35,40 +39,66 @@ describe('failed authentications per client address (limits.auth_failures_per_ip
   });
 
   /** An HTTP request from the loopback address `from` (the server sees it as the client's address). */
-  function send(path: string, o: { from?: string; key?: string; method?: string; headers?: Record<string, string>; form?: Record<string, string> } = {}): Promise<Reply> {
+  function send(
+    path: string,
+    o: {
+      from?: string;
+      key?: string;
+      method?: string;
+      headers?: Record<string, string>;
+      form?: Record<string, string>;
+    } = {},
+  ): Promise<Reply> {
     const body = o.form ? new URLSearchParams(o.form).toString() : undefined;
-    const headers: Record<string, string> = { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...o.headers };
+    const headers: Record<string, string> = {
+      ...(o.key ? { authorization: `Bearer ${o.key}` } : {}),
+      ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      ...o.headers,
+    };
     const url = new URL(api.baseUrl + path);
     return new Promise((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: o.method ?? (body ? 'POST' : 'GET'), headers, localAddress: o.from ?? '127.0.0.1' }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const h = new Headers();
-          for (const [name, v] of Object.entries(res.headers)) if (v !== undefined) h.set(name, Array.isArray(v) ? v.join(', ') : v);
-          let parsed: unknown;
-          try {
-            parsed = text ? JSON.parse(text) : undefined;
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode!, headers: h, body: parsed, text });
-        });
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: o.method ?? (body ? 'POST' : 'GET'),
+          headers,
+          localAddress: o.from ?? '127.0.0.1',
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const h = new Headers();
+            for (const [name, v] of Object.entries(res.headers))
+              if (v !== undefined) h.set(name, Array.isArray(v) ? v.join(', ') : v);
+            let parsed: unknown;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              parsed = undefined;
+            }
+            resolve({ status: res.statusCode!, headers: h, body: parsed, text });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
   }
 
   const unknownKey = `ph_test_${'A'.repeat(40)}`;
-  const signIn = (key: string, from?: string) => send('/dashboard/sign-in', { form: { key }, ...(from ? { from } : {}) });
+  const signIn = (key: string, from?: string) =>
+    send('/dashboard/sign-in', { form: { key }, ...(from ? { from } : {}) });
 
   /** Three wrong keys from `from`, each 401: a malformed one, one nobody issued, a revoked one. */
   async function failThrice(from = '127.0.0.1'): Promise<void> {
     const revoked = await t.newKey();
     expect((await t.api.delete(`/v1/api-keys/${revoked.id}`)).status).to.equal(200);
-    for (const key of ['ph_test_short', unknownKey, revoked.key]) expectError(await send('/v1/emails', { key, from }), 401, 'unauthorized');
+    for (const key of ['ph_test_short', unknownKey, revoked.key])
+      expectError(await send('/v1/emails', { key, from }), 401, 'unauthorized');
   }
 
   const metrics = async () => parseMetrics((await send('/metrics')).text);
@@ -110,18 +140,24 @@ describe('failed authentications per client address (limits.auth_failures_per_ip
     await failThrice();
     for (let i = 0; i < 2; i++) expectError(await send('/v1/emails', { key: unknownKey }), 429, 'rate_limited');
     const after = await metrics();
-    const moved = (name: string, listener: string) => valueOf(after, name, { listener }) - valueOf(before, name, { listener });
+    const moved = (name: string, listener: string) =>
+      valueOf(after, name, { listener }) - valueOf(before, name, { listener });
     expect(moved('posthorn_auth_failures_total', 'api')).to.equal(3);
     expect(moved('posthorn_auth_refusals_total', 'api')).to.equal(2);
     expect(moved('posthorn_auth_failures_total', 'dashboard')).to.equal(0);
-    for (const path of ['/healthz', '/v1/openapi.json', '/metrics']) expect((await send(path)).status, path).to.equal(200);
+    for (const path of ['/healthz', '/v1/openapi.json', '/metrics'])
+      expect((await send(path)).status, path).to.equal(200);
     expect((await send('/dashboard/sign-in')).status).to.equal(200);
   });
 
   it('keeps client addresses apart, and trusts no X-Forwarded-For', async function () {
     await failThrice();
     expectError(await send('/v1/emails', { key: unknownKey }), 429, 'rate_limited');
-    expectError(await send('/v1/emails', { key: unknownKey, headers: { 'x-forwarded-for': '198.51.100.7' } }), 429, 'rate_limited');
+    expectError(
+      await send('/v1/emails', { key: unknownKey, headers: { 'x-forwarded-for': '198.51.100.7' } }),
+      429,
+      'rate_limited',
+    );
     // 127.0.0.2 is another client: its first wrong key is a 401, a real key it sends works
     expectError(await send('/v1/emails', { key: unknownKey, from: '127.0.0.2' }), 401, 'unauthorized');
     expect((await send('/v1/emails', { key: (await t.newKey()).key, from: '127.0.0.2' })).status).to.equal(200);
@@ -157,7 +193,8 @@ describe('failed authentications per client address (limits.auth_failures_per_ip
       expect(refused.text).to.include('Too many failed sign-ins from your address. Try again in 5 minutes.');
       expect(refused.headers.get('content-type')).to.include('text/html');
       const after = await metrics();
-      const moved = (name: string, listener: string) => valueOf(after, name, { listener }) - valueOf(before, name, { listener });
+      const moved = (name: string, listener: string) =>
+        valueOf(after, name, { listener }) - valueOf(before, name, { listener });
       expect(moved('posthorn_auth_failures_total', 'dashboard')).to.equal(3);
       expect(moved('posthorn_auth_refusals_total', 'dashboard')).to.equal(1);
       expect(moved('posthorn_auth_failures_total', 'api')).to.equal(0);

@@ -2,7 +2,11 @@ import { expect } from 'chai';
 import dns2 from 'dns2';
 import { listenDns, type DnsListener } from '../../src/dns/listen.js';
 import { createDnsblLookup } from '../../src/dns/dnsbl-lookup.js';
-import { BlocklistChecker, type BlocklistCheckerOptions, type BlocklistResult } from '../../src/modules/deliverability/blocklists/blocklist-checker.js';
+import {
+  BlocklistChecker,
+  type BlocklistCheckerOptions,
+  type BlocklistResult,
+} from '../../src/modules/deliverability/blocklists/blocklist-checker.js';
 import type { Blocklist } from '../../src/modules/deliverability/blocklists/dnsbl.js';
 
 const { Packet } = dns2;
@@ -34,23 +38,27 @@ class ListServer {
   }
 
   async start(): Promise<void> {
-    this.listener = await listenDns((request, send) => {
-      const q = request.questions[0]!;
-      const name = q.name.toLowerCase();
-      this.seen.push({ name, type: q.type, at: performance.now() });
-      const response = Packet.createResponseFromRequest(request);
-      response.header.ra = 1;
-      const zone = (set: Iterable<string>) => [...set].find((z) => name.endsWith(`.${z}`));
-      const delay = this.slow.get(zone(this.slow.keys()) ?? '') ?? 0;
-      this.inFlight++;
-      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-      setTimeout(() => {
-        this.inFlight--;
-        if (zone(this.servfail)) response.header.rcode = RCODE.SERVFAIL;
-        else this.answer(name, q.type, response);
-        send(response);
-      }, delay);
-    }, '127.0.0.1', 0);
+    this.listener = await listenDns(
+      (request, send) => {
+        const q = request.questions[0]!;
+        const name = q.name.toLowerCase();
+        this.seen.push({ name, type: q.type, at: performance.now() });
+        const response = Packet.createResponseFromRequest(request);
+        response.header.ra = 1;
+        const zone = (set: Iterable<string>) => [...set].find((z) => name.endsWith(`.${z}`));
+        const delay = this.slow.get(zone(this.slow.keys()) ?? '') ?? 0;
+        this.inFlight++;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+        setTimeout(() => {
+          this.inFlight--;
+          if (zone(this.servfail)) response.header.rcode = RCODE.SERVFAIL;
+          else this.answer(name, q.type, response);
+          send(response);
+        }, delay);
+      },
+      '127.0.0.1',
+      0,
+    );
   }
 
   private answer(name: string, type: number, response: ReturnType<typeof Packet.createResponseFromRequest>): void {
@@ -85,8 +93,14 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
   let server: ListServer;
   let clock: { t: number; now(): number };
   const checker = (opts: Partial<BlocklistCheckerOptions> = {}) =>
-    new BlocklistChecker({ lookup: createDnsblLookup({ servers: [server.address], timeoutMs: 1000, tries: 1 }), clock, perSecond: 1000, ...opts });
-  const one = (results: BlocklistResult[], target: string, zone: string) => results.find((r) => r.target === target && r.zone === zone)!;
+    new BlocklistChecker({
+      lookup: createDnsblLookup({ servers: [server.address], timeoutMs: 1000, tries: 1 }),
+      clock,
+      perSecond: 1000,
+      ...opts,
+    });
+  const one = (results: BlocklistResult[], target: string, zone: string) =>
+    results.find((r) => r.target === target && r.zone === zone)!;
 
   before(async function () {
     server = new ListServer();
@@ -94,8 +108,15 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
     server.records.set('10.2.0.192.dnsbl.example.test', { a: ['127.0.0.2'], ttl: 600, txt: 'seen sending spam' });
     server.records.set('10.2.0.192.zen.spamhaus.org', { a: ['127.0.0.4'], ttl: 60 });
     server.records.set('30.2.0.192.zen.spamhaus.org', { a: ['127.255.255.254'], ttl: 60, txt: 'open resolver' });
-    server.records.set('5.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.dnsbl.example.test', { a: ['127.0.0.3'], ttl: 900 });
-    server.records.set('spammy.example.dbl.spamhaus.org', { a: ['127.0.1.2'], ttl: 300, txt: 'https://www.spamhaus.org/query/domain/spammy.example' });
+    server.records.set('5.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.dnsbl.example.test', {
+      a: ['127.0.0.3'],
+      ttl: 900,
+    });
+    server.records.set('spammy.example.dbl.spamhaus.org', {
+      a: ['127.0.1.2'],
+      ttl: 300,
+      txt: 'https://www.spamhaus.org/query/domain/spammy.example',
+    });
     server.servfail.add('broken.example.test');
     server.slow.set('slow.example.test', 150);
   });
@@ -107,8 +128,25 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
   it('reports a listed IP with its code, TXT and TTL, a clear IP, and asks no list of the other kind', async function () {
     const results = await checker().check(['192.0.2.10', '192.0.2.20'], [ipList, dbl]);
     expect(results).to.deep.equal([
-      { target: '192.0.2.10', kind: 'ip', zone: 'dnsbl.example.test', state: 'listed', codes: ['127.0.0.2'], reason: 'seen sending spam', checkedAt: clock.t, ttlSeconds: 600 },
-      { target: '192.0.2.20', kind: 'ip', zone: 'dnsbl.example.test', state: 'clear', codes: [], checkedAt: clock.t, ttlSeconds: 3600 },
+      {
+        target: '192.0.2.10',
+        kind: 'ip',
+        zone: 'dnsbl.example.test',
+        state: 'listed',
+        codes: ['127.0.0.2'],
+        reason: 'seen sending spam',
+        checkedAt: clock.t,
+        ttlSeconds: 600,
+      },
+      {
+        target: '192.0.2.20',
+        kind: 'ip',
+        zone: 'dnsbl.example.test',
+        state: 'clear',
+        codes: [],
+        checkedAt: clock.t,
+        ttlSeconds: 3600,
+      },
     ]);
     expect(server.seen.some((s) => s.name.endsWith('dbl.spamhaus.org'))).to.equal(false);
   });
@@ -119,7 +157,11 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
       ['spammy.example', 'dbl.spamhaus.org', 'listed'],
       ['clean.example', 'dbl.spamhaus.org', 'clear'],
     ]);
-    expect(results[0]).to.deep.include({ codes: ['127.0.1.2'], reason: 'https://www.spamhaus.org/query/domain/spammy.example', ttlSeconds: 300 });
+    expect(results[0]).to.deep.include({
+      codes: ['127.0.1.2'],
+      reason: 'https://www.spamhaus.org/query/domain/spammy.example',
+      ttlSeconds: 300,
+    });
   });
 
   it('asks an IPv6 target by its 32 nibbles', async function () {
@@ -129,10 +171,18 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
 
   it('reports a list answering SERVFAIL as an error and still answers with the others', async function () {
     const results = await checker().check(['192.0.2.10'], [broken, ipList, zen]);
-    expect(one(results, '192.0.2.10', 'broken.example.test')).to.deep.include({ state: 'error', codes: [], ttlSeconds: 300 });
+    expect(one(results, '192.0.2.10', 'broken.example.test')).to.deep.include({
+      state: 'error',
+      codes: [],
+      ttlSeconds: 300,
+    });
     expect(one(results, '192.0.2.10', 'broken.example.test').reason).to.match(/SERVFAIL/);
     expect(one(results, '192.0.2.10', 'dnsbl.example.test').state).to.equal('listed');
-    expect(one(results, '192.0.2.10', 'zen.spamhaus.org')).to.deep.include({ state: 'listed', codes: ['127.0.0.4'], ttlSeconds: 300 });
+    expect(one(results, '192.0.2.10', 'zen.spamhaus.org')).to.deep.include({
+      state: 'listed',
+      codes: ['127.0.0.4'],
+      ttlSeconds: 300,
+    });
   });
 
   it("reports Spamhaus's public-resolver code as an error saying what to do, and asks no TXT for it", async function () {
@@ -140,7 +190,9 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
     const [r] = await checker().check(['192.0.2.30'], [zen]);
     expect(r).to.deep.include({ state: 'error', codes: ['127.255.255.254'], ttlSeconds: 300 });
     expect(r!.reason).to.match(/refuses queries through this resolver.*own recursive resolver in dns\.resolvers/);
-    expect(server.seen.filter((s) => s.type === Packet.TYPE.TXT && s.name.startsWith('30.2.0.192.')).length).to.equal(txtBefore);
+    expect(server.seen.filter((s) => s.type === Packet.TYPE.TXT && s.name.startsWith('30.2.0.192.')).length).to.equal(
+      txtBefore,
+    );
   });
 
   it('keeps each answer for its TTL: listed 600 s, NXDOMAIN an hour, an error 5 minutes', async function () {
@@ -189,7 +241,10 @@ describe('BlocklistChecker against a list server on 127.0.0.1', function () {
     const targets = Array.from({ length: 30 }, (_, i) => `198.51.100.${i + 1}`);
     const from = server.seen.length;
     await checker({ perSecond: 10, concurrency: 4 }).check(targets, [ipList]);
-    const at = server.seen.slice(from).filter((s) => s.type === Packet.TYPE.A).map((s) => s.at);
+    const at = server.seen
+      .slice(from)
+      .filter((s) => s.type === Packet.TYPE.A)
+      .map((s) => s.at);
     expect(at).to.have.length(30);
     expect(at.at(-1)! - at[0]!).to.be.at.least(2_700);
     // a few ms of slack for the loopback's jitter; without pacing all 30 arrive within a few ms

@@ -1,7 +1,14 @@
 import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
 import { client, type Client } from '../helpers/http.js';
-import { dkimResults, routeSinkDomains, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
+import {
+  dkimResults,
+  routeSinkDomains,
+  startLiveWorld,
+  verifiedDomain,
+  waitEmail,
+  type LiveWorld,
+} from '../helpers/live.js';
 import { startDnsWorld } from '../helpers/dns-world.js';
 import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
@@ -15,7 +22,10 @@ const PUBLIC = 'https://mail.broadcast.test';
 
 /** A header of a raw message, unfolded. */
 function header(raw: Buffer, name: string): string | null {
-  const head = raw.toString('latin1').split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+  const head = raw
+    .toString('latin1')
+    .split('\r\n\r\n')[0]!
+    .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
 }
@@ -25,7 +35,11 @@ async function audienceOf(api: Client, tag: string, n: number): Promise<string> 
   const audience = (await api.post('/v1/audiences', { name: tag })).body.id as string;
   const emails = Array.from({ length: n }, (_, i) => `c${i}-${tag}@ok.test`);
   for (let i = 0; i < n; i += 50) {
-    const created = await Promise.all(emails.slice(i, i + 50).map((email) => api.post('/v1/contacts', { email, first_name: `N${emails.indexOf(email)}` })));
+    const created = await Promise.all(
+      emails
+        .slice(i, i + 50)
+        .map((email) => api.post('/v1/contacts', { email, first_name: `N${emails.indexOf(email)}` })),
+    );
     for (const c of created) expect(c.status, c.text).to.equal(201);
     const added = await api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: created.map((c) => c.body.id) });
     expect(added.status, added.text).to.be.oneOf([200, 201]);
@@ -57,7 +71,16 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
   let domain: { id: string; domain: string };
 
   before(async function () {
-    w = await startLiveWorld('dkim.broadcast.test', 'mta.broadcast.test', { http: { public_url: PUBLIC }, broadcasts: { max_per_second: 5000 }, smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } } }, { jobs: true, inbound: true });
+    w = await startLiveWorld(
+      'dkim.broadcast.test',
+      'mta.broadcast.test',
+      {
+        http: { public_url: PUBLIC },
+        broadcasts: { max_per_second: 5000 },
+        smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } },
+      },
+      { jobs: true, inbound: true },
+    );
     t = await w.api.tenant({ mode: 'live' });
     domain = await verifiedDomain(t, w.world);
   });
@@ -68,7 +91,14 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
   it('reaches each contact once, DKIM-signed, with its own content and a one-click header; one unsubscription stops the next broadcast to it and no receipt', async function () {
     const audience = await audienceOf(t.api, 'live', 1000);
     const topic = (await t.api.post('/v1/topics', { name: 'Newsletter', default: 'opt_out' })).body.id;
-    const body = { name: 'Issue 1', from: `News <news@${domain.domain}>`, subject: 'News for {{contact.first_name | there}}', html: '<p>Dear {{contact.first_name}},</p><p><a href="{{preferences_url}}">Your preferences</a></p>', audience_id: audience, topic_id: topic };
+    const body = {
+      name: 'Issue 1',
+      from: `News <news@${domain.domain}>`,
+      subject: 'News for {{contact.first_name | there}}',
+      html: '<p>Dear {{contact.first_name}},</p><p><a href="{{preferences_url}}">Your preferences</a></p>',
+      audience_id: audience,
+      topic_id: topic,
+    };
     const first = (await t.api.post('/v1/broadcasts', body)).body;
     expect((await t.api.post(`/v1/broadcasts/${first.id}/send`, {})).body.environment).to.equal('live');
     await waitFor(async () => w.sink.messages.length >= 1000, 90_000, '1,000 messages at the sink');
@@ -81,15 +111,23 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     for (const i of [0, 7, 499, 999]) {
       const m = w.sink.messagesTo(`c${i}-live@ok.test`)[0]!;
       expect(header(m.raw, 'Subject')).to.equal(`News for N${i}`);
-      expect(m.raw.toString('latin1').replace(/=\r\n/g, '')).to.include(`Dear N${i},`).and.match(/https:\/\/mail\.broadcast\.test\/p\/[0-9a-z]{26}-[0-9a-f]{20}/);
-      expect(header(m.raw, 'List-Unsubscribe')).to.match(/^<https:\/\/mail\.broadcast\.test\/u\/[0-9a-z-]+>, <mailto:unsubscribe\+[0-9a-z-]+@[^>]+>$/);
+      expect(m.raw.toString('latin1').replace(/=\r\n/g, ''))
+        .to.include(`Dear N${i},`)
+        .and.match(/https:\/\/mail\.broadcast\.test\/p\/[0-9a-z]{26}-[0-9a-f]{20}/);
+      expect(header(m.raw, 'List-Unsubscribe')).to.match(
+        /^<https:\/\/mail\.broadcast\.test\/u\/[0-9a-z-]+>, <mailto:unsubscribe\+[0-9a-z-]+@[^>]+>$/,
+      );
       expect(header(m.raw, 'List-Unsubscribe-Post')).to.equal('List-Unsubscribe=One-Click');
-      expect(header(m.raw, 'DKIM-Signature')!.replace(/\s+/g, '')).to.match(/h=[^;]*list-unsubscribe:list-unsubscribe-post/);
+      expect(header(m.raw, 'DKIM-Signature')!.replace(/\s+/g, '')).to.match(
+        /h=[^;]*list-unsubscribe:list-unsubscribe-post/,
+      );
       expect(await dkimResults(w.world, m.raw)).to.deep.equal([`${domain.domain}:pass`]);
     }
 
     // the link in the content opens the contact's own preference page, with the broadcast's topic on it
-    const prefs = /https:\/\/mail\.broadcast\.test\/p\/[0-9a-z]{26}-[0-9a-f]{20}/.exec(w.sink.messagesTo('c3-live@ok.test')[0]!.raw.toString('latin1').replace(/=\r\n/g, ''))![0];
+    const prefs = /https:\/\/mail\.broadcast\.test\/p\/[0-9a-z]{26}-[0-9a-f]{20}/.exec(
+      w.sink.messagesTo('c3-live@ok.test')[0]!.raw.toString('latin1').replace(/=\r\n/g, ''),
+    )![0];
     const page = await fetch(prefs.replace(PUBLIC, w.api.baseUrl));
     expect(page.status).to.equal(200);
     expect(await page.text()).to.include('Newsletter');
@@ -97,7 +135,11 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     // contact 7 presses its mail client's unsubscribe button: it leaves the topic, no address is suppressed
     const seven = w.sink.messagesTo('c7-live@ok.test')[0]!;
     const url = /^<([^>]+)>/.exec(header(seven.raw, 'List-Unsubscribe')!)![1]!.replace(PUBLIC, w.api.baseUrl);
-    const post = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const post = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     expect(post.status).to.equal(200);
     const contact = (await t.api.get('/v1/contacts/c7-live@ok.test')).body;
     expect(contact.topics[topic]).to.equal(false);
@@ -109,11 +151,23 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     // contact 11 reports the newsletter as spam: it leaves all broadcast mail, its address is not suppressed
     const eleven = w.sink.messagesTo('c11-live@ok.test')[0]!;
     const verp = eleven.envelope.from;
-    const complaint = await smtpSend(w.api.running.inboundPort!, { from: 'fbl@isp.test', to: [verp], raw: arfReport({ to: verp, recipient: 'c11-live@ok.test', original: eleven.raw.toString('latin1') }) });
+    const complaint = await smtpSend(w.api.running.inboundPort!, {
+      from: 'fbl@isp.test',
+      to: [verp],
+      raw: arfReport({ to: verp, recipient: 'c11-live@ok.test', original: eleven.raw.toString('latin1') }),
+    });
     expect(complaint.ok, JSON.stringify(complaint)).to.equal(true);
-    await waitFor(async () => (await t.api.get('/v1/contacts/c11-live@ok.test')).body.unsubscribed === true, 10_000, 'contact 11 unsubscribed by its complaint');
+    await waitFor(
+      async () => (await t.api.get('/v1/contacts/c11-live@ok.test')).body.unsubscribed === true,
+      10_000,
+      'contact 11 unsubscribed by its complaint',
+    );
     expect((await t.api.get('/v1/suppressions?email=c11-live%40ok.test')).body.data).to.deep.equal([]);
-    await waitFor(async () => (await t.api.get(`/v1/broadcasts/${first.id}`)).body.counts.complained === 1, 10_000, 'the complaint counted');
+    await waitFor(
+      async () => (await t.api.get(`/v1/broadcasts/${first.id}`)).body.counts.complained === 1,
+      10_000,
+      'the complaint counted',
+    );
 
     w.sink.messages.length = 0;
     const second = (await t.api.post('/v1/broadcasts', { ...body, name: 'Issue 2' })).body;
@@ -126,12 +180,23 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
 
     // the person's receipts still arrive, and so does mail that asks for List-Unsubscribe of its own
     for (const headers of [{}, { 'List-Unsubscribe': '<auto>' }]) {
-      const receipt = await t.api.post('/v1/emails', { from: `shop@${domain.domain}`, to: ['c7-live@ok.test'], subject: 'Your receipt', text: 'Thanks', headers });
+      const receipt = await t.api.post('/v1/emails', {
+        from: `shop@${domain.domain}`,
+        to: ['c7-live@ok.test'],
+        subject: 'Your receipt',
+        text: 'Thanks',
+        headers,
+      });
       expect(receipt.status, receipt.text).to.equal(202);
       await waitEmail(t.api, receipt.body.id, (e) => e.recipients[0].status === 'delivered');
     }
     expect(w.sink.messagesTo('c7-live@ok.test')).to.have.length(2);
-    const receipt = await t.api.post('/v1/emails', { from: `shop@${domain.domain}`, to: ['c11-live@ok.test'], subject: 'Your receipt', text: 'Thanks' });
+    const receipt = await t.api.post('/v1/emails', {
+      from: `shop@${domain.domain}`,
+      to: ['c11-live@ok.test'],
+      subject: 'Your receipt',
+      text: 'Thanks',
+    });
     await waitEmail(t.api, receipt.body.id, (e) => e.recipients[0].status === 'delivered');
 
     // usage and insights show the two streams apart
@@ -144,11 +209,16 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
   });
 });
 
-describe('a broadcast keeps the project\'s limits for transactional mail (issue 27)', function () {
+describe("a broadcast keeps the project's limits for transactional mail (issue 27)", function () {
   this.timeout(60_000);
   let w: LiveWorld;
   before(async function () {
-    w = await startLiveWorld('dkim.limits.test', 'mta.limits.test', { broadcasts: { max_per_second: 1000 } }, { jobs: true });
+    w = await startLiveWorld(
+      'dkim.limits.test',
+      'mta.limits.test',
+      { broadcasts: { max_per_second: 1000 } },
+      { jobs: true },
+    );
   });
   after(async function () {
     await w.stop();
@@ -159,7 +229,15 @@ describe('a broadcast keeps the project\'s limits for transactional mail (issue 
     const domain = await verifiedDomain(t, w.world);
     await setProject(w.api.deps, t.project.id, { limits: { daily: 20 } });
     const audience = await audienceOf(t.api, 'limits', 30);
-    const b = (await t.api.post('/v1/broadcasts', { name: 'limited', from: `news@${domain.domain}`, subject: 'Hi', text: 'News', audience_id: audience })).body;
+    const b = (
+      await t.api.post('/v1/broadcasts', {
+        name: 'limited',
+        from: `news@${domain.domain}`,
+        subject: 'Hi',
+        text: 'News',
+        audience_id: audience,
+      })
+    ).body;
     await t.api.post(`/v1/broadcasts/${b.id}/send`, {});
     const paused = await waitFor(
       async () => {
@@ -172,7 +250,12 @@ describe('a broadcast keeps the project\'s limits for transactional mail (issue 
     expect(paused).to.include({ status: 'sending' });
     expect(paused.counts).to.include({ sent: 18, failed: 0 });
     expect(paused.last_error).to.include('daily limit');
-    const receipt = await t.api.post('/v1/emails', { from: `shop@${domain.domain}`, to: ['buyer@ok.test'], subject: 'Receipt', text: 'Thanks' });
+    const receipt = await t.api.post('/v1/emails', {
+      from: `shop@${domain.domain}`,
+      to: ['buyer@ok.test'],
+      subject: 'Receipt',
+      text: 'Thanks',
+    });
     expect(receipt.status, receipt.text).to.equal(202);
     await waitEmail(t.api, receipt.body.id, (e) => e.recipients[0].status === 'delivered');
     expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-limits@ok.test'))).to.have.length(18);
@@ -181,8 +264,18 @@ describe('a broadcast keeps the project\'s limits for transactional mail (issue 
     const other = await w.api.tenant({ mode: 'live' });
     const otherDomain = await verifiedDomain(other, w.world);
     const otherAudience = await audienceOf(other.api, 'revoked', 5);
-    const later = (await other.api.post('/v1/broadcasts', { name: 'later', from: `news@${otherDomain.domain}`, subject: 'Hi', text: 'News', audience_id: otherAudience })).body;
-    await other.api.post(`/v1/broadcasts/${later.id}/send`, { scheduled_at: new Date(Date.now() + 1500).toISOString() });
+    const later = (
+      await other.api.post('/v1/broadcasts', {
+        name: 'later',
+        from: `news@${otherDomain.domain}`,
+        subject: 'Hi',
+        text: 'News',
+        audience_id: otherAudience,
+      })
+    ).body;
+    await other.api.post(`/v1/broadcasts/${later.id}/send`, {
+      scheduled_at: new Date(Date.now() + 1500).toISOString(),
+    });
     await setProject(w.api.deps, other.project.id, { approved: false });
     const held = await waitFor(
       async () => {
@@ -207,18 +300,33 @@ describe('a broadcast keeps the project\'s limits for transactional mail (issue 
       const made = await Promise.all(emails.slice(i, i + 50).map((email) => t.api.post('/v1/contacts', { email })));
       await t.api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: made.map((m) => m.body.id) });
     }
-    const b = (await t.api.post('/v1/broadcasts', { name: 'mistake', from: `news@${domain.domain}`, subject: 'Wrong', text: 'Oops', audience_id: audience })).body;
+    const b = (
+      await t.api.post('/v1/broadcasts', {
+        name: 'mistake',
+        from: `news@${domain.domain}`,
+        subject: 'Wrong',
+        text: 'Oops',
+        audience_id: audience,
+      })
+    ).body;
     await t.api.post(`/v1/broadcasts/${b.id}/send`, {});
-    await waitFor(async () => (await t.api.get(`/v1/broadcasts/${b.id}`)).body.status === 'sent', 10_000, 'the fan-out done');
+    await waitFor(
+      async () => (await t.api.get(`/v1/broadcasts/${b.id}`)).body.status === 'sent',
+      10_000,
+      'the fan-out done',
+    );
     const cancelled = await t.api.post(`/v1/broadcasts/${b.id}/cancel`, {});
     expect(cancelled.status, cancelled.text).to.equal(200);
     const { withdrawn, sent } = cancelled.body.counts;
     expect(cancelled.body.status).to.equal('cancelled');
     expect(withdrawn, 'emails still queued at the cancel').to.be.greaterThan(0);
     expect(sent + withdrawn).to.equal(150);
-    const left = (await w.db.store.knex('emails').where({ broadcast_id: b.id }).count({ n: '*' }).first()) as { n: number | string };
+    const left = (await w.db.store.knex('emails').where({ broadcast_id: b.id }).count({ n: '*' }).first()) as {
+      n: number | string;
+    };
     expect(Number(left.n)).to.equal(sent);
-    const atSink = () => w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('@slow.test') && /^hold300-w/.test(m.envelope.to[0]!));
+    const atSink = () =>
+      w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('@slow.test') && /^hold300-w/.test(m.envelope.to[0]!));
     await waitFor(async () => atSink().length >= sent, 30_000, 'the emails already handed over delivered');
     await new Promise((r) => setTimeout(r, 1000));
     expect(atSink()).to.have.length(sent);
@@ -243,17 +351,32 @@ describe('a broadcast survives kill -9 during its fan-out (issue 27)', function 
     const { path } = writeConfig(base);
     let serve = await startServe(path);
     try {
-      const project = (await runCli(['project', 'create', '--name', 'kill', '--approved', '--json', '--config', path])).json;
-      const key = (await runCli(['key', 'create', '--project', project.id, '--mode', 'live', '--json', '--config', path])).json.key as string;
+      const project = (await runCli(['project', 'create', '--name', 'kill', '--approved', '--json', '--config', path]))
+        .json;
+      const key = (
+        await runCli(['key', 'create', '--project', project.id, '--mode', 'live', '--json', '--config', path])
+      ).json.key as string;
       let api = client(serve.baseUrl, key);
       const domain = await verifiedDomain({ api } as Tenant, world);
       const audience = await audienceOf(api, 'kill', 1000);
-      const b = (await api.post('/v1/broadcasts', { name: 'kill', from: `news@${domain.domain}`, subject: 'Hi {{contact.first_name}}', text: 'Hello', audience_id: audience })).body;
+      const b = (
+        await api.post('/v1/broadcasts', {
+          name: 'kill',
+          from: `news@${domain.domain}`,
+          subject: 'Hi {{contact.first_name}}',
+          text: 'Hello',
+          audience_id: audience,
+        })
+      ).body;
       await api.post(`/v1/broadcasts/${b.id}/send`, {});
-      await waitFor(async () => (await api.get(`/v1/broadcasts/${b.id}`)).body.counts.sent >= 300, 30_000, '300 emails fanned out');
+      await waitFor(
+        async () => (await api.get(`/v1/broadcasts/${b.id}`)).body.counts.sent >= 300,
+        30_000,
+        '300 emails fanned out',
+      );
       serve.child.kill('SIGKILL');
       await serve.exited;
-      const before = (sink.messages.length);
+      const before = sink.messages.length;
       expect(before, 'killed midway').to.be.below(1000);
 
       serve = await startServe(path);
@@ -266,14 +389,22 @@ describe('a broadcast survives kill -9 during its fan-out (issue 27)', function 
       const ambiguous = new Set<string>();
       let cursor: string | null = null;
       do {
-        const page: { data: Array<{ to: string[] }>; next_cursor: string | null } = (await api.get(`/v1/emails?limit=100&status=ambiguous${cursor ? `&cursor=${cursor}` : ''}`)).body;
+        const page: { data: Array<{ to: string[] }>; next_cursor: string | null } = (
+          await api.get(`/v1/emails?limit=100&status=ambiguous${cursor ? `&cursor=${cursor}` : ''}`)
+        ).body;
         for (const e of page.data) ambiguous.add(e.to[0]);
         cursor = page.next_cursor;
       } while (cursor);
-      await waitFor(async () => sink.messages.length + ambiguous.size >= 1000, 60_000, 'every contact delivered or ambiguous');
+      await waitFor(
+        async () => sink.messages.length + ambiguous.size >= 1000,
+        60_000,
+        'every contact delivered or ambiguous',
+      );
       await new Promise((r) => setTimeout(r, 1500));
       const got = copies(sink.messages);
-      const wrong = Array.from({ length: 1000 }, (_, i) => `c${i}-kill@ok.test`).filter((a) => (got.get(a) ?? 0) > 1 || (got.get(a) === undefined && !ambiguous.has(a)));
+      const wrong = Array.from({ length: 1000 }, (_, i) => `c${i}-kill@ok.test`).filter(
+        (a) => (got.get(a) ?? 0) > 1 || (got.get(a) === undefined && !ambiguous.has(a)),
+      );
       expect(wrong, 'contacts sent twice, or skipped').to.deep.equal([]);
       expect(ambiguous.size, 'at most the attempts in flight at the kill').to.be.below(50);
     } finally {

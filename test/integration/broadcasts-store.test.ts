@@ -21,7 +21,15 @@ for (const kind of DATABASE_KINDS) {
         expect(await knex.schema.hasTable('broadcasts')).to.equal(false);
         expect(await knex.schema.hasColumn('emails', 'broadcast_id')).to.equal(false);
         expect(await knex.schema.hasColumn('outbound_queue', 'bulk')).to.equal(false);
-        expect(Number(((await knex('email_recipients').where({ email_id: email.id }).count({ n: '*' }).first()) as { n: number | string }).n)).to.equal(2);
+        expect(
+          Number(
+            (
+              (await knex('email_recipients').where({ email_id: email.id }).count({ n: '*' }).first()) as {
+                n: number | string;
+              }
+            ).n,
+          ),
+        ).to.equal(2);
         await db.store.migrateLatest();
         expect(await knex.schema.hasColumn('emails', 'broadcast_id')).to.equal(true);
       } finally {
@@ -41,15 +49,37 @@ for (const kind of DATABASE_KINDS) {
         const now = Date.now();
         const row = async (bulk: boolean, dueIn: number): Promise<QueueRow> => {
           const email = await storedEmail(db.store, project.id);
-          return { id: newId('queueRow', now), emailId: email.id, projectId: project.id, route: '', state: 'queued', attempts: 0, nextAttemptAt: now + dueIn, leaseOwner: null, leaseUntil: null, dataStarted: false, bulk, createdAt: now, updatedAt: now };
+          return {
+            id: newId('queueRow', now),
+            emailId: email.id,
+            projectId: project.id,
+            route: '',
+            state: 'queued',
+            attempts: 0,
+            nextAttemptAt: now + dueIn,
+            leaseOwner: null,
+            leaseUntil: null,
+            dataStarted: false,
+            bulk,
+            createdAt: now,
+            updatedAt: now,
+          };
         };
         // the broadcast rows were due first
-        const rows = [await row(true, -5000), await row(true, -4000), await row(false, -10), await row(false, -5), await row(false, 60_000)];
+        const rows = [
+          await row(true, -5000),
+          await row(true, -4000),
+          await row(false, -10),
+          await row(false, -5),
+          await row(false, 60_000),
+        ];
         await db.store.tx((trx) => insertQueueRows(trx, rows));
         const lease = { owner: 'w', until: now + 60_000 };
         const first = await db.store.tx((trx) => claimDueRows(trx, { now, limit: 3, lease, bulkLimit: 10 }));
         expect(first.map((q) => q.id)).to.deep.equal([rows[2]!.id, rows[3]!.id, rows[0]!.id]);
-        expect(await db.store.tx((trx) => claimDueRows(trx, { now, limit: 10, lease, bulkLimit: 0 }))).to.deep.equal([]);
+        expect(await db.store.tx((trx) => claimDueRows(trx, { now, limit: 10, lease, bulkLimit: 0 }))).to.deep.equal(
+          [],
+        );
         const last = await db.store.tx((trx) => claimDueRows(trx, { now, limit: 10, lease, bulkLimit: 10 }));
         expect(last.map((q) => q.id)).to.deep.equal([rows[1]!.id]);
       } finally {

@@ -18,7 +18,8 @@ describe('posthorn backup and restore (issue 23)', function () {
   let key: string;
   let backups: string;
   const cli = (path: string, args: string[]) => runCli([...args, '--config', path, '--json']);
-  const projectNames = async (path: string) => ((await cli(path, ['project', 'list'])).json as Array<{ name: string }>).map((p) => p.name);
+  const projectNames = async (path: string) =>
+    ((await cli(path, ['project', 'list'])).json as Array<{ name: string }>).map((p) => p.name);
 
   before(async function () {
     source = writeConfig({ limits: { requests_per_second: 10_000 } });
@@ -33,7 +34,9 @@ describe('posthorn backup and restore (issue 23)', function () {
   it('copies the database while serve runs and writes; a fresh data dir restored from the copy has what was stored before it', async function () {
     expect((await cli(source.path, ['project', 'create', '--name', 'before-backup'])).code).to.equal(0);
     const api = client(server.baseUrl, key);
-    const send = async () => (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })).body.id as string;
+    const send = async () =>
+      (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })).body
+        .id as string;
     const before = [await send(), await send()];
     // sends keep arriving, one after another, for as long as the backup runs
     let writing = true;
@@ -58,14 +61,21 @@ describe('posthorn backup and restore (issue 23)', function () {
     const target = writeConfig();
     const restored = await cli(target.path, ['restore', file]);
     expect(restored.code, restored.stderr).to.equal(0);
-    expect(restored.json).to.deep.include({ restored_from: file, database: join(target.dir, 'data', 'posthorn.sqlite'), replaced_kept_as: null, migrations: MIGRATIONS.length, pending: [] });
+    expect(restored.json).to.deep.include({
+      restored_from: file,
+      database: join(target.dir, 'data', 'posthorn.sqlite'),
+      replaced_kept_as: null,
+      migrations: MIGRATIONS.length,
+      pending: [],
+    });
     expect(await projectNames(target.path)).to.include.members(['default', 'before-backup']);
     for (const id of before) expect((await cli(target.path, ['queue', 'show', id])).json, id).to.include({ id });
     // the restored appliance serves with the keys of the one backed up
     const copy = await startServe(target.path);
     try {
       expect(copy.output()).to.not.match(KEY);
-      for (const id of before) expect((await client(copy.baseUrl, key).get(`/v1/emails/${id}`)).status, id).to.equal(200);
+      for (const id of before)
+        expect((await client(copy.baseUrl, key).get(`/v1/emails/${id}`)).status, id).to.equal(200);
     } finally {
       await copy.stop();
     }
@@ -77,7 +87,10 @@ describe('posthorn backup and restore (issue 23)', function () {
     const again = await cli(source.path, ['backup', file]);
     expect(again.code).to.not.equal(0);
     expect(again.stdout).to.equal('');
-    expect(errorOf(again.stderr)).to.deep.equal({ code: 'conflict', message: `${file} exists; give --force to replace it` });
+    expect(errorOf(again.stderr)).to.deep.equal({
+      code: 'conflict',
+      message: `${file} exists; give --force to replace it`,
+    });
     const forced = await runCli(['backup', '--force', file, '--json', '--config', source.path]);
     expect(forced.code, forced.stderr).to.equal(0);
     expect(statSync(file).mode & 0o777).to.equal(0o600);
@@ -124,7 +137,7 @@ describe('posthorn backup and restore (issue 23)', function () {
     expect(await projectNames(target.path)).to.include('before-backup');
   });
 
-  it('restores a plain copy of a stopped appliance\'s database file, leaving nothing but the database beside it', async function () {
+  it("restores a plain copy of a stopped appliance's database file, leaving nothing but the database beside it", async function () {
     const stopped = writeConfig();
     expect((await cli(stopped.path, ['project', 'create', '--name', 'copied-by-hand'])).code).to.equal(0);
     const file = join(backups, 'copied.sqlite');
@@ -136,7 +149,7 @@ describe('posthorn backup and restore (issue 23)', function () {
     expect(await projectNames(target.path)).to.include('copied-by-hand');
   });
 
-  it('refuses a file that is not a database, or a SQLite database that is not Posthorn\'s, and leaves the data dir as it was', async function () {
+  it("refuses a file that is not a database, or a SQLite database that is not Posthorn's, and leaves the data dir as it was", async function () {
     const text = join(backups, 'notes.txt');
     writeFileSync(text, 'not a database\n'.repeat(200));
     const foreign = join(backups, 'foreign.sqlite');
@@ -151,7 +164,9 @@ describe('posthorn backup and restore (issue 23)', function () {
     const notOurs = await cli(target.path, ['restore', foreign]);
     expect(errorOf(notOurs.stderr).message).to.include('has no knex_migrations table');
     expect(readdirSync(join(target.dir, 'data'))).to.deep.equal(['posthorn.lock']);
-    expect(errorOf((await cli(target.path, ['restore', join(backups, 'missing.sqlite')])).stderr).code).to.equal('not_found');
+    expect(errorOf((await cli(target.path, ['restore', join(backups, 'missing.sqlite')])).stderr).code).to.equal(
+      'not_found',
+    );
   });
 
   it('on PostgreSQL refuses both and names pg_dump and pg_restore, without the password', async function () {
@@ -159,7 +174,9 @@ describe('posthorn backup and restore (issue 23)', function () {
     const backup = await cli(pg.path, ['backup', join(backups, 'pg.dump')]);
     expect(backup.code).to.not.equal(0);
     expect(errorOf(backup.stderr).code).to.equal('unsupported');
-    expect(errorOf(backup.stderr).message).to.include(`pg_dump --format=custom --file=${join(backups, 'pg.dump')} 'postgres://posthorn@127.0.0.1:1/posthorn'`);
+    expect(errorOf(backup.stderr).message).to.include(
+      `pg_dump --format=custom --file=${join(backups, 'pg.dump')} 'postgres://posthorn@127.0.0.1:1/posthorn'`,
+    );
     const restore = await cli(pg.path, ['restore', join(backups, 'pg.dump')]);
     expect(errorOf(restore.stderr).message).to.include('pg_restore --clean --if-exists --no-owner');
     expect(backup.stderr + restore.stderr).to.not.include('s3cret');

@@ -17,7 +17,9 @@ describe('posthorn contacts import and export', function () {
     config = writeConfig({}).path;
     server = await startServe(config);
     api = client(server.baseUrl, server.output().match(/ph_test_[A-Za-z0-9]{40}/)![0]);
-    project = (await runCli(['project', 'list', '--json', '--config', config])).json.find((p: { name: string }) => p.name === 'default').id;
+    project = (await runCli(['project', 'list', '--json', '--config', config])).json.find(
+      (p: { name: string }) => p.name === 'default',
+    ).id;
     dir = tempDir('posthorn-contacts-');
     await api.post('/v1/contact-properties', { key: 'plan', type: 'string' });
     await api.post('/v1/contact-properties', { key: 'seats', type: 'number' });
@@ -47,9 +49,27 @@ describe('posthorn contacts import and export', function () {
       'old@csv.example,,,pro,,',
       '',
     ].join('\r\n');
-    const r = await runCli(['contacts', 'import', file('a.csv', csv), '--project', project, '--audience', aud.id, '--json', '--config', config]);
+    const r = await runCli([
+      'contacts',
+      'import',
+      file('a.csv', csv),
+      '--project',
+      project,
+      '--audience',
+      aud.id,
+      '--json',
+      '--config',
+      config,
+    ]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.json).to.deep.include({ object: 'contacts_import', rows: 7, created: 2, updated: 1, audience_id: aud.id, added_to_audience: 3 });
+    expect(r.json).to.deep.include({
+      object: 'contacts_import',
+      rows: 7,
+      created: 2,
+      updated: 1,
+      audience_id: aud.id,
+      added_to_audience: 3,
+    });
     expect(r.json.refused).to.deep.equal([
       { line: 4, reason: r.json.refused[0].reason },
       { line: 5, reason: 'seats must be a number' },
@@ -69,13 +89,32 @@ describe('posthorn contacts import and export', function () {
     expect((await api.get(`/v1/audiences/${aud.id}`)).body.contact_count).to.equal(3);
 
     // the text form lists the refused rows
-    const text = await runCli(['contacts', 'import', file('b.csv', 'email\r\nnope\r\n'), '--project', project, '--config', config]);
-    expect(text.stdout).to.match(/refused\s+1/).and.include('Refused rows:');
+    const text = await runCli([
+      'contacts',
+      'import',
+      file('b.csv', 'email\r\nnope\r\n'),
+      '--project',
+      project,
+      '--config',
+      config,
+    ]);
+    expect(text.stdout)
+      .to.match(/refused\s+1/)
+      .and.include('Refused rows:');
   });
 
   it('refuses a file whose header names an unknown column, storing nothing', async function () {
     const before = (await api.get('/v1/contacts?limit=100')).body.data.length;
-    const r = await runCli(['contacts', 'import', file('c.csv', 'email,colour\r\nzed@csv.example,red\r\n'), '--project', project, '--json', '--config', config]);
+    const r = await runCli([
+      'contacts',
+      'import',
+      file('c.csv', 'email,colour\r\nzed@csv.example,red\r\n'),
+      '--project',
+      project,
+      '--json',
+      '--config',
+      config,
+    ]);
     expect(r.code).to.not.equal(0);
     const err = JSON.parse(r.stderr).error;
     expect(err.code).to.equal('validation_error');
@@ -90,9 +129,22 @@ describe('posthorn contacts import and export', function () {
     expect(lines[0]).to.equal('email,first_name,last_name,unsubscribed,plan,seats,vip');
     expect(lines).to.include('ann@csv.example,Ann,Lee,false,pro,12,true');
     expect(lines).to.include('bob@csv.example,"Bob, Jr.",,false,team,3,false');
-    const again = await runCli(['contacts', 'import', file('round.csv', out.stdout), '--project', project, '--json', '--config', config]);
+    const again = await runCli([
+      'contacts',
+      'import',
+      file('round.csv', out.stdout),
+      '--project',
+      project,
+      '--json',
+      '--config',
+      config,
+    ]);
     expect(again.json).to.deep.include({ rows: lines.length - 1, created: 0, updated: lines.length - 1, refused: [] });
-    expect((await api.get('/v1/contacts/ann@csv.example')).body.properties).to.deep.equal({ plan: 'pro', seats: 12, vip: true });
+    expect((await api.get('/v1/contacts/ann@csv.example')).body.properties).to.deep.equal({
+      plan: 'pro',
+      seats: 12,
+      vip: true,
+    });
     const json = await runCli(['contacts', 'export', '--project', project, '--json', '--config', config]);
     expect(json.json).to.include({ object: 'contacts_export', rows: lines.length - 1 });
   });

@@ -29,9 +29,43 @@ function makeCerts(): Certs {
   const dir = tempDir('posthorn-doctor-tls-');
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run(['req', '-x509', ...ec, '-keyout', 'host.key', '-out', 'host.pem', '-days', '30', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`]);
-  run(['req', '-x509', ...ec, '-keyout', 'other.key', '-out', 'other.pem', '-days', '30', '-subj', '/CN=elsewhere.test', '-addext', 'subjectAltName=DNS:elsewhere.test']);
-  return { cert: join(dir, 'host.pem'), key: join(dir, 'host.key'), otherKey: join(dir, 'other.key'), otherNameCert: join(dir, 'other.pem'), otherNameKey: join(dir, 'other.key') };
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'host.key',
+    '-out',
+    'host.pem',
+    '-days',
+    '30',
+    '-subj',
+    `/CN=${HOST}`,
+    '-addext',
+    `subjectAltName=DNS:${HOST}`,
+  ]);
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'other.key',
+    '-out',
+    'other.pem',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=elsewhere.test',
+    '-addext',
+    'subjectAltName=DNS:elsewhere.test',
+  ]);
+  return {
+    cert: join(dir, 'host.pem'),
+    key: join(dir, 'host.key'),
+    otherKey: join(dir, 'other.key'),
+    otherNameCert: join(dir, 'other.pem'),
+    otherNameKey: join(dir, 'other.key'),
+  };
 }
 
 async function closedPort(): Promise<number> {
@@ -42,7 +76,13 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const byName = (r: CliResult) => Object.fromEntries((r.json.checks as Array<{ name: string; status: string; message: string; hint: string | null }>).map((c) => [c.name, c]));
+const byName = (r: CliResult) =>
+  Object.fromEntries(
+    (r.json.checks as Array<{ name: string; status: string; message: string; hint: string | null }>).map((c) => [
+      c.name,
+      c,
+    ]),
+  );
 
 describe('posthorn doctor (CONTRACT §3)', function () {
   this.timeout(60_000);
@@ -56,8 +96,16 @@ describe('posthorn doctor (CONTRACT §3)', function () {
   const config = (over: { outbound?: object; dns?: object; smtp?: object } = {}) =>
     writeConfig({
       outbound: { hostname: HOST },
-      dns: { resolvers: [world.address], zone: 'dkim.doctor.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
-      smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { host: '127.0.0.1', port: 0 }, tls: { cert: certs.cert, key: certs.key } },
+      dns: {
+        resolvers: [world.address],
+        zone: 'dkim.doctor.test',
+        server: { enabled: true, host: '127.0.0.1', port: 0 },
+      },
+      smtp: {
+        inbound: { host: '127.0.0.1', port: 0 },
+        submission: { host: '127.0.0.1', port: 0 },
+        tls: { cert: certs.cert, key: certs.key },
+      },
       log: { level: 'warn' },
       ...over,
     }).path;
@@ -69,7 +117,13 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     sink = await new SmtpSink().start();
     const lookup = async () => null;
     zone = await startZoneServer({ zone: 'dkim.doctor.test', nameserver: HOST, host: '127.0.0.1', port: 0, lookup });
-    elsewhere = await startZoneServer({ zone: 'dkim.elsewhere.test', nameserver: 'ns.elsewhere.test', host: '127.0.0.1', port: 0, lookup });
+    elsewhere = await startZoneServer({
+      zone: 'dkim.elsewhere.test',
+      nameserver: 'ns.elsewhere.test',
+      host: '127.0.0.1',
+      port: 0,
+      lookup,
+    });
     world.add(HOST, 'A', HOST_IP);
     world.add('mx.doctor.test', 'A', '127.0.0.1');
     world.add(arpaName(HOST_IP), 'PTR', HOST);
@@ -92,8 +146,17 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(r.code, r.stderr + r.stdout).to.equal(0);
     expect(r.json.ok).to.equal(true);
     const checks = byName(r);
-    expect(Object.keys(checks)).to.deep.equal(['port_25', 'fcrdns', 'tls', 'dns_zone', 'database', 'disk', 'event_loop']);
-    for (const name of ['port_25', 'fcrdns', 'tls', 'dns_zone', 'database']) expect(checks[name], name).to.include({ status: 'ok', hint: null });
+    expect(Object.keys(checks)).to.deep.equal([
+      'port_25',
+      'fcrdns',
+      'tls',
+      'dns_zone',
+      'database',
+      'disk',
+      'event_loop',
+    ]);
+    for (const name of ['port_25', 'fcrdns', 'tls', 'dns_zone', 'database'])
+      expect(checks[name], name).to.include({ status: 'ok', hint: null });
     expect(checks.port_25!.message).to.match(new RegExp(`^mx\\.doctor\\.test:${sink.port} answered: 220 `));
     expect(checks.fcrdns!.message).to.equal(`${HOST} → ${HOST_IP} → ${HOST}`);
     expect(checks.dns_zone!.message).to.equal(`dkim.doctor.test is delegated to ${HOST}`);
@@ -103,7 +166,9 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(r.stderr).to.include('posthorn doctor: running 7 checks');
     // no serve runs for this config: nothing to measure, and nothing to warn about
     expect(checks.event_loop).to.include({ status: 'ok', hint: null });
-    expect(checks.event_loop!.message).to.match(/^not measured: no posthorn serve answered at http:\/\/127\.0\.0\.1:0\/metrics/);
+    expect(checks.event_loop!.message).to.match(
+      /^not measured: no posthorn serve answered at http:\/\/127\.0\.0\.1:0\/metrics/,
+    );
     expect(r.stderr).to.match(/^ {2}ok {3}fcrdns$/m);
     expect(sink.connections).to.be.at.least(1);
   });
@@ -112,13 +177,19 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     const port = await closedPort();
     const path = config();
     // serve logs at info: its start is read from the log
-    const metricsConfig = writeConfig({ ...YAML.parse(readFileSync(path, 'utf8')), metrics: { host: '127.0.0.1', port }, log: { level: 'info' } }).path;
+    const metricsConfig = writeConfig({
+      ...YAML.parse(readFileSync(path, 'utf8')),
+      metrics: { host: '127.0.0.1', port },
+      log: { level: 'info' },
+    }).path;
     const serve = await startServe(metricsConfig);
     try {
       const r = await doctor(metricsConfig, '--json');
       const checks = byName(r);
       expect(checks.event_loop, JSON.stringify(checks.event_loop)).to.include({ status: 'ok', hint: null });
-      expect(checks.event_loop!.message).to.match(/^event-loop lag p99 since the last scrape: .*\bapi \d+ ms.*\bbackground \d+ ms/);
+      expect(checks.event_loop!.message).to.match(
+        /^event-loop lag p99 since the last scrape: .*\bapi \d+ ms.*\bbackground \d+ ms/,
+      );
     } finally {
       await serve.stop();
     }
@@ -127,7 +198,11 @@ describe('posthorn doctor (CONTRACT §3)', function () {
   it('fails and exits 1 on a probe to a closed port, a PTR naming another host, a key of another certificate, an undelegated zone and a pending migration', async function () {
     const path = config({
       outbound: { hostname: 'other.doctor.test' },
-      dns: { resolvers: [world.address], zone: 'dkim.undelegated.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+      dns: {
+        resolvers: [world.address],
+        zone: 'dkim.undelegated.test',
+        server: { enabled: true, host: '127.0.0.1', port: 0 },
+      },
       smtp: { tls: { cert: certs.cert, key: certs.otherKey } },
     });
     expect((await runCli(['migrate', '--config', path])).code).to.equal(0);
@@ -140,19 +215,35 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(r.code).to.equal(1);
     expect(r.json.ok).to.equal(false);
     const checks = byName(r);
-    expect(checks.port_25).to.include({ status: 'fail', message: `no SMTP greeting from 127.0.0.1:${port}: ECONNREFUSED` });
+    expect(checks.port_25).to.include({
+      status: 'fail',
+      message: `no SMTP greeting from 127.0.0.1:${port}: ECONNREFUSED`,
+    });
     expect(checks.fcrdns).to.include({ status: 'fail' });
     expect(checks.fcrdns!.message).to.include(`192.0.2.20 has PTR ${HOST}`);
     expect(checks.fcrdns!.hint).to.include('reverse DNS to other.doctor.test');
-    expect(checks.tls).to.include({ status: 'fail', message: `the key ${certs.otherKey} does not belong to the certificate ${certs.cert}` });
-    expect(checks.dns_zone).to.include({ status: 'fail', message: 'dkim.undelegated.test is not delegated: DNS has no NS record for it' });
-    expect(checks.database).to.include({ status: 'fail', message: `1 migration not applied: ${MIGRATIONS.at(-1)![0]}` });
+    expect(checks.tls).to.include({
+      status: 'fail',
+      message: `the key ${certs.otherKey} does not belong to the certificate ${certs.cert}`,
+    });
+    expect(checks.dns_zone).to.include({
+      status: 'fail',
+      message: 'dkim.undelegated.test is not delegated: DNS has no NS record for it',
+    });
+    expect(checks.database).to.include({
+      status: 'fail',
+      message: `1 migration not applied: ${MIGRATIONS.at(-1)![0]}`,
+    });
     expect(checks.database!.hint).to.include('posthorn migrate');
   });
 
   it('warns without --probe, on a certificate for another name, a zone delegated elsewhere and the DNS server off', async function () {
     const path = config({
-      dns: { resolvers: [world.address], zone: 'dkim.elsewhere.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+      dns: {
+        resolvers: [world.address],
+        zone: 'dkim.elsewhere.test',
+        server: { enabled: true, host: '127.0.0.1', port: 0 },
+      },
       smtp: { tls: { cert: certs.otherNameCert, key: certs.otherNameKey } },
     });
     expect((await runCli(['migrate', '--config', path])).code).to.equal(0);
@@ -163,15 +254,24 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(checks.port_25).to.include({ status: 'warn', message: 'not run: no --probe HOST given' });
     expect(checks.tls).to.include({ status: 'warn' });
     expect(checks.tls!.message).to.include(`it does not name ${HOST}`);
-    expect(checks.dns_zone).to.include({ status: 'warn', message: `dkim.elsewhere.test is delegated to ns.elsewhere.test, which is not ${HOST} nor at its address` });
-    const off = await doctor(config({ dns: { resolvers: [world.address], zone: 'dkim.doctor.test', server: { enabled: false } } }), '--json');
+    expect(checks.dns_zone).to.include({
+      status: 'warn',
+      message: `dkim.elsewhere.test is delegated to ns.elsewhere.test, which is not ${HOST} nor at its address`,
+    });
+    const off = await doctor(
+      config({ dns: { resolvers: [world.address], zone: 'dkim.doctor.test', server: { enabled: false } } }),
+      '--json',
+    );
     expect(byName(off).dns_zone).to.include({ status: 'warn' });
   });
 
   it('fails on a hostname without an address and on a certificate file that is not one', async function () {
     const garbage = join(tempDir('posthorn-doctor-bad-'), 'cert.pem');
     writeFileSync(garbage, 'not a certificate\n');
-    const path = config({ outbound: { hostname: 'missing.doctor.test' }, smtp: { tls: { cert: garbage, key: certs.key } } });
+    const path = config({
+      outbound: { hostname: 'missing.doctor.test' },
+      smtp: { tls: { cert: garbage, key: certs.key } },
+    });
     const r = await doctor(path, '--json');
     expect(r.code).to.equal(1);
     const checks = byName(r);

@@ -8,16 +8,37 @@ import { autoReply, deliveryStatus } from '../fixtures/report-builders.js';
 describe('posthorn inbound parse (issue 21)', function () {
   this.timeout(30_000);
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-parse-'));
-  const original = 'From: a@shop.test\r\nTo: gone@isp.test\r\nMessage-ID: <abc123@mta.shop.test>\r\nSubject: x\r\n\r\nbody\r\n';
+  const original =
+    'From: a@shop.test\r\nTo: gone@isp.test\r\nMessage-ID: <abc123@mta.shop.test>\r\nSubject: x\r\n\r\nbody\r\n';
 
   it('prints what it reads from a bounce as JSON, storing nothing (no config, no database)', async function () {
     const file = join(dir, 'dsn.eml');
-    writeFileSync(file, deliveryStatus({ to: 'bounce+x@mta.shop.test', recipient: 'gone@isp.test', status: '5.1.1', diagnostic: 'smtp; 550 5.1.1 <gone@isp.test>: Recipient address rejected: User unknown', original }));
+    writeFileSync(
+      file,
+      deliveryStatus({
+        to: 'bounce+x@mta.shop.test',
+        recipient: 'gone@isp.test',
+        status: '5.1.1',
+        diagnostic: 'smtp; 550 5.1.1 <gone@isp.test>: Recipient address rejected: User unknown',
+        original,
+      }),
+    );
     const r = await runCli(['inbound', 'parse', file, '--json']);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.json).to.deep.include({ kind: 'bounce', original_message_id: '<abc123@mta.shop.test>', reporting_mta: 'mx.isp.test' });
+    expect(r.json).to.deep.include({
+      kind: 'bounce',
+      original_message_id: '<abc123@mta.shop.test>',
+      reporting_mta: 'mx.isp.test',
+    });
     expect((r.json as { recipients: unknown[] }).recipients).to.deep.equal([
-      { address: 'gone@isp.test', action: 'failed', status: '5.1.1', bounce_type: 'Permanent', reason: 'user_unknown', diagnostic: '550 5.1.1 <gone@isp.test>: Recipient address rejected: User unknown' },
+      {
+        address: 'gone@isp.test',
+        action: 'failed',
+        status: '5.1.1',
+        bounce_type: 'Permanent',
+        reason: 'user_unknown',
+        diagnostic: '550 5.1.1 <gone@isp.test>: Recipient address rejected: User unknown',
+      },
     ]);
   });
 

@@ -8,9 +8,24 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 /** CONTRACT §3's list, as oclif ids. */
 const CONTRACT_COMMANDS = [
-  'serve', 'migrate', 'project:create', 'project:list', 'project:set', 'key:create', 'key:list', 'key:revoke',
-  'suppression:list', 'suppression:add', 'suppression:remove', 'domain:list', 'domain:show', 'domain:verify',
-  'queue:stats', 'queue:show', 'queue:retry', 'doctor',
+  'serve',
+  'migrate',
+  'project:create',
+  'project:list',
+  'project:set',
+  'key:create',
+  'key:list',
+  'key:revoke',
+  'suppression:list',
+  'suppression:add',
+  'suppression:remove',
+  'domain:list',
+  'domain:show',
+  'domain:verify',
+  'queue:stats',
+  'queue:show',
+  'queue:retry',
+  'doctor',
 ];
 
 /** --json's promise: stdout is one JSON document, or empty with one JSON error document on stderr. */
@@ -36,14 +51,17 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await world.stop();
   });
 
-  it("has every command of CONTRACT §3, and backup and restore", function () {
+  it('has every command of CONTRACT §3, and backup and restore', function () {
     expect(Object.keys(COMMANDS)).to.include.members([...CONTRACT_COMMANDS, 'backup', 'restore']);
   });
 
   it('every command but serve prints JSON with --json standing anywhere after the command, as does --config', async function () {
     const dir = tempDir('posthorn-json-');
     const eml = join(dir, 'dsn.eml');
-    writeFileSync(eml, 'From: MAILER-DAEMON@mx.isp.test\r\nTo: bounce+x@mta.shop.test\r\nSubject: Undelivered Mail Returned to Sender\r\n\r\n<gone@isp.test>: host mx.isp.test said: 550 5.1.1 User unknown\r\n');
+    writeFileSync(
+      eml,
+      'From: MAILER-DAEMON@mx.isp.test\r\nTo: bounce+x@mta.shop.test\r\nSubject: Undelivered Mail Returned to Sender\r\n\r\n<gone@isp.test>: host mx.isp.test said: 550 5.1.1 User unknown\r\n',
+    );
     const seen = new Set<string>();
     const run = async (id: string, args: string[]) => {
       seen.add(id);
@@ -53,10 +71,12 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     };
     const C = ['--config', config];
     expect((await run('migrate', ['migrate', '--json', ...C])).code).to.equal(0);
-    const project = (await run('project:create', ['project', 'create', '--json', '--name', 'json-everywhere', ...C])).json.id as string;
+    const project = (await run('project:create', ['project', 'create', '--json', '--name', 'json-everywhere', ...C]))
+      .json.id as string;
     await run('project:list', ['project', 'list', ...C, '--json']);
     await run('project:set', ['project', 'set', project, '--json', '--approved', 'true', ...C]);
-    const key = (await run('key:create', ['key', 'create', '--project', project, '--json', '--mode', 'test', ...C])).json.id as string;
+    const key = (await run('key:create', ['key', 'create', '--project', project, '--json', '--mode', 'test', ...C]))
+      .json.id as string;
     await run('key:list', ['key', 'list', '--json', '--project', project, ...C]);
     await run('key:revoke', ['key', 'revoke', key, ...C, '--json']);
     await run('suppression:add', ['suppression', 'add', '--json', '--project', project, 'x@example.test', ...C]);
@@ -69,8 +89,12 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('dmarc:import', ['dmarc', 'import', join(dir, 'missing.xml'), '--json', ...C]);
     const csv = join(dir, 'contacts.csv');
     writeFileSync(csv, 'email\r\nx@json.example\r\n');
-    expect((await run('contacts:import', ['contacts', 'import', csv, '--project', project, '--json', ...C])).json.created).to.equal(1);
-    expect((await run('contacts:export', ['contacts', 'export', '--json', '--project', project, ...C])).json.rows).to.equal(1);
+    expect(
+      (await run('contacts:import', ['contacts', 'import', csv, '--project', project, '--json', ...C])).json.created,
+    ).to.equal(1);
+    expect(
+      (await run('contacts:export', ['contacts', 'export', '--json', '--project', project, ...C])).json.rows,
+    ).to.equal(1);
     await run('queue:stats', ['queue', 'stats', ...C, '--json']);
     await run('queue:show', ['queue', 'show', 'msg_nope', '--json', ...C]);
     await run('queue:retry', ['queue', 'retry', 'msg_nope', ...C, '--json']);
@@ -87,11 +111,19 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('key:create', ['key', 'create', '--json', ...C]);
     // no key (neither --key nor POSTHORN_KEY): the refusal is one JSON document too
     await run('listen', ['listen', '--json', ...C]);
-    expect([...seen].sort()).to.deep.equal(Object.keys(COMMANDS).filter((id) => id !== 'serve').sort());
+    expect([...seen].sort()).to.deep.equal(
+      Object.keys(COMMANDS)
+        .filter((id) => id !== 'serve')
+        .sort(),
+    );
   });
 
   it('an unknown command with --json prints {"error": {"code": "not_found", …}} on stderr and exits non-zero', async function () {
-    for (const args of [['frobnicate', '--json'], ['project', 'frobnicate', '--config', config, '--json'], ['--json']]) {
+    for (const args of [
+      ['frobnicate', '--json'],
+      ['project', 'frobnicate', '--config', config, '--json'],
+      ['--json'],
+    ]) {
       const r = await runCli(args);
       expect(r.code, args.join(' ')).to.not.equal(0);
       expect(r.stdout).to.equal('');
@@ -99,10 +131,12 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
       expect(err.code).to.equal('not_found');
       expect(err.message).to.be.a('string');
     }
-    expect(JSON.parse((await runCli(['frobnicate', '--json'])).stderr).error.message).to.include('command frobnicate not found');
+    expect(JSON.parse((await runCli(['frobnicate', '--json'])).stderr).error.message).to.include(
+      'command frobnicate not found',
+    );
   });
 
-  it('an unknown command without --json gets oclif\'s text', async function () {
+  it("an unknown command without --json gets oclif's text", async function () {
     const r = await runCli(['frobnicate']);
     expect(r.code).to.not.equal(0);
     expect(r.stderr).to.include('command frobnicate not found');

@@ -19,13 +19,23 @@ describe('posthorn template list | show | render (issue 20)', function () {
       id: 'invoice',
       name: 'Invoice',
       subject: 'Invoice {{ number }}',
-      text: 'Total {{ total | currency:\'EUR\' }}{{#if paid}} (paid){{/if}}\n{{#each lines as l}}- {{ l }}\n{{/each}}',
-      variables: { number: {}, total: { type: 'number' }, paid: { type: 'boolean', required: false }, lines: { type: 'array', required: false } },
+      text: "Total {{ total | currency:'EUR' }}{{#if paid}} (paid){{/if}}\n{{#each lines as l}}- {{ l }}\n{{/each}}",
+      variables: {
+        number: {},
+        total: { type: 'number' },
+        paid: { type: 'boolean', required: false },
+        lines: { type: 'array', required: false },
+      },
       translations: { de: { subject: 'Rechnung {{ number }}' } },
     };
     expect((await api.post('/v1/templates', body)).status).to.equal(201);
     expect((await api.post('/v1/templates', { ...body, subject: 'Invoice #{{ number }}' })).status).to.equal(201);
-    sent = await api.post('/v1/emails', { from: 'billing@example.test', to: ['delivered@simulator.posthorn.test'], template_id: 'invoice', variables: { number: 'n-1', total: 1, lines: ['secret-line-5e1b'] } });
+    sent = await api.post('/v1/emails', {
+      from: 'billing@example.test',
+      to: ['delivered@simulator.posthorn.test'],
+      template_id: 'invoice',
+      variables: { number: 'n-1', total: 1, lines: ['secret-line-5e1b'] },
+    });
   });
   let sent: { status: number; text: string; body: any };
 
@@ -42,21 +52,62 @@ describe('posthorn template list | show | render (issue 20)', function () {
   it('list and show print the templates and their versions', async function () {
     const list = await cli(['template', 'list', '--project', projectId, '--json']);
     expect(list.code, list.stderr).to.equal(0);
-    expect(list.json).to.deep.equal([{ id: 'invoice', name: 'Invoice', latest_version: 2, versions: 2, created_at: list.json[0].created_at }]);
+    expect(list.json).to.deep.equal([
+      { id: 'invoice', name: 'Invoice', latest_version: 2, versions: 2, created_at: list.json[0].created_at },
+    ]);
     const table = await cli(['template', 'list', '--project', projectId]);
     expect(table.stdout.split('\n')[0]).to.match(/^ID\s+NAME\s+LATEST_VERSION/i);
     const show = await cli(['template', 'show', 'invoice', '--project', projectId, '--json']);
-    expect(show.json.versions.map((v: { version: number; subject: string }) => [v.version, v.subject])).to.deep.equal([[2, 'Invoice #{{ number }}'], [1, 'Invoice {{ number }}']]);
+    expect(show.json.versions.map((v: { version: number; subject: string }) => [v.version, v.subject])).to.deep.equal([
+      [2, 'Invoice #{{ number }}'],
+      [1, 'Invoice {{ number }}'],
+    ]);
     const one = await cli(['template', 'show', 'invoice', '--project', projectId, '--version', '1', '--json']);
     expect(one.json).to.include({ object: 'template_version', version: 1, subject: 'Invoice {{ number }}' });
   });
 
   it('render reads --var values as the version declares them, in the language asked for', async function () {
-    const r = await cli(['template', 'render', 'invoice', '--project', projectId, '--language', 'de', '--var', 'number=7', '--var', 'total=1234.5', '--var', 'paid=true', '--var', 'lines=["a","b"]', '--json']);
+    const r = await cli([
+      'template',
+      'render',
+      'invoice',
+      '--project',
+      projectId,
+      '--language',
+      'de',
+      '--var',
+      'number=7',
+      '--var',
+      'total=1234.5',
+      '--var',
+      'paid=true',
+      '--var',
+      'lines=["a","b"]',
+      '--json',
+    ]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.json).to.include({ object: 'rendered_template', template_id: 'invoice', version: 2, language: 'de', subject: 'Rechnung 7', html: null });
+    expect(r.json).to.include({
+      object: 'rendered_template',
+      template_id: 'invoice',
+      version: 2,
+      language: 'de',
+      subject: 'Rechnung 7',
+      html: null,
+    });
     expect(r.json.text).to.equal('Total 1.234,50\u00a0€ (paid)\n- a\n- b\n');
-    const human = await cli(['template', 'render', 'invoice', '--project', projectId, '--version', '1', '--var', 'number=7', '--var', 'total=3']);
+    const human = await cli([
+      'template',
+      'render',
+      'invoice',
+      '--project',
+      projectId,
+      '--version',
+      '1',
+      '--var',
+      'number=7',
+      '--var',
+      'total=3',
+    ]);
     expect(human.stdout).to.include('Subject: Invoice 7').and.include('Total €3.00');
   });
 
@@ -65,7 +116,18 @@ describe('posthorn template list | show | render (issue 20)', function () {
     expect(missing.code).to.not.equal(0);
     expect(missing.stdout).to.equal('');
     expect(JSON.parse(missing.stderr).error).to.include({ code: 'invalid_variables' });
-    const notNumber = await cli(['template', 'render', 'invoice', '--project', projectId, '--var', 'number=1', '--var', 'total=lots', '--json']);
+    const notNumber = await cli([
+      'template',
+      'render',
+      'invoice',
+      '--project',
+      projectId,
+      '--var',
+      'number=1',
+      '--var',
+      'total=lots',
+      '--json',
+    ]);
     expect(JSON.parse(notNumber.stderr).error.message).to.match(/total.*number/);
     const unknown = await cli(['template', 'show', 'nope', '--project', projectId, '--json']);
     expect(JSON.parse(unknown.stderr).error.code).to.equal('not_found');

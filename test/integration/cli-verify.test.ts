@@ -52,14 +52,18 @@ describe('posthorn verify (issue 22)', function () {
     const projectId = ((await cli(['project', 'create', '--name', 'lists', '--json'])).json as { id: string }).id;
     expect((await cli(['project', 'set', projectId, '--verify-limit', '3'])).code).to.equal(0);
     // without --project nothing is charged: five addresses, and the three of the month are all left after
-    expect((await cli(['verify', 'v@ok.test', 'w@ok.test', 'x@ok.test', 'y@ok.test', 'z@ok.test', '--json'])).code).to.equal(0);
+    expect(
+      (await cli(['verify', 'v@ok.test', 'w@ok.test', 'x@ok.test', 'y@ok.test', 'z@ok.test', '--json'])).code,
+    ).to.equal(0);
     const first = await cli(['verify', 'a@ok.test', 'b@ok.test', '--project', projectId, '--json']);
     expect(first.code, first.stderr).to.equal(0);
     const refused = await cli(['verify', 'c@ok.test', 'd@ok.test', '--project', projectId, '--json']);
     expect(refused.code).to.not.equal(0);
     expect(JSON.parse(refused.stderr).error.code).to.equal('quota_exhausted');
     expect((await cli(['verify', 'c@ok.test', '--project', projectId, '--json'])).code).to.equal(0);
-    expect(JSON.parse((await cli(['verify', 'd@ok.test', '--project', projectId, '--json'])).stderr).error.code).to.equal('quota_exhausted');
+    expect(
+      JSON.parse((await cli(['verify', 'd@ok.test', '--project', projectId, '--json'])).stderr).error.code,
+    ).to.equal('quota_exhausted');
   });
 
   it('names what is missing: no address, an unreadable file, an unknown project', async function () {

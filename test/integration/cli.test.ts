@@ -38,11 +38,37 @@ describe('posthorn CLI (CONTRACT §3)', function () {
 
     it('set changes approval, suspension and limits', async function () {
       const p = (await cli(['project', 'create', '--name', 'to-set', '--json'])).json;
-      const r = await cli(['project', 'set', p.id, '--approved', 'true', '--suspended', 'true', '--daily-limit', '100', '--monthly-limit', '2000', '--domain-limit', '3', '--verify-limit', '50', '--json']);
+      const r = await cli([
+        'project',
+        'set',
+        p.id,
+        '--approved',
+        'true',
+        '--suspended',
+        'true',
+        '--daily-limit',
+        '100',
+        '--monthly-limit',
+        '2000',
+        '--domain-limit',
+        '3',
+        '--verify-limit',
+        '50',
+        '--json',
+      ]);
       expect(r.code, r.stderr).to.equal(0);
-      expect(r.json).to.deep.include({ id: p.id, approved: true, suspended: true, limits: { daily: 100, monthly: 2000, domains: 3, verifications: 50 } });
+      expect(r.json).to.deep.include({
+        id: p.id,
+        approved: true,
+        suspended: true,
+        limits: { daily: 100, monthly: 2000, domains: 3, verifications: 50 },
+      });
       const back = await cli(['project', 'set', p.id, '--suspended', 'false', '--daily-limit', '0', '--json']);
-      expect(back.json).to.deep.include({ suspended: false, approved: true, limits: { daily: 0, monthly: 2000, domains: 3, verifications: 50 } });
+      expect(back.json).to.deep.include({
+        suspended: false,
+        approved: true,
+        limits: { daily: 0, monthly: 2000, domains: 3, verifications: 50 },
+      });
     });
 
     it('list prints an array with --json and a table without', async function () {
@@ -66,7 +92,9 @@ describe('posthorn CLI (CONTRACT §3)', function () {
       const r = await cli(['project', 'set', 'prj_nope', '--approved', 'true', '--json']);
       expect(r.code).to.not.equal(0);
       expect(r.stdout).to.equal('');
-      expect(JSON.parse(r.stderr)).to.deep.equal({ error: { code: 'not_found', message: 'project prj_nope not found' } });
+      expect(JSON.parse(r.stderr)).to.deep.equal({
+        error: { code: 'not_found', message: 'project prj_nope not found' },
+      });
     });
 
     it('refuses a second project of the same name', async function () {
@@ -97,7 +125,19 @@ describe('posthorn CLI (CONTRACT §3)', function () {
     });
 
     it('create with --scopes limits the key to them', async function () {
-      const r = await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--scopes', 'emails:read,emails:send', '--name', 'ci', '--json']);
+      const r = await cli([
+        'key',
+        'create',
+        '--project',
+        projectId,
+        '--mode',
+        'test',
+        '--scopes',
+        'emails:read,emails:send',
+        '--name',
+        'ci',
+        '--json',
+      ]);
       expect(r.json.scopes).to.deep.equal(['emails:read', 'emails:send']);
       const api = client(server.baseUrl, r.json.key);
       expect((await api.get('/v1/emails')).status).to.equal(200);
@@ -105,7 +145,17 @@ describe('posthorn CLI (CONTRACT §3)', function () {
     });
 
     it('create refuses an unknown scope, naming it', async function () {
-      const r = await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--scopes', 'emails:read,mail:all', '--json']);
+      const r = await cli([
+        'key',
+        'create',
+        '--project',
+        projectId,
+        '--mode',
+        'test',
+        '--scopes',
+        'emails:read,mail:all',
+        '--json',
+      ]);
       expect(r.code).to.not.equal(0);
       const err = JSON.parse(r.stderr).error;
       expect(err.code).to.equal('validation_error');
@@ -158,7 +208,9 @@ describe('posthorn domain (CONTRACT §3)', function () {
   it('list, show and verify a domain created through the API', async function () {
     const api = client(server.baseUrl, key);
     const d = (await api.post('/v1/domains', { domain: 'cli-domain.example' })).body;
-    const projectId = (await runCli(['project', 'list', '--json', '--config', config])).json.find((p: { name: string }) => p.name === 'default').id;
+    const projectId = (await runCli(['project', 'list', '--json', '--config', config])).json.find(
+      (p: { name: string }) => p.name === 'default',
+    ).id;
     const list = await runCli(['domain', 'list', '--project', projectId, '--config', config, '--json']);
     expect(list.code, list.stderr).to.equal(0);
     expect(list.json.map((x: { id: string }) => x.id)).to.deep.equal([d.id]);
@@ -206,7 +258,14 @@ describe('posthorn domain (CONTRACT §3)', function () {
     const file = fileURLToPath(new URL('../fixtures/dmarc/xs4all-01.xml.gz', import.meta.url));
     const r = await runCli(['dmarc', 'import', file, '--json', '--config', config]);
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.json).to.include({ object: 'dmarc_report', stored: true, domain: 'ueber.net', org_name: 'xs4all.nl', rows: 1, messages: 1 });
+    expect(r.json).to.include({
+      object: 'dmarc_report',
+      stored: true,
+      domain: 'ueber.net',
+      org_name: 'xs4all.nl',
+      rows: 1,
+      messages: 1,
+    });
     expect(r.json.id).to.match(/^dmr_/);
     const again = await runCli(['dmarc', 'import', file, '--json', '--config', config]);
     expect(again.json).to.include({ stored: false, id: null });
@@ -216,7 +275,9 @@ describe('posthorn domain (CONTRACT §3)', function () {
     expect(JSON.parse(refused.stderr).error).to.include({ code: 'validation_error' });
     expect(JSON.parse(refused.stderr).error.message).to.include('unsafe_xml').and.not.include('root:');
     const unknown = fileURLToPath(new URL('../fixtures/dmarc/fastmail-01.xml', import.meta.url));
-    expect(JSON.parse((await runCli(['dmarc', 'import', unknown, '--json', '--config', config])).stderr).error.code).to.equal('not_found');
+    expect(
+      JSON.parse((await runCli(['dmarc', 'import', unknown, '--json', '--config', config])).stderr).error.code,
+    ).to.equal('not_found');
   });
 
   it('answers not_found for an unknown domain or project', async function () {
@@ -247,7 +308,9 @@ describe('posthorn queue and suppression (CONTRACT §3)', function () {
   const SIM = 'simulator.posthorn.test';
 
   it('queue show and retry: an ambiguous email goes out again only when the operator says so', async function () {
-    const id = (await api.post('/v1/emails', { from: 'a@example.test', to: [`ambiguous@${SIM}`], subject: 's', text: 't' })).body.id;
+    const id = (
+      await api.post('/v1/emails', { from: 'a@example.test', to: [`ambiguous@${SIM}`], subject: 's', text: 't' })
+    ).body.id;
     await waitFor(async () => (await api.get(`/v1/emails/${id}`)).body.status === 'ambiguous', 10_000, 'ambiguous');
     const show = await cli(['queue', 'show', id]);
     expect(show.code, show.stderr).to.equal(0);
@@ -259,8 +322,14 @@ describe('posthorn queue and suppression (CONTRACT §3)', function () {
     expect(retry.json.status).to.equal('queued');
     // the running appliance sees the row due and walks it again
     await waitFor(async () => (await api.get(`/v1/emails/${id}`)).body.attempts === 2, 10_000, 'a second attempt');
-    const notAmbiguous = (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })).body.id;
-    await waitFor(async () => (await api.get(`/v1/emails/${notAmbiguous}`)).body.status === 'accepted', 10_000, 'accepted');
+    const notAmbiguous = (
+      await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' })
+    ).body.id;
+    await waitFor(
+      async () => (await api.get(`/v1/emails/${notAmbiguous}`)).body.status === 'accepted',
+      10_000,
+      'accepted',
+    );
     // test mail whose walk ended as it was stored leaves no queue row; the ambiguous one kept its row above
     expect((await cli(['queue', 'show', notAmbiguous])).json.queue).to.deep.equal([]);
     const refused = await cli(['queue', 'retry', notAmbiguous]);
@@ -279,11 +348,21 @@ describe('posthorn queue and suppression (CONTRACT §3)', function () {
     const add = await cli(['suppression', 'add', '--project', projectId, 'Blocked@Example.test']);
     expect(add.code, add.stderr).to.equal(0);
     expect(add.json).to.include({ email: 'blocked@example.test', reason: 'manual' });
-    expect((await cli(['suppression', 'list', '--project', projectId])).json.map((s: { email: string }) => s.email)).to.include('blocked@example.test');
-    const refused = await api.post('/v1/emails', { from: 'a@example.test', to: ['blocked@example.test'], subject: 's', text: 't' });
+    expect(
+      (await cli(['suppression', 'list', '--project', projectId])).json.map((s: { email: string }) => s.email),
+    ).to.include('blocked@example.test');
+    const refused = await api.post('/v1/emails', {
+      from: 'a@example.test',
+      to: ['blocked@example.test'],
+      subject: 's',
+      text: 't',
+    });
     expect(refused.status).to.equal(422);
     expect((await cli(['suppression', 'remove', '--project', projectId, 'blocked@example.test'])).code).to.equal(0);
-    expect((await api.post('/v1/emails', { from: 'a@example.test', to: ['blocked@example.test'], subject: 's', text: 't' })).status).to.equal(202);
+    expect(
+      (await api.post('/v1/emails', { from: 'a@example.test', to: ['blocked@example.test'], subject: 's', text: 't' }))
+        .status,
+    ).to.equal(202);
     expect((await cli(['suppression', 'remove', '--project', projectId, 'blocked@example.test'])).code).to.not.equal(0);
   });
 });

@@ -17,7 +17,12 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
   });
 
   const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${api.baseUrl}${path}`, { method: 'POST', body: new URLSearchParams(form).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, redirect: 'manual' });
+    fetch(`${api.baseUrl}${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      redirect: 'manual',
+    });
 
   /** Signs in; returns the cookie header and the page's CSRF token. */
   async function signIn(key = t.key): Promise<{ cookie: string; csrf: string }> {
@@ -32,27 +37,41 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     for (const path of ['/dashboard/sign-in', '/dashboard/nowhere']) {
       const r = await fetch(`${api.baseUrl}${path}`);
       const csp = r.headers.get('content-security-policy')!;
-      expect(csp).to.include("script-src 'self'").and.include("frame-ancestors 'none'").and.not.include('unsafe-inline');
+      expect(csp)
+        .to.include("script-src 'self'")
+        .and.include("frame-ancestors 'none'")
+        .and.not.include('unsafe-inline');
       expect(r.headers.get('x-frame-options')).to.equal('DENY');
       expect(r.headers.get('x-content-type-options')).to.equal('nosniff');
     }
     const page = await (await fetch(`${api.baseUrl}/dashboard/sign-in`)).text();
     // scripts only from files: no inline script or handler attribute
-    expect(page).to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/).and.not.match(/\son[a-z]+=/);
+    expect(page)
+      .to.not.match(/<script(?![^>]*\bsrc=)[^>]*>/)
+      .and.not.match(/\son[a-z]+=/);
   });
 
   it('sets the session cookie HttpOnly, SameSite=Strict and scoped to /dashboard', async function () {
     const r = await post('/dashboard/sign-in', { key: t.key });
     const setCookie = r.headers.get('set-cookie')!;
     expect(setCookie).to.match(/^posthorn_session=[A-Za-z0-9_-]{43};/);
-    expect(setCookie.toLowerCase()).to.include('httponly').and.include('samesite=strict').and.include('path=/dashboard').and.not.include('secure');
+    expect(setCookie.toLowerCase())
+      .to.include('httponly')
+      .and.include('samesite=strict')
+      .and.include('path=/dashboard')
+      .and.not.include('secure');
     expect(setCookie).to.not.include(t.key);
   });
 
   it('marks the cookie Secure when http.public_url is https', async function () {
     const other = await startTestApi(db().store, { http: { public_url: 'https://mail.example.test' } });
     try {
-      const r = await fetch(`${other.baseUrl}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ key: t.key }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+      const r = await fetch(`${other.baseUrl}/dashboard/sign-in`, {
+        method: 'POST',
+        body: new URLSearchParams({ key: t.key }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        redirect: 'manual',
+      });
       expect(r.headers.get('set-cookie')!.toLowerCase()).to.include('secure');
     } finally {
       await other.stop();
@@ -63,19 +82,31 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     const { cookie, csrf } = await signIn();
     expect((await post('/dashboard/sign-out', {}, { cookie })).status).to.equal(403);
     expect((await post('/dashboard/sign-out', { csrf: 'x'.repeat(csrf.length) }, { cookie })).status).to.equal(403);
-    expect((await post('/dashboard/sign-out', { csrf }, { cookie, origin: 'https://evil.example' })).status).to.equal(403);
+    expect((await post('/dashboard/sign-out', { csrf }, { cookie, origin: 'https://evil.example' })).status).to.equal(
+      403,
+    );
     expect((await post('/dashboard/sign-in', { key: t.key }, { origin: 'https://evil.example' })).status).to.equal(403);
     // still signed in: none of those did anything
-    expect((await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status).to.equal(200);
+    expect(
+      (await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status,
+    ).to.equal(200);
     const out = await post('/dashboard/sign-out', { csrf }, { cookie, origin: api.baseUrl });
     expect(out.status).to.equal(303);
-    expect((await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status).to.equal(303);
+    expect(
+      (await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie }, redirect: 'manual' })).status,
+    ).to.equal(303);
   });
 
   it('goes back only to a dashboard page after signing in, never to another site', async function () {
-    expect((await post('/dashboard/sign-in', { key: t.key, next: '/dashboard/emails?status=failed' })).headers.get('location')).to.equal('/dashboard/emails?status=failed');
+    expect(
+      (await post('/dashboard/sign-in', { key: t.key, next: '/dashboard/emails?status=failed' })).headers.get(
+        'location',
+      ),
+    ).to.equal('/dashboard/emails?status=failed');
     for (const next of ['https://evil.example/', '//evil.example/dashboard/', '/dashboard/\\evil', '/v1/emails']) {
-      expect((await post('/dashboard/sign-in', { key: t.key, next })).headers.get('location')).to.equal('/dashboard/emails');
+      expect((await post('/dashboard/sign-in', { key: t.key, next })).headers.get('location')).to.equal(
+        '/dashboard/emails',
+      );
     }
   });
 
@@ -94,11 +125,14 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     expect(js.status).to.equal(200);
     expect(js.headers.get('content-type')).to.include('text/javascript');
     expect(await js.text()).to.include('data-live-src');
-    expect((await fetch(`${api.baseUrl}/dashboard/assets/dashboard.css`)).headers.get('content-type')).to.include('text/css');
-    for (const name of ['..%2Fpackage.json', 'dashboard.ts', '%2e%2e%2f%2e%2e%2fpackage.json']) expect((await fetch(`${api.baseUrl}/dashboard/assets/${name}`)).status).to.equal(404);
+    expect((await fetch(`${api.baseUrl}/dashboard/assets/dashboard.css`)).headers.get('content-type')).to.include(
+      'text/css',
+    );
+    for (const name of ['..%2Fpackage.json', 'dashboard.ts', '%2e%2e%2f%2e%2e%2fpackage.json'])
+      expect((await fetch(`${api.baseUrl}/dashboard/assets/${name}`)).status).to.equal(404);
   });
 
-  it("answers 404, not 500, for an id that is not valid percent-encoding, and keeps a / inside an id", async function () {
+  it('answers 404, not 500, for an id that is not valid percent-encoding, and keeps a / inside an id', async function () {
     const { cookie } = await signIn();
     for (const path of ['/dashboard/emails/%25', '/dashboard/domains/%E0%A4%A', '/dashboard/webhooks/a%2Fdeliveries']) {
       const r = await fetch(`${api.baseUrl}${path}`, { headers: { cookie } });
@@ -109,19 +143,33 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
   it("logs a signed-in page under its key (GET /v1/logs) and holds the key's rate limit", async function () {
     const u = await api.tenant();
     const { cookie } = await signIn(u.key);
-    expect((await fetch(`${api.baseUrl}/dashboard/emails?status=failed`, { headers: { cookie } })).status).to.equal(200);
-    const logged = await waitFor(async () => {
-      const lines = ((await u.api.get('/v1/logs')).body.data as Array<{ path: string; key_id: string; status: number }>).filter((l) => l.path === '/dashboard/emails');
-      return lines.length ? lines : null;
-    }, 5000, 'the dashboard request in the log');
+    expect((await fetch(`${api.baseUrl}/dashboard/emails?status=failed`, { headers: { cookie } })).status).to.equal(
+      200,
+    );
+    const logged = await waitFor(
+      async () => {
+        const lines = (
+          (await u.api.get('/v1/logs')).body.data as Array<{ path: string; key_id: string; status: number }>
+        ).filter((l) => l.path === '/dashboard/emails');
+        return lines.length ? lines : null;
+      },
+      5000,
+      'the dashboard request in the log',
+    );
     expect(logged[0]).to.include({ key_id: u.keyId, status: 200 });
 
     const slow = await startTestApi(db().store, { limits: { requests_per_second: 1 } });
     try {
-      const r = await fetch(`${slow.baseUrl}/dashboard/sign-in`, { method: 'POST', body: new URLSearchParams({ key: u.key }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, redirect: 'manual' });
+      const r = await fetch(`${slow.baseUrl}/dashboard/sign-in`, {
+        method: 'POST',
+        body: new URLSearchParams({ key: u.key }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        redirect: 'manual',
+      });
       const c = r.headers.get('set-cookie')!.split(';')[0]!;
       const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${slow.baseUrl}/dashboard/emails`, { headers: { cookie: c } })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await fetch(`${slow.baseUrl}/dashboard/emails`, { headers: { cookie: c } })).status);
       expect(statuses).to.include(429);
     } finally {
       await slow.stop();

@@ -13,15 +13,31 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 const octal = (mode: number) => `0${mode.toString(8)}`;
 
 /** every entry of the data folder with its mode, as `name 0600` */
-const modesIn = (dir: string) => readdirSync(dir).sort().map((name) => `${name} ${octal(modeOf(join(dir, name)))}`);
+const modesIn = (dir: string) =>
+  readdirSync(dir)
+    .sort()
+    .map((name) => `${name} ${octal(modeOf(join(dir, name)))}`);
 
-const DATABASE_FILES = ['posthorn.sqlite 0600', 'posthorn.sqlite-wal 0600', 'posthorn.sqlite-shm 0600', 'posthorn.lock 0600'];
+const DATABASE_FILES = [
+  'posthorn.sqlite 0600',
+  'posthorn.sqlite-wal 0600',
+  'posthorn.sqlite-shm 0600',
+  'posthorn.lock 0600',
+];
 
 /** `posthorn serve`'s start (startAppliance) in this process, whose umask the test sets, on loopback ports the system picks */
 function startOn(dataDir: string): Promise<Appliance> {
   // an object each: the config's defaults are filled into them
   const loopback = () => ({ host: '127.0.0.1', port: 0 });
-  const config = buildConfig({ data_dir: dataDir, http: loopback(), smtp: { inbound: loopback(), submission: loopback() }, log: { level: 'silent' } }, null);
+  const config = buildConfig(
+    {
+      data_dir: dataDir,
+      http: loopback(),
+      smtp: { inbound: loopback(), submission: loopback() },
+      log: { level: 'silent' },
+    },
+    null,
+  );
   return startAppliance(config, silentLogger());
 }
 
@@ -45,7 +61,10 @@ describe('data_dir permissions', function () {
       expect(octal(modeOf(data))).to.equal('0700');
       const entries = modesIn(data);
       expect(entries).to.include.members(DATABASE_FILES);
-      expect(entries.filter((e) => !e.endsWith(' 0600')), 'files of another mode').to.deep.equal([]);
+      expect(
+        entries.filter((e) => !e.endsWith(' 0600')),
+        'files of another mode',
+      ).to.deep.equal([]);
     } finally {
       await app.stop();
     }
@@ -59,8 +78,15 @@ describe('data_dir permissions', function () {
     await older.stop('SIGKILL');
     chmodSync(data, 0o755);
     for (const name of readdirSync(data)) chmodSync(join(data, name), 0o644);
-    expect(modesIn(data)).to.include.members(['posthorn.sqlite 0644', 'posthorn.sqlite-wal 0644', 'posthorn.sqlite-shm 0644']);
-    expect(statSync(join(data, 'posthorn.sqlite-wal')).size, 'a WAL with content, which SQLite itself leaves as it is').to.be.above(0);
+    expect(modesIn(data)).to.include.members([
+      'posthorn.sqlite 0644',
+      'posthorn.sqlite-wal 0644',
+      'posthorn.sqlite-shm 0644',
+    ]);
+    expect(
+      statSync(join(data, 'posthorn.sqlite-wal')).size,
+      'a WAL with content, which SQLite itself leaves as it is',
+    ).to.be.above(0);
 
     // what every start on SQLite opens first (startAppliance: lockDataDir, then openStore); the CLI's commands open the store alike
     const unlock = lockDataDir(data);
@@ -70,7 +96,10 @@ describe('data_dir permissions', function () {
       expect(octal(modeOf(data))).to.equal('0700');
       const entries = modesIn(data);
       expect(entries).to.include.members(DATABASE_FILES);
-      expect(entries.filter((e) => !e.endsWith(' 0600')), 'files of another mode').to.deep.equal([]);
+      expect(
+        entries.filter((e) => !e.endsWith(' 0600')),
+        'files of another mode',
+      ).to.deep.equal([]);
     } finally {
       await store.close();
       unlock();

@@ -30,7 +30,11 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
       db.store,
       {
         outbound: { hostname: 'mta.appliance.test', mx_port: sink.port, retry_schedule: ['1s', '1s'] },
-        dns: { resolvers: [world.address], zone: 'dkim.appliance.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+        dns: {
+          resolvers: [world.address],
+          zone: 'dkim.appliance.test',
+          server: { enabled: true, host: '127.0.0.1', port: 0 },
+        },
       },
       { roles: { mta: true, dns: true } },
     );
@@ -61,13 +65,19 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const msg = await sink.waitForMessage(to);
     expect(await dkimResults(world, msg.raw)).to.deep.equal([`${domain.domain}:pass`]);
     // VERP on the return-path subdomain, whose MX record was found
-    expect(msg.envelope.from).to.match(new RegExp(`^bounce\\+[0-9a-z]{26}-[0-9a-z]{26}@send\\.${domain.domain.replace(/\./g, '\\.')}$`));
+    expect(msg.envelope.from).to.match(
+      new RegExp(`^bounce\\+[0-9a-z]{26}-[0-9a-z]{26}@send\\.${domain.domain.replace(/\./g, '\\.')}$`),
+    );
     const parsed = await simpleParser(msg.raw);
     expect(parsed.subject).to.equal('Your order');
     expect(parsed.messageId).to.match(/@mta\.appliance\.test>$/);
     expect(msg.raw.toString()).to.include('List-Unsubscribe: <mailto:unsubscribe@example.test>');
     expect(parsed.attachments.map((a) => a.filename)).to.deep.equal(['receipt.txt']);
-    const done = await waitEmail(t.api, res.body.id, (e) => e.status === 'accepted' && e.recipients[0].status === 'delivered');
+    const done = await waitEmail(
+      t.api,
+      res.body.id,
+      (e) => e.status === 'accepted' && e.recipients[0].status === 'delivered',
+    );
     expect(done.provider_message_id).to.equal(parsed.messageId);
     expect(done.attempts).to.equal(1);
     expect(await types(res.body.id)).to.deep.equal(['email.sent', 'email.delivered']);
@@ -82,7 +92,11 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(events.map((x) => x.type)).to.deep.equal(['email.bounced', 'email.failed']);
     expect(events[0]!.data.details).to.include({ bounce_type: 'Permanent' });
     expect((events[0]!.data.details as { diagnostic: string }).diagnostic).to.match(/^550 5\.1\.1/);
-    expectError(await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' }), 422, 'recipient_suppressed');
+    expectError(
+      await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' }),
+      422,
+      'recipient_suppressed',
+    );
   });
 
   it('451 then 250: delivery_delayed once, then delivered on the retry', async function () {
@@ -124,14 +138,24 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const strict = await verifiedDomain(t, world, { tls: 'enforced' });
     const to = `strict-${Date.now()}@ok.test`;
     const res = await t.api.post('/v1/emails', { from: `a@${strict.domain}`, to: [to], subject: 'x', text: 'y' });
-    const e = await waitEmail(t.api, res.body.id, (x) => x.recipients[0].status === 'deferred' || x.recipients[0].status === 'failed');
+    const e = await waitEmail(
+      t.api,
+      res.body.id,
+      (x) => x.recipients[0].status === 'deferred' || x.recipients[0].status === 'failed',
+    );
     expect(e.recipients[0].status).to.be.oneOf(['deferred', 'failed']);
     expect(sink.messagesTo(to)).to.have.length(0);
   });
 
   it('a message queued for later fails with domain_not_verified once its domain is deleted', async function () {
     const d = await verifiedDomain(t, world);
-    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [`later-${Date.now()}@ok.test`], subject: 'x', text: 'y', scheduled_at: new Date(Date.now() + 1500).toISOString() });
+    const res = await t.api.post('/v1/emails', {
+      from: `a@${d.domain}`,
+      to: [`later-${Date.now()}@ok.test`],
+      subject: 'x',
+      text: 'y',
+      scheduled_at: new Date(Date.now() + 1500).toISOString(),
+    });
     expect(res.status).to.equal(202);
     expect((await t.api.delete(`/v1/domains/${d.id}`)).status).to.equal(200);
     const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed');
@@ -151,7 +175,13 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     this.timeout(60_000);
     const to = `big-${Date.now()}@cut.test`;
     const big = Buffer.alloc(3_000_000, 7).toString('base64');
-    const res = await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'Large', text: 'y', attachments: [{ filename: 'data.bin', content: big }] });
+    const res = await t.api.post('/v1/emails', {
+      from: from(),
+      to: [to],
+      subject: 'Large',
+      text: 'y',
+      attachments: [{ filename: 'data.bin', content: big }],
+    });
     expect(res.status, res.text).to.equal(202);
     const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'failed', 50_000);
     expect(e.recipients[0].status).to.equal('failed');
@@ -162,22 +192,36 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const bare = await verifiedDomain(t, world, {}, true);
     const to = `verp-${Date.now()}@ok.test`;
     await t.api.post('/v1/emails', { from: `a@${bare.domain}`, to: [to], subject: 'x', text: 'y' });
-    expect((await sink.waitForMessage(to)).envelope.from).to.match(/^bounce\+[0-9a-z]+-[0-9a-z]+@mta\.appliance\.test$/);
+    expect((await sink.waitForMessage(to)).envelope.from).to.match(
+      /^bounce\+[0-9a-z]+-[0-9a-z]+@mta\.appliance\.test$/,
+    );
     const full = await verifiedDomain(t, world);
     const to2 = `verp2-${Date.now()}@ok.test`;
     await t.api.post('/v1/emails', { from: `a@${full.domain}`, to: [to2], subject: 'x', text: 'y' });
-    expect((await sink.waitForMessage(to2)).envelope.from).to.match(new RegExp(`^bounce\\+[0-9a-z]+-[0-9a-z]+@send\\.${full.domain.replace(/\./g, '\\.')}$`));
+    expect((await sink.waitForMessage(to2)).envelope.from).to.match(
+      new RegExp(`^bounce\\+[0-9a-z]+-[0-9a-z]+@send\\.${full.domain.replace(/\./g, '\\.')}$`),
+    );
   });
 
   it('stops live sends from a domain that lost a record (temporary_failure): 422 at once, queued mail fails', async function () {
     const d = await verifiedDomain(t, world);
-    const later = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [`tf-${Date.now()}@ok.test`], subject: 'x', text: 'y', scheduled_at: new Date(Date.now() + 2000).toISOString() });
+    const later = await t.api.post('/v1/emails', {
+      from: `a@${d.domain}`,
+      to: [`tf-${Date.now()}@ok.test`],
+      subject: 'x',
+      text: 'y',
+      scheduled_at: new Date(Date.now() + 2000).toISOString(),
+    });
     expect(later.status).to.equal(202);
     const dkim = d.records.find((r) => r.required)!;
     world.remove(dkim.name);
     const checked = await t.api.post(`/v1/domains/${d.id}/verify`);
     expect(checked.body.status).to.equal('temporary_failure');
-    expectError(await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: ['x@ok.test'], subject: 'x', text: 'y' }), 422, 'domain_not_verified');
+    expectError(
+      await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: ['x@ok.test'], subject: 'x', text: 'y' }),
+      422,
+      'domain_not_verified',
+    );
     const e = await waitEmail(t.api, later.body.id, (x) => x.status === 'failed');
     expect(e.status_reason).to.equal('domain_not_verified');
     expect(sink.messagesTo(later.body.to[0])).to.have.length(0);
@@ -187,13 +231,20 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const stamp = Date.now();
     const to = [`a-${stamp}@ok.test`, `b-${stamp}@ok2.test`, `c-${stamp}@ok2.test`];
     const res = await t.api.post('/v1/emails', { from: from(), to, subject: 'x', text: 'y' });
-    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'));
+    const e = await waitEmail(
+      t.api,
+      res.body.id,
+      (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'),
+    );
     expect(e.attempts).to.be.at.least(1);
     for (const a of to) expect(sink.messagesTo(a)).to.have.length(1);
     const seen = await types(res.body.id);
     expect(seen.filter((x) => x === 'email.sent')).to.have.length(1);
     expect(seen.filter((x) => x === 'email.delivered')).to.have.length(3);
-    const rows = (await api.deps.store.knex('outbound_queue').where({ email_id: res.body.id }).select('route')) as Array<{ route: string }>;
+    const rows = (await api.deps.store
+      .knex('outbound_queue')
+      .where({ email_id: res.body.id })
+      .select('route')) as Array<{ route: string }>;
     expect(rows.map((r) => r.route).sort()).to.deep.equal(['ok.test', 'ok2.test']);
   });
 
@@ -201,9 +252,23 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const testKey = await t.newKey({ mode: 'test' });
     const at = new Date(Date.now() + 1500).toISOString();
     const liveTo = `mixed-${Date.now()}@ok.test`;
-    const live = await t.api.post('/v1/emails', { from: from(), to: [liveTo], subject: 'live', text: 'y', scheduled_at: at });
+    const live = await t.api.post('/v1/emails', {
+      from: from(),
+      to: [liveTo],
+      subject: 'live',
+      text: 'y',
+      scheduled_at: at,
+    });
     const sims = await Promise.all(
-      ['delivered', 'bounced', 'delayed'].map((local) => testKey.api.post('/v1/emails', { from: from(), to: [`${local}@simulator.posthorn.test`], subject: 'test', text: 'y', scheduled_at: at })),
+      ['delivered', 'bounced', 'delayed'].map((local) =>
+        testKey.api.post('/v1/emails', {
+          from: from(),
+          to: [`${local}@simulator.posthorn.test`],
+          subject: 'test',
+          text: 'y',
+          scheduled_at: at,
+        }),
+      ),
     );
     for (const r of [live, ...sims]) expect(r.status, r.text).to.equal(202);
     const [delivered, bounced, delayed] = sims.map((r) => r.body.id as string);
@@ -217,29 +282,70 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(await types(bounced!)).to.deep.equal(['email.scheduled', 'email.bounced', 'email.failed']);
     const late = await waitEmail(testKey.api, delayed!, (e) => e.status === 'accepted');
     expect(late.attempts).to.equal(2);
-    expect(await types(delayed!)).to.deep.equal(['email.scheduled', 'email.delivery_delayed', 'email.sent', 'email.delivered']);
+    expect(await types(delayed!)).to.deep.equal([
+      'email.scheduled',
+      'email.delivery_delayed',
+      'email.sent',
+      'email.delivered',
+    ]);
     // nothing of the test mail reached a server
-    expect(sink.messages.filter((m) => m.envelope.to.some((a: string) => a.endsWith('@simulator.posthorn.test')))).to.have.length(0);
+    expect(
+      sink.messages.filter((m) => m.envelope.to.some((a: string) => a.endsWith('@simulator.posthorn.test'))),
+    ).to.have.length(0);
     // simulated bounces never add to the suppression list
-    expect(await api.deps.store.knex('suppressions').where({ project_id: t.project.id, address: 'bounced@simulator.posthorn.test' })).to.have.length(0);
+    expect(
+      await api.deps.store
+        .knex('suppressions')
+        .where({ project_id: t.project.id, address: 'bounced@simulator.posthorn.test' }),
+    ).to.have.length(0);
   });
 
   it('mail that waited in the queue goes out with its attachments, and mail without any goes out without', async function () {
     const at = new Date(Date.now() + 1200).toISOString();
     const stamp = Date.now();
-    const withFile = await t.api.post('/v1/emails', { from: from(), to: [`filed-${stamp}@ok.test`], subject: 'x', text: 'y', scheduled_at: at, attachments: [{ filename: 'a.txt', content: Buffer.from('first').toString('base64') }, { filename: 'b.txt', content: Buffer.from('second').toString('base64') }] });
-    const bare = await t.api.post('/v1/emails', { from: from(), to: [`bare-${stamp}@ok.test`], subject: 'x', text: 'y', scheduled_at: at });
+    const withFile = await t.api.post('/v1/emails', {
+      from: from(),
+      to: [`filed-${stamp}@ok.test`],
+      subject: 'x',
+      text: 'y',
+      scheduled_at: at,
+      attachments: [
+        { filename: 'a.txt', content: Buffer.from('first').toString('base64') },
+        { filename: 'b.txt', content: Buffer.from('second').toString('base64') },
+      ],
+    });
+    const bare = await t.api.post('/v1/emails', {
+      from: from(),
+      to: [`bare-${stamp}@ok.test`],
+      subject: 'x',
+      text: 'y',
+      scheduled_at: at,
+    });
     for (const r of [withFile, bare]) expect(r.status, r.text).to.equal(202);
     const parsed = await simpleParser((await sink.waitForMessage(`filed-${stamp}@ok.test`)).raw);
-    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).to.deep.equal([['a.txt', 'first'], ['b.txt', 'second']]);
-    expect((await simpleParser((await sink.waitForMessage(`bare-${stamp}@ok.test`)).raw)).attachments).to.have.length(0);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).to.deep.equal([
+      ['a.txt', 'first'],
+      ['b.txt', 'second'],
+    ]);
+    expect((await simpleParser((await sink.waitForMessage(`bare-${stamp}@ok.test`)).raw)).attachments).to.have.length(
+      0,
+    );
   });
 
   it('delivers to several recipients of one domain and reuses connections', async function () {
     const before = sink.connections;
     const to = Array.from({ length: 6 }, (_, i) => `many${i}-${Date.now()}@ok.test`);
-    const res = await t.api.post('/v1/emails', { from: from(), to: to.slice(0, 3), cc: [to[3]], bcc: to.slice(4), subject: 'x', text: 'y' });
-    const e = await waitEmail(t.api, res.body.id, (x) => x.recipients.every((r: { status: string }) => r.status === 'delivered'));
+    const res = await t.api.post('/v1/emails', {
+      from: from(),
+      to: to.slice(0, 3),
+      cc: [to[3]],
+      bcc: to.slice(4),
+      subject: 'x',
+      text: 'y',
+    });
+    const e = await waitEmail(t.api, res.body.id, (x) =>
+      x.recipients.every((r: { status: string }) => r.status === 'delivered'),
+    );
     expect(e.status).to.equal('accepted');
     for (const a of to) expect(sink.messagesTo(a)).to.have.length(1);
     // Bcc stays out of the headers every recipient sees
@@ -271,7 +377,11 @@ describe('MX selection and STARTTLS (direct mode)', function () {
       db.store,
       {
         outbound: { hostname: 'mta.appliance.test', mx_port: v4.port, retry_schedule: ['1s'] },
-        dns: { resolvers: [world.address], zone: 'dkim.mx.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+        dns: {
+          resolvers: [world.address],
+          zone: 'dkim.mx.test',
+          server: { enabled: true, host: '127.0.0.1', port: 0 },
+        },
       },
       { roles: { mta: true, dns: true } },
     );

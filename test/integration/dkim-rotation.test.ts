@@ -6,7 +6,11 @@ import { dkimResults, startLiveWorld, verifiedDomain, type LiveWorld } from '../
 import type { SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { createResolver } from '../../src/dns/resolver.js';
-import { advanceRotations, startRotation, type RotationSummary } from '../../src/modules/deliverability/domains/dkim-rotation.service.js';
+import {
+  advanceRotations,
+  startRotation,
+  type RotationSummary,
+} from '../../src/modules/deliverability/domains/dkim-rotation.service.js';
 import { getDomainById } from '../../src/modules/deliverability/domains/domains.service.js';
 import { domainKeys } from '../../src/modules/deliverability/domains/domain-keys.repo.js';
 
@@ -22,11 +26,18 @@ for (const kind of DATABASE_KINDS) {
     let api: TestApi;
     let t: Tenant;
     const w_add = (name: string, txt: string) => world.add(name, 'TXT', txt);
-    const advance = (): Promise<RotationSummary> => advanceRotations(api.deps, (d, e) => Promise.reject(new Error(`${d.name}: ${String(e)}`)));
+    const advance = (): Promise<RotationSummary> =>
+      advanceRotations(api.deps, (d, e) => Promise.reject(new Error(`${d.name}: ${String(e)}`)));
 
     before(async function () {
       // a key signs 1 s after it is published; a replaced key is removed 3 s after the switch
-      live = await startLiveWorld('dkim.rotate.test', 'mta.rotate.test', { dkim: { key_ttl: '1s', retire_after: '3s', rotate_after: '0s' } }, {}, kind);
+      live = await startLiveWorld(
+        'dkim.rotate.test',
+        'mta.rotate.test',
+        { dkim: { key_ttl: '1s', retire_after: '3s', rotate_after: '0s' } },
+        {},
+        kind,
+      );
       ({ world, sink, api } = live);
       t = await api.tenant({ mode: 'live' });
     });
@@ -44,8 +55,15 @@ for (const kind of DATABASE_KINDS) {
       const sender = (async () => {
         for (let i = 0; sending; i++) {
           // every other send has two recipients, each with a copy of their own (List-Unsubscribe), signed one after the other
-          const to = i % 2 ? [`rotate-${kind}-${i}@ok.test`, `rotate-${kind}-${i}b@ok.test`] : [`rotate-${kind}-${i}@ok.test`];
-          const res = await t.api.post('/v1/emails', { from: `news@${d.domain}`, to, subject: `Rotation ${i}`, text: `message ${i}`, ...(i % 2 ? { headers: { 'List-Unsubscribe': '<auto>' } } : {}) });
+          const to =
+            i % 2 ? [`rotate-${kind}-${i}@ok.test`, `rotate-${kind}-${i}b@ok.test`] : [`rotate-${kind}-${i}@ok.test`];
+          const res = await t.api.post('/v1/emails', {
+            from: `news@${d.domain}`,
+            to,
+            subject: `Rotation ${i}`,
+            text: `message ${i}`,
+            ...(i % 2 ? { headers: { 'List-Unsubscribe': '<auto>' } } : {}),
+          });
           expect(res.status, res.text).to.equal(202);
           sent.push(...to);
           await sleep(30);
@@ -94,7 +112,11 @@ for (const kind of DATABASE_KINDS) {
       sending = false;
       await sender;
       checking = false;
-      await waitFor(async () => verified.size === sent.length || null, 20_000, 'every message sent to arrive and verify');
+      await waitFor(
+        async () => verified.size === sent.length || null,
+        20_000,
+        'every message sent to arrive and verify',
+      );
       await checker;
       expect(signedWith('ph1') + signedWith('ph2')).to.equal(sent.length);
       expect(failures, 'messages whose signature did not verify').to.deep.equal([]);
@@ -123,13 +145,17 @@ for (const kind of DATABASE_KINDS) {
     it('never changes a key the domain published as a TXT record (it would stop its mail), by hand or by the job', async function () {
       const res = (await t.api.post('/v1/domains', { domain: `txt-${kind}-${Date.now()}.send.test` })).body;
       const keys = new Map((await domainKeys(api.deps.store.knex, res.id)).map((k) => [k.selector, k.publicKey]));
-      for (const r of res.records.filter((x: { required: boolean }) => x.required)) w_add(r.name, `v=DKIM1; k=rsa; p=${keys.get(r.name.split('.')[0])}`);
+      for (const r of res.records.filter((x: { required: boolean }) => x.required))
+        w_add(r.name, `v=DKIM1; k=rsa; p=${keys.get(r.name.split('.')[0])}`);
       expect((await t.api.post(`/v1/domains/${res.id}/verify`)).body.status).to.equal('verified');
       await startRotation(api.deps, await getDomainById(api.deps, res.id)).then(
         () => expect.fail('a rotation started'),
         (e: Error) => expect(e.message).to.include('TXT record'),
       );
-      const byAge = { ...api.deps, domains: { ...api.deps.domains, dkim: { ...api.deps.domains.dkim, rotateAfterMs: 1 } } };
+      const byAge = {
+        ...api.deps,
+        domains: { ...api.deps.domains, dkim: { ...api.deps.domains.dkim, rotateAfterMs: 1 } },
+      };
       await advanceRotations(byAge, (x, e) => expect.fail(`${x.name}: ${String(e)}`));
       const after = (await t.api.post(`/v1/domains/${res.id}/verify`)).body;
       expect(after.status).to.equal('verified');
@@ -154,7 +180,10 @@ for (const kind of DATABASE_KINDS) {
       const d = await verifiedDomain(t, world, {}, true);
       const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       expect(insights.setup.dkim_key).to.deep.equal({ active_selector: 'ph1', next_rotation_at: null });
-      const byAge = { ...api.deps, domains: { ...api.deps.domains, dkim: { ...api.deps.domains.dkim, rotateAfterMs: 1 } } };
+      const byAge = {
+        ...api.deps,
+        domains: { ...api.deps.domains, dkim: { ...api.deps.domains.dkim, rotateAfterMs: 1 } },
+      };
       await sleep(5);
       const sum = await advanceRotations(byAge, (x, e) => expect.fail(`${x.name}: ${String(e)}`));
       expect(sum.started).to.be.at.least(1);

@@ -28,7 +28,8 @@ function queryBytes(id: number, name: string, edns?: number): Buffer {
 /** RFC 1035 §4.2.2: a TCP message goes with its length in two bytes */
 const frame = (m: Buffer) => Buffer.concat([Buffer.from([m.length >> 8, m.length & 0xff]), m]);
 
-const dropped = async (reason: string) => (await dnsPacketsDropped.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+const dropped = async (reason: string) =>
+  (await dnsPacketsDropped.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
 /** A small seeded generator, so that a failing case can be found again. */
 function rng(seed: number): () => number {
@@ -83,14 +84,16 @@ async function tcpPeer(port: number) {
     data: () => data,
     closedAt: () => closedAt,
     /** resolves true when the server closed the connection within timeoutMs */
-    closedWithin: (timeoutMs: number) => Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]),
+    closedWithin: (timeoutMs: number) =>
+      Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]),
   };
 }
 
 /** The messages in a TCP byte stream. */
 function unframe(data: Buffer): InstanceType<typeof Packet>[] {
   const out: InstanceType<typeof Packet>[] = [];
-  for (let at = 0; at + 2 <= data.length; at += 2 + data.readUInt16BE(at)) out.push(Packet.parse(data.subarray(at + 2, at + 2 + data.readUInt16BE(at))));
+  for (let at = 0; at + 2 <= data.length; at += 2 + data.readUInt16BE(at))
+    out.push(Packet.parse(data.subarray(at + 2, at + 2 + data.readUInt16BE(at))));
   return out;
 }
 
@@ -102,7 +105,18 @@ describe('the built-in DNS zone for DKIM keys', function () {
     db = freshSqlite();
     await db.store.migrateLatest();
     world = await startDnsWorld();
-    api = await startTestApi(db.store, { dns: { resolvers: [world.address], zone: 'dkim.zone.test', server: { enabled: true, host: '127.0.0.1', port: 0 } }, outbound: { hostname: 'ns.zone.test' } }, { roles: { dns: true } });
+    api = await startTestApi(
+      db.store,
+      {
+        dns: {
+          resolvers: [world.address],
+          zone: 'dkim.zone.test',
+          server: { enabled: true, host: '127.0.0.1', port: 0 },
+        },
+        outbound: { hostname: 'ns.zone.test' },
+      },
+      { roles: { dns: true } },
+    );
     world.delegate('dkim.zone.test', '127.0.0.1', api.running.dnsPort!);
   });
   after(async function () {
@@ -124,7 +138,11 @@ describe('the built-in DNS zone for DKIM keys', function () {
       const txt = (await resolver.resolveTxt(r.name)).map((parts) => parts.join(''));
       expect(txt).to.have.length(1);
       expect(txt[0]).to.match(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]+$/);
-      const publicKey = createPublicKey({ key: Buffer.from(txt[0]!.split('p=')[1]!, 'base64'), format: 'der', type: 'spki' });
+      const publicKey = createPublicKey({
+        key: Buffer.from(txt[0]!.split('p=')[1]!, 'base64'),
+        format: 'der',
+        type: 'spki',
+      });
       const privateKey = createPrivateKey(stored.find((k) => k.selector === selector)!.privateKeyPem);
       const signature = sign('sha256', Buffer.from('proof'), privateKey);
       expect(verify('sha256', Buffer.from('proof'), publicKey, signature)).to.equal(true);
@@ -321,7 +339,10 @@ describe('the built-in DNS zone for DKIM keys', function () {
           const trickle = await tcpPeer(quiet.port);
           const bytes = frame(valid(8));
           let sent = 0;
-          const drip = setInterval(() => sent < bytes.length - 1 && trickle.socket.write(bytes.subarray(sent, ++sent)), 50);
+          const drip = setInterval(
+            () => sent < bytes.length - 1 && trickle.socket.write(bytes.subarray(sent, ++sent)),
+            50,
+          );
           try {
             expect(await idle.closedWithin(3000)).to.equal(true);
             expect(await trickle.closedWithin(3000)).to.equal(true);
@@ -353,7 +374,11 @@ describe('the built-in DNS zone for DKIM keys', function () {
           expect(await fifth.closedWithin(1000)).to.equal(true);
           expect(await dropped('tcp_connections')).to.equal(before + 1);
           open[0]!.socket.destroy();
-          const res = await waitFor(() => dns2.TCPClient({ dns: '127.0.0.1', port: capped.port })('s1.tok1.dkim.hostile.test', 'TXT'), 2000, 'a TCP answer');
+          const res = await waitFor(
+            () => dns2.TCPClient({ dns: '127.0.0.1', port: capped.port })('s1.tok1.dkim.hostile.test', 'TXT'),
+            2000,
+            'a TCP answer',
+          );
           expect(res.answers).to.have.length(1);
           for (const p of open) p.socket.destroy();
         } finally {

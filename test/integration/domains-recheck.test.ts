@@ -21,7 +21,11 @@ eachDatabase('the domain re-check job (jobs.domain_recheck, LIFECYCLE Domain)', 
     world = await startDnsWorld();
     api = await startTestApi(
       db().store,
-      { dns: { resolvers: [world.address], zone: 'dkim.appliance.test' }, outbound: { hostname: 'mta.appliance.test' }, jobs: { domain_recheck: '* * * * * *' } },
+      {
+        dns: { resolvers: [world.address], zone: 'dkim.appliance.test' },
+        outbound: { hostname: 'mta.appliance.test' },
+        jobs: { domain_recheck: '* * * * * *' },
+      },
       { roles: { jobs: true } },
     );
     t = await api.tenant();
@@ -31,12 +35,26 @@ eachDatabase('the domain re-check job (jobs.domain_recheck, LIFECYCLE Domain)', 
     await world.stop();
   });
 
-  const domain = async (id: string) => (await t.api.get(`/v1/domains/${id}`)).body as { status: string; last_checked_at: string | null; failure_reason: string | null };
-  const becomes = (id: string, status: string) => waitFor(async () => ((await domain(id)).status === status ? domain(id) : null), 8000, `domain ${id} to become ${status}`);
+  const domain = async (id: string) =>
+    (await t.api.get(`/v1/domains/${id}`)).body as {
+      status: string;
+      last_checked_at: string | null;
+      failure_reason: string | null;
+    };
+  const becomes = (id: string, status: string) =>
+    waitFor(
+      async () => ((await domain(id)).status === status ? domain(id) : null),
+      8000,
+      `domain ${id} to become ${status}`,
+    );
 
   it('checks a pending domain on its own and verifies it once its CNAMEs appear', async function () {
     const d = (await t.api.post('/v1/domains', { domain: `cron-${Date.now()}.send.test` })).body;
-    const checked = await waitFor(async () => ((await domain(d.id)).last_checked_at ? domain(d.id) : null), 8000, 'the first re-check');
+    const checked = await waitFor(
+      async () => ((await domain(d.id)).last_checked_at ? domain(d.id) : null),
+      8000,
+      'the first re-check',
+    );
     expect(checked.status).to.equal('pending');
     expect(checked.failure_reason).to.include(`ph1._domainkey.${d.domain}`);
     for (const r of (d.records as Rec[]).filter((x) => x.required)) world.add(r.name, r.type, r.value);

@@ -32,7 +32,8 @@ let seq = 0;
 const uniqueDomain = (base = 'send.test') => `d${Date.now().toString(36)}${++seq}.${base}`;
 
 function publish(world: DnsWorld, records: Rec[], filter: (r: Rec) => boolean = () => true) {
-  for (const r of records.filter(filter)) world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
+  for (const r of records.filter(filter))
+    world.add(r.name, r.type, r.type === 'MX' ? { exchange: r.value, priority: 10 } : r.value);
 }
 
 /** A UDP socket that takes DNS queries and never answers them: a resolver that times out. */
@@ -66,7 +67,9 @@ async function meetingAtInsert<T>(knex: Knex, sessions: number, start: () => Pro
   try {
     await waitFor(
       async () => {
-        const { rows } = (await knex.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)) as { rows: Array<{ n: number }> };
+        const { rows } = (await knex.raw(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        )) as { rows: Array<{ n: number }> };
         return rows[0]!.n >= sessions;
       },
       10_000,
@@ -84,7 +87,10 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
   let t: Tenant;
   before(async function () {
     world = await startDnsWorld();
-    api = await startTestApi(db().store, { dns: { resolvers: [world.address], zone: 'dkim.appliance.test' }, outbound: { hostname: 'mta.appliance.test' } });
+    api = await startTestApi(db().store, {
+      dns: { resolvers: [world.address], zone: 'dkim.appliance.test' },
+      outbound: { hostname: 'mta.appliance.test' },
+    });
     t = await api.tenant();
   });
   after(async function () {
@@ -98,7 +104,14 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const res = await t.api.post('/v1/domains', { domain: name });
       expect(res.status, res.text).to.equal(201);
       const d = res.body;
-      expect(d).to.include({ object: 'domain', domain: name, status: 'pending', failure_reason: null, verified_at: null, last_checked_at: null });
+      expect(d).to.include({
+        object: 'domain',
+        domain: name,
+        status: 'pending',
+        failure_reason: null,
+        verified_at: null,
+        last_checked_at: null,
+      });
       expect(d.id).to.match(/^dom_/);
       const dkim = d.records.filter((r: Rec) => r.required);
       expect(dkim).to.have.length(3);
@@ -113,7 +126,12 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
         ['return_path', 'MX', `send.${name}`, 'mta.appliance.test'],
         ['spf', 'TXT', `send.${name}`, 'v=spf1 a:mta.appliance.test ~all'],
         // monitoring only, the aggregate reports mailed to the appliance at the return path (docs/dmarc.md)
-        ['dmarc', 'TXT', `_dmarc.${name}`, `v=DMARC1; p=none; rua=mailto:dmarc+${dkim[0].value.split('.')[1]}@send.${name};`],
+        [
+          'dmarc',
+          'TXT',
+          `_dmarc.${name}`,
+          `v=DMARC1; p=none; rua=mailto:dmarc+${dkim[0].value.split('.')[1]}@send.${name};`,
+        ],
       ]);
       expect(d.tracking).to.deep.equal({ opens: false, clicks: false, available: true });
       expect(JSON.stringify(d)).to.not.match(/PRIVATE KEY|BEGIN/);
@@ -127,9 +145,22 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
 
     it('accepts the domain as name, and settings given at creation', async function () {
       const name = uniqueDomain();
-      const res = await t.api.post('/v1/domains', { name, open_tracking: true, custom_return_path: 'bounces', tls: 'enforced', region: 'eu' });
+      const res = await t.api.post('/v1/domains', {
+        name,
+        open_tracking: true,
+        custom_return_path: 'bounces',
+        tls: 'enforced',
+        region: 'eu',
+      });
       expect(res.status, res.text).to.equal(201);
-      expect(res.body).to.include({ domain: name, tls: 'enforced', custom_return_path: 'bounces', open_tracking: true, click_tracking: false, region: 'eu' });
+      expect(res.body).to.include({
+        domain: name,
+        tls: 'enforced',
+        custom_return_path: 'bounces',
+        open_tracking: true,
+        click_tracking: false,
+        region: 'eu',
+      });
       expect(res.body.records.find((r: Rec) => r.purpose === 'return_path').name).to.equal(`bounces.${name}`);
     });
 
@@ -174,7 +205,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect((await t.api.post('/v1/domains', { domain: aLabel })).status).to.equal(201);
       const other = await api.tenant();
       expectError(await other.api.post('/v1/domains', { domain: unicode }), 409, 'domain_already_registered');
-      expectError(await other.api.post('/v1/domains', { name: unicode.toUpperCase() }), 409, 'domain_already_registered');
+      expectError(
+        await other.api.post('/v1/domains', { name: unicode.toUpperCase() }),
+        409,
+        'domain_already_registered',
+      );
     });
 
     it('answers 403 plan_limit_reached at the project domain limit', async function () {
@@ -186,17 +221,27 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
 
     context('when requests race', function () {
       // On PostgreSQL the five requests are made to meet at their inserts; on SQLite the one writer serialises them.
-      const race = (sessions: number, start: () => Promise<Reply[]>) => (kind === 'pg' ? meetingAtInsert(db().store.knex, sessions, start) : start());
+      const race = (sessions: number, start: () => Promise<Reply[]>) =>
+        kind === 'pg' ? meetingAtInsert(db().store.knex, sessions, start) : start();
 
       for (const where of ['five projects', 'one project'] as const) {
         it(`answers one 201 and four 409 domain_already_registered for five concurrent creations of one name in ${where}`, async function () {
           const name = uniqueDomain();
           const one = await api.tenant();
-          const tenants = where === 'one project' ? [one, one, one, one, one] : [one, ...(await Promise.all([1, 2, 3, 4].map(() => api.tenant())))];
-          const answers = await race(5, () => Promise.all(tenants.map((x) => x.api.post('/v1/domains', { domain: name }))));
-          expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([201, 409, 409, 409, 409]);
+          const tenants =
+            where === 'one project'
+              ? [one, one, one, one, one]
+              : [one, ...(await Promise.all([1, 2, 3, 4].map(() => api.tenant())))];
+          const answers = await race(5, () =>
+            Promise.all(tenants.map((x) => x.api.post('/v1/domains', { domain: name }))),
+          );
+          expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([
+            201, 409, 409, 409, 409,
+          ]);
           for (const r of answers.filter((x) => x.status === 409)) expectError(r, 409, 'domain_already_registered');
-          const holders = (await db().store.knex('domains').where({ name }).select('project_id')) as Array<{ project_id: string }>;
+          const holders = (await db().store.knex('domains').where({ name }).select('project_id')) as Array<{
+            project_id: string;
+          }>;
           expect(holders).to.have.length(1);
         });
       }
@@ -204,8 +249,12 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       it('never lets concurrent creations take a project past its domain limit', async function () {
         const limited = await api.tenant();
         await setProject(api.deps, limited.project.id, { limits: { domains: 2 } });
-        const answers = await race(5, () => Promise.all([1, 2, 3, 4, 5].map(() => limited.api.post('/v1/domains', { domain: uniqueDomain() }))));
-        expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([201, 201, 403, 403, 403]);
+        const answers = await race(5, () =>
+          Promise.all([1, 2, 3, 4, 5].map(() => limited.api.post('/v1/domains', { domain: uniqueDomain() }))),
+        );
+        expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join('\n')).to.deep.equal([
+          201, 201, 403, 403, 403,
+        ]);
         for (const r of answers.filter((x) => x.status === 403)) expectError(r, 403, 'plan_limit_reached');
         expect((await limited.api.get('/v1/domains')).body.data).to.have.length(2);
       });
@@ -219,7 +268,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(pending.status).to.equal(200);
       expect(pending.body.status).to.equal('pending');
       expect(pending.body.failure_reason).to.include(`ph1._domainkey.${d.domain}`);
-      expect(pending.body.records.filter((r: Rec) => r.required).map((r: Rec) => r.dns)).to.deep.equal(['missing', 'missing', 'missing']);
+      expect(pending.body.records.filter((r: Rec) => r.required).map((r: Rec) => r.dns)).to.deep.equal([
+        'missing',
+        'missing',
+        'missing',
+      ]);
       expect(pending.body.dns_summary).to.deep.equal({ required_total: 3, required_found: 0, checked: true });
 
       publish(world, d.records, (r) => r.required);
@@ -229,7 +282,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(verified.failure_reason).to.equal(null);
       expect(verified.dns_summary.required_found).to.equal(3);
       expect(verified.records.filter((r: Rec) => r.required).every((r: Rec) => r.dns === 'found')).to.equal(true);
-      expect(verified.records.filter((r: Rec) => !r.required).map((r: Rec) => r.dns)).to.deep.equal(['missing', 'missing', 'missing']);
+      expect(verified.records.filter((r: Rec) => !r.required).map((r: Rec) => r.dns)).to.deep.equal([
+        'missing',
+        'missing',
+        'missing',
+      ]);
 
       world.remove(d.records[1].name, 'CNAME');
       await recheckDomains(api.deps, (_d, e) => {
@@ -247,10 +304,17 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
 
     it('reports mismatch for CNAMEs pointing elsewhere, and stays pending', async function () {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
-      publish(world, d.records.filter((r: Rec) => r.required).map((r: Rec) => ({ ...r, value: 'selector.elsewhere.example' })));
+      publish(
+        world,
+        d.records.filter((r: Rec) => r.required).map((r: Rec) => ({ ...r, value: 'selector.elsewhere.example' })),
+      );
       const res = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
       expect(res.status).to.equal('pending');
-      expect(res.records.filter((r: Rec) => r.required).map((r: Rec) => r.dns)).to.deep.equal(['mismatch', 'mismatch', 'mismatch']);
+      expect(res.records.filter((r: Rec) => r.required).map((r: Rec) => r.dns)).to.deep.equal([
+        'mismatch',
+        'mismatch',
+        'mismatch',
+      ]);
       expect(res.failure_reason).to.include('mismatch');
     });
 
@@ -284,7 +348,8 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const res = (await verifying).body;
       expect(res.status).to.equal('verified');
       expect(res.custom_return_path).to.equal('mail');
-      const mailFrom = (x: { records: Rec[] }) => x.records.filter((r) => r.purpose === 'return_path' || r.purpose === 'spf').map((r) => [r.name, r.dns]);
+      const mailFrom = (x: { records: Rec[] }) =>
+        x.records.filter((r) => r.purpose === 'return_path' || r.purpose === 'spf').map((r) => [r.name, r.dns]);
       // found at send.<domain>, which is no longer the return path: nothing is known about mail.<domain> yet
       expect(mailFrom(res)).to.deep.equal([
         [`mail.${d.domain}`, 'unchecked'],
@@ -321,10 +386,15 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
           const fresh = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
           const pending = await verifyDomain(deps(), await getDomain(api.deps, t.project.id, fresh.id));
           expect(pending.status).to.equal('pending');
-          expect(pending.failureReason).to.match(/^DNS lookups failed \(.+\), so these required records could not be checked: /);
+          expect(pending.failureReason).to.match(
+            /^DNS lookups failed \(.+\), so these required records could not be checked: /,
+          );
           expect(pending.failureReason).to.not.include('not found');
-          for (const r of fresh.records.filter((x: Rec) => x.required)) expect(pending.failureReason).to.include(`${r.name} (CNAME)`);
-          expect((await t.api.get(`/v1/domains/${fresh.id}`)).body.records.every((r: Rec) => r.dns === 'unchecked')).to.equal(true);
+          for (const r of fresh.records.filter((x: Rec) => x.required))
+            expect(pending.failureReason).to.include(`${r.name} (CNAME)`);
+          expect(
+            (await t.api.get(`/v1/domains/${fresh.id}`)).body.records.every((r: Rec) => r.dns === 'unchecked'),
+          ).to.equal(true);
 
           const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
           publish(world, d.records, (r) => r.required);
@@ -352,7 +422,12 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       const { dkim_key, blocklisted, ...setup } = insights.setup;
       expect(blocklisted).to.deep.equal([]);
-      expect(setup).to.deep.equal({ dkim: 'verified', spf_return_path: 'aligned', dmarc: 'monitoring', tracking: { opens: false, clicks: false } });
+      expect(setup).to.deep.equal({
+        dkim: 'verified',
+        spf_return_path: 'aligned',
+        dmarc: 'monitoring',
+        tracking: { opens: false, clicks: false },
+      });
       // the signing key and its next rotation: dkim.rotate_after (180 days by default) after the domain's creation
       expect(dkim_key.active_selector).to.equal('ph1');
       expect(Date.parse(dkim_key.next_rotation_at) - Date.parse(d.created_at)).to.equal(180 * 86_400_000);
@@ -366,7 +441,10 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(res.records.find((r: Rec) => r.purpose === 'dmarc').dns).to.equal('found');
       const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       expect(insights.setup.dmarc).to.equal('enforced');
-      expect(insights.recommendations.map((r: { code: string }) => r.code)).to.not.include.members(['dmarc_missing', 'dmarc_not_enforced']);
+      expect(insights.recommendations.map((r: { code: string }) => r.code)).to.not.include.members([
+        'dmarc_missing',
+        'dmarc_not_enforced',
+      ]);
     });
 
     it('gives up on a domain still pending 72 hours after creation, and verifies it later on request', async function () {
@@ -390,7 +468,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect(a.status, a.text).to.equal(200);
       expect(a.body.tracking).to.deep.equal({ opens: true, clicks: true, available: true });
       expect(a.body.tls).to.equal('enforced');
-      const b = await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: false, track_clicks: false, custom_return_path: 'mail' });
+      const b = await t.api.patch(`/v1/domains/${d.id}`, {
+        open_tracking: false,
+        track_clicks: false,
+        custom_return_path: 'mail',
+      });
       expect(b.body.tracking).to.deep.equal({ opens: false, clicks: false, available: true });
       expect(b.body.records.find((r: Rec) => r.purpose === 'spf').name).to.equal(`mail.${d.domain}`);
       expect((await t.api.get(`/v1/domains/${d.id}`)).body.custom_return_path).to.equal('mail');
@@ -409,7 +491,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       });
     }
 
-    it('lists the project\'s domains and deletes one', async function () {
+    it("lists the project's domains and deletes one", async function () {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
       const list = await t.api.get('/v1/domains');
       expect(list.status).to.equal(200);
@@ -422,7 +504,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       expect((await t.api.post('/v1/domains', { domain: d.domain })).status).to.equal(201);
     });
 
-    it('answers 404 for another project\'s domain on every route', async function () {
+    it("answers 404 for another project's domain on every route", async function () {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
       const other = await api.tenant();
       expectError(await other.api.get(`/v1/domains/${d.id}`), 404, 'not_found');
@@ -444,28 +526,81 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const res = await t.api.get(`/v1/domains/${d.id}/insights`);
       expect(res.status).to.equal(200);
       expect(res.body).to.include({ object: 'domain_insights', domain: d.domain, window_days: 30 });
-      expect(res.body.totals).to.deep.equal({ messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 });
+      expect(res.body.totals).to.deep.equal({
+        messages: 0,
+        sent: 0,
+        delivered: 0,
+        bounced: 0,
+        complained: 0,
+        failed: 0,
+        suppressed: 0,
+        opened: 0,
+        clicked: 0,
+      });
       expect(res.body.rates).to.deep.equal({ delivered: 0, bounced: 0, complained: 0, opened: null, clicked: null });
-      expect(res.body.setup).to.deep.include({ dkim: 'pending', spf_return_path: 'missing', dmarc: 'missing', tracking: { opens: false, clicks: false } });
-      expect(res.body.recommendations.map((r: { code: string }) => r.code)).to.include.members(['dkim_pending', 'dmarc_missing']);
+      expect(res.body.setup).to.deep.include({
+        dkim: 'pending',
+        spf_return_path: 'missing',
+        dmarc: 'missing',
+        tracking: { opens: false, clicks: false },
+      });
+      expect(res.body.recommendations.map((r: { code: string }) => r.code)).to.include.members([
+        'dkim_pending',
+        'dmarc_missing',
+      ]);
     });
 
-    it('counts the window\'s live mail only and flags a high bounce rate', async function () {
+    it("counts the window's live mail only and flags a high bounce rate", async function () {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true })).body;
       publish(world, d.records);
       await t.api.post(`/v1/domains/${d.id}/verify`);
-      const rcpt = (status: RecipientStatus) => [{ id: `rcp_${status}${Math.random().toString(36).slice(2)}`, address: `${status}@x.test`, kind: 'to' as const, status, details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }];
-      const live = { environment: 'live' as const, fromDomain: d.domain, from: `a@${d.domain}`, status: 'accepted' as const };
-      for (let i = 0; i < 8; i++) await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('delivered') });
+      const rcpt = (status: RecipientStatus) => [
+        {
+          id: `rcp_${status}${Math.random().toString(36).slice(2)}`,
+          address: `${status}@x.test`,
+          kind: 'to' as const,
+          status,
+          details: null,
+          queueRowId: null,
+          delayNotified: false,
+          updatedAt: Date.now(),
+        },
+      ];
+      const live = {
+        environment: 'live' as const,
+        fromDomain: d.domain,
+        from: `a@${d.domain}`,
+        status: 'accepted' as const,
+      };
+      for (let i = 0; i < 8; i++)
+        await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('delivered') });
       await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('bounced') });
       await storedEmail(db().store, t.project.id, { ...live, recipients: rcpt('complained') });
       await storedEmail(db().store, t.project.id, { ...live, status: 'failed', recipients: rcpt('failed') });
       // not counted: test mail, another domain, older than the window
       await storedEmail(db().store, t.project.id, { ...live, environment: 'test', recipients: rcpt('bounced') });
-      await storedEmail(db().store, t.project.id, { ...live, fromDomain: 'other.example', recipients: rcpt('bounced') });
-      await storedEmail(db().store, t.project.id, { ...live, createdAt: Date.now() - 3 * 86_400_000, recipients: rcpt('bounced') });
+      await storedEmail(db().store, t.project.id, {
+        ...live,
+        fromDomain: 'other.example',
+        recipients: rcpt('bounced'),
+      });
+      await storedEmail(db().store, t.project.id, {
+        ...live,
+        createdAt: Date.now() - 3 * 86_400_000,
+        recipients: rcpt('bounced'),
+      });
       const res = (await t.api.get(`/v1/domains/${d.id}/insights?days=2`)).body;
-      expect(res.totals).to.deep.equal({ messages: 11, sent: 10, delivered: 9, bounced: 1, complained: 1, failed: 1, suppressed: 0, opened: 0, clicked: 0 });
+      expect(res.totals).to.deep.equal({
+        messages: 11,
+        sent: 10,
+        delivered: 9,
+        bounced: 1,
+        complained: 1,
+        failed: 1,
+        suppressed: 0,
+        opened: 0,
+        clicked: 0,
+      });
       expect(res.rates.bounced).to.be.closeTo(1 / 11, 1e-9);
       expect(res.rates.delivered).to.be.closeTo(9 / 11, 1e-9);
       expect(res.rates.complained).to.be.closeTo(1 / 9, 1e-9);
@@ -475,25 +610,44 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const codes = res.recommendations.map((r: { code: string; level: string }) => `${r.code}:${r.level}`);
       expect(codes).to.include.members(['bounce_rate_high:critical', 'complaint_rate_high:critical']);
       // the same per UTC day, for the dashboard's charts, with the thresholds they are drawn against
-      expect(res.daily.map((x: { date: string }) => x.date)).to.deep.equal([new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), new Date().toISOString().slice(0, 10)]);
+      expect(res.daily.map((x: { date: string }) => x.date)).to.deep.equal([
+        new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        new Date().toISOString().slice(0, 10),
+      ]);
       expect(res.daily[0]).to.deep.include({ recipients: 0, delivered: 0, bounce_rate: 0 });
       expect(res.daily[1]).to.deep.include({ recipients: 11, delivered: 9, bounced: 1, complained: 1, failed: 1 });
       expect(res.daily[1].bounce_rate).to.be.closeTo(1 / 11, 1e-9);
-      expect(res.thresholds).to.deep.equal({ bounce_rate: { watch: 0.02, at_risk: 0.05 }, complaint_rate: { watch: 0.001, at_risk: 0.003 } });
+      expect(res.thresholds).to.deep.equal({
+        bounce_rate: { watch: 0.02, at_risk: 0.05 },
+        complaint_rate: { watch: 0.001, at_risk: 0.003 },
+      });
     });
 
     it('counts a recipient who opens three times and clicks twice once each, so the rates stay within 0..1', async function () {
-      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true, click_tracking: true })).body;
+      const d = (await t.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true, click_tracking: true }))
+        .body;
       const e = await storedEmail(db().store, t.project.id, {
         environment: 'live',
         fromDomain: d.domain,
         from: `a@${d.domain}`,
         status: 'accepted',
-        recipients: [{ id: `rcp_open${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }],
+        recipients: [
+          {
+            id: `rcp_open${Date.now()}`,
+            address: 'reader@x.test',
+            kind: 'to',
+            status: 'delivered',
+            details: null,
+            queueRowId: null,
+            delayNotified: false,
+            updatedAt: Date.now(),
+          },
+        ],
       });
       const rcpt = { emailId: e.id, recipientId: e.recipients[0]!.id };
       for (let i = 0; i < 3; i++) await recordTracking(api.deps.tracking, { kind: 'open', ...rcpt }, 'Mail/1.0');
-      for (let i = 0; i < 2; i++) await recordTracking(api.deps.tracking, { kind: 'click', ...rcpt, url: 'https://example.test/' }, 'Mail/1.0');
+      for (let i = 0; i < 2; i++)
+        await recordTracking(api.deps.tracking, { kind: 'click', ...rcpt, url: 'https://example.test/' }, 'Mail/1.0');
       const res = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       expect(res.totals).to.include({ delivered: 1, opened: 1, clicked: 1 });
       expect(res.rates.opened).to.equal(1);
@@ -504,7 +658,9 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
       const d = (await t.api.post('/v1/domains', { domain: uniqueDomain() })).body;
       publish(world, d.records, (r) => r.purpose !== 'spf');
       const res = (await t.api.post(`/v1/domains/${d.id}/verify`)).body;
-      expect(res.records.filter((r: Rec) => r.purpose === 'return_path' || r.purpose === 'spf').map((r: Rec) => r.dns)).to.deep.equal(['found', 'missing']);
+      expect(
+        res.records.filter((r: Rec) => r.purpose === 'return_path' || r.purpose === 'spf').map((r: Rec) => r.dns),
+      ).to.deep.equal(['found', 'missing']);
       const insights = (await t.api.get(`/v1/domains/${d.id}/insights`)).body;
       expect(insights.setup.spf_return_path).to.equal('missing');
       expect(insights.recommendations.map((r: { code: string }) => r.code)).to.include('return_path_not_aligned');
@@ -513,7 +669,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
     context('when the platform cannot serve tracking (http.public_url null)', function () {
       let untracked: TestApi;
       before(async function () {
-        untracked = await startTestApi(db().store, { dns: { resolvers: [world.address], zone: 'dkim.appliance.test' }, outbound: { hostname: 'mta.appliance.test' }, http: { public_url: null } });
+        untracked = await startTestApi(db().store, {
+          dns: { resolvers: [world.address], zone: 'dkim.appliance.test' },
+          outbound: { hostname: 'mta.appliance.test' },
+          http: { public_url: null },
+        });
       });
       after(async function () {
         await untracked.stop();
@@ -521,7 +681,11 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
 
       it('reports null open and click rates although the domain asks for tracking', async function () {
         const u = await untracked.tenant();
-        const created = await u.api.post('/v1/domains', { domain: uniqueDomain(), open_tracking: true, click_tracking: true });
+        const created = await u.api.post('/v1/domains', {
+          domain: uniqueDomain(),
+          open_tracking: true,
+          click_tracking: true,
+        });
         expect(created.body.tracking).to.deep.equal({ opens: true, clicks: true, available: false });
         const d = created.body;
         await storedEmail(db().store, u.project.id, {
@@ -529,7 +693,18 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
           fromDomain: d.domain,
           from: `a@${d.domain}`,
           status: 'accepted',
-          recipients: [{ id: `rcp_nt${Date.now()}`, address: 'reader@x.test', kind: 'to', status: 'delivered', details: null, queueRowId: null, delayNotified: false, updatedAt: Date.now() }],
+          recipients: [
+            {
+              id: `rcp_nt${Date.now()}`,
+              address: 'reader@x.test',
+              kind: 'to',
+              status: 'delivered',
+              details: null,
+              queueRowId: null,
+              delayNotified: false,
+              updatedAt: Date.now(),
+            },
+          ],
         });
         const res = (await u.api.get(`/v1/domains/${d.id}/insights`)).body;
         expect(res.totals.delivered).to.equal(1);

@@ -24,7 +24,14 @@ describe('a 202 survives kill -9 (SQLite, synchronous=FULL)', function () {
     // a burst from 32 clients; the process is killed while requests are still arriving
     const clients = Array.from({ length: 32 }, async (_, c) => {
       for (let i = 0; !stop; i++) {
-        const res = await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered+${c}-${i}@${SIM}`], subject: `burst ${c}-${i}`, text: 'x' }).catch(() => null);
+        const res = await api
+          .post('/v1/emails', {
+            from: 'a@example.test',
+            to: [`delivered+${c}-${i}@${SIM}`],
+            subject: `burst ${c}-${i}`,
+            text: 'x',
+          })
+          .catch(() => null);
         if (res?.status === 202) acknowledged.push(res.body.id);
       }
     });
@@ -81,14 +88,28 @@ if (PG_URL) {
       const b = await startServe(writeConfig(base).path);
       try {
         const cfg = writeConfig(base).path;
-        const project = (await runCli(['project', 'create', '--name', 'pair', '--approved', '--json', '--config', cfg])).json;
-        const key = (await runCli(['key', 'create', '--project', project.id, '--mode', 'live', '--json', '--config', cfg])).json.key as string;
+        const project = (await runCli(['project', 'create', '--name', 'pair', '--approved', '--json', '--config', cfg]))
+          .json;
+        const key = (
+          await runCli(['key', 'create', '--project', project.id, '--mode', 'live', '--json', '--config', cfg])
+        ).json.key as string;
         const t = { api: client(a.baseUrl, key) } as Tenant;
         const d = await verifiedDomain(t, world);
         const apis = [client(a.baseUrl, key), client(b.baseUrl, key)];
         const to = Array.from({ length: 500 }, (_, i) => `pair${i}@ok.test`);
         for (let i = 0; i < to.length; i += 25) {
-          await Promise.all(to.slice(i, i + 25).map((addr, j) => apis[(i + j) % 2]!.post('/v1/emails', { from: `a@${d.domain}`, to: [addr], subject: 'pair', text: 'x' }).then((r) => expect(r.status).to.equal(202))));
+          await Promise.all(
+            to
+              .slice(i, i + 25)
+              .map((addr, j) =>
+                apis[(i + j) % 2]!.post('/v1/emails', {
+                  from: `a@${d.domain}`,
+                  to: [addr],
+                  subject: 'pair',
+                  text: 'x',
+                }).then((r) => expect(r.status).to.equal(202)),
+              ),
+          );
         }
         await waitFor(async () => sink.messages.length >= 500, 120_000, '500 messages at the sink');
         await new Promise((r) => setTimeout(r, 2000));
@@ -111,26 +132,42 @@ describe('webhook delivery survives kill -9 of the dispatcher mid-request', func
     const hooks = await startReceiver();
     hooks.slowMs = 3000;
     world.add('hooks.test', 'A', '127.0.0.1');
-    const { path } = writeConfig({ dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile }, limits: { requests_per_second: 100_000 } });
+    const { path } = writeConfig({
+      dns: { resolvers: [world.address] },
+      network: { allow_private: true },
+      webhooks: { ca_file: hooks.caFile },
+      limits: { requests_per_second: 100_000 },
+    });
     const first = await startServe(path);
     const key = first.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
     try {
       const api = client(first.baseUrl, key);
-      const hook = (await api.post('/v1/webhooks', { url: hooks.url('/slow/kill9'), events: ['email.delivered'] })).body;
-      const email = (await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y' })).body;
+      const hook = (await api.post('/v1/webhooks', { url: hooks.url('/slow/kill9'), events: ['email.delivered'] }))
+        .body;
+      const email = (
+        await api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'x', text: 'y' })
+      ).body;
       const firstTry = await hooks.waitFor((r) => r.path === '/slow/kill9', 15_000, 'the first, slow attempt');
       first.child.kill('SIGKILL');
       await first.exited;
       const second = await startServe(path);
       try {
-        const again = await hooks.waitFor((r) => r.path === '/slow/kill9' && r !== firstTry, 15_000, 'the attempt after the restart');
+        const again = await hooks.waitFor(
+          (r) => r.path === '/slow/kill9' && r !== firstTry,
+          15_000,
+          'the attempt after the restart',
+        );
         expect(again.json.id).to.equal(firstTry.json.id);
         expect(again.json.data.email_id).to.equal(email.id);
         const api2 = client(second.baseUrl, key);
-        const log = await waitFor(async () => {
-          const d = (await api2.get(`/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
-          return d?.status === 'succeeded' ? d : null;
-        }, 15_000, 'the delivery to succeed');
+        const log = await waitFor(
+          async () => {
+            const d = (await api2.get(`/v1/webhooks/${hook.id}/deliveries`)).body.data[0];
+            return d?.status === 'succeeded' ? d : null;
+          },
+          15_000,
+          'the delivery to succeed',
+        );
         expect(log.event_id).to.equal(firstTry.json.id);
       } finally {
         await second.stop();
@@ -175,10 +212,22 @@ for (const kind of PG_URL ? (['sqlite', 'pg'] as const) : (['sqlite'] as const))
       let survivor = kind === 'pg' ? await startServe(writeConfig(base).path) : null;
       try {
         const key = first.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
-        const body = { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'cut off', text: 'x', attachments: [{ path: files.url('/held/report.csv') }] };
+        const body = {
+          from: 'a@example.test',
+          to: [`delivered@${SIM}`],
+          subject: 'cut off',
+          text: 'x',
+          attachments: [{ path: files.url('/held/report.csv') }],
+        };
         const headers = { 'Idempotency-Key': `cut-${Date.now()}` };
-        const cut = client(first.baseUrl, key).post('/v1/emails', body, headers).catch((e: unknown) => e);
-        await files.waitFor((r) => r.path === '/held/report.csv', 15_000, 'the attachment download of the first request');
+        const cut = client(first.baseUrl, key)
+          .post('/v1/emails', body, headers)
+          .catch((e: unknown) => e);
+        await files.waitFor(
+          (r) => r.path === '/held/report.csv',
+          15_000,
+          'the attachment download of the first request',
+        );
         first.child.kill('SIGKILL');
         await first.exited;
         await cut;

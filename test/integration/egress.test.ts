@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createResolver } from '../../src/dns/resolver.js';
-import { checkUrl, EgressError, EgressRequestError, GLANCE_BYTES, guardedRequest, requestChecked, resolverLookup, type EgressOptions } from '../../src/net/egress.js';
+import {
+  checkUrl,
+  EgressError,
+  EgressRequestError,
+  GLANCE_BYTES,
+  guardedRequest,
+  requestChecked,
+  resolverLookup,
+  type EgressOptions,
+} from '../../src/net/egress.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
 import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { waitFor } from '../helpers/wait.js';
@@ -73,7 +82,14 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
   });
 
   const strict = () => ({ allowPrivate: false, resolve });
-  const open = (extra: Partial<EgressOptions> = {}): EgressOptions => ({ allowPrivate: true, resolve, ca: hooks.caPem, timeoutMs: 5000, userAgent: 'Posthorn-Test', ...extra });
+  const open = (extra: Partial<EgressOptions> = {}): EgressOptions => ({
+    allowPrivate: true,
+    resolve,
+    ca: hooks.caPem,
+    timeoutMs: 5000,
+    userAgent: 'Posthorn-Test',
+    ...extra,
+  });
 
   describe('checkUrl', function () {
     context('when network.allow_private is false', function () {
@@ -89,7 +105,17 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         expect((await refusal(checkUrl('https://mixed6.test/hook', strict()))).reason).to.equal('private_address');
       });
 
-      for (const url of ['https://127.0.0.1/hook', 'https://[::1]/hook', 'https://[::ffff:127.0.0.1]/hook', 'https://0x7f.1/hook', 'https://2130706433/hook', 'https://169.254.169.254/latest/meta-data/', 'https://0.0.0.0/', 'https://[::]/', 'https://[fe80::1]/']) {
+      for (const url of [
+        'https://127.0.0.1/hook',
+        'https://[::1]/hook',
+        'https://[::ffff:127.0.0.1]/hook',
+        'https://0x7f.1/hook',
+        'https://2130706433/hook',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://0.0.0.0/',
+        'https://[::]/',
+        'https://[fe80::1]/',
+      ]) {
         it(`refuses the IP-literal URL ${url}`, async function () {
           expect((await refusal(checkUrl(url, strict()))).reason).to.equal('private_address');
         });
@@ -103,7 +129,12 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
     });
 
     it('refuses URLs that are not https', async function () {
-      for (const url of ['http://hooks.test/hook', 'ftp://hooks.test/hook', 'javascript:alert(1)', 'file:///etc/passwd']) {
+      for (const url of [
+        'http://hooks.test/hook',
+        'ftp://hooks.test/hook',
+        'javascript:alert(1)',
+        'file:///etc/passwd',
+      ]) {
         expect((await refusal(checkUrl(url, strict()))).reason, url).to.equal('not_https');
       }
     });
@@ -133,26 +164,41 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
     it('posts to the endpoint through the checked address, with the given CA', async function () {
       const path = unique('/ok/');
       const body = JSON.stringify({ id: 'evt_1', type: 'email.delivered' });
-      const res = await guardedRequest(hooks.url(path), { method: 'POST', headers: { 'content-type': 'application/json', 'service-event-id': 'evt_1' }, body }, open());
+      const res = await guardedRequest(
+        hooks.url(path),
+        { method: 'POST', headers: { 'content-type': 'application/json', 'service-event-id': 'evt_1' }, body },
+        open(),
+      );
       expect(res.status).to.equal(200);
       expect(res.address).to.equal('127.0.0.1');
       expect(res.body.toString()).to.equal('200');
       const seen = hooks.to(path);
       expect(seen).to.have.length(1);
       expect(seen[0]).to.include({ method: 'POST', rawBody: body, localAddress: '127.0.0.1' });
-      expect(seen[0]!.headers).to.include({ 'service-event-id': 'evt_1', 'content-type': 'application/json', 'user-agent': 'Posthorn-Test', host: `hooks.test:${hooks.port}` });
+      expect(seen[0]!.headers).to.include({
+        'service-event-id': 'evt_1',
+        'content-type': 'application/json',
+        'user-agent': 'Posthorn-Test',
+        host: `hooks.test:${hooks.port}`,
+      });
     });
 
     it('reaches an IPv6-only name over IPv6, with the CA given as file contents', async function () {
       const path = unique('/ok/');
-      const res = await guardedRequest(hooks.url(path, 'v6.hooks.test'), { method: 'GET' }, open({ ca: readFileSync(hooks.caFile) }));
+      const res = await guardedRequest(
+        hooks.url(path, 'v6.hooks.test'),
+        { method: 'GET' },
+        open({ ca: readFileSync(hooks.caFile) }),
+      );
       expect(res).to.include({ status: 200, address: '::1' });
       expect(hooks.to(path)[0]).to.include({ method: 'GET', localAddress: '::1' });
     });
 
     it('checks again at every request: refuses a private address when allow_private is false, and sends nothing', async function () {
       const path = unique('/ok/');
-      const e = await refusal(guardedRequest(hooks.url(path), { method: 'POST', body: '{}' }, open({ allowPrivate: false })));
+      const e = await refusal(
+        guardedRequest(hooks.url(path), { method: 'POST', body: '{}' }, open({ allowPrivate: false })),
+      );
       expect(e.reason).to.equal('private_address');
       expect(hooks.to(path)).to.have.length(0);
     });
@@ -167,14 +213,20 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
     });
 
     it('gives up on a slow endpoint with a timeout error', async function () {
-      const e = await failure(guardedRequest(hooks.url(unique('/slow/')), { method: 'POST', body: '{}' }, open({ timeoutMs: 500 })));
+      const e = await failure(
+        guardedRequest(hooks.url(unique('/slow/')), { method: 'POST', body: '{}' }, open({ timeoutMs: 500 })),
+      );
       expect(e.reason).to.equal('timeout');
       expect(e.message).to.match(/timeout/);
     });
 
     it('stops when its signal aborts (shutdown)', async function () {
       const controller = new AbortController();
-      const pending = guardedRequest(hooks.url(unique('/slow/')), { method: 'POST', body: '{}', signal: controller.signal }, open());
+      const pending = guardedRequest(
+        hooks.url(unique('/slow/')),
+        { method: 'POST', body: '{}', signal: controller.signal },
+        open(),
+      );
       setTimeout(() => controller.abort(), 100);
       expect((await failure(pending)).reason).to.equal('aborted');
     });
@@ -187,9 +239,19 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         for (let i = 0; i < 8; i++) res.write(chunk);
         res.end();
       });
-      expect((await failure(guardedRequest(hooks.url(unique('/big/')), { method: 'GET', maxBodyBytes: 64 * 1024 }, open()))).reason).to.equal('too_large');
-      expect((await failure(guardedRequest(hooks.url(unique('/stream/')), { method: 'GET', maxBodyBytes: 20_000 }, open()))).reason).to.equal('too_large');
-      const res = await guardedRequest(hooks.url(unique('/big/')), { method: 'GET', maxBodyBytes: 10 * 1024 * 1024 }, open());
+      expect(
+        (await failure(guardedRequest(hooks.url(unique('/big/')), { method: 'GET', maxBodyBytes: 64 * 1024 }, open())))
+          .reason,
+      ).to.equal('too_large');
+      expect(
+        (await failure(guardedRequest(hooks.url(unique('/stream/')), { method: 'GET', maxBodyBytes: 20_000 }, open())))
+          .reason,
+      ).to.equal('too_large');
+      const res = await guardedRequest(
+        hooks.url(unique('/big/')),
+        { method: 'GET', maxBodyBytes: 10 * 1024 * 1024 },
+        open(),
+      );
       expect(res.body.length).to.equal(100_000);
       expect(res.truncated).to.equal(false);
     });
@@ -202,7 +264,10 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         for (let i = 0; i < 13; i++) res.write(chunk);
         res.end();
       });
-      for (const [prefix, status] of [['/huge/', 200], ['/huge-stream/', 201]] as const) {
+      for (const [prefix, status] of [
+        ['/huge/', 200],
+        ['/huge-stream/', 201],
+      ] as const) {
         const res = await guardedRequest(hooks.url(unique(prefix)), { method: 'POST', body: '{}' }, open());
         expect(res.status, prefix).to.equal(status);
         expect(res.truncated, prefix).to.equal(true);
@@ -219,15 +284,27 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         res.write('still going');
       });
       const started = Date.now();
-      const res = await guardedRequest(hooks.url(unique('/endless/')), { method: 'POST', body: '{}' }, open({ timeoutMs: 800 }));
+      const res = await guardedRequest(
+        hooks.url(unique('/endless/')),
+        { method: 'POST', body: '{}' },
+        open({ timeoutMs: 800 }),
+      );
       expect(res).to.include({ status: 200, truncated: true });
       expect(res.body.toString()).to.equal('still going');
       expect(Date.now() - started).to.be.below(3000);
     });
 
-    it('sends one user-agent header, the caller\'s spelling and value winning over the default', async function () {
+    it("sends one user-agent header, the caller's spelling and value winning over the default", async function () {
       const path = unique('/ok/');
-      await guardedRequest(hooks.url(path), { method: 'POST', headers: { 'User-Agent': 'Posthorn/9 (+webhooks)', 'Content-Type': 'application/json' }, body: '{}' }, open());
+      await guardedRequest(
+        hooks.url(path),
+        {
+          method: 'POST',
+          headers: { 'User-Agent': 'Posthorn/9 (+webhooks)', 'Content-Type': 'application/json' },
+          body: '{}',
+        },
+        open(),
+      );
       const raw = hooks.to(path)[0]!.rawHeaders;
       const named = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
       expect(named('user-agent')).to.deep.equal(['Posthorn/9 (+webhooks)']);
@@ -235,13 +312,21 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       const plain = unique('/ok/');
       await guardedRequest(hooks.url(plain), { method: 'GET' }, open());
       const rawPlain = hooks.to(plain)[0]!.rawHeaders;
-      expect(rawPlain.filter((_, i) => i % 2 === 1 && rawPlain[i - 1]!.toLowerCase() === 'user-agent')).to.deep.equal(['Posthorn-Test']);
+      expect(rawPlain.filter((_, i) => i % 2 === 1 && rawPlain[i - 1]!.toLowerCase() === 'user-agent')).to.deep.equal([
+        'Posthorn-Test',
+      ]);
     });
 
     it('does not queue a request behind many slow ones to the same host', async function () {
       this.timeout(15_000);
-      const slow = Array.from({ length: 24 }, () => guardedRequest(hooks.url(unique('/delay/3000/')), { method: 'POST', body: '{}' }, open()));
-      await waitFor(async () => hooks.requests.filter((r) => r.path.startsWith('/delay/3000/') && r.status === null).length >= 24, 5000, 'the slow requests to arrive');
+      const slow = Array.from({ length: 24 }, () =>
+        guardedRequest(hooks.url(unique('/delay/3000/')), { method: 'POST', body: '{}' }, open()),
+      );
+      await waitFor(
+        async () => hooks.requests.filter((r) => r.path.startsWith('/delay/3000/') && r.status === null).length >= 24,
+        5000,
+        'the slow requests to arrive',
+      );
       const started = Date.now();
       const fast = await guardedRequest(hooks.url(unique('/ok/')), { method: 'POST', body: '{}' }, open());
       expect(fast.status).to.equal(200);
@@ -275,11 +360,15 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       // a new check asks DNS again (here with no lookup cache: the appliance keeps answers 5 s)
       const second = unique('/ok/');
       const uncached = resolverLookup(createResolver({ servers: [world.address], timeoutMs: 2000, tries: 1 }), 0);
-      await guardedRequest(hooks.url(second, 'rebind.hooks.test'), { method: 'POST', body: '{}' }, open({ resolve: uncached }));
+      await guardedRequest(
+        hooks.url(second, 'rebind.hooks.test'),
+        { method: 'POST', body: '{}' },
+        open({ resolve: uncached }),
+      );
       expect(hooks.to(second)[0]!.localAddress).to.equal('127.0.0.1');
     });
 
-    it('keeps a host\'s addresses a few seconds, and still checks them at every request', async function () {
+    it("keeps a host's addresses a few seconds, and still checks them at every request", async function () {
       world.add('cached.hooks.test', 'A', '127.0.0.1');
       const lookup = resolverLookup(createResolver({ servers: [world.address], timeoutMs: 2000, tries: 1 }));
       expect(await lookup('cached.hooks.test')).to.deep.equal(['127.0.0.1']);
@@ -287,7 +376,10 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       world.add('cached.hooks.test', 'A', '10.0.0.1');
       expect(await lookup('cached.hooks.test')).to.deep.equal(['127.0.0.1']);
       // allow_private off: the kept loopback answer is refused as it was when fresh
-      const e = await checkUrl('https://cached.hooks.test/x', { allowPrivate: false, resolve: lookup }).then(() => null, (err: EgressError) => err);
+      const e = await checkUrl('https://cached.hooks.test/x', { allowPrivate: false, resolve: lookup }).then(
+        () => null,
+        (err: EgressError) => err,
+      );
       expect(e?.reason).to.equal('private_address');
       // a name that failed is asked again
       await lookup('nowhere.hooks.test').catch(() => undefined);

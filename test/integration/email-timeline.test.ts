@@ -26,7 +26,14 @@ eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /cont
   });
 
   const send = async (tenant: Tenant, to: string) => {
-    const r = await tenant.api.post('/v1/emails', { from: 'a@example.test', to: [to], subject: 'Timeline', html: '<p>Hi <b>there</b></p>', text: 'Hi there', tags: { kind: 'receipt' } });
+    const r = await tenant.api.post('/v1/emails', {
+      from: 'a@example.test',
+      to: [to],
+      subject: 'Timeline',
+      html: '<p>Hi <b>there</b></p>',
+      text: 'Hi there',
+      tags: { kind: 'receipt' },
+    });
     expect(r.status, r.text).to.equal(202);
     return r.body.id as string;
   };
@@ -35,12 +42,18 @@ eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /cont
     const hook = await t.api.post('/v1/webhooks', { url: hooks.url('/ok/timeline') });
     expect(hook.status).to.equal(201);
     const id = await send(t, `bounced@${SIM}`);
-    const events = await waitFor(async () => {
-      const r = await t.api.get(`/v1/emails/${id}/events`);
-      const list = r.body.data as Array<{ type: string; webhook_deliveries: Array<{ status: string }> }>;
-      const done = list.some((e) => e.type === 'email.bounced') && list.every((e) => e.webhook_deliveries.length === 1 && e.webhook_deliveries[0]!.status === 'succeeded');
-      return done ? r.body : null;
-    }, 10_000, 'the bounce and its webhook deliveries');
+    const events = await waitFor(
+      async () => {
+        const r = await t.api.get(`/v1/emails/${id}/events`);
+        const list = r.body.data as Array<{ type: string; webhook_deliveries: Array<{ status: string }> }>;
+        const done =
+          list.some((e) => e.type === 'email.bounced') &&
+          list.every((e) => e.webhook_deliveries.length === 1 && e.webhook_deliveries[0]!.status === 'succeeded');
+        return done ? r.body : null;
+      },
+      10_000,
+      'the bounce and its webhook deliveries',
+    );
     expect(events.object).to.equal('list');
     const types = events.data.map((e: { type: string }) => e.type);
     // LIFECYCLE: a hard bounce is the recipient's bounce, then the email's failure
@@ -49,7 +62,12 @@ eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /cont
     expect(bounced).to.include({ object: 'event', recipient: `bounced@${SIM}`, simulated: true });
     expect(bounced.data.email_id).to.equal(id);
     expect(bounced.data.details.bounce_type).to.equal('Permanent');
-    expect(bounced.webhook_deliveries[0]).to.include({ endpoint_id: hook.body.id, status: 'succeeded', attempts: 1, last_status_code: 200 });
+    expect(bounced.webhook_deliveries[0]).to.include({
+      endpoint_id: hook.body.id,
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+    });
     // the same events the endpoint received
     const received = hooks.to('/ok/timeline').map((r) => r.json as { id: string });
     expect(received.map((r) => r.id)).to.include.members(events.data.map((e: { id: string }) => e.id));
@@ -60,7 +78,13 @@ eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /cont
     const id = await send(t, `delivered@${SIM}`);
     const r = await t.api.get(`/v1/emails/${id}/content`);
     expect(r.status).to.equal(200);
-    expect(r.body).to.deep.equal({ id, object: 'email_content', subject: 'Timeline', html: '<p>Hi <b>there</b></p>', text: 'Hi there' });
+    expect(r.body).to.deep.equal({
+      id,
+      object: 'email_content',
+      subject: 'Timeline',
+      html: '<p>Hi <b>there</b></p>',
+      text: 'Hi there',
+    });
   });
 
   it("answers 404 for another project's email, 403 without emails:read and 401 without a key", async function () {

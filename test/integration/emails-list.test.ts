@@ -12,7 +12,10 @@ eachDatabase('GET /v1/emails', (db) => {
     api = await startTestApi(db().store);
     t = await api.tenant();
     for (let i = 0; i < 7; i++) {
-      const e = await storedEmail(db().store, t.project.id, { rcpt: [i % 2 ? 'odd@example.test' : 'even@example.test'], status: i === 3 ? 'failed' : 'queued' });
+      const e = await storedEmail(db().store, t.project.id, {
+        rcpt: [i % 2 ? 'odd@example.test' : 'even@example.test'],
+        status: i === 3 ? 'failed' : 'queued',
+      });
       ids.push(e.id);
     }
   });
@@ -54,17 +57,29 @@ eachDatabase('GET /v1/emails', (db) => {
     const u = await api.tenant();
     const day = 86_400_000;
     const at = Date.parse('2026-03-10T12:00:00Z');
-    const a = await storedEmail(db().store, u.project.id, { tags: { kind: 'receipt', note: 'x' }, createdAt: at - 2 * day });
+    const a = await storedEmail(db().store, u.project.id, {
+      tags: { kind: 'receipt', note: 'x' },
+      createdAt: at - 2 * day,
+    });
     const b = await storedEmail(db().store, u.project.id, { tags: { kind: 'Receipt' }, createdAt: at });
     // a value that merely contains the member's text, quotes and all, is not the member
-    const c = await storedEmail(db().store, u.project.id, { tags: { note: '"kind":"receipt"' }, createdAt: at + 2 * day });
-    const list = async (q: string) => ((await u.api.get(`/v1/emails?${q}`)).body.data as Array<{ id: string }>).map((e) => e.id);
+    const c = await storedEmail(db().store, u.project.id, {
+      tags: { note: '"kind":"receipt"' },
+      createdAt: at + 2 * day,
+    });
+    const list = async (q: string) =>
+      ((await u.api.get(`/v1/emails?${q}`)).body.data as Array<{ id: string }>).map((e) => e.id);
     expect(await list('tag=kind:receipt')).to.deep.equal([a.id]);
     expect(await list('tag=kind:Receipt')).to.deep.equal([b.id]);
     expect(await list(`tag=${encodeURIComponent('note:"kind":"receipt"')}`)).to.deep.equal([c.id]);
     expect(await list('created_after=2026-03-09T00:00:00Z')).to.deep.equal([c.id, b.id]);
     expect(await list('created_after=2026-03-09T00:00:00Z&created_before=2026-03-11T00:00:00Z')).to.deep.equal([b.id]);
-    for (const [q, field] of [['tag=kind', 'tag'], ['tag=a%20b:c', 'tag'], ['created_after=yesterday', 'created_after'], ['created_before=2026-13-01T00:00:00Z', 'created_before']]) {
+    for (const [q, field] of [
+      ['tag=kind', 'tag'],
+      ['tag=a%20b:c', 'tag'],
+      ['created_after=yesterday', 'created_after'],
+      ['created_before=2026-13-01T00:00:00Z', 'created_before'],
+    ]) {
       const r = await u.api.get(`/v1/emails?${q}`);
       expect(r.status, q).to.equal(400);
       expect(r.body.error).to.include({ code: 'validation_error', field });
@@ -74,7 +89,14 @@ eachDatabase('GET /v1/emails', (db) => {
   it('shows an email with its recipients in the interface §2.1 shape', async function () {
     const res = await t.api.get(`/v1/emails/${ids[0]}`);
     expect(res.status).to.equal(200);
-    expect(res.body).to.include({ id: ids[0], object: 'email', environment: 'test', simulated: true, status: 'queued', attempts: 0 });
+    expect(res.body).to.include({
+      id: ids[0],
+      object: 'email',
+      environment: 'test',
+      simulated: true,
+      status: 'queued',
+      attempts: 0,
+    });
     expect(res.body.recipients).to.deep.equal([{ address: 'even@example.test', kind: 'to', status: 'queued' }]);
     expect(res.body.created_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });

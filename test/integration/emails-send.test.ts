@@ -13,10 +13,14 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
 const base = { from: 'Sender <hello@example.test>', to: [`delivered@${SIM}`], subject: 'Hello', text: 'hi' };
 
 async function waitEmail(api: Client, id: string, pred: (e: any) => boolean, ms = 8000) {
-  return waitFor(async () => {
-    const r = await api.get(`/v1/emails/${id}`);
-    return pred(r.body) ? r.body : null;
-  }, ms, `email ${id} to reach the expected state`);
+  return waitFor(
+    async () => {
+      const r = await api.get(`/v1/emails/${id}`);
+      return pred(r.body) ? r.body : null;
+    },
+    ms,
+    `email ${id} to reach the expected state`,
+  );
 }
 
 eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
@@ -40,7 +44,16 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       ['a recipient that is not an address', { ...base, to: [base.to[0], 'nobody'] }, 'to[1]'],
       ['a cc that is not an address', { ...base, cc: ['a@b@c'] }, 'cc[0]'],
       ['a bcc with a line break', { ...base, bcc: ['a@example.test\r\nRCPT TO:<x@y.z>'] }, 'bcc[0]'],
-      ['51 recipients across to, cc and bcc', { ...base, to: Array.from({ length: 20 }, (_, i) => `a${i}@x.test`), cc: Array.from({ length: 20 }, (_, i) => `b${i}@x.test`), bcc: Array.from({ length: 11 }, (_, i) => `c${i}@x.test`) }, 'to'],
+      [
+        '51 recipients across to, cc and bcc',
+        {
+          ...base,
+          to: Array.from({ length: 20 }, (_, i) => `a${i}@x.test`),
+          cc: Array.from({ length: 20 }, (_, i) => `b${i}@x.test`),
+          bcc: Array.from({ length: 11 }, (_, i) => `c${i}@x.test`),
+        },
+        'to',
+      ],
       ['51 recipients in to', { ...base, to: Array.from({ length: 51 }, (_, i) => `a${i}@x.test`) }, 'to'],
       ['no recipient', { ...base, to: [] }, 'to'],
       ['a reply_to that is not an address', { ...base, reply_to: ['nope'] }, 'reply_to[0]'],
@@ -54,46 +67,179 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       ['text with a NUL', { ...base, text: 'a\u0000b' }, 'text'],
       ['template_id with subject', { ...base, template_id: 'welcome' }, 'template_id'],
       ['a template_id of the wrong form', { from: base.from, to: base.to, template_id: 'Welcome!' }, 'template_id'],
-      ['a template send naming no template of the project', { from: base.from, to: base.to, template_id: 'welcome', variables: {} }, 'template_id'],
-      ['template_version 0', { from: base.from, to: base.to, template_id: 'welcome', template_version: 0 }, 'template_version'],
+      [
+        'a template send naming no template of the project',
+        { from: base.from, to: base.to, template_id: 'welcome', variables: {} },
+        'template_id',
+      ],
+      [
+        'template_version 0',
+        { from: base.from, to: base.to, template_id: 'welcome', template_version: 0 },
+        'template_version',
+      ],
       ['variables without a template', { ...base, variables: { a: 1 } }, 'variables'],
-      ['a language of the wrong form', { from: base.from, to: base.to, template_id: 'welcome', language: 'english' }, 'language'],
+      [
+        'a language of the wrong form',
+        { from: base.from, to: base.to, template_id: 'welcome', language: 'english' },
+        'language',
+      ],
       ['a tag key of the wrong form', { ...base, tags: { 'bad key': 'x' } }, 'tags.bad key'],
       ['a tag value over 256 characters', { ...base, tags: { plan: long(257) } }, 'tags.plan'],
       ['a tag value that is not a string', { ...base, tags: { n: 1 } }, 'tags.n'],
       ['scheduled_at without an offset', { ...base, scheduled_at: '2030-01-01T10:00:00' }, 'scheduled_at'],
       ['scheduled_at that is not a date', { ...base, scheduled_at: 'tomorrow' }, 'scheduled_at'],
-      ['scheduled_at more than 30 days ahead', { ...base, scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() }, 'scheduled_at'],
-      ['11 attachments', { ...base, attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `${i}.txt`, content: b64('x') })) }, 'attachments'],
-      ['an unknown attachment field', { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), size: 1 }] }, 'attachments[0].size'],
-      ['attachment content that is not base64', { ...base, attachments: [{ filename: 'a.txt', content: 'not base64!' }] }, 'attachments[0].content'],
-      ['an empty attachment content', { ...base, attachments: [{ filename: 'a.txt', content: '' }] }, 'attachments[0].content'],
-      ['an executable by name', { ...base, attachments: [{ filename: 'invoice.pdf.exe', content: b64('hello') }] }, 'attachments[0].filename'],
-      ['a script by name', { ...base, attachments: [{ filename: 'run.PS1', content: b64('hello') }] }, 'attachments[0].filename'],
-      ['an executable by content (MZ)', { ...base, attachments: [{ filename: 'report.pdf', content: b64(Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200)])) }] }, 'attachments[0].content'],
-      ['an executable by content (ELF)', { ...base, attachments: [{ filename: 'data.bin', content: b64(Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(100)])) }] }, 'attachments[0].content'],
-      ['a script by content (shebang)', { ...base, attachments: [{ filename: 'notes.txt', content: b64('#!/bin/sh\nrm -rf /\n') }] }, 'attachments[0].content'],
+      [
+        'scheduled_at more than 30 days ahead',
+        { ...base, scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() },
+        'scheduled_at',
+      ],
+      [
+        '11 attachments',
+        { ...base, attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `${i}.txt`, content: b64('x') })) },
+        'attachments',
+      ],
+      [
+        'an unknown attachment field',
+        { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), size: 1 }] },
+        'attachments[0].size',
+      ],
+      [
+        'attachment content that is not base64',
+        { ...base, attachments: [{ filename: 'a.txt', content: 'not base64!' }] },
+        'attachments[0].content',
+      ],
+      [
+        'an empty attachment content',
+        { ...base, attachments: [{ filename: 'a.txt', content: '' }] },
+        'attachments[0].content',
+      ],
+      [
+        'an executable by name',
+        { ...base, attachments: [{ filename: 'invoice.pdf.exe', content: b64('hello') }] },
+        'attachments[0].filename',
+      ],
+      [
+        'a script by name',
+        { ...base, attachments: [{ filename: 'run.PS1', content: b64('hello') }] },
+        'attachments[0].filename',
+      ],
+      [
+        'an executable by content (MZ)',
+        {
+          ...base,
+          attachments: [
+            { filename: 'report.pdf', content: b64(Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200)])) },
+          ],
+        },
+        'attachments[0].content',
+      ],
+      [
+        'an executable by content (ELF)',
+        {
+          ...base,
+          attachments: [
+            {
+              filename: 'data.bin',
+              content: b64(Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46]), Buffer.alloc(100)])),
+            },
+          ],
+        },
+        'attachments[0].content',
+      ],
+      [
+        'a script by content (shebang)',
+        { ...base, attachments: [{ filename: 'notes.txt', content: b64('#!/bin/sh\nrm -rf /\n') }] },
+        'attachments[0].content',
+      ],
       ['an attachment without filename', { ...base, attachments: [{ content: b64('x') }] }, 'attachments[0].filename'],
-      ['an attachment with both content and path', { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), path: 'https://files.test/a.txt' }] }, 'attachments[0]'],
-      ['an attachment path over http', { ...base, attachments: [{ filename: 'a.txt', path: 'http://files.test/a.txt' }] }, 'attachments[0].path'],
-      ['an attachment content_type of the wrong form', { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), content_type: 'text' }] }, 'attachments[0].content_type'],
-      ['an attachment content_id of the wrong form', { ...base, attachments: [{ filename: 'a.png', content: b64('x'), content_id: 'has space' }] }, 'attachments[0].content_id'],
-      ['attachments over 10 MB in total', { ...base, attachments: [{ filename: 'a.bin', content: b64(Buffer.alloc(6 * 1024 * 1024, 1)) }, { filename: 'b.bin', content: b64(Buffer.alloc(5 * 1024 * 1024, 1)) }] }, 'attachments'],
-      ['21 custom headers', { ...base, headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])) }, 'headers'],
+      [
+        'an attachment with both content and path',
+        { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), path: 'https://files.test/a.txt' }] },
+        'attachments[0]',
+      ],
+      [
+        'an attachment path over http',
+        { ...base, attachments: [{ filename: 'a.txt', path: 'http://files.test/a.txt' }] },
+        'attachments[0].path',
+      ],
+      [
+        'an attachment content_type of the wrong form',
+        { ...base, attachments: [{ filename: 'a.txt', content: b64('x'), content_type: 'text' }] },
+        'attachments[0].content_type',
+      ],
+      [
+        'an attachment content_id of the wrong form',
+        { ...base, attachments: [{ filename: 'a.png', content: b64('x'), content_id: 'has space' }] },
+        'attachments[0].content_id',
+      ],
+      [
+        'attachments over 10 MB in total',
+        {
+          ...base,
+          attachments: [
+            { filename: 'a.bin', content: b64(Buffer.alloc(6 * 1024 * 1024, 1)) },
+            { filename: 'b.bin', content: b64(Buffer.alloc(5 * 1024 * 1024, 1)) },
+          ],
+        },
+        'attachments',
+      ],
+      [
+        '21 custom headers',
+        { ...base, headers: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])) },
+        'headers',
+      ],
       ['a header the service sets (From)', { ...base, headers: { From: 'evil@example.test' } }, 'headers.From'],
-      ['a header the service sets (content-type, any case)', { ...base, headers: { 'content-type': 'text/plain' } }, 'headers.content-type'],
-      ['a header the service sets (DKIM-Signature)', { ...base, headers: { 'DKIM-Signature': 'v=1' } }, 'headers.DKIM-Signature'],
-      ['a header value with CR/LF', { ...base, headers: { 'X-Test': 'a\r\nBcc: victim@example.test' } }, 'headers.X-Test'],
+      [
+        'a header the service sets (content-type, any case)',
+        { ...base, headers: { 'content-type': 'text/plain' } },
+        'headers.content-type',
+      ],
+      [
+        'a header the service sets (DKIM-Signature)',
+        { ...base, headers: { 'DKIM-Signature': 'v=1' } },
+        'headers.DKIM-Signature',
+      ],
+      [
+        'a header value with CR/LF',
+        { ...base, headers: { 'X-Test': 'a\r\nBcc: victim@example.test' } },
+        'headers.X-Test',
+      ],
       ['a header name of the wrong form', { ...base, headers: { '1bad': 'x' } }, 'headers.1bad'],
       ['a header value over 998 characters', { ...base, headers: { 'X-Long': long(999) } }, 'headers.X-Long'],
       ['a header name with CR/LF', { ...base, headers: { 'X-A\r\nBcc': 'x' } }, 'headers.X-A\r\nBcc'],
       ['a subject with a line break', { ...base, subject: 'Hi\r\nBcc: victim@example.test' }, 'subject'],
       ['a reply_to over 254 characters', { ...base, reply_to: [`${long(250)}@ex.test`] }, 'reply_to[0]'],
-      ['an attachment path over 2000 characters', { ...base, attachments: [{ filename: 'a.txt', path: `https://files.test/${long(2000)}` }] }, 'attachments[0].path'],
-      ['an attachment path that is not a URL', { ...base, attachments: [{ filename: 'a.txt', path: 'https://' }] }, 'attachments[0].path'],
-      ['a filename taken from a path over 255 characters', { ...base, attachments: [{ path: `https://files.test/${long(300)}.txt` }] }, 'attachments[0].filename'],
-      ['a Python script by name', { ...base, attachments: [{ filename: 'tool.py', content: b64('print(1)') }] }, 'attachments[0].filename'],
-      ['attachments over 10,000,000 bytes in total', { ...base, attachments: [{ filename: 'a.bin', content: b64(Buffer.alloc(5_000_000, 1)) }, { filename: 'b.bin', content: b64(Buffer.alloc(5_000_001, 1)) }] }, 'attachments'],
+      [
+        'an attachment path over 2000 characters',
+        { ...base, attachments: [{ filename: 'a.txt', path: `https://files.test/${long(2000)}` }] },
+        'attachments[0].path',
+      ],
+      [
+        'an attachment path that is not a URL',
+        { ...base, attachments: [{ filename: 'a.txt', path: 'https://' }] },
+        'attachments[0].path',
+      ],
+      [
+        'a filename taken from a path over 255 characters',
+        { ...base, attachments: [{ path: `https://files.test/${long(300)}.txt` }] },
+        'attachments[0].filename',
+      ],
+      [
+        'a Python script by name',
+        { ...base, attachments: [{ filename: 'tool.py', content: b64('print(1)') }] },
+        'attachments[0].filename',
+      ],
+      [
+        'attachments over 10,000,000 bytes in total',
+        {
+          ...base,
+          attachments: [
+            { filename: 'a.bin', content: b64(Buffer.alloc(5_000_000, 1)) },
+            { filename: 'b.bin', content: b64(Buffer.alloc(5_000_001, 1)) },
+          ],
+        },
+        'attachments',
+      ],
     ];
     for (const [what, body, field] of cases) {
       it(`refuses ${what}`, async function () {
@@ -102,11 +248,21 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     }
 
     it('refuses an Idempotency-Key over 255 characters', async function () {
-      expectError(await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'k'.repeat(256) }), 400, 'validation_error', 'Idempotency-Key');
+      expectError(
+        await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'k'.repeat(256) }),
+        400,
+        'validation_error',
+        'Idempotency-Key',
+      );
     });
 
     it('refuses an Idempotency-Key with a character that is not printable ASCII', async function () {
-      expectError(await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'order-\t-1' }), 400, 'validation_error', 'Idempotency-Key');
+      expectError(
+        await t.api.post('/v1/emails', base, { 'Idempotency-Key': 'order-\t-1' }),
+        400,
+        'validation_error',
+        'Idempotency-Key',
+      );
     });
 
     it('accepts base64 content without its padding', async function () {
@@ -115,7 +271,11 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     });
 
     it('accepts an IDN From and stores the recipient domain as its A-label', async function () {
-      const res = await t.api.post('/v1/emails', { ...base, from: 'Shop <hello@bücher.example>', to: ['kunde@bücher.example'] });
+      const res = await t.api.post('/v1/emails', {
+        ...base,
+        from: 'Shop <hello@bücher.example>',
+        to: ['kunde@bücher.example'],
+      });
       expect(res.status, res.text).to.equal(202);
       expect(res.body.recipients[0].address).to.equal('kunde@xn--bcher-kva.example');
       const listed = await t.api.get(`/v1/emails?to=${encodeURIComponent('Kunde <KUNDE@bücher.example>')}`);
@@ -131,22 +291,38 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
   describe('acceptance', function () {
     it('answers 202 queued, attempts 0, with the interface §2.1 fields', async function () {
-      const res = await t.api.post('/v1/emails', { ...base, cc: ['Carol <carol@example.test>'], bcc: ['dave@example.test'], reply_to: ['replies@example.test'], tags: { plan: 'pro' } });
+      const res = await t.api.post('/v1/emails', {
+        ...base,
+        cc: ['Carol <carol@example.test>'],
+        bcc: ['dave@example.test'],
+        reply_to: ['replies@example.test'],
+        tags: { plan: 'pro' },
+      });
       expect(res.status, res.text).to.equal(202);
       const e = res.body;
       expect(e.id).to.match(/^msg_[0-9a-z]{26}$/);
-      expect(e).to.include({ object: 'email', status: 'queued', attempts: 0, simulated: true, environment: 'test', subject: 'Hello', template_id: null, provider_message_id: null, scheduled_at: null });
+      expect(e).to.include({
+        object: 'email',
+        status: 'queued',
+        attempts: 0,
+        simulated: true,
+        environment: 'test',
+        subject: 'Hello',
+        template_id: null,
+        provider_message_id: null,
+        scheduled_at: null,
+      });
       expect(e.request_id).to.equal(res.headers.get('request-id'));
       expect(e.to).to.deep.equal(base.to);
       expect(e.cc).to.deep.equal(['Carol <carol@example.test>']);
       expect(e.bcc).to.deep.equal(['dave@example.test']);
       expect(e.reply_to).to.deep.equal(['replies@example.test']);
       expect(e.tags).to.deep.equal({ plan: 'pro' });
-      expect(e.recipients.map((r: { address: string; kind: string; status: string }) => `${r.kind}:${r.address}:${r.status}`)).to.deep.equal([
-        `to:delivered@${SIM}:queued`,
-        'cc:carol@example.test:queued',
-        'bcc:dave@example.test:queued',
-      ]);
+      expect(
+        e.recipients.map(
+          (r: { address: string; kind: string; status: string }) => `${r.kind}:${r.address}:${r.status}`,
+        ),
+      ).to.deep.equal([`to:delivered@${SIM}:queued`, 'cc:carol@example.test:queued', 'bcc:dave@example.test:queued']);
       expect(e.created_at).to.match(/\.\d{3}Z$/);
       // the 202 was committed: the email is there to read
       expect((await t.api.get(`/v1/emails/${e.id}`)).body.id).to.equal(e.id);
@@ -155,10 +331,16 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     it('accepts IDN recipient domains, display names, an address of 254 characters and 50 recipients', async function () {
       const to = Array.from({ length: 47 }, (_, i) => `r${i}@example.test`);
       const longest = `${'a'.repeat(254 - '@example.test'.length)}@example.test`;
-      const res = await t.api.post('/v1/emails', { ...base, to: [...to, 'Jörg <joerg@bücher.example>', longest], cc: ['"Last, First" <first@example.test>'] });
+      const res = await t.api.post('/v1/emails', {
+        ...base,
+        to: [...to, 'Jörg <joerg@bücher.example>', longest],
+        cc: ['"Last, First" <first@example.test>'],
+      });
       expect(res.status, res.text).to.equal(202);
       expect(res.body.recipients).to.have.length(50);
-      expect(res.body.recipients.map((r: { address: string }) => r.address)).to.include('joerg@xn--bcher-kva.example').and.to.include(longest);
+      expect(res.body.recipients.map((r: { address: string }) => r.address))
+        .to.include('joerg@xn--bcher-kva.example')
+        .and.to.include(longest);
     });
 
     it('accepts a message at the limits: subject 998, html and text of 1,000,000 characters, 10 attachments', async function () {
@@ -167,7 +349,11 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
         subject: 's'.repeat(998),
         html: `<p>${'h'.repeat(1_000_000 - 7)}</p>`,
         text: 't'.repeat(1_000_000),
-        attachments: Array.from({ length: 10 }, (_, i) => ({ filename: `f${i}.txt`, content: b64(`file ${i}`), ...(i === 0 ? { content_id: 'logo.png', content_type: 'image/png' } : {}) })),
+        attachments: Array.from({ length: 10 }, (_, i) => ({
+          filename: `f${i}.txt`,
+          content: b64(`file ${i}`),
+          ...(i === 0 ? { content_id: 'logo.png', content_type: 'image/png' } : {}),
+        })),
         headers: { 'List-Unsubscribe': '<mailto:unsub@example.test>', 'X-Campaign': 'c1' },
       });
       expect(res.status, res.text.slice(0, 300)).to.equal(202);
@@ -192,7 +378,11 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('403 account_not_approved for a live key of a project not approved', async function () {
       const u = await api.tenant({ approved: false, mode: 'live' });
-      expectError(await u.api.post('/v1/emails', { ...base, to: ['someone@example.test'] }), 403, 'account_not_approved');
+      expectError(
+        await u.api.post('/v1/emails', { ...base, to: ['someone@example.test'] }),
+        403,
+        'account_not_approved',
+      );
       // test keys work meanwhile
       const test = await u.newKey({ mode: 'test' });
       expect((await test.api.post('/v1/emails', base)).status).to.equal(202);
@@ -200,15 +390,30 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('422 domain_not_verified for a live send from a domain that is not verified here', async function () {
       const l = await api.tenant({ mode: 'live' });
-      expectError(await l.api.post('/v1/emails', { ...base, from: 'a@unknown-domain.example' }), 422, 'domain_not_verified');
+      expectError(
+        await l.api.post('/v1/emails', { ...base, from: 'a@unknown-domain.example' }),
+        422,
+        'domain_not_verified',
+      );
       const d = (await l.api.post('/v1/domains', { domain: `pending-${Date.now()}.example` })).body;
       expectError(await l.api.post('/v1/emails', { ...base, from: `a@${d.domain}` }), 422, 'domain_not_verified');
     });
 
     it('422 recipient_suppressed when every recipient is suppressed, and nothing is stored', async function () {
       const s = await api.tenant();
-      for (const a of ['gone@example.test', 'left@example.test']) await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: a, reason: 'manual', emailId: null, createdAt: Date.now() });
-      expectError(await s.api.post('/v1/emails', { ...base, to: ['Gone <GONE@example.test>'], cc: ['left@example.test'] }), 422, 'recipient_suppressed');
+      for (const a of ['gone@example.test', 'left@example.test'])
+        await addSuppression(api.deps.store.knex, {
+          projectId: s.project.id,
+          address: a,
+          reason: 'manual',
+          emailId: null,
+          createdAt: Date.now(),
+        });
+      expectError(
+        await s.api.post('/v1/emails', { ...base, to: ['Gone <GONE@example.test>'], cc: ['left@example.test'] }),
+        422,
+        'recipient_suppressed',
+      );
       expect((await s.api.get('/v1/emails')).body.data).to.have.length(0);
     });
 
@@ -216,7 +421,14 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const l = await api.tenant({ mode: 'live' });
       const domain = `limits-${Date.now()}.example`;
       await api.deps.store.knex('domains').insert({
-        id: `dom_${Date.now().toString(36).padStart(26, '0')}`, project_id: l.project.id, name: domain, status: 'verified', dkim_token: `tok${Date.now()}`, active_selector: 'ph1', created_at: Date.now(), updated_at: Date.now(),
+        id: `dom_${Date.now().toString(36).padStart(26, '0')}`,
+        project_id: l.project.id,
+        name: domain,
+        status: 'verified',
+        dkim_token: `tok${Date.now()}`,
+        active_selector: 'ph1',
+        created_at: Date.now(),
+        updated_at: Date.now(),
       });
       await setProject(api.deps, l.project.id, { limits: { daily: 3 } });
       const live = { ...base, from: `a@${domain}`, to: ['a@example.test', 'b@example.test'] };
@@ -236,11 +448,21 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const key = `order-${Date.now()}`;
       const first = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
       expect(first.status).to.equal(202);
-      const again = await t.api.post('/v1/emails', { text: 'hi', subject: 'Hello', to: base.to, from: base.from }, { 'Idempotency-Key': key });
+      const again = await t.api.post(
+        '/v1/emails',
+        { text: 'hi', subject: 'Hello', to: base.to, from: base.from },
+        { 'Idempotency-Key': key },
+      );
       expect(again.status).to.equal(202);
       expect(again.body.id).to.equal(first.body.id);
-      expectError(await t.api.post('/v1/emails', { ...base, subject: 'Other' }, { 'Idempotency-Key': key }), 409, 'idempotency_conflict');
-      const ids = (await t.api.get('/v1/emails?limit=100')).body.data.filter((e: { id: string }) => e.id === first.body.id);
+      expectError(
+        await t.api.post('/v1/emails', { ...base, subject: 'Other' }, { 'Idempotency-Key': key }),
+        409,
+        'idempotency_conflict',
+      );
+      const ids = (await t.api.get('/v1/emails?limit=100')).body.data.filter(
+        (e: { id: string }) => e.id === first.body.id,
+      );
       expect(ids).to.have.length(1);
     });
 
@@ -256,7 +478,9 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('stores one email for concurrent requests with one key: the others get the original or 409', async function () {
       const key = `burst-${Date.now()}`;
-      const replies = await Promise.all(Array.from({ length: 8 }, () => t.api.post('/v1/emails', base, { 'Idempotency-Key': key })));
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, () => t.api.post('/v1/emails', base, { 'Idempotency-Key': key })),
+      );
       const ok = replies.filter((r) => r.status === 202);
       const conflicts = replies.filter((r) => r.status === 409);
       expect(ok.length + conflicts.length).to.equal(8);
@@ -267,23 +491,45 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     it('frees the key when the request was refused, so that a corrected retry goes through', async function () {
       const key = `fix-${Date.now()}`;
       const s = await api.tenant();
-      await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'x@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
-      expectError(await s.api.post('/v1/emails', { ...base, to: ['x@example.test'] }, { 'Idempotency-Key': key }), 422, 'recipient_suppressed');
-      expect((await s.api.post('/v1/emails', { ...base, to: ['x@example.test'] }, { 'Idempotency-Key': key })).status).to.equal(422);
+      await addSuppression(api.deps.store.knex, {
+        projectId: s.project.id,
+        address: 'x@example.test',
+        reason: 'manual',
+        emailId: null,
+        createdAt: Date.now(),
+      });
+      expectError(
+        await s.api.post('/v1/emails', { ...base, to: ['x@example.test'] }, { 'Idempotency-Key': key }),
+        422,
+        'recipient_suppressed',
+      );
+      expect(
+        (await s.api.post('/v1/emails', { ...base, to: ['x@example.test'] }, { 'Idempotency-Key': key })).status,
+      ).to.equal(422);
     });
   });
 
   describe('suppression list', function () {
     it('skips suppressed recipients with email.suppressed and sends to the others', async function () {
       const s = await api.tenant();
-      await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'blocked@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
+      await addSuppression(api.deps.store.knex, {
+        projectId: s.project.id,
+        address: 'blocked@example.test',
+        reason: 'bounce',
+        emailId: null,
+        createdAt: Date.now(),
+      });
       const res = await s.api.post('/v1/emails', { ...base, to: ['blocked@example.test', `delivered@${SIM}`] });
       expect(res.status).to.equal(202);
-      expect(res.body.recipients.find((r: { address: string }) => r.address === 'blocked@example.test').status).to.equal('suppressed');
+      expect(
+        res.body.recipients.find((r: { address: string }) => r.address === 'blocked@example.test').status,
+      ).to.equal('suppressed');
       const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'accepted');
       expect(done.recipients.map((r: { status: string }) => r.status)).to.deep.equal(['suppressed', 'delivered']);
       const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
-      expect(events.filter((e) => e.type === 'email.suppressed').map((e) => e.recipient)).to.deep.equal(['blocked@example.test']);
+      expect(events.filter((e) => e.type === 'email.suppressed').map((e) => e.recipient)).to.deep.equal([
+        'blocked@example.test',
+      ]);
       // in the order they happened: skipped at the accept, then sent
       expect(events.map((e) => e.type)).to.deep.equal(['email.suppressed', 'email.sent', 'email.delivered']);
       // email.sent names a recipient the provider took, not the skipped one listed first
@@ -295,9 +541,19 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('marks an email suppressed when every recipient was suppressed by the time it left', async function () {
       const s = await api.tenant();
-      const res = await s.api.post('/v1/emails', { ...base, to: ['later@example.test'], scheduled_at: new Date(Date.now() + 1500).toISOString() });
+      const res = await s.api.post('/v1/emails', {
+        ...base,
+        to: ['later@example.test'],
+        scheduled_at: new Date(Date.now() + 1500).toISOString(),
+      });
       expect(res.body.status).to.equal('scheduled');
-      await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'later@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
+      await addSuppression(api.deps.store.knex, {
+        projectId: s.project.id,
+        address: 'later@example.test',
+        reason: 'manual',
+        emailId: null,
+        createdAt: Date.now(),
+      });
       const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'suppressed');
       expect(done.recipients[0].status).to.equal('suppressed');
       // LIFECYCLE: attempts counts transactions started, and none was
@@ -308,8 +564,18 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
 
     it('counts the attempt of a scheduled email when some of its recipients are left to send to', async function () {
       const s = await api.tenant();
-      const res = await s.api.post('/v1/emails', { ...base, to: ['later2@example.test', `delivered@${SIM}`], scheduled_at: new Date(Date.now() + 1500).toISOString() });
-      await addSuppression(api.deps.store.knex, { projectId: s.project.id, address: 'later2@example.test', reason: 'manual', emailId: null, createdAt: Date.now() });
+      const res = await s.api.post('/v1/emails', {
+        ...base,
+        to: ['later2@example.test', `delivered@${SIM}`],
+        scheduled_at: new Date(Date.now() + 1500).toISOString(),
+      });
+      await addSuppression(api.deps.store.knex, {
+        projectId: s.project.id,
+        address: 'later2@example.test',
+        reason: 'manual',
+        emailId: null,
+        createdAt: Date.now(),
+      });
       const done = await waitEmail(s.api, res.body.id, (e) => e.status === 'accepted');
       expect(done.recipients.map((r: { status: string }) => r.status)).to.deep.equal(['suppressed', 'delivered']);
       expect(done.attempts).to.equal(1);
@@ -317,7 +583,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
   });
 
   describe('test-key simulation (CONTRACT §4, LIFECYCLE Test keys)', function () {
-    const sendTo = async (local: string) => (await t.api.post('/v1/emails', { ...base, to: [`${local}@${SIM}`] })).body.id as string;
+    const sendTo = async (local: string) =>
+      (await t.api.post('/v1/emails', { ...base, to: [`${local}@${SIM}`] })).body.id as string;
     const types = async (id: string) => (await eventsOfEmail(api.deps.store.knex, id)).map((e) => e.type);
 
     it('delivered@ → accepted, recipient delivered, email.sent and email.delivered flagged simulated', async function () {
@@ -325,11 +592,18 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const e = await waitEmail(t.api, id, (x) => x.status === 'accepted' && x.recipients[0].status === 'delivered');
       expect(e.attempts).to.equal(1);
       // interface §2.1: set once a provider has the message; the simulator stands for the receiving server
-      expect(e.provider_message_id).to.be.a('string').and.match(/^<.+@.+>$/);
+      expect(e.provider_message_id)
+        .to.be.a('string')
+        .and.match(/^<.+@.+>$/);
       const events = await eventsOfEmail(api.deps.store.knex, id);
       expect(events.map((x) => x.type)).to.deep.equal(['email.sent', 'email.delivered']);
       expect(events.every((x) => x.simulated)).to.equal(true);
-      expect(events[1]!.data).to.include({ email_id: id, environment: 'test', recipient: `delivered@${SIM}`, subject: 'Hello' });
+      expect(events[1]!.data).to.include({
+        email_id: id,
+        environment: 'test',
+        recipient: `delivered@${SIM}`,
+        subject: 'Hello',
+      });
     });
 
     it('bounced@ → failed, recipient bounced Permanent, and the address is not suppressed', async function () {
@@ -354,7 +628,9 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const e = await waitEmail(t.api, id, (x) => x.recipients[0].status === 'delivered', 10_000);
       expect(e.attempts).to.equal(2);
       // accepted on the queue worker's simulated retry: a provider message id all the same
-      expect(e.provider_message_id).to.be.a('string').and.match(/^<.+@.+>$/);
+      expect(e.provider_message_id)
+        .to.be.a('string')
+        .and.match(/^<.+@.+>$/);
       expect(await types(id)).to.deep.equal(['email.delivery_delayed', 'email.sent', 'email.delivered']);
       // the queue worker ended this walk: like test mail that ends at the accept, it leaves no queue row
       expect(await api.deps.store.knex('outbound_queue').where({ email_id: id })).to.deep.equal([]);
@@ -383,11 +659,18 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
         expect(delayed).to.include({ status: 'queued', attempts: 1 });
         expect(delayed.recipients[0].status).to.equal('deferred');
         expect(await types(delayed.id)).to.deep.equal(['email.delivery_delayed']);
-        const [row] = (await alone.deps.store.knex('outbound_queue').where({ email_id: delayed.id })) as Array<{ state: string; next_attempt_at: number }>;
+        const [row] = (await alone.deps.store.knex('outbound_queue').where({ email_id: delayed.id })) as Array<{
+          state: string;
+          next_attempt_at: number;
+        }>;
         expect(row!.state).to.equal('queued');
         expect(Number(row!.next_attempt_at)).to.be.greaterThan(Date.now());
         // scheduled test mail waits for its time
-        const later = await u.api.post('/v1/emails', { ...base, to: [`delivered@${SIM}`], scheduled_at: new Date(Date.now() + 60_000).toISOString() });
+        const later = await u.api.post('/v1/emails', {
+          ...base,
+          to: [`delivered@${SIM}`],
+          scheduled_at: new Date(Date.now() + 60_000).toISOString(),
+        });
         expect((await u.api.get(`/v1/emails/${later.body.id}`)).body).to.include({ status: 'scheduled', attempts: 0 });
       } finally {
         await alone.stop();
@@ -415,7 +698,9 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       expect(res.status).to.equal(202);
       expect(res.body.status).to.equal('scheduled');
       expect(res.body.scheduled_at).to.equal(at.toISOString());
-      expect((await eventsOfEmail(api.deps.store.knex, res.body.id)).map((e) => e.type)).to.deep.equal(['email.scheduled']);
+      expect((await eventsOfEmail(api.deps.store.knex, res.body.id)).map((e) => e.type)).to.deep.equal([
+        'email.scheduled',
+      ]);
       const done = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
       expect(Date.parse(done.updated_at)).to.be.at.least(at.getTime());
       // simulated by the worker when due, and finished: no queue row is left
@@ -423,16 +708,40 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     });
 
     it('reschedules a waiting email, in UTC, within 30 days', async function () {
-      const res = await t.api.post('/v1/emails', { ...base, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+      const res = await t.api.post('/v1/emails', {
+        ...base,
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       const later = new Date(Date.now() + 2 * 86_400_000);
       const offset = later.toISOString().replace('Z', '').slice(0, 19);
       const patched = await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: `${offset}+02:00` });
       expect(patched.status, patched.text).to.equal(200);
-      expect(patched.body).to.deep.equal({ id: res.body.id, status: 'scheduled', scheduled_at: new Date(Date.parse(`${offset}+02:00`)).toISOString() });
+      expect(patched.body).to.deep.equal({
+        id: res.body.id,
+        status: 'scheduled',
+        scheduled_at: new Date(Date.parse(`${offset}+02:00`)).toISOString(),
+      });
       expect((await t.api.get(`/v1/emails/${res.body.id}`)).body.scheduled_at).to.equal(patched.body.scheduled_at);
-      expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() }), 400, 'validation_error', 'scheduled_at');
-      expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: '2020-01-01T00:00:00Z' }), 400, 'validation_error', 'scheduled_at');
-      expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: later.toISOString(), status: 'x' }), 400, 'validation_error', 'status');
+      expectError(
+        await t.api.patch(`/v1/emails/${res.body.id}`, {
+          scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString(),
+        }),
+        400,
+        'validation_error',
+        'scheduled_at',
+      );
+      expectError(
+        await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: '2020-01-01T00:00:00Z' }),
+        400,
+        'validation_error',
+        'scheduled_at',
+      );
+      expectError(
+        await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: later.toISOString(), status: 'x' }),
+        400,
+        'validation_error',
+        'status',
+      );
       expectError(await t.api.patch(`/v1/emails/${res.body.id}`, {}), 400, 'validation_error', 'scheduled_at');
     });
 
@@ -442,18 +751,34 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const res = await t.api.post('/v1/emails', { ...base, scheduled_at: at.toISOString() });
       expect(res.status, res.text).to.equal(202);
       expect(res.body).to.include({ status: 'scheduled', scheduled_at: at.toISOString() });
-      expect((await t.api.get(`/v1/emails/${res.body.id}`)).body).to.include({ status: 'scheduled', scheduled_at: at.toISOString() });
+      expect((await t.api.get(`/v1/emails/${res.body.id}`)).body).to.include({
+        status: 'scheduled',
+        scheduled_at: at.toISOString(),
+      });
       // a minute past the edge: the server's clock runs after this one, so this is past 30 days there too
       const pastEdge = () => new Date(Date.now() + 30 * day + 60_000).toISOString();
-      expectError(await t.api.post('/v1/emails', { ...base, scheduled_at: pastEdge() }), 400, 'validation_error', 'scheduled_at');
+      expectError(
+        await t.api.post('/v1/emails', { ...base, scheduled_at: pastEdge() }),
+        400,
+        'validation_error',
+        'scheduled_at',
+      );
 
-      const soon = await t.api.post('/v1/emails', { ...base, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+      const soon = await t.api.post('/v1/emails', {
+        ...base,
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       const moved = new Date(Date.now() + 29 * day);
       const patched = await t.api.patch(`/v1/emails/${soon.body.id}`, { scheduled_at: moved.toISOString() });
       expect(patched.status, patched.text).to.equal(200);
       expect(patched.body).to.deep.equal({ id: soon.body.id, status: 'scheduled', scheduled_at: moved.toISOString() });
       expect((await t.api.get(`/v1/emails/${soon.body.id}`)).body.scheduled_at).to.equal(moved.toISOString());
-      expectError(await t.api.patch(`/v1/emails/${soon.body.id}`, { scheduled_at: pastEdge() }), 400, 'validation_error', 'scheduled_at');
+      expectError(
+        await t.api.patch(`/v1/emails/${soon.body.id}`, { scheduled_at: pastEdge() }),
+        400,
+        'validation_error',
+        'scheduled_at',
+      );
       // the refused PATCH left the time it had
       expect((await t.api.get(`/v1/emails/${soon.body.id}`)).body.scheduled_at).to.equal(moved.toISOString());
     });
@@ -461,13 +786,28 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
     it('answers 409 not_schedulable once the email is sent', async function () {
       const res = await t.api.post('/v1/emails', base);
       await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
-      expectError(await t.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() }), 409, 'not_schedulable');
+      expectError(
+        await t.api.patch(`/v1/emails/${res.body.id}`, {
+          scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+        }),
+        409,
+        'not_schedulable',
+      );
     });
 
-    it('answers 404 for another project\'s email', async function () {
-      const res = await t.api.post('/v1/emails', { ...base, scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    it("answers 404 for another project's email", async function () {
+      const res = await t.api.post('/v1/emails', {
+        ...base,
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       const other = await api.tenant();
-      expectError(await other.api.patch(`/v1/emails/${res.body.id}`, { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() }), 404, 'not_found');
+      expectError(
+        await other.api.patch(`/v1/emails/${res.body.id}`, {
+          scheduled_at: new Date(Date.now() + 7_200_000).toISOString(),
+        }),
+        404,
+        'not_found',
+      );
       expectError(await other.api.get(`/v1/emails/${res.body.id}`), 404, 'not_found');
     });
   });

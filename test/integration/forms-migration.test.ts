@@ -16,14 +16,24 @@ for (const kind of DATABASE_KINDS) {
         const deps = { store: db.store, clock: systemClock };
         const project = await createProject(deps, { name: 'm', approved: true });
         const topic = await topicService(deps).create(project.id, { name: 'News', default: 'opt_in' });
-        const contact = (await contactService(deps).create(project.id, { email: 'ann@example.com', topics: { [topic.id]: true } }, false)).contact;
+        const contact = (
+          await contactService(deps).create(
+            project.id,
+            { email: 'ann@example.com', topics: { [topic.id]: true } },
+            false,
+          )
+        ).contact;
         const audience = await audienceService(deps).create(project.id, 'Newsletter');
         await audienceService(deps).addContacts(project.id, audience.id, { contact_ids: [contact.id] });
         const { knex } = db.store;
         const rows = async () => ({
           contacts: Number((await knex('contacts').count({ n: '*' }).first())!.n),
-          memberships: Number((await knex('audience_contacts').where({ contact_id: contact.id }).count({ n: '*' }).first())!.n),
-          choices: Number((await knex('contact_topics').where({ contact_id: contact.id }).count({ n: '*' }).first())!.n),
+          memberships: Number(
+            (await knex('audience_contacts').where({ contact_id: contact.id }).count({ n: '*' }).first())!.n,
+          ),
+          choices: Number(
+            (await knex('contact_topics').where({ contact_id: contact.id }).count({ n: '*' }).first())!.n,
+          ),
         });
         expect(await rows()).to.deep.equal({ contacts: 1, memberships: 1, choices: 1 });
         // down to before 0027: every later migration, then 0027 itself

@@ -30,8 +30,14 @@ eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
     files = await startReceiver();
     world.add('hooks.test', 'A', '127.0.0.1');
     // an attachment server that takes its time: the first request is still running when the second arrives
-    files.setBehaviour('/held/', (_req, answer) => setTimeout(() => answer(200, 'a,b\n1,2\n', { 'content-type': 'text/csv' }), 1500));
-    api = await startTestApi(db().store, { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: files.caFile } });
+    files.setBehaviour('/held/', (_req, answer) =>
+      setTimeout(() => answer(200, 'a,b\n1,2\n', { 'content-type': 'text/csv' }), 1500),
+    );
+    api = await startTestApi(db().store, {
+      dns: { resolvers: [world.address] },
+      network: { allow_private: true },
+      webhooks: { ca_file: files.caFile },
+    });
     t = await api.tenant();
   });
   after(async function () {
@@ -59,7 +65,17 @@ eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
   it('lets a retry take over a claim left running by a request that died', async function () {
     const key = `crashed-${Date.now()}`;
     // what an older version killed between its claim and the commit left behind (this version claims nothing before the commit)
-    await api.deps.store.knex('idempotency_keys').insert({ project_id: t.project.id, key, request_hash: 'x'.repeat(64), state: 'running', response_status: null, response_body: null, created_at: Date.now() - 1000 });
+    await api.deps.store
+      .knex('idempotency_keys')
+      .insert({
+        project_id: t.project.id,
+        key,
+        request_hash: 'x'.repeat(64),
+        state: 'running',
+        response_status: null,
+        response_body: null,
+        created_at: Date.now() - 1000,
+      });
     const res = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
     expect(res.status, res.text).to.equal(202);
     expect((await t.api.post('/v1/emails', base, { 'Idempotency-Key': key })).body.id).to.equal(res.body.id);
@@ -79,7 +95,7 @@ eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
 // Only PostgreSQL has several processes on one database (SQLite: one serve owns the data directory).
 if (PG_URL) {
   describe('Idempotency-Key: two processes racing with one key @pg', function () {
-    it('store the email once, and the process that loses the key gives the winner\'s 202', async function () {
+    it("store the email once, and the process that loses the key gives the winner's 202", async function () {
       const db = await freshPg();
       await db.store.migrateLatest();
       // the second process: a pool of its own on the same database
@@ -102,8 +118,16 @@ if (PG_URL) {
             }),
         };
         const logs: string[] = [];
-        const logger = createLogger('warn', new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }));
-        const queue = (store: Store) => new AcceptQueue(store, systemClock, logger, { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+        const logger = createLogger(
+          'warn',
+          new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }),
+        );
+        const queue = (store: Store) =>
+          new AcceptQueue(store, systemClock, logger, {
+            hostname: 'mta.test',
+            routeOf: () => '',
+            writer: new GroupCommit(store),
+          });
         const request: AcceptRequest = {
           project,
           environment: 'test',

@@ -26,7 +26,10 @@ eachDatabase('API keys routes (CONTRACT §5)', (db) => {
     const list = await t.api.get('/v1/api-keys');
     expect(list.text).to.not.include(res.body.key);
     expect(list.text).to.not.include(res.body.key.slice(8, 14));
-    expect(list.body.data.find((k: { id: string }) => k.id === res.body.id)).to.include({ prefix: 'ph_test_', revoked_at: null });
+    expect(list.body.data.find((k: { id: string }) => k.id === res.body.id)).to.include({
+      prefix: 'ph_test_',
+      revoked_at: null,
+    });
   });
 
   it('refuses to grant a scope the creating key lacks', async function () {
@@ -41,7 +44,7 @@ eachDatabase('API keys routes (CONTRACT §5)', (db) => {
     expectError(await t.api.post('/v1/api-keys', { mode: 'live' }), 403, 'forbidden');
   });
 
-  it('gives a new key the creating key\'s mode and scopes by default', async function () {
+  it("gives a new key the creating key's mode and scopes by default", async function () {
     const t = await api.tenant({ scopes: ['keys:manage', 'emails:read'] });
     const res = await t.api.post('/v1/api-keys', {});
     expect(res.status).to.equal(201);
@@ -49,7 +52,7 @@ eachDatabase('API keys routes (CONTRACT §5)', (db) => {
     expect(res.body.scopes).to.deep.equal(['keys:manage', 'emails:read']);
   });
 
-  it('revokes a key at once, and keeps another project\'s keys out of reach (404, not listed)', async function () {
+  it("revokes a key at once, and keeps another project's keys out of reach (404, not listed)", async function () {
     const a = await api.tenant();
     const b = await api.tenant();
     const victim = await a.newKey({ scopes: ['emails:read'] });

@@ -55,7 +55,11 @@ async function startApp(): Promise<{ url: string; hits: Hit[]; secret: { value: 
       const rawBody = Buffer.concat(chunks).toString('utf8');
       const hit: Hit = { path: req.url ?? '', headers: req.headers, rawBody, verified: null, error: null };
       try {
-        hit.verified = stripe.webhooks.constructEvent(rawBody, req.headers['service-signature'] as string, secret.value) as unknown as Hit['verified'];
+        hit.verified = stripe.webhooks.constructEvent(
+          rawBody,
+          req.headers['service-signature'] as string,
+          secret.value,
+        ) as unknown as Hit['verified'];
       } catch (e) {
         hit.error = (e as Error).message;
       }
@@ -83,7 +87,10 @@ interface ListenProcess {
 /** `posthorn listen …` with only the POSTHORN_ variables given (none of the developer's shell). */
 function listen(args: string[], env: Record<string, string>): ListenProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('POSTHORN_')));
-  const child = spawn(process.execPath, [BIN, 'listen', ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'listen', ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -128,8 +135,10 @@ describe('posthorn listen (docs/webhooks.md)', function () {
   const endpointIds = async () => ((await api.get('/v1/webhooks')).body.data as Array<{ id: string }>).map((e) => e.id);
 
   async function projectKey(name: string): Promise<string> {
-    const project = (await runCli(['project', 'create', '--name', name, '--approved', '--json', '--config', config])).json;
-    return (await runCli(['key', 'create', '--project', project.id, '--mode', 'test', '--json', '--config', config])).json.key as string;
+    const project = (await runCli(['project', 'create', '--name', name, '--approved', '--json', '--config', config]))
+      .json;
+    return (await runCli(['key', 'create', '--project', project.id, '--mode', 'test', '--json', '--config', config]))
+      .json.key as string;
   }
 
   before(async function () {
@@ -151,7 +160,7 @@ describe('posthorn listen (docs/webhooks.md)', function () {
   });
 
   context('with --forward-to a local app', function () {
-    it('forwards every event of a send with the body and signed headers of a real delivery, and prints a line per event with the app\'s status', async function () {
+    it("forwards every event of a send with the body and signed headers of a real delivery, and prints a line per event with the app's status", async function () {
       const app = await startApp();
       try {
         const l = start(['--forward-to', app.url]);
@@ -160,7 +169,11 @@ describe('posthorn listen (docs/webhooks.md)', function () {
         expect(await endpointIds()).to.include(endpointId);
         const emailId = await send();
         const ofEmail = () => app.hits.filter((h) => h.rawBody.includes(emailId));
-        await waitFor(async () => ofEmail().length >= DELIVERED_EVENTS.length, 15_000, 'the events of the send at the app');
+        await waitFor(
+          async () => ofEmail().length >= DELIVERED_EVENTS.length,
+          15_000,
+          'the events of the send at the app',
+        );
         const hits = ofEmail();
         expect(hits.map((h) => h.error)).to.deep.equal(DELIVERED_EVENTS.map(() => null));
         expect(hits.map((h) => h.verified!.type)).to.deep.equal(DELIVERED_EVENTS);
@@ -173,10 +186,22 @@ describe('posthorn listen (docs/webhooks.md)', function () {
           expect(h.verified!.data.email_id).to.equal(emailId);
         }
         // one line per event, with the app's status code
-        await waitFor(async () => DELIVERED_EVENTS.every((t) => new RegExp(`${t.replace('.', '\\.')} +${emailId} +delivered@${SIM} +→ 202`).test(l.stdout())), 5_000, `a line per event:\n${l.stdout()}`);
+        await waitFor(
+          async () =>
+            DELIVERED_EVENTS.every((t) =>
+              new RegExp(`${t.replace('.', '\\.')} +${emailId} +delivered@${SIM} +→ 202`).test(l.stdout()),
+            ),
+          5_000,
+          `a line per event:\n${l.stdout()}`,
+        );
         // the appliance's delivery log shows the endpoint's attempts as any other's
-        const log = (await api.get(`/v1/webhooks/${endpointId}/deliveries`)).body.data as Array<{ status: string; last_status_code: number }>;
-        expect(log.map((d) => [d.status, d.last_status_code])).to.deep.equal(DELIVERED_EVENTS.map(() => ['succeeded', 200]));
+        const log = (await api.get(`/v1/webhooks/${endpointId}/deliveries`)).body.data as Array<{
+          status: string;
+          last_status_code: number;
+        }>;
+        expect(log.map((d) => [d.status, d.last_status_code])).to.deep.equal(
+          DELIVERED_EVENTS.map(() => ['succeeded', 200]),
+        );
 
         l.child.kill('SIGTERM');
         expect(await l.exited).to.equal(0);
@@ -192,7 +217,11 @@ describe('posthorn listen (docs/webhooks.md)', function () {
       const l = start(['--forward-to', app.url]);
       const { endpointId } = await ready(l);
       const emailId = await send();
-      await waitFor(async () => new RegExp(`email\\.delivered +${emailId} .*→ error: ECONNREFUSED`).test(l.stdout()), 15_000, `the error on the event's line:\n${l.stdout()}`);
+      await waitFor(
+        async () => new RegExp(`email\\.delivered +${emailId} .*→ error: ECONNREFUSED`).test(l.stdout()),
+        15_000,
+        `the error on the event's line:\n${l.stdout()}`,
+      );
       expect(await endpointIds()).to.include(endpointId);
     });
   });
@@ -213,10 +242,17 @@ describe('posthorn listen (docs/webhooks.md)', function () {
       const l = start([]);
       const json = start(['--json']);
       const { endpointId } = await ready(l);
-      const jsonId = await waitFor(async () => (json.stdout().includes('\n') ? (JSON.parse(json.stdout().split('\n')[0]!).endpoint_id as string) : null), 15_000, 'the first JSON line');
+      const jsonId = await waitFor(
+        async () =>
+          json.stdout().includes('\n') ? (JSON.parse(json.stdout().split('\n')[0]!).endpoint_id as string) : null,
+        15_000,
+        'the first JSON line',
+      );
       for (const id of [endpointId, jsonId]) expect((await api.delete(`/v1/webhooks/${id}`)).status).to.equal(200);
       expect(await l.exited).to.equal(1);
-      expect(l.stderr()).to.include(`the endpoint was deleted (by DELETE /v1/webhooks/${endpointId} or the dashboard); posthorn listen stopped`);
+      expect(l.stderr()).to.include(
+        `the endpoint was deleted (by DELETE /v1/webhooks/${endpointId} or the dashboard); posthorn listen stopped`,
+      );
       expect(await json.exited).to.equal(1);
       expect(JSON.parse(json.stderr()).error.code).to.equal('endpoint_deleted');
     });
@@ -233,13 +269,27 @@ describe('posthorn listen (docs/webhooks.md)', function () {
   context('--events and --json', function () {
     it('gets only the named types, one JSON document per line: the payload and its headers', async function () {
       const l = start(['--events', 'email.delivered', '--json']);
-      const first = await waitFor(async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null), 15_000, 'the first JSON line');
+      const first = await waitFor(
+        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null),
+        15_000,
+        'the first JSON line',
+      );
       expect(first).to.include({ object: 'listen', forward_to: null });
       expect(first.secret).to.match(/^whsec_/);
       expect(first.events).to.deep.equal(['email.delivered']);
       const emailId = await send();
-      const lines = () => l.stdout().trim().split('\n').slice(1).map((s) => JSON.parse(s));
-      await waitFor(async () => lines().some((d) => d.payload.data.email_id === emailId), 15_000, 'the delivered event');
+      const lines = () =>
+        l
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((s) => JSON.parse(s));
+      await waitFor(
+        async () => lines().some((d) => d.payload.data.email_id === emailId),
+        15_000,
+        'the delivered event',
+      );
       // what was sent before it, for the same email, would have come first
       await new Promise((r) => setTimeout(r, 500));
       const ofEmail = lines().filter((d) => d.payload.data.email_id === emailId);
@@ -247,12 +297,18 @@ describe('posthorn listen (docs/webhooks.md)', function () {
       const [doc] = ofEmail;
       expect(doc.headers['Service-Event-Id']).to.equal(doc.payload.id);
       expect(doc.headers['Service-Signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
-      expect(stripe.webhooks.constructEvent(JSON.stringify(doc.payload), doc.headers['Service-Signature'], first.secret).id).to.equal(doc.payload.id);
+      expect(
+        stripe.webhooks.constructEvent(JSON.stringify(doc.payload), doc.headers['Service-Signature'], first.secret).id,
+      ).to.equal(doc.payload.id);
     });
 
     it('without --events subscribes to what an endpoint created without events gets', async function () {
       const l = start(['--json']);
-      const first = await waitFor(async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null), 15_000, 'the first JSON line');
+      const first = await waitFor(
+        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null),
+        15_000,
+        'the first JSON line',
+      );
       expect(first.events).to.deep.equal([...DEFAULT_SUBSCRIPTION]);
     });
   });
@@ -287,11 +343,26 @@ describe('posthorn listen (docs/webhooks.md)', function () {
     });
 
     it('the public create and update still take https urls only: no listen marker', async function () {
-      expectError(await api.post('/v1/webhooks', { url: 'posthorn-listen:whe_01m8kgqmmt0epte9am8zd0vh33' }), 400, 'validation_error', 'url');
+      expectError(
+        await api.post('/v1/webhooks', { url: 'posthorn-listen:whe_01m8kgqmmt0epte9am8zd0vh33' }),
+        400,
+        'validation_error',
+        'url',
+      );
       const l = start([]);
       const { endpointId } = await ready(l);
-      expectError(await api.patch(`/v1/webhooks/${endpointId}`, { url: `posthorn-listen:${endpointId}x` }), 400, 'validation_error', 'url');
-      expectError(await api.patch(`/v1/webhooks/${endpointId}`, { url: 'http://127.0.0.1:9/hook' }), 400, 'validation_error', 'url');
+      expectError(
+        await api.patch(`/v1/webhooks/${endpointId}`, { url: `posthorn-listen:${endpointId}x` }),
+        400,
+        'validation_error',
+        'url',
+      );
+      expectError(
+        await api.patch(`/v1/webhooks/${endpointId}`, { url: 'http://127.0.0.1:9/hook' }),
+        400,
+        'validation_error',
+        'url',
+      );
     });
   });
 });
@@ -322,7 +393,9 @@ describe('posthorn serve on SQLite and leftover listen endpoints', function () {
 
 /** GET /v1/webhooks/{id}/listen read as the CLI reads it. */
 async function openStream(baseUrl: string, key: string, endpointId: string) {
-  const res = await fetch(`${baseUrl}/v1/webhooks/${endpointId}/listen`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${baseUrl}/v1/webhooks/${endpointId}/listen`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   const frames: ListenFrame[] = [];
   let text = '';
   const reader = new EventStreamReader();
@@ -343,21 +416,36 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
 
   before(async function () {
     // allow_private: an https endpoint at localhost, which is no listen endpoint
-    api = await startTestApi(db().store, { network: { allow_private: true }, webhooks: { retry_schedule: ['0s', '1s', '1s', '1s'] } }, { roles: { mta: true, webhooks: true } });
+    api = await startTestApi(
+      db().store,
+      { network: { allow_private: true }, webhooks: { retry_schedule: ['0s', '1s', '1s', '1s'] } },
+      { roles: { mta: true, webhooks: true } },
+    );
     t = await api.tenant();
   });
   after(async function () {
     await api.stop();
   });
 
-  const deliveriesOf = async (endpointId: string) => (await t.api.get(`/v1/webhooks/${endpointId}/deliveries`)).body.data as Array<{ status: string; attempts: number; last_status_code: number | null; last_error: string | null; event_id: string }>;
+  const deliveriesOf = async (endpointId: string) =>
+    (await t.api.get(`/v1/webhooks/${endpointId}/deliveries`)).body.data as Array<{
+      status: string;
+      attempts: number;
+      last_status_code: number | null;
+      last_error: string | null;
+      event_id: string;
+    }>;
 
   it('fails an attempt while no stream is connected and retries it on schedule: it arrives once the stream is open', async function () {
     const e = (await t.api.post('/v1/webhooks/listen', { events: ['email.delivered'] })).body;
     expect(e.url).to.equal(`posthorn-listen:${e.id}`);
     expect(e.secret).to.match(/^whsec_/);
     await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 'Early', text: 'x' });
-    const failed = await waitFor(async () => (await deliveriesOf(e.id)).find((d) => d.attempts >= 1) ?? null, 10_000, 'a first attempt');
+    const failed = await waitFor(
+      async () => (await deliveriesOf(e.id)).find((d) => d.attempts >= 1) ?? null,
+      10_000,
+      'a first attempt',
+    );
     expect(failed.last_error).to.equal('no posthorn listen is connected to this endpoint');
     const stream = await openStream(api.baseUrl, t.key, e.id);
     expect(stream.res.status).to.equal(200);
@@ -366,7 +454,11 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
     const [frame] = stream.frames;
     expect(JSON.parse(frame!.body).id).to.equal(failed.event_id);
     expect(frame!.headers['Service-Delivery-Attempt']).to.equal(String(failed.attempts + 1));
-    await waitFor(async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded', 5_000, 'the delivery recorded as succeeded');
+    await waitFor(
+      async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded',
+      5_000,
+      'the delivery recorded as succeeded',
+    );
     // a DELETE ends the stream
     expect((await t.api.delete(`/v1/webhooks/${e.id}`)).status).to.equal(200);
     await stream.ended;
@@ -376,12 +468,16 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
     const e = (await t.api.post('/v1/webhooks/listen', {})).body;
     expect(e.events).to.deep.equal([...DEFAULT_SUBSCRIPTION]);
     const controller = new AbortController();
-    const res = await fetch(`${api.baseUrl}/v1/webhooks/${e.id}/listen`, { headers: { authorization: `Bearer ${t.key}` }, signal: controller.signal });
+    const res = await fetch(`${api.baseUrl}/v1/webhooks/${e.id}/listen`, {
+      headers: { authorization: `Bearer ${t.key}` },
+      signal: controller.signal,
+    });
     expect(res.status).to.equal(200);
     controller.abort();
     await waitFor(async () => (await t.api.get(`/v1/webhooks/${e.id}`)).status === 404, 5_000, 'the endpoint deleted');
     expectError(await t.api.get('/v1/webhooks/whe_01m8kgqmmt0epte9am8zd0vh33/listen'), 404, 'not_found');
-    const https = (await t.api.post('/v1/webhooks', { url: 'https://localhost/hook', events: ['domain.delisted'] })).body;
+    const https = (await t.api.post('/v1/webhooks', { url: 'https://localhost/hook', events: ['domain.delisted'] }))
+      .body;
     expectError(await t.api.get(`/v1/webhooks/${https.id}/listen`), 409, 'conflict');
   });
 
@@ -395,7 +491,9 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
       made.push(res.body.id as string);
     }
     const error = expectError(await u.api.post('/v1/webhooks/listen', {}), 409, 'conflict');
-    expect(error.message).to.include('10 posthorn listen endpoints open').and.include('deleted when its posthorn listen stops');
+    expect(error.message)
+      .to.include('10 posthorn listen endpoints open')
+      .and.include('deleted when its posthorn listen stops');
     // another project has its own ten
     expect((await t.api.post('/v1/webhooks/listen', {})).status).to.equal(201);
     expect((await u.api.delete(`/v1/webhooks/${made[0]}`)).status).to.equal(200);
@@ -403,15 +501,25 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
   });
 
   it('refuses unknown fields and event types in the create', async function () {
-    expectError(await t.api.post('/v1/webhooks/listen', { url: 'https://hooks.example.com' }), 400, 'validation_error', 'url');
+    expectError(
+      await t.api.post('/v1/webhooks/listen', { url: 'https://hooks.example.com' }),
+      400,
+      'validation_error',
+      'url',
+    );
     expectError(await t.api.post('/v1/webhooks/listen', { events: ['email.nope'] }), 400, 'validation_error');
   });
 });
 
 /** The API alone, in this process, with a ListenHub of short periods: what takes 15 s and 60 s in serve takes a fraction of a second. */
 async function startWithHub(store: Store, limits: Partial<ListenLimits>) {
-  const config = buildConfig({ data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' } }, null);
-  const core = buildCore(config, store, silentLogger(), systemClock, { listenHub: new ListenHub(silentLogger(), limits) });
+  const config = buildConfig(
+    { data_dir: '/nonexistent', limits: { requests_per_second: 10_000 }, log: { level: 'silent' } },
+    null,
+  );
+  const core = buildCore(config, store, silentLogger(), systemClock, {
+    listenHub: new ListenHub(silentLogger(), limits),
+  });
   const running = await startRoles(config, core, { api: true }, { host: '127.0.0.1', port: 0 });
   return { baseUrl: `http://127.0.0.1:${running.api!.port}`, deps: core.deps, stop: () => running.stop() };
 }
@@ -484,7 +592,11 @@ eachDatabase('the listen routes: revocation, suspension and the unconnected endp
     const idle = (await a.api.post('/v1/webhooks/listen', {})).body.id as string;
     const { id: connected, stream } = await listening(a);
     expect((await a.api.get(`/v1/webhooks/${idle}`)).status).to.equal(200);
-    await waitFor(async () => (await a.api.get(`/v1/webhooks/${idle}`)).status === 404, 5 * CONNECT_WITHIN_MS, 'the unconnected endpoint deleted');
+    await waitFor(
+      async () => (await a.api.get(`/v1/webhooks/${idle}`)).status === 404,
+      5 * CONNECT_WITHIN_MS,
+      'the unconnected endpoint deleted',
+    );
     await new Promise((r) => setTimeout(r, CONNECT_WITHIN_MS));
     expect((await a.api.get(`/v1/webhooks/${connected}`)).status).to.equal(200);
     expect(await endsWithin(stream, 10)).to.equal(false);

@@ -28,22 +28,33 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
    * once it holds `n` lines: lines are written about a second after their request.
    */
   const logsOf = (t: { api: { get(p: string): Promise<Reply> } }, n: number) =>
-    waitFor(async () => {
-      const r = await t.api.get('/v1/logs?limit=100');
-      const lines = r.body.data.filter((l: { path: string }) => l.path !== '/v1/logs');
-      return lines.length >= n ? lines : null;
-    }, 5_000, `${n} log lines`);
+    waitFor(
+      async () => {
+        const r = await t.api.get('/v1/logs?limit=100');
+        const lines = r.body.data.filter((l: { path: string }) => l.path !== '/v1/logs');
+        return lines.length >= n ? lines : null;
+      },
+      5_000,
+      `${n} log lines`,
+    );
 
   it('shows each request made with a key: method, path without the query, status, request id, key id, duration; never bodies or the key', async function () {
     const t = await api.tenant();
-    const sent = await t.api.post('/v1/emails', { from: 'a@example.test', to: ['secret-recipient@example.test'], subject: 'very private subject', text: 't' });
+    const sent = await t.api.post('/v1/emails', {
+      from: 'a@example.test',
+      to: ['secret-recipient@example.test'],
+      subject: 'very private subject',
+      text: 't',
+    });
     expect(sent.status).to.equal(202);
     const bad = await t.api.post('/v1/emails', { from: 'a@example.test' });
     expect(bad.status).to.equal(400);
     const missing = await t.api.get('/v1/emails/msg_00000000000000000000000000?token=hush');
     expect(missing.status).to.equal(404);
     const lines = await logsOf(t, 3);
-    expect(lines.slice(0, 3).map((l: { method: string; path: string; status: number }) => [l.method, l.path, l.status])).to.deep.equal([
+    expect(
+      lines.slice(0, 3).map((l: { method: string; path: string; status: number }) => [l.method, l.path, l.status]),
+    ).to.deep.equal([
       ['GET', '/v1/emails/msg_00000000000000000000000000', 404],
       ['POST', '/v1/emails', 400],
       ['POST', '/v1/emails', 202],
@@ -53,7 +64,8 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     expect(lines[2].duration_ms).to.be.a('number').at.least(0);
     expect(Date.parse(lines[2].created_at)).to.be.closeTo(Date.now(), 60_000);
     const text = JSON.stringify(lines);
-    for (const secret of ['secret-recipient', 'very private subject', 'hush', t.key]) expect(text).to.not.include(secret);
+    for (const secret of ['secret-recipient', 'very private subject', 'hush', t.key])
+      expect(text).to.not.include(secret);
   });
 
   it('filters by status class or status and by path, pages newest first, and shows a project only its own requests', async function () {
@@ -65,8 +77,17 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     const all = await logsOf(t, 6);
     expect(all).to.have.length(6);
     const paths = (q: string) =>
-      t.api.get(`/v1/logs?${q}`).then((r) => r.body.data.filter((l: { path: string }) => l.path !== '/v1/logs').map((l: { path: string; status: number }) => `${l.status} ${l.path}`));
-    expect(await paths('status=4xx')).to.deep.equal(['404 /v1/nothing-here', '404 /v1/emails/msg_00000000000000000000000000']);
+      t.api
+        .get(`/v1/logs?${q}`)
+        .then((r) =>
+          r.body.data
+            .filter((l: { path: string }) => l.path !== '/v1/logs')
+            .map((l: { path: string; status: number }) => `${l.status} ${l.path}`),
+        );
+    expect(await paths('status=4xx')).to.deep.equal([
+      '404 /v1/nothing-here',
+      '404 /v1/emails/msg_00000000000000000000000000',
+    ]);
     expect(await paths('status=404&path=/v1/emails')).to.deep.equal(['404 /v1/emails/msg_00000000000000000000000000']);
     expect(await paths('path=/v1/emails')).to.have.length(4);
     expect(await paths('path=/v1/email')).to.have.length(0);
@@ -85,7 +106,9 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     const other = await api.tenant();
     await other.api.get('/v1/templates');
     const theirs = await logsOf(other, 1);
-    expect(theirs.map((l: { key_id: string; path: string }) => [l.key_id, l.path])).to.deep.equal([[other.keyId, '/v1/templates']]);
+    expect(theirs.map((l: { key_id: string; path: string }) => [l.key_id, l.path])).to.deep.equal([
+      [other.keyId, '/v1/templates'],
+    ]);
   });
 
   it('needs a key with logs:read, and refuses bad filters naming the field', async function () {
@@ -107,7 +130,12 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     try {
       await t.api.get('/v1/emails');
       await logsOf(t, 2);
-      const logs = new RequestLogService({ store: api.deps.store, writer: new GroupCommit(api.deps.store), clock: { now: () => Date.now() + offset }, logger: silentLogger() });
+      const logs = new RequestLogService({
+        store: api.deps.store,
+        writer: new GroupCommit(api.deps.store),
+        clock: { now: () => Date.now() + offset },
+        logger: silentLogger(),
+      });
       expect(await logs.prune(14 * DAY)).to.be.at.least(1);
       const left = (await logsOf(t, 1)).map((l: { path: string }) => l.path);
       expect(left).to.include('/v1/emails');
@@ -128,10 +156,14 @@ describe('request logs in posthorn serve (issue 23)', function () {
     const api = client(first.baseUrl, key);
     try {
       await api.get('/v1/domains');
-      const lines = await waitFor(async () => {
-        const data = (await api.get('/v1/logs')).body.data as Array<{ path: string }>;
-        return data.some((l) => l.path === '/v1/domains') ? data : null;
-      }, 5_000, 'the request in the log');
+      const lines = await waitFor(
+        async () => {
+          const data = (await api.get('/v1/logs')).body.data as Array<{ path: string }>;
+          return data.some((l) => l.path === '/v1/domains') ? data : null;
+        },
+        5_000,
+        'the request in the log',
+      );
       expect(lines.find((l) => l.path === '/v1/domains')).to.include({ method: 'GET', status: 200 });
       // answered, then SIGTERM at once: its line is written before the process ends
       expect((await api.get('/v1/templates')).status).to.equal(200);
@@ -140,7 +172,9 @@ describe('request logs in posthorn serve (issue 23)', function () {
     }
     const second = await startServe(path);
     try {
-      const paths = (await client(second.baseUrl, key).get('/v1/logs?limit=100')).body.data.map((l: { path: string }) => l.path);
+      const paths = (await client(second.baseUrl, key).get('/v1/logs?limit=100')).body.data.map(
+        (l: { path: string }) => l.path,
+      );
       expect(paths).to.include('/v1/templates');
     } finally {
       await second.stop();

@@ -25,7 +25,16 @@ describe('the names of GET /metrics in posthorn serve', function () {
     app = await startServe(path, {}, 30_000);
     // series in every family that has labels: a request, an accepted email
     const key = app.output().match(/ph_test_[A-Za-z0-9]{40}/)![0];
-    expect((await client(app.baseUrl, key).post('/v1/emails', { from: 'app@example.test', to: ['a@example.test'], subject: 's', text: 't' })).status).to.equal(202);
+    expect(
+      (
+        await client(app.baseUrl, key).post('/v1/emails', {
+          from: 'app@example.test',
+          to: ['a@example.test'],
+          subject: 's',
+          text: 't',
+        })
+      ).status,
+    ).to.equal(202);
     await fetch(`${app.baseUrl}/metrics`);
     const res = await fetch(`${app.baseUrl}/metrics`);
     expect(res.status).to.equal(200);
@@ -40,9 +49,12 @@ describe('the names of GET /metrics in posthorn serve', function () {
     const types = familyTypes(text);
     expect(types.get('process_cpu_seconds_total'), 'the default metrics are there').to.equal('counter');
     expect(types.get('nodejs_active_handles'), 'the handles by type stay').to.equal('gauge');
-    const wrong = [...types].filter(([name, type]) => (type === 'counter') !== name.endsWith('_total')).map(([name, type]) => `${name} (${type})`);
+    const wrong = [...types]
+      .filter(([name, type]) => (type === 'counter') !== name.endsWith('_total'))
+      .map(([name, type]) => `${name} (${type})`);
     expect(wrong).to.deep.equal([]);
-    for (const type of new Set(types.values())) expect(['counter', 'gauge', 'histogram', 'summary'], type).to.include(type);
+    for (const type of new Set(types.values()))
+      expect(['counter', 'gauge', 'histogram', 'summary'], type).to.include(type);
   });
 
   it('pass `promtool check metrics` (Debian: apt-get install prometheus; .ci/run installs it)', function () {

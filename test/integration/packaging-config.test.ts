@@ -26,7 +26,9 @@ describe('packaged configuration', function () {
 
     it('keeps its data in the one folder the systemd unit lets the service write', function () {
       const c = loadConfig({ path: PRODUCTION, env: {} });
-      expect(c.dataDir).to.equal(`/var/lib/${readUnit(packagingFile('posthorn.service')).get('Service.StateDirectory')![0]}`);
+      expect(c.dataDir).to.equal(
+        `/var/lib/${readUnit(packagingFile('posthorn.service')).get('Service.StateDirectory')![0]}`,
+      );
     });
   });
 
@@ -48,7 +50,8 @@ describe('packaged configuration', function () {
   });
 
   context('the compose file (packaging/compose.yaml)', function () {
-    const start = (vars: Record<string, string>) => loadConfig({ env: { ...dockerEnv(DOCKERFILE), ...composeEnv(COMPOSE, 'posthorn', vars) } });
+    const start = (vars: Record<string, string>) =>
+      loadConfig({ env: { ...dockerEnv(DOCKERFILE), ...composeEnv(COMPOSE, 'posthorn', vars) } });
 
     it('starts on SQLite without TLS when nothing is set', function () {
       const c = start({});
@@ -58,7 +61,13 @@ describe('packaged configuration', function () {
     });
 
     it('with the postgres profile, reaches the database the postgres service creates', function () {
-      const vars = { POSTHORN_DATABASE_CLIENT: 'pg', POSTGRES_PASSWORD: 'Xq7p2Lw9', POSTHORN_TLS_KEY: '/etc/posthorn/tls/privkey.pem', POSTHORN_TLS_CERT: '/etc/posthorn/tls/fullchain.pem', POSTHORN_PUBLIC_URL: 'https://mail.example.com' };
+      const vars = {
+        POSTHORN_DATABASE_CLIENT: 'pg',
+        POSTGRES_PASSWORD: 'Xq7p2Lw9',
+        POSTHORN_TLS_KEY: '/etc/posthorn/tls/privkey.pem',
+        POSTHORN_TLS_CERT: '/etc/posthorn/tls/fullchain.pem',
+        POSTHORN_PUBLIC_URL: 'https://mail.example.com',
+      };
       const c = start(vars);
       expect(c.database.client).to.equal('pg');
       expect(c.smtp.tls).to.deep.equal({ key: vars.POSTHORN_TLS_KEY, cert: vars.POSTHORN_TLS_CERT });

@@ -1,13 +1,31 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, posix, relative } from 'node:path';
 import YAML from 'yaml';
 import { PACKAGE_ROOT } from '../../src/config/package-root.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
-import { childEnv, dockerEnv, packagingFile, packRelease, provideSqliteAddon, run, versionOf } from '../helpers/packaging.js';
+import {
+  childEnv,
+  dockerEnv,
+  packagingFile,
+  packRelease,
+  provideSqliteAddon,
+  run,
+  versionOf,
+} from '../helpers/packaging.js';
 
 // The two ways the appliance leaves the checkout, each laid out as it ships
 // and started, and asked for everything it reads from its package's root
@@ -25,8 +43,14 @@ const filesUnder = (dir: string): string[] =>
     .map((e) => relative(PACKAGE_ROOT, join(e.parentPath, e.name)));
 
 /** Read from the package's root at run time: every one must be in the image and in the npm package. */
-const RUNTIME_FILES = ['package.json', 'bin/run.js', 'dist/src/main.js', 'dist/migrations/index.js', ...filesUnder('config'), ...filesUnder('assets')];
-
+const RUNTIME_FILES = [
+  'package.json',
+  'bin/run.js',
+  'dist/src/main.js',
+  'dist/migrations/index.js',
+  ...filesUnder('config'),
+  ...filesUnder('assets'),
+];
 
 interface Stage {
   name: string | null;
@@ -93,7 +117,9 @@ function dockerIgnored(): (path: string) => boolean {
     .split('\n')
     .map((l) => l.trim().replace(/\/$/, ''))
     .filter((l) => l && !l.startsWith('#'));
-  const regexps = patterns.map((p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`));
+  const regexps = patterns.map(
+    (p) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/|$)`),
+  );
   return (path) => regexps.some((r) => r.test(path.replace(/^\.\//, '')));
 }
 
@@ -114,8 +140,14 @@ function layOutImage(root: string): { workdir: string; cmd: string[] } {
   for (const stage of stages) {
     for (const copy of copiesOf(stage).filter((c) => c.from === null)) {
       for (const source of copy.sources) {
-        expect(ignored(source), `${source} (COPY in the stage ${stage.name ?? 'last'}) is kept out of the build context by .dockerignore`).to.equal(false);
-        expect(existsSync(join(PACKAGE_ROOT, source)), `${source} (COPY in the stage ${stage.name ?? 'last'}) is in the checkout`).to.equal(true);
+        expect(
+          ignored(source),
+          `${source} (COPY in the stage ${stage.name ?? 'last'}) is kept out of the build context by .dockerignore`,
+        ).to.equal(false);
+        expect(
+          existsSync(join(PACKAGE_ROOT, source)),
+          `${source} (COPY in the stage ${stage.name ?? 'last'}) is in the checkout`,
+        ).to.equal(true);
       }
     }
   }
@@ -128,11 +160,15 @@ function layOutImage(root: string): { workdir: string; cmd: string[] } {
         const stage = stages.find((s) => s.name === copy.from);
         expect(stage, `the stage ${copy.from}`).to.not.equal(undefined);
         const stageDir = workdirOf(stage!);
-        expect(source.startsWith(`${stageDir}/`), `${source} is under the build stage's WORKDIR ${stageDir}`).to.equal(true);
+        expect(source.startsWith(`${stageDir}/`), `${source} is under the build stage's WORKDIR ${stageDir}`).to.equal(
+          true,
+        );
         inCheckout = source.slice(stageDir.length + 1);
       }
       const from = join(PACKAGE_ROOT, inCheckout);
-      expect(existsSync(from), `${inCheckout} (COPY ${copy.from ? `--from=${copy.from} ` : ''}${source})`).to.equal(true);
+      expect(existsSync(from), `${inCheckout} (COPY ${copy.from ? `--from=${copy.from} ` : ''}${source})`).to.equal(
+        true,
+      );
       const to = intoFolder ? join(destination, basename(source)) : destination;
       mkdirSync(dirname(to), { recursive: true });
       if (inCheckout === 'node_modules') symlinkSync(from, to, 'dir');
@@ -167,7 +203,11 @@ async function startServing(program: string, args: string[], cwd: string, env: N
   child.stderr.on('data', (d) => (output += d));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const died = exited.then((code) => Promise.reject(new Error(`serve exited with ${code}:\n${output}`)));
-  const listening = waitFor(async () => /"port":(\d+),"msg":"API listening"/.exec(output)?.[1], 30_000, 'the API listening');
+  const listening = waitFor(
+    async () => /"port":(\d+),"msg":"API listening"/.exec(output)?.[1],
+    30_000,
+    'the API listening',
+  );
   try {
     const port = await Promise.race([listening, died]);
     return {
@@ -263,14 +303,24 @@ describe('the shipped appliance: the Docker image and the npm package', function
       // resolved without the lockfile as on an operator's machine, from npm's cache and else the
       // npm registry: 12 to 14 s on two cores, warm cache or cold. --ignore-scripts: better-sqlite3's
       // install script would ask GitHub for a binary; the addon is provided below instead.
-      const install = await run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+      const install = await run(
+        'npm',
+        ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+        { cwd: project },
+      );
       expect(install.code, install.stderr).to.equal(0);
       await provideSqliteAddon(project);
     });
 
     it('ships what the appliance reads at run time, and neither its sources nor its tests', function () {
       for (const f of RUNTIME_FILES) expect(packed, f).to.include(f);
-      expect(packed.filter((f) => /^(src|test|migrations|scripts|bench|docs|node_modules|\.ci)\//.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')))).to.deep.equal([]);
+      expect(
+        packed.filter(
+          (f) =>
+            /^(src|test|migrations|scripts|bench|docs|node_modules|\.ci)\//.test(f) ||
+            (f.endsWith('.ts') && !f.endsWith('.d.ts')),
+        ),
+      ).to.deep.equal([]);
     });
 
     it('answers `npx posthorn --version` from the installed bin', async function () {
@@ -283,8 +333,21 @@ describe('the shipped appliance: the Docker image and the npm package', function
       const config = join(project, 'posthorn.yaml');
       // one object each: YAML.stringify would write a shared one as an anchor and its aliases
       const loopback = () => ({ host: '127.0.0.1', port: 0 });
-      writeFileSync(config, YAML.stringify({ data_dir: './data', http: loopback(), smtp: { inbound: loopback(), submission: loopback() }, blocklists: { lists: [] } }));
-      const app = await startServing(join(project, 'node_modules', '.bin', 'posthorn'), ['serve', '--config', config], project, childEnv());
+      writeFileSync(
+        config,
+        YAML.stringify({
+          data_dir: './data',
+          http: loopback(),
+          smtp: { inbound: loopback(), submission: loopback() },
+          blocklists: { lists: [] },
+        }),
+      );
+      const app = await startServing(
+        join(project, 'node_modules', '.bin', 'posthorn'),
+        ['serve', '--config', config],
+        project,
+        childEnv(),
+      );
       try {
         await expectDashboard(app.baseUrl);
       } finally {

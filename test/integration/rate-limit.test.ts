@@ -30,7 +30,9 @@ describe('per-key rate limit (limits.requests_per_second)', function () {
     const t = await api.tenant();
     const replies: Array<Awaited<ReturnType<typeof t.api.post>>> = [];
     for (let i = 0; i < 4; i++) replies.push(await t.api.post('/v1/verify/batch', { emails: ['not an address'] }));
-    expect(replies.slice(0, 3).map((r) => (r.body as { verifications: { used: number } }).verifications.used)).to.deep.equal([1, 2, 3]);
+    expect(
+      replies.slice(0, 3).map((r) => (r.body as { verifications: { used: number } }).verifications.used),
+    ).to.deep.equal([1, 2, 3]);
     expectError(replies[3]!, 429, 'rate_limited');
     await new Promise((r) => setTimeout(r, Number(replies[3]!.headers.get('retry-after')) * 1000));
     const after = await t.api.post('/v1/verify', { email: 'not an address' });

@@ -83,7 +83,8 @@ describe('README.md, run as printed', function () {
   });
 
   /** The API and the local app where this test has them, in a command and in what it prints. */
-  const atOurPorts = (text: string) => text.replaceAll('localhost:8025', `127.0.0.1:${port}`).replaceAll('localhost:3000', `127.0.0.1:${appPort}`);
+  const atOurPorts = (text: string) =>
+    text.replaceAll('localhost:8025', `127.0.0.1:${port}`).replaceAll('localhost:3000', `127.0.0.1:${appPort}`);
 
   /** The block as this test runs it: in the shell state the blocks before it left. */
   function commandOf(ex: ReadmeExample, ids: Map<string, string>): string {
@@ -142,22 +143,40 @@ describe('README.md, run as printed', function () {
         await new Promise((res) => setTimeout(res, 200));
         missing = missingFrom(atOurPorts(r.ex.shown!), r.out.stdout, new Map(ids));
       }
-      expect(missing, `${where} prints what the README shows; it printed:\n${r.out.stdout}\n${r.out.stderr}`).to.deep.equal([]);
+      expect(
+        missing,
+        `${where} prints what the README shows; it printed:\n${r.out.stdout}\n${r.out.stderr}`,
+      ).to.deep.equal([]);
       r.child.kill('SIGINT');
       const ran = await r.done;
       expect(ran.code, `${where} stops cleanly on Ctrl-C: ${ran.stderr}`).to.equal(0);
       // what it printed as forwarded reached the app, signed
-      if (r.ex.script.includes('--forward-to')) expect(hooks.filter((h) => typeof h.headers['service-signature'] === 'string' && /"type":"email\./.test(h.body))).to.not.be.empty;
+      if (r.ex.script.includes('--forward-to'))
+        expect(
+          hooks.filter((h) => typeof h.headers['service-signature'] === 'string' && /"type":"email\./.test(h.body)),
+        ).to.not.be.empty;
     }
   });
 
   it('the check refuses output that differs from what the README shows', function () {
     const shown = '{"id":"msg_01m8dg35kc29pz2w386qawj2pq","object":"email", … "status":"accepted"}';
     const ids = new Map<string, string>();
-    expect(missingFrom(shown, '{"id":"msg_01m8kgd19r6ztnstns0zkfbzgj","object":"email","status":"queued"}', ids)).to.deep.equal(['"status":"accepted"']);
-    expect(missingFrom(shown, '{"id":"msg_01m8kgd19r6ztnstns0zkfbzgj","object":"email","x":1,"status":"accepted"}', ids)).to.deep.equal([]);
+    expect(
+      missingFrom(shown, '{"id":"msg_01m8kgd19r6ztnstns0zkfbzgj","object":"email","status":"queued"}', ids),
+    ).to.deep.equal(['"status":"accepted"']);
+    expect(
+      missingFrom(shown, '{"id":"msg_01m8kgd19r6ztnstns0zkfbzgj","object":"email","x":1,"status":"accepted"}', ids),
+    ).to.deep.equal([]);
     expect(ids.get('msg_01m8dg35kc29pz2w386qawj2pq')).to.equal('msg_01m8kgd19r6ztnstns0zkfbzgj');
-    expect(withRealIds('curl localhost:8025/v1/emails/msg_01m8dg35kc29pz2w386qawj2pq', ids)).to.equal('curl localhost:8025/v1/emails/msg_01m8kgd19r6ztnstns0zkfbzgj');
-    expect(missingFrom('key           ph_live_…\nmode          live', 'id  key_x\nkey           ph_live_abc\nmode          test\n', new Map())).to.deep.equal(['mode          live']);
+    expect(withRealIds('curl localhost:8025/v1/emails/msg_01m8dg35kc29pz2w386qawj2pq', ids)).to.equal(
+      'curl localhost:8025/v1/emails/msg_01m8kgd19r6ztnstns0zkfbzgj',
+    );
+    expect(
+      missingFrom(
+        'key           ph_live_…\nmode          live',
+        'id  key_x\nkey           ph_live_abc\nmode          test\n',
+        new Map(),
+      ),
+    ).to.deep.equal(['mode          live']);
   });
 });

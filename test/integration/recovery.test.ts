@@ -25,14 +25,45 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
   });
 
   async function leftSubmitting(dataStarted: boolean): Promise<string> {
-    const res = await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' });
+    const res = await t.api.post('/v1/emails', {
+      from: 'a@example.test',
+      to: [`delivered@${SIM}`],
+      subject: 's',
+      text: 't',
+    });
     // what a process killed in the middle of an attempt leaves behind (test mail is simulated as it
     // is stored, and its finished walk keeps no queue row: the row is put back and the outcome undone)
-    const { queue_row_id: rowId } = (await db().store.knex('email_recipients').where({ email_id: res.body.id }).first('queue_row_id')) as { queue_row_id: string };
-    expect(await db().store.knex('outbound_queue').where({ email_id: res.body.id }).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
-    await db().store.knex('outbound_queue').insert({ id: rowId, email_id: res.body.id, project_id: t.project.id, route: '', state: 'submitting', attempts: 1, next_attempt_at: 0, lease_owner: 'dead-process', lease_until: 0, data_started: dataStarted, created_at: 0, updated_at: 0 });
-    await db().store.knex('email_recipients').where({ email_id: res.body.id }).update({ status: 'queued', details: null });
-    await db().store.knex('emails').where({ id: res.body.id }).update({ status: 'submitting', attempts: 1, accepted_at: null });
+    const { queue_row_id: rowId } = (await db()
+      .store.knex('email_recipients')
+      .where({ email_id: res.body.id })
+      .first('queue_row_id')) as { queue_row_id: string };
+    expect(
+      await db().store.knex('outbound_queue').where({ email_id: res.body.id }).count({ n: '*' }).first(),
+    ).to.deep.equal({ n: 0 });
+    await db()
+      .store.knex('outbound_queue')
+      .insert({
+        id: rowId,
+        email_id: res.body.id,
+        project_id: t.project.id,
+        route: '',
+        state: 'submitting',
+        attempts: 1,
+        next_attempt_at: 0,
+        lease_owner: 'dead-process',
+        lease_until: 0,
+        data_started: dataStarted,
+        created_at: 0,
+        updated_at: 0,
+      });
+    await db()
+      .store.knex('email_recipients')
+      .where({ email_id: res.body.id })
+      .update({ status: 'queued', details: null });
+    await db()
+      .store.knex('emails')
+      .where({ id: res.body.id })
+      .update({ status: 'submitting', attempts: 1, accepted_at: null });
     return res.body.id as string;
   }
 

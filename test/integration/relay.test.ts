@@ -20,8 +20,16 @@ describe('relay mode (outbound.mode: relay)', function () {
     api = await startTestApi(
       db.store,
       {
-        outbound: { hostname: 'mta.relay.test', mode: 'relay', relay: { host: '127.0.0.1', port: relay.port, user: 'posthorn', pass: 's3cret' } },
-        dns: { resolvers: [world.address], zone: 'dkim.relay.test', server: { enabled: true, host: '127.0.0.1', port: 0 } },
+        outbound: {
+          hostname: 'mta.relay.test',
+          mode: 'relay',
+          relay: { host: '127.0.0.1', port: relay.port, user: 'posthorn', pass: 's3cret' },
+        },
+        dns: {
+          resolvers: [world.address],
+          zone: 'dkim.relay.test',
+          server: { enabled: true, host: '127.0.0.1', port: 0 },
+        },
       },
       { roles: { mta: true, dns: true } },
     );
@@ -52,9 +60,21 @@ describe('relay mode (outbound.mode: relay)', function () {
     const d = await verifiedDomain(t, world);
     const stamp = Date.now();
     const to = [`one-${stamp}@a.invalid`, `two-${stamp}@b.invalid`];
-    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to, cc: [`three-${stamp}@a.invalid`], subject: 'together', text: 'x' });
-    const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'));
-    const copies = relay.messages.filter((m) => m.envelope.to.some((a) => a.endsWith(`-${stamp}@a.invalid`) || a.endsWith(`-${stamp}@b.invalid`)));
+    const res = await t.api.post('/v1/emails', {
+      from: `a@${d.domain}`,
+      to,
+      cc: [`three-${stamp}@a.invalid`],
+      subject: 'together',
+      text: 'x',
+    });
+    const e = await waitEmail(
+      t.api,
+      res.body.id,
+      (x) => x.status === 'accepted' && x.recipients.every((r: { status: string }) => r.status === 'delivered'),
+    );
+    const copies = relay.messages.filter((m) =>
+      m.envelope.to.some((a) => a.endsWith(`-${stamp}@a.invalid`) || a.endsWith(`-${stamp}@b.invalid`)),
+    );
     expect(copies).to.have.length(1);
     expect(copies[0]!.envelope.to).to.have.members([...to, `three-${stamp}@a.invalid`]);
     expect(copies[0]!.envelope.from).to.equal(`bounce+${res.body.id.slice(4)}@send.${d.domain}`);
@@ -70,5 +90,6 @@ describe('providerQueueId', function () {
     ['250 2.0.0 OK <0102018f.abcd@email.amazonses.com>', '0102018f.abcd@email.amazonses.com'],
     ['250 OK', null],
   ];
-  for (const [reply, id] of cases) it(`reads ${JSON.stringify(reply)}`, () => expect(providerQueueId(reply)).to.equal(id));
+  for (const [reply, id] of cases)
+    it(`reads ${JSON.stringify(reply)}`, () => expect(providerQueueId(reply)).to.equal(id));
 });

@@ -25,7 +25,8 @@ eachDatabase('request input: UTF-8, surrogates, NUL', (db) => {
     await api.stop();
   });
 
-  const emailCount = async () => Number((await api.deps.store.knex('emails').where({ project_id: t.project.id }).count({ n: '*' }))[0]!.n);
+  const emailCount = async () =>
+    Number((await api.deps.store.knex('emails').where({ project_id: t.project.id }).count({ n: '*' }))[0]!.n);
 
   describe('a body that is not valid UTF-8', function () {
     const cases: Array<[string, number[]]> = [
@@ -47,13 +48,19 @@ eachDatabase('request input: UTF-8, surrogates, NUL', (db) => {
 
     it('accepts valid multi-byte UTF-8 and stores it as sent', async function () {
       const subject = 'Grüße 😀 中文';
-      const res = await t.api.raw('POST', '/v1/emails', { body: withSubjectBytes([...Buffer.from(subject)]), headers: JSON_TYPE });
+      const res = await t.api.raw('POST', '/v1/emails', {
+        body: withSubjectBytes([...Buffer.from(subject)]),
+        headers: JSON_TYPE,
+      });
       expect(res.status, res.text).to.equal(202);
       expect((await findEmail(api.deps.store.knex, t.project.id, res.body.id))!.subject).to.equal(subject);
     });
 
     it('refuses invalid UTF-8 on every route that takes a body', async function () {
-      const res = await t.api.raw('POST', '/v1/api-keys', { body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), headers: JSON_TYPE });
+      const res = await t.api.raw('POST', '/v1/api-keys', {
+        body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+        headers: JSON_TYPE,
+      });
       expectError(res, 400, 'validation_error', 'body');
     });
   });
@@ -73,7 +80,12 @@ eachDatabase('request input: UTF-8, surrogates, NUL', (db) => {
         const text = JSON.stringify(body);
         expect(text).to.match(/\\ud[89a-f]/);
         const before = await emailCount();
-        const err = expectError(await t.api.raw('POST', '/v1/emails', { body: text, headers: JSON_TYPE }), 400, 'validation_error', field);
+        const err = expectError(
+          await t.api.raw('POST', '/v1/emails', { body: text, headers: JSON_TYPE }),
+          400,
+          'validation_error',
+          field,
+        );
         expect(err.message).to.match(/lone UTF-16 surrogate/);
         expect(await emailCount()).to.equal(before);
       });
@@ -96,27 +108,71 @@ eachDatabase('request input: UTF-8, surrogates, NUL', (db) => {
   describe('NUL in the subject', function () {
     it('refuses U+0000 in subject with 400 validation_error naming subject, as in headers', async function () {
       const before = await emailCount();
-      const err = expectError(await t.api.post('/v1/emails', { ...base, subject: 'before\u0000after' }), 400, 'validation_error', 'subject');
+      const err = expectError(
+        await t.api.post('/v1/emails', { ...base, subject: 'before\u0000after' }),
+        400,
+        'validation_error',
+        'subject',
+      );
       expect(err.message).to.match(/NUL/);
-      expectError(await t.api.post('/v1/emails', { ...base, headers: { 'X-Note': 'a\u0000b' } }), 400, 'validation_error', 'headers.X-Note');
+      expectError(
+        await t.api.post('/v1/emails', { ...base, headers: { 'X-Note': 'a\u0000b' } }),
+        400,
+        'validation_error',
+        'headers.X-Note',
+      );
       expect(await emailCount()).to.equal(before);
     });
 
     it('refuses a template send whose subject renders with NUL: 400 invalid_variables, nothing stored', async function () {
       const id = `nul-${Date.now().toString(36)}`;
-      expect((await t.api.post('/v1/templates', { id, subject: 'Order {{ order }}', text: 'Thanks', variables: { order: {} } })).status).to.equal(201);
+      expect(
+        (
+          await t.api.post('/v1/templates', {
+            id,
+            subject: 'Order {{ order }}',
+            text: 'Thanks',
+            variables: { order: {} },
+          })
+        ).status,
+      ).to.equal(201);
       const before = await emailCount();
-      const err = expectError(await t.api.post('/v1/emails', { from: base.from, to: base.to, template_id: id, variables: { order: 'A\u0000B' } }), 400, 'invalid_variables', 'variables');
+      const err = expectError(
+        await t.api.post('/v1/emails', {
+          from: base.from,
+          to: base.to,
+          template_id: id,
+          variables: { order: 'A\u0000B' },
+        }),
+        400,
+        'invalid_variables',
+        'variables',
+      );
       expect(err.message).to.match(/NUL/);
       expect(await emailCount()).to.equal(before);
-      const ok = await t.api.post('/v1/emails', { from: base.from, to: base.to, template_id: id, variables: { order: 'A-1' } });
+      const ok = await t.api.post('/v1/emails', {
+        from: base.from,
+        to: base.to,
+        template_id: id,
+        variables: { order: 'A-1' },
+      });
       expect(ok.status, ok.text).to.equal(202);
       expect(ok.body.subject).to.equal('Order A-1');
     });
 
     it('refuses a template whose own subject holds NUL when it is saved, naming subject', async function () {
       const id = `nul-src-${Date.now().toString(36)}`;
-      expectError(await t.api.post('/v1/templates', { id, subject: 'Order\u0000{{ order }}', text: 'Thanks', variables: { order: {} } }), 400, 'validation_error', 'subject');
+      expectError(
+        await t.api.post('/v1/templates', {
+          id,
+          subject: 'Order\u0000{{ order }}',
+          text: 'Thanks',
+          variables: { order: {} },
+        }),
+        400,
+        'validation_error',
+        'subject',
+      );
       expectError(await t.api.get(`/v1/templates/${id}`), 404, 'not_found');
     });
   });

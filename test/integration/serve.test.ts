@@ -27,7 +27,10 @@ describe('posthorn serve (CONTRACT §1)', function () {
     }
     expect(first.output()).to.include('"msg":"stopped"');
     // the key never reaches a log line: it is printed once, outside the JSON logs
-    const logLines = first.output().split('\n').filter((l) => l.startsWith('{'));
+    const logLines = first
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).to.not.include(key.slice(8));
 
     const second = await startServe(path);
@@ -46,11 +49,22 @@ describe('posthorn serve (CONTRACT §1)', function () {
     const url = new URL('/v1/api-keys', app.baseUrl);
     const body = JSON.stringify({ name: 'in-flight' });
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      });
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 5));
       // the rest of the body only after the server was told to stop

@@ -14,7 +14,14 @@ import { addSuppression } from '../../src/modules/sending/suppressions/suppressi
 import { createProject } from '../../src/modules/account/projects/projects.service.js';
 import { findProjectByName } from '../../src/modules/account/projects/projects.repo.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
-import { fromWire, outcomeOf, RemoteAcceptor, storeForRelay, toWire, type AcceptOutcome } from '../../src/roles/accept-relay.js';
+import {
+  fromWire,
+  outcomeOf,
+  RemoteAcceptor,
+  storeForRelay,
+  toWire,
+  type AcceptOutcome,
+} from '../../src/roles/accept-relay.js';
 
 /**
  * The fsync thread of `serve` (shared-durability.ts): the API thread and the
@@ -26,7 +33,11 @@ describe('one fsync thread for the stores of a process', function () {
   let links: SharedDurability[] = [];
   let db: TestDatabase | null = null;
 
-  function start(walPath: (dataDir: string) => string): { store: TestDatabase['store']; mine: SharedDurability; other: SharedDurability } {
+  function start(walPath: (dataDir: string) => string): {
+    store: TestDatabase['store'];
+    mine: SharedDurability;
+    other: SharedDurability;
+  } {
     db = freshSqlite((dir) => {
       syncer = new WalSyncThread(walPath(dir), 2);
       links = syncer.links.map((l) => new SharedDurability(l));
@@ -61,7 +72,11 @@ describe('one fsync thread for the stores of a process', function () {
     expect(third.seq).to.equal(second.seq! + 1n);
     await next;
     expect(heard).to.equal(true);
-    expect(await store.tx((trx) => trx('meta').whereIn('key', ['a', 'b', 'c']).pluck('value'))).to.have.members(['1', '2', '3']);
+    expect(await store.tx((trx) => trx('meta').whereIn('key', ['a', 'b', 'c']).pluck('value'))).to.have.members([
+      '1',
+      '2',
+      '3',
+    ]);
   });
 
   it('reports nothing durable, on any thread, once an fsync has failed', async function () {
@@ -73,7 +88,9 @@ describe('one fsync thread for the stores of a process', function () {
     // later commits are stored but never called durable: the failed sync may have lost earlier frames
     const later = await store.commit((trx) => trx('meta').insert({ key: 'c', value: '3' }));
     expect(((await later.durable.catch((e: unknown) => e)) as Error).message).to.match(/fsync of the WAL failed/);
-    expect(((await other.whenDurable(later.seq!).catch((e: unknown) => e)) as Error).message).to.match(/fsync of the WAL failed/);
+    expect(((await other.whenDurable(later.seq!).catch((e: unknown) => e)) as Error).message).to.match(
+      /fsync of the WAL failed/,
+    );
   });
 
   it('syncs what was counted before it stops, and a wait after it stopped fails instead of hanging', async function () {
@@ -84,16 +101,35 @@ describe('one fsync thread for the stores of a process', function () {
     await syncer!.stop();
     await waiting;
     const after = mine.committed();
-    expect(((await other.whenDurable(after).catch((e: unknown) => e)) as Error).message).to.match(/stopped before the commit was known to be on disk/);
+    expect(((await other.whenDurable(after).catch((e: unknown) => e)) as Error).message).to.match(
+      /stopped before the commit was known to be on disk/,
+    );
   });
 
   it('across threads (serve): a stored email is answered once its commit is on disk, a refusal at once', async function () {
     const { store, other } = start((dir) => `${sqliteFile(dir)}-wal`);
     await store.migrateLatest();
-    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(store),
+    });
     const project = await createProject({ store, clock: systemClock }, { name: 'relay' });
-    await addSuppression(store.knex, { projectId: project.id, address: 'gone@example.test', reason: 'bounce', emailId: null, createdAt: Date.now() });
-    const request = (to: string): AcceptRequest => ({ project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: [to], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotency: null });
+    await addSuppression(store.knex, {
+      projectId: project.id,
+      address: 'gone@example.test',
+      reason: 'bounce',
+      emailId: null,
+      createdAt: Date.now(),
+    });
+    const request = (to: string): AcceptRequest => ({
+      project,
+      environment: 'test',
+      prepared: prepareEmail({ from: 'a@example.test', to: [to], subject: 's', text: 't' }, Date.now()),
+      attachments: [],
+      requestId: 'req_1',
+      idempotency: null,
+    });
     // the background thread's side sends the outcomes at COMMIT; the API thread's side waits on its
     // own link, here held back until the test lets it go
     const { port1, port2 } = new MessageChannel();
@@ -119,7 +155,9 @@ describe('one fsync thread for the stores of a process', function () {
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
       let answered = false;
-      const stored = emailOf(remote.submit(toWire(request('someone@example.test')))).then((e) => ((answered = true), e));
+      const stored = emailOf(remote.submit(toWire(request('someone@example.test')))).then(
+        (e) => ((answered = true), e),
+      );
       const refused = (await remote.submit(request('gone@example.test')).catch((e: unknown) => e)) as ApiError;
       expect(refused).to.be.instanceOf(ApiError);
       expect(refused).to.include({ status: 422, code: 'recipient_suppressed' });
@@ -146,15 +184,31 @@ describe('one fsync thread for the stores of a process', function () {
     // committed, though never reported durable
     await createProject({ store, clock: systemClock }, { name: 'nodisk' }).catch(() => undefined);
     const project = (await findProjectByName(store.knex, 'nodisk'))!;
-    const queue = new AcceptQueue(store, systemClock, silentLogger(), { hostname: 'mta.test', routeOf: () => '', writer: new GroupCommit(store) });
+    const queue = new AcceptQueue(store, systemClock, silentLogger(), {
+      hostname: 'mta.test',
+      routeOf: () => '',
+      writer: new GroupCommit(store),
+    });
     const { port1, port2 } = new MessageChannel();
-    const remote = new RemoteAcceptor((id, requests) => port1.postMessage({ id, requests }), (seq) => mine.whenDurable(seq));
+    const remote = new RemoteAcceptor(
+      (id, requests) => port1.postMessage({ id, requests }),
+      (seq) => mine.whenDurable(seq),
+    );
     port2.on('message', (m: { id: number; requests: AcceptRequest[] }) => {
-      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) => port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }));
+      void Promise.allSettled(m.requests.map((r) => storeForRelay(queue, fromWire(r)))).then((s) =>
+        port2.postMessage({ id: m.id, outcomes: s.map(outcomeOf) }),
+      );
     });
     port1.on('message', (m: { id: number; outcomes: AcceptOutcome[] }) => remote.answered(m.id, m.outcomes));
     try {
-      const request: AcceptRequest = { project, environment: 'test', prepared: prepareEmail({ from: 'a@example.test', to: ['b@example.test'], subject: 's', text: 't' }, Date.now()), attachments: [], requestId: 'req_1', idempotency: null };
+      const request: AcceptRequest = {
+        project,
+        environment: 'test',
+        prepared: prepareEmail({ from: 'a@example.test', to: ['b@example.test'], subject: 's', text: 't' }, Date.now()),
+        attachments: [],
+        requestId: 'req_1',
+        idempotency: null,
+      };
       const refused = (await remote.submit(request).catch((e: unknown) => e)) as ApiError;
       expect(refused).to.be.instanceOf(ApiError);
       expect(refused).to.include({ status: 500, code: 'internal_error' });

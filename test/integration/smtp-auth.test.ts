@@ -43,7 +43,12 @@ describe('SMTP AUTH that slows guessing (issue 38)', function () {
     });
 
   before(async function () {
-    w = await startLiveWorld('dkim.auth.test', 'mta.auth.test', { smtp: { inbound: { enabled: false }, submission: { host: '127.0.0.1', port: 0 } } }, { submission: true });
+    w = await startLiveWorld(
+      'dkim.auth.test',
+      'mta.auth.test',
+      { smtp: { inbound: { enabled: false }, submission: { host: '127.0.0.1', port: 0 } } },
+      { submission: true },
+    );
     port = w.api.running.submissionPort!;
     t = await w.api.tenant({ mode: 'test' });
   });
@@ -80,7 +85,11 @@ describe('SMTP AUTH that slows guessing (issue 38)', function () {
     it('answers the third failure of a session 421 4.7.0 and closes the connection', async function () {
       const before = await counterValue(smtpDrops, { listener: 'submission', limit: 'auth_failures' });
       const s = await session(sub.port);
-      const replies = [await s.command(authPlain(WRONG)), await s.command(authPlain(WRONG)), await s.command(authPlain(WRONG))];
+      const replies = [
+        await s.command(authPlain(WRONG)),
+        await s.command(authPlain(WRONG)),
+        await s.command(authPlain(WRONG)),
+      ];
       expect(replies.map((r) => r.slice(0, 3))).to.deep.equal(['535', '535', '421']);
       expect(replies[2]).to.equal('421 4.7.0 too many failed authentications, closing connection');
       await s.closed;
@@ -91,7 +100,13 @@ describe('SMTP AUTH that slows guessing (issue 38)', function () {
   context('when its client address has failed limits.auth_failures_per_ip times in the window', function () {
     let sub: Listener;
     before(async function () {
-      sub = await submission({}, { authFailureDelay: () => 20, throttle: new AuthThrottle({ failuresPerIp: 2, windowMs: 600_000 }, systemClock) });
+      sub = await submission(
+        {},
+        {
+          authFailureDelay: () => 20,
+          throttle: new AuthThrottle({ failuresPerIp: 2, windowMs: 600_000 }, systemClock),
+        },
+      );
     });
     after(async function () {
       await sub.close();
@@ -107,7 +122,9 @@ describe('SMTP AUTH that slows guessing (issue 38)', function () {
       guesser.destroy();
 
       const refused = await session(sub.port);
-      expect(await refused.command(authPlain(WRONG))).to.match(/^454 4\.7\.0 too many failed authentications from your address, try again in \d+ s$/);
+      expect(await refused.command(authPlain(WRONG))).to.match(
+        /^454 4\.7\.0 too many failed authentications from your address, try again in \d+ s$/,
+      );
       // a real key this process has not seen succeed is refused like a guess: its key is not looked at
       const unseen = await t.newKey({ mode: 'test' });
       expect(await refused.command(authPlain(unseen.key))).to.match(/^454 4\.7\.0/);

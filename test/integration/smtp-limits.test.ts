@@ -44,9 +44,21 @@ describe('SMTP session limits (issue 38): smtp.max_clients_per_ip, session_timeo
   let port: number;
 
   before(async function () {
-    w = await startLiveWorld('dkim.limits.test', HOST, {
-      smtp: { max_clients: 5, max_clients_per_ip: 2, session_timeout: '3s', data_timeout: '1s', inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } },
-    }, { inbound: true });
+    w = await startLiveWorld(
+      'dkim.limits.test',
+      HOST,
+      {
+        smtp: {
+          max_clients: 5,
+          max_clients_per_ip: 2,
+          session_timeout: '3s',
+          data_timeout: '1s',
+          inbound: { host: '127.0.0.1', port: 0 },
+          submission: { enabled: false },
+        },
+      },
+      { inbound: true },
+    );
     port = w.api.running.inboundPort!;
   });
   after(async function () {
@@ -67,12 +79,16 @@ describe('SMTP session limits (issue 38): smtp.max_clients_per_ip, session_timeo
       expect(await drops('inbound', 'clients_per_ip')).to.equal(before + 1);
       await first.command('QUIT');
       await first.closed;
-      const again = await waitFor(async () => {
-        const s = await RawSmtp.open(port);
-        if (s.greeting.startsWith('220')) return s;
-        s.destroy();
-        return null;
-      }, 5000, 'a greeting once a connection of 127.0.0.1 closed');
+      const again = await waitFor(
+        async () => {
+          const s = await RawSmtp.open(port);
+          if (s.greeting.startsWith('220')) return s;
+          s.destroy();
+          return null;
+        },
+        5000,
+        'a greeting once a connection of 127.0.0.1 closed',
+      );
       for (const s of [second, other, again]) s.destroy();
     });
   });
@@ -124,7 +140,15 @@ describe('SMTP session limits (issue 38): smtp.max_clients_per_ip, session_timeo
       const s = await RawSmtp.open(port);
       // 5 unknown (smtp-server itself closes at its 10th), 5 bad syntax, 1 out of sequence, 8 refused, 1 bad address: 20
       const bad = ['FOO', 'BAR', 'BAZ', 'QUX', 'QUUX', 'VRFY', 'HELO', 'EHLO', 'MAIL FROM:<', 'MAIL FROM:<a@b'];
-      const replies = await s.commands(['EHLO client.test', ...bad, 'RCPT TO:<a@elsewhere.test>', 'MAIL FROM:<a@sender.test>', ...Array.from({ length: 8 }, (_, i) => `RCPT TO:<n${i}@elsewhere.test>`), 'RCPT TO:<bad', 'FROB']);
+      const replies = await s.commands([
+        'EHLO client.test',
+        ...bad,
+        'RCPT TO:<a@elsewhere.test>',
+        'MAIL FROM:<a@sender.test>',
+        ...Array.from({ length: 8 }, (_, i) => `RCPT TO:<n${i}@elsewhere.test>`),
+        'RCPT TO:<bad',
+        'FROB',
+      ]);
       const codes = replies.map((r) => Number(r.slice(0, 3)));
       expect(codes.filter((c) => c >= 500 && c <= 504)).to.have.length(12);
       expect(codes.filter((c) => c === 550)).to.have.length(8);
@@ -151,7 +175,10 @@ describe('SMTP session limits (issue 38): smtp.max_clients_per_ip, session_timeo
   context('when a DATA transfer is slower than smtp.min_data_rate once it has run its grace time', function () {
     let mx: Listener;
     before(async function () {
-      mx = await startMxListener(listenerOptionsFor({ hostname: HOST, limits: { minDataRate: 1000 }, minRateGraceMs: 300 }), w.api.core.services.inbound);
+      mx = await startMxListener(
+        listenerOptionsFor({ hostname: HOST, limits: { minDataRate: 1000 }, minRateGraceMs: 300 }),
+        w.api.core.services.inbound,
+      );
     });
     after(async function () {
       await mx.close();
@@ -174,13 +201,21 @@ describe('SMTP session limits (issue 38): smtp.max_clients_per_ip, session_timeo
 describe('messages the listeners cannot take (issue 38): a parser limit is 554, a full disk 452', function () {
   this.timeout(20_000);
   const lines: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = pino(
+    { level: 'info' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
   let failure: () => Error;
   let mx: Listener;
 
   before(async function () {
     const inbound = {
-      target: async (address: string): Promise<Target> => ({ kind: 'report', address, emailId: null, recipientId: null }),
+      target: async (address: string): Promise<Target> => ({
+        kind: 'report',
+        address,
+        emailId: null,
+        recipientId: null,
+      }),
       deliver: async () => {
         throw failure();
       },
@@ -212,7 +247,8 @@ describe('messages the listeners cannot take (issue 38): a parser limit is 554, 
     for (let i = 0; i < 3; i++) {
       const r = await send();
       expect(r.ok).to.equal(false);
-      if (!r.ok) expect([r.code, r.response]).to.deep.equal([452, '452 4.3.1 insufficient system storage, try again later']);
+      if (!r.ok)
+        expect([r.code, r.response]).to.deep.equal([452, '452 4.3.1 insufficient system storage, try again later']);
     }
     failure = () => apiError('storage_full', 'the disk is full');
     const r = await send();
@@ -222,11 +258,23 @@ describe('messages the listeners cannot take (issue 38): a parser limit is 554, 
   });
 
   it('on submission too: the same errors are the same replies', function () {
-    const refused = replyOf(new InputRefused('mime_depth', 'the message nests deeper than 20 parts')) as Error & { responseCode: number };
-    expect([refused.responseCode, refused.message]).to.deep.equal([554, '5.6.0 the message nests deeper than 20 parts']);
-    const full = replyOf(Object.assign(new Error('No space left on device'), { code: 'ENOSPC' })) as Error & { responseCode: number };
-    expect([full.responseCode, full.message]).to.deep.equal([452, '4.3.1 insufficient system storage, try again later']);
-    expect((replyOf(apiError('storage_full', 'the disk is full')) as Error & { responseCode: number }).responseCode).to.equal(452);
+    const refused = replyOf(new InputRefused('mime_depth', 'the message nests deeper than 20 parts')) as Error & {
+      responseCode: number;
+    };
+    expect([refused.responseCode, refused.message]).to.deep.equal([
+      554,
+      '5.6.0 the message nests deeper than 20 parts',
+    ]);
+    const full = replyOf(Object.assign(new Error('No space left on device'), { code: 'ENOSPC' })) as Error & {
+      responseCode: number;
+    };
+    expect([full.responseCode, full.message]).to.deep.equal([
+      452,
+      '4.3.1 insufficient system storage, try again later',
+    ]);
+    expect(
+      (replyOf(apiError('storage_full', 'the disk is full')) as Error & { responseCode: number }).responseCode,
+    ).to.equal(452);
   });
 });
 

@@ -47,7 +47,11 @@ describe('SMTP sender: the queue mark before the body', function () {
 
   it('sends no body when the mark could not be recorded, and the recipient is retried, not ambiguous', async function () {
     const to = `nomark-${Date.now()}@ok.test`;
-    const res = await sender.send(dest(), { envelope: { from: 'bounce@shop.test', to: [to] }, raw, beforeData: () => Promise.reject(new Error('disk full')) });
+    const res = await sender.send(dest(), {
+      envelope: { from: 'bounce@shop.test', to: [to] },
+      raw,
+      beforeData: () => Promise.reject(new Error('disk full')),
+    });
     expect(res.recipients[0]!.kind).to.equal('deferred');
     expect(sink.messagesTo(to)).to.have.length(0);
   });

@@ -26,7 +26,17 @@ const HOST = 'mta.selfsigned.test';
 const authPlain = (key: string) => `AUTH PLAIN ${Buffer.from(`\0app\0${key}`).toString('base64')}`;
 /** nodemailer's check of a listener: connect, STARTTLS or implicit TLS, AUTH; true when all went through */
 const verify = (port: number, key: string, tls: { secure: boolean }) =>
-  nodemailer.createTransport({ host: '127.0.0.1', port, secure: tls.secure, ...(tls.secure ? {} : { requireTLS: true }), tls: { rejectUnauthorized: false }, auth: { user: 'app', pass: key }, logger: false }).verify();
+  nodemailer
+    .createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: tls.secure,
+      ...(tls.secure ? {} : { requireTLS: true }),
+      tls: { rejectUnauthorized: false },
+      auth: { user: 'app', pass: key },
+      logger: false,
+    })
+    .verify();
 
 describe('secure defaults of the SMTP listeners (issue 38)', function () {
   this.timeout(30_000);
@@ -37,8 +47,10 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
   });
 
   it('takes loopback for loopback, bind addresses and clients alike, and nothing else', function () {
-    for (const a of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', 'localhost']) expect(isLoopbackAddress(a), a).to.equal(true);
-    for (const a of ['0.0.0.0', '::', '192.0.2.2', '::ffff:192.0.2.2', '2001:db8::1', 'mail.example.com']) expect(isLoopbackAddress(a), a).to.equal(false);
+    for (const a of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', 'localhost'])
+      expect(isLoopbackAddress(a), a).to.equal(true);
+    for (const a of ['0.0.0.0', '::', '192.0.2.2', '::ffff:192.0.2.2', '2001:db8::1', 'mail.example.com'])
+      expect(isLoopbackAddress(a), a).to.equal(false);
     for (const a of ['127.0.0.2', '::1', '::ffff:127.0.0.1']) expect(isLoopback(a), a).to.equal(true);
     for (const a of ['192.0.2.2', '::ffff:192.0.2.2', 'fd00::2']) expect(isLoopback(a), a).to.equal(false);
   });
@@ -49,7 +61,10 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
     let config: Config;
     let key: string;
     const lines: Array<Record<string, unknown>> = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = pino(
+      { level: 'info' },
+      { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    );
     /** `posthorn serve`'s start of the submission role, on 0.0.0.0 */
     const serve = async (): Promise<{ running: RunningRoles; core: Core }> => {
       const core = buildCore(config, db.store, logger);
@@ -61,7 +76,15 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
       db = freshSqlite();
       await db.store.migrateLatest();
       dataDir = tempDir('posthorn-selfsigned-');
-      config = buildConfig({ data_dir: dataDir, log: { level: 'silent' }, outbound: { hostname: HOST }, smtp: { inbound: { enabled: false }, submission: { host: '0.0.0.0', port: 0 } } }, null);
+      config = buildConfig(
+        {
+          data_dir: dataDir,
+          log: { level: 'silent' },
+          outbound: { hostname: HOST },
+          smtp: { inbound: { enabled: false }, submission: { host: '0.0.0.0', port: 0 } },
+        },
+        null,
+      );
       const deps = { store: db.store, clock: systemClock };
       const project = await createProject(deps, { name: 'self-signed', approved: true });
       key = (await createKey(deps, { projectId: project.id, mode: 'test' })).secret;
@@ -94,7 +117,9 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
         const s = await RawSmtp.open(port);
         await s.command('EHLO client.test');
         const presented = await s.starttls({ rejectUnauthorized: false });
-        expect(presented.fingerprint256).to.equal(new X509Certificate(readFileSync(selfSignedFiles(dataDir).cert)).fingerprint256);
+        expect(presented.fingerprint256).to.equal(
+          new X509Certificate(readFileSync(selfSignedFiles(dataDir).cert)).fingerprint256,
+        );
         s.destroy();
       } finally {
         await running.stop();
@@ -104,12 +129,20 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
     it('to a client that is not trusted, offers AUTH only once STARTTLS is done', async function () {
       const { running, core } = await serve();
       const { auth, emails } = core.services;
-      const sub = await startSubmissionListener(listenerOptionsFor({ name: 'submission', hostname: HOST, tls: selfSignedFiles(dataDir), trustedAddress: () => false }), {
-        auth,
-        emails,
-        limiter: new RateLimiter(1000, systemClock),
-        throttle: new AuthThrottle({ failuresPerIp: 100, windowMs: 600_000 }, systemClock),
-      });
+      const sub = await startSubmissionListener(
+        listenerOptionsFor({
+          name: 'submission',
+          hostname: HOST,
+          tls: selfSignedFiles(dataDir),
+          trustedAddress: () => false,
+        }),
+        {
+          auth,
+          emails,
+          limiter: new RateLimiter(1000, systemClock),
+          throttle: new AuthThrottle({ failuresPerIp: 100, windowMs: 600_000 }, systemClock),
+        },
+      );
       try {
         const s = await RawSmtp.open(sub.port);
         const before = await s.command('EHLO client.test');
@@ -126,8 +159,16 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
     });
 
     it('posthorn doctor warns about it', async function () {
-      const facts = await readTlsFacts(config.smtp.tls, HOST, { dataDir, listeners: [{ name: 'submission', enabled: true, host: '0.0.0.0', secure: false }] });
-      expect(facts).to.deep.equal({ kind: 'self_signed', listeners: ['submission'], certPath: selfSignedFiles(dataDir).cert, made: true });
+      const facts = await readTlsFacts(config.smtp.tls, HOST, {
+        dataDir,
+        listeners: [{ name: 'submission', enabled: true, host: '0.0.0.0', secure: false }],
+      });
+      expect(facts).to.deep.equal({
+        kind: 'self_signed',
+        listeners: ['submission'],
+        certPath: selfSignedFiles(dataDir).cert,
+        made: true,
+      });
       const verdict = judgeTls(facts, HOST, Date.now());
       expect(verdict.status).to.equal('warn');
       expect(verdict.message).to.include(`presents a self-signed certificate for ${HOST}`);
@@ -139,7 +180,15 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
     let w: LiveWorld;
     let key: string;
     before(async function () {
-      w = await startLiveWorld('dkim.implicit.test', 'mta.implicit.test', { data_dir: tempDir('posthorn-implicit-'), smtp: { inbound: { enabled: false }, submission: { host: '127.0.0.1', port: 0, secure: true } } }, { submission: true });
+      w = await startLiveWorld(
+        'dkim.implicit.test',
+        'mta.implicit.test',
+        {
+          data_dir: tempDir('posthorn-implicit-'),
+          smtp: { inbound: { enabled: false }, submission: { host: '127.0.0.1', port: 0, secure: true } },
+        },
+        { submission: true },
+      );
       key = (await w.api.tenant({ mode: 'test' })).key;
     });
     after(async function () {
@@ -161,17 +210,27 @@ describe('secure defaults of the SMTP listeners (issue 38)', function () {
   context('the name both listeners give', function () {
     let w: LiveWorld;
     before(async function () {
-      w = await startLiveWorld('dkim.banner.test', 'mta.banner.test', { smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { host: '127.0.0.1', port: 0 } } }, { inbound: true, submission: true });
+      w = await startLiveWorld(
+        'dkim.banner.test',
+        'mta.banner.test',
+        { smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { host: '127.0.0.1', port: 0 } } },
+        { inbound: true, submission: true },
+      );
     });
     after(async function () {
       await w.stop();
     });
 
     it('is outbound.hostname, in the greeting and in the EHLO reply', async function () {
-      for (const [name, port] of [['inbound', w.api.running.inboundPort!], ['submission', w.api.running.submissionPort!]] as const) {
+      for (const [name, port] of [
+        ['inbound', w.api.running.inboundPort!],
+        ['submission', w.api.running.submissionPort!],
+      ] as const) {
         const s = await RawSmtp.open(port);
         expect(s.greeting).to.equal(`220 mta.banner.test ESMTP Posthorn ${name}`);
-        expect((await s.command('EHLO client.test')).split('\n')[0]).to.equal('250-mta.banner.test Nice to meet you, [127.0.0.1]');
+        expect((await s.command('EHLO client.test')).split('\n')[0]).to.equal(
+          '250-mta.banner.test Nice to meet you, [127.0.0.1]',
+        );
         s.destroy();
       }
     });

@@ -50,7 +50,9 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
     ({ mxPort, submissionPort, dnsPort } = ports);
     const d = await api.post('/v1/domains', { name: 'stall.example' });
     expect(d.status).to.equal(201);
-    const record = (d.body.records as Array<{ name: string; value: string }>).find((r) => r.name === '_dmarc.stall.example')!;
+    const record = (d.body.records as Array<{ name: string; value: string }>).find(
+      (r) => r.name === '_dmarc.stall.example',
+    )!;
     // the report address at outbound.hostname takes the domain's reports before the domain is verified
     rua = `${/rua=mailto:(dmarc\+[0-9a-f]{20})@/.exec(record.value)![1]}@${HOST}`;
   });
@@ -99,7 +101,13 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
     let broadcast: { status: number; body: any } | null = null;
     await underAttack(async () => {
       template = await api.post('/v1/templates', { id: 'nested', subject: 'Hi', html });
-      broadcast = await api.post('/v1/broadcasts', { name: 'Nested', from: 'news@stall.example', audience_id: aud.body.id, subject: 'Hi', html });
+      broadcast = await api.post('/v1/broadcasts', {
+        name: 'Nested',
+        from: 'news@stall.example',
+        audience_id: aud.body.id,
+        subject: 'Hi',
+        html,
+      });
       // the probes need samples while it is read
       await new Promise((r) => setTimeout(r, 1000));
     });
@@ -126,7 +134,8 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
   it('SMTP: messages with 20,000 headers, 2,000-deep multipart or 5,000 parts are refused for good (554), not deferred', async function () {
     const replies: Array<Awaited<ReturnType<typeof smtpSend>>> = [];
     await underAttack(async () => {
-      for (const raw of [manyHeaders(20_000), deepMultipart(2_000), manyParts(5_000)]) replies.push(await smtpSend(mxPort, { from: 'x@stranger.example', to: [rua], raw }));
+      for (const raw of [manyHeaders(20_000), deepMultipart(2_000), manyParts(5_000)])
+        replies.push(await smtpSend(mxPort, { from: 'x@stranger.example', to: [rua], raw }));
     });
     for (const r of replies) {
       expect(r.ok).to.equal(false);
@@ -146,12 +155,18 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
           held.push(s);
           void (async () => {
             if (!s.greeting.startsWith('220')) return;
-            for (const line of ['EHLO drip.example', 'MAIL FROM:<d@drip.example>', `RCPT TO:<${rua}>`, 'DATA']) if (!/^[23]/.test(await s.command(line))) return;
+            for (const line of ['EHLO drip.example', 'MAIL FROM:<d@drip.example>', `RCPT TO:<${rua}>`, 'DATA'])
+              if (!/^[23]/.test(await s.command(line))) return;
             s.write('S');
           })().catch(() => undefined);
         }
         await new Promise((r) => setTimeout(r, 1500));
-        real = await smtpSend(mxPort, { from: 'r@real.example', to: [rua], raw: reportMessage(rua, gzipSync(bigAggregateReport('stall.example', 2_000))), localAddress: '127.0.0.3' });
+        real = await smtpSend(mxPort, {
+          from: 'r@real.example',
+          to: [rua],
+          raw: reportMessage(rua, gzipSync(bigAggregateReport('stall.example', 2_000))),
+          localAddress: '127.0.0.3',
+        });
       });
       expect(real!.ok, JSON.stringify(real)).to.equal(true);
       // the address that opened them holds at most smtp.max_clients_per_ip (20) of them
@@ -214,7 +229,9 @@ async function waitForPorts(serve: ServeProcess): Promise<{ mxPort: number; subm
     const out = serve.output();
     const mx = /"listener":"inbound"[^\n]*"port":(\d+)/.exec(out)?.[1];
     const sub = /"listener":"submission"[^\n]*"port":(\d+)/.exec(out)?.[1];
-    const dns = /"port":(\d+),"msg":"DKIM zone DNS server listening"/.exec(out)?.[1] ?? /"msg":"DKIM zone DNS server listening"[^\n]*"port":(\d+)/.exec(out)?.[1];
+    const dns =
+      /"port":(\d+),"msg":"DKIM zone DNS server listening"/.exec(out)?.[1] ??
+      /"msg":"DKIM zone DNS server listening"[^\n]*"port":(\d+)/.exec(out)?.[1];
     if (mx && sub && dns) return { mxPort: Number(mx), submissionPort: Number(sub), dnsPort: Number(dns) };
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -290,7 +307,8 @@ function deepMultipart(depth: number): string {
 }
 
 function manyParts(n: number): string {
-  let m = 'From: a@stranger.example\r\nTo: b@stranger.example\r\nSubject: parts\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n';
+  let m =
+    'From: a@stranger.example\r\nTo: b@stranger.example\r\nSubject: parts\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n';
   for (let i = 0; i < n; i++) m += `--zz\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`;
   return `${m}--zz--\r\n`;
 }

@@ -32,7 +32,13 @@ const bigSend = (i: number, kib: number) => ({
   to: [`delivered@${SIM}`],
   subject: `fill ${i}`,
   text: 'x',
-  attachments: [{ filename: `fill-${i}.txt`, content: Buffer.alloc(kib * 1024, `${i % 10}`).toString('base64'), content_type: 'text/plain' }],
+  attachments: [
+    {
+      filename: `fill-${i}.txt`,
+      content: Buffer.alloc(kib * 1024, `${i % 10}`).toString('base64'),
+      content_type: 'text/plain',
+    },
+  ],
 });
 
 function expectStorageFull(res: Reply): void {
@@ -51,73 +57,90 @@ async function fill(store: Store, kind: DatabaseKind): Promise<void> {
     await store.knex.raw(`PRAGMA max_page_count = ${pages}`);
     return;
   }
-  await store.knex.raw(`CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`);
-  for (const table of ['emails', 'meta']) await store.knex.raw(`CREATE TRIGGER disk_is_full BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION disk_is_full()`);
+  await store.knex.raw(
+    `CREATE FUNCTION disk_is_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`,
+  );
+  for (const table of ['emails', 'meta'])
+    await store.knex.raw(
+      `CREATE TRIGGER disk_is_full BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION disk_is_full()`,
+    );
 }
 
 async function free(store: Store, kind: DatabaseKind): Promise<void> {
   if (kind === 'sqlite') await store.knex.raw('PRAGMA max_page_count = 1073741823');
-  else await store.knex.raw('DROP TRIGGER disk_is_full ON emails; DROP TRIGGER disk_is_full ON meta; DROP FUNCTION disk_is_full()');
+  else
+    await store.knex.raw(
+      'DROP TRIGGER disk_is_full ON emails; DROP TRIGGER disk_is_full ON meta; DROP FUNCTION disk_is_full()',
+    );
 }
 
-eachDatabase('a full database is a pause, in one process (SQLite: SQLITE_FULL; PostgreSQL: SQLSTATE 53100)', (db, kind) => {
-  let api: TestApi;
-  let t: Tenant;
-  before(async function () {
-    api = await startTestApi(db().store);
-    t = await api.tenant();
-  });
-  after(async function () {
-    await api.stop();
-  });
+eachDatabase(
+  'a full database is a pause, in one process (SQLite: SQLITE_FULL; PostgreSQL: SQLSTATE 53100)',
+  (db, kind) => {
+    let api: TestApi;
+    let t: Tenant;
+    before(async function () {
+      api = await startTestApi(db().store);
+      t = await api.tenant();
+    });
+    after(async function () {
+      await api.stop();
+    });
 
-  it('answers 503 storage_full with Retry-After, /readyz 503, and takes mail again once there is room, on the same connection', async function () {
-    this.timeout(30_000);
-    const before = await t.api.post('/v1/emails', bigSend(0, 256));
-    expect(before.status, before.text).to.equal(202);
-    await fill(db().store, kind);
-    try {
-      for (let i = 1; i <= 3; i++) expectStorageFull(await t.api.post('/v1/emails', bigSend(i, 256)));
+    it('answers 503 storage_full with Retry-After, /readyz 503, and takes mail again once there is room, on the same connection', async function () {
+      this.timeout(30_000);
+      const before = await t.api.post('/v1/emails', bigSend(0, 256));
+      expect(before.status, before.text).to.equal(202);
+      await fill(db().store, kind);
+      try {
+        for (let i = 1; i <= 3; i++) expectStorageFull(await t.api.post('/v1/emails', bigSend(i, 256)));
+        const ready = await api.anonymous.get('/readyz');
+        expectStorageFull(ready);
+        expect(ready.body.error.message).to.match(/^not ready: .*full since \d{4}-\d\d-\d\dT/);
+        expect((await t.api.get(`/v1/emails/${before.body.id}`)).status, 'reads go on').to.equal(200);
+      } finally {
+        await free(db().store, kind);
+      }
+      const after = await t.api.post('/v1/emails', bigSend(4, 256));
+      expect(after.status, after.text).to.equal(202);
+      // within QUIET_MS of the last refusal a write that fits does not yet count as "writable again"
+      expectStorageFull(await api.anonymous.get('/readyz'));
+      await sleep(QUIET_MS);
       const ready = await api.anonymous.get('/readyz');
-      expectStorageFull(ready);
-      expect(ready.body.error.message).to.match(/^not ready: .*full since \d{4}-\d\d-\d\dT/);
-      expect((await t.api.get(`/v1/emails/${before.body.id}`)).status, 'reads go on').to.equal(200);
-    } finally {
-      await free(db().store, kind);
-    }
-    const after = await t.api.post('/v1/emails', bigSend(4, 256));
-    expect(after.status, after.text).to.equal(202);
-    // within QUIET_MS of the last refusal a write that fits does not yet count as "writable again"
-    expectStorageFull(await api.anonymous.get('/readyz'));
-    await sleep(QUIET_MS);
-    const ready = await api.anonymous.get('/readyz');
-    expect(ready.status, ready.text).to.equal(200);
-  });
+      expect(ready.status, ready.text).to.equal(200);
+    });
 
-  it("the group commit's jobs hear storage_full, never the database's own error, and readiness follows", async function () {
-    this.timeout(30_000);
-    const { store } = db();
-    const writer = new GroupCommit(store);
-    const health = healthService(store, silentLogger());
-    await fill(store, kind);
-    try {
-      const big = (n: number) => writer.run((trx) => writeMeta(trx, `full-${n}`, MIB_OF_TEXT));
-      const settled = await Promise.allSettled([big(1), big(2), big(3)]);
-      const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : null));
-      expect(reasons.every((r) => r instanceof ApiError && r.code === 'storage_full'), String(reasons)).to.equal(true);
-      expect(store.storage.fullSince()).to.be.a('number');
-      const refusal = await health.ready().then(() => null, (e: unknown) => e);
-      expect(refusal).to.be.instanceOf(ApiError).and.include({ code: 'storage_full', status: 503 });
-    } finally {
-      await free(store, kind);
-    }
-    await writer.run((trx) => writeMeta(trx, 'full-4', MIB_OF_TEXT));
-    await sleep(QUIET_MS);
-    // no write since: readiness looks for room itself (free space on SQLite, a small write on PostgreSQL)
-    await health.ready();
-    expect(store.storage.fullSince()).to.equal(null);
-  });
-});
+    it("the group commit's jobs hear storage_full, never the database's own error, and readiness follows", async function () {
+      this.timeout(30_000);
+      const { store } = db();
+      const writer = new GroupCommit(store);
+      const health = healthService(store, silentLogger());
+      await fill(store, kind);
+      try {
+        const big = (n: number) => writer.run((trx) => writeMeta(trx, `full-${n}`, MIB_OF_TEXT));
+        const settled = await Promise.allSettled([big(1), big(2), big(3)]);
+        const reasons = settled.map((s) => (s.status === 'rejected' ? s.reason : null));
+        expect(
+          reasons.every((r) => r instanceof ApiError && r.code === 'storage_full'),
+          String(reasons),
+        ).to.equal(true);
+        expect(store.storage.fullSince()).to.be.a('number');
+        const refusal = await health.ready().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(refusal).to.be.instanceOf(ApiError).and.include({ code: 'storage_full', status: 503 });
+      } finally {
+        await free(store, kind);
+      }
+      await writer.run((trx) => writeMeta(trx, 'full-4', MIB_OF_TEXT));
+      await sleep(QUIET_MS);
+      // no write since: readiness looks for room itself (free space on SQLite, a small write on PostgreSQL)
+      await health.ready();
+      expect(store.storage.fullSince()).to.equal(null);
+    });
+  },
+);
 
 /** More than the database may grow by while "full". */
 const MIB_OF_TEXT = 'y'.repeat(1024 * 1024);
@@ -145,7 +168,9 @@ function mountTmpfs(dir: string, size: string): void {
   } catch (e) {
     const why = String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim();
     const who = process.getuid?.() === 0 ? 'as root' : `as uid ${process.getuid?.()}, not root`;
-    throw new Error(`cannot mount a tmpfs for data_dir (${who}): ${why}\nThis test needs mount -t tmpfs (root with CAP_SYS_ADMIN, as on CI); set POSTHORN_TEST_NO_MOUNT=1 to leave it out on a machine that cannot.`);
+    throw new Error(
+      `cannot mount a tmpfs for data_dir (${who}): ${why}\nThis test needs mount -t tmpfs (root with CAP_SYS_ADMIN, as on CI); set POSTHORN_TEST_NO_MOUNT=1 to leave it out on a machine that cannot.`,
+    );
   }
 }
 
@@ -191,7 +216,11 @@ if (NO_MOUNT) {
       submissionPort = await freePort();
       const loopback = { host: '127.0.0.1', port: 0 };
       // dns.resolvers: a closed local port, so that posthorn doctor's DNS checks fail at once
-      const written = writeConfig({ limits: { requests_per_second: 100_000 }, smtp: { inbound: loopback, submission: { host: '127.0.0.1', port: submissionPort } }, dns: { resolvers: [`127.0.0.1:${await freePort()}`] } });
+      const written = writeConfig({
+        limits: { requests_per_second: 100_000 },
+        smtp: { inbound: loopback, submission: { host: '127.0.0.1', port: submissionPort } },
+        dns: { resolvers: [`127.0.0.1:${await freePort()}`] },
+      });
       configPath = written.path;
       data = join(written.dir, 'data');
       mountTmpfs(data, '16m');
@@ -233,17 +262,30 @@ if (NO_MOUNT) {
       expect(ready.body.error.message).to.match(/^not ready: /);
       // bigger than the HTTP sends that failed: it cannot fit in what they left behind
       const raw = `From: a@example.test\r\nTo: delivered@${SIM}\r\nSubject: full\r\n\r\n${'z'.repeat(76).concat('\r\n').repeat(8000)}`;
-      const smtp = await smtpSend(submissionPort, { from: 'a@example.test', to: [`delivered@${SIM}`], raw, auth: { user: 'app', pass: key } });
+      const smtp = await smtpSend(submissionPort, {
+        from: 'a@example.test',
+        to: [`delivered@${SIM}`],
+        raw,
+        auth: { user: 'app', pass: key },
+      });
       expect(smtp.ok, JSON.stringify(smtp)).to.equal(false);
       expect(smtp).to.include({ code: 452 });
       expect((smtp as { response: string }).response).to.include('4.3.1');
       const lines = logLines(app!);
       const full = lines.filter((l) => /storage is full/.test(l.msg));
-      expect(full.length, 'error lines saying the storage is full: one a minute').to.be.within(1, 1 + Math.floor((Date.now() - fullAt) / 60_000));
+      expect(full.length, 'error lines saying the storage is full: one a minute').to.be.within(
+        1,
+        1 + Math.floor((Date.now() - fullAt) / 60_000),
+      );
       expect(full[0]!.level).to.equal(50);
-      expect(lines.filter((l) => l.level >= 50 && l.msg === 'request failed'), 'per-request error lines').to.deep.equal([]);
+      expect(
+        lines.filter((l) => l.level >= 50 && l.msg === 'request failed'),
+        'per-request error lines',
+      ).to.deep.equal([]);
       const doctor = await runCli(['doctor', '--json', '--config', configPath]);
-      const disk = (doctor.json.checks as Array<{ name: string; status: string; message: string }>).find((c) => c.name === 'disk')!;
+      const disk = (doctor.json.checks as Array<{ name: string; status: string; message: string }>).find(
+        (c) => c.name === 'disk',
+      )!;
       expect(disk.status, disk.message).to.equal('fail');
       expect(disk.message).to.match(/writes have failed for lack of space since/);
     });
@@ -261,15 +303,26 @@ if (NO_MOUNT) {
         'a send accepted again',
       );
       accepted.push(sent!.body.id as string);
-      await waitFor(async () => (await client(app!.baseUrl).get('/readyz')).status === 200, 10_000, '/readyz 200 again');
+      await waitFor(
+        async () => (await client(app!.baseUrl).get('/readyz')).status === 200,
+        10_000,
+        '/readyz 200 again',
+      );
       expect(Date.now() - resumedAt).to.be.lessThan(12_000);
-      const smtp = await smtpSend(submissionPort, { from: 'a@example.test', to: [`delivered@${SIM}`], raw: `From: a@example.test\r\nTo: delivered@${SIM}\r\nSubject: again\r\n\r\nok\r\n`, auth: { user: 'app', pass: key } });
+      const smtp = await smtpSend(submissionPort, {
+        from: 'a@example.test',
+        to: [`delivered@${SIM}`],
+        raw: `From: a@example.test\r\nTo: delivered@${SIM}\r\nSubject: again\r\n\r\nok\r\n`,
+        auth: { user: 'app', pass: key },
+      });
       expect(smtp.ok, JSON.stringify(smtp)).to.equal(true);
       expect(logLines(app!).some((l) => l.msg === 'the storage takes writes again')).to.equal(true);
       expect(app!.child.exitCode, 'the same process').to.equal(null);
       for (const id of accepted) expect((await api.get(`/v1/emails/${id}`)).status, id).to.equal(200);
       const doctor = await runCli(['doctor', '--json', '--config', configPath]);
-      const disk = (doctor.json.checks as Array<{ name: string; status: string; message: string }>).find((c) => c.name === 'disk')!;
+      const disk = (doctor.json.checks as Array<{ name: string; status: string; message: string }>).find(
+        (c) => c.name === 'disk',
+      )!;
       expect(disk.message).to.not.match(/lack of space/);
       expect(disk.status, disk.message).to.not.equal('fail');
     });

@@ -44,7 +44,18 @@ eachDatabase('store', (db, kind) => {
     const before = (await listProjects(deps())).length;
     const err = await db()
       .store.tx(async (trx) => {
-        await trx('projects').insert({ id: 'prj_rollback', name: 'rollback', approved: false, suspended: false, daily_limit: 0, monthly_limit: 0, domain_limit: 0, verify_limit: 0, created_at: 1, updated_at: 1 });
+        await trx('projects').insert({
+          id: 'prj_rollback',
+          name: 'rollback',
+          approved: false,
+          suspended: false,
+          daily_limit: 0,
+          monthly_limit: 0,
+          domain_limit: 0,
+          verify_limit: 0,
+          created_at: 1,
+          updated_at: 1,
+        });
         throw new Error('boom');
       })
       .catch((e: Error) => e);
@@ -175,7 +186,9 @@ eachDatabase('store', (db, kind) => {
           let copy: Database.Database | null = null;
           try {
             copy = new Database(join(dir, 'copy.sqlite'), { readonly: true });
-            return (copy.prepare("select count(*) as n from projects where name = 'checkpointed'").get() as { n: number }).n;
+            return (
+              copy.prepare("select count(*) as n from projects where name = 'checkpointed'").get() as { n: number }
+            ).n;
           } catch {
             // before the first checkpoint even the schema is only in the WAL, and a copy taken
             // while a checkpoint writes the file may be half written: not there yet

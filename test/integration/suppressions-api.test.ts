@@ -26,7 +26,12 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
 
     const removed = await t.api.delete('/v1/suppressions/SOMEONE%40example.com');
     expect(removed.status).to.equal(200);
-    expect(removed.body).to.include({ object: 'suppression', email: 'someone@example.com', reason: 'manual', deleted: true });
+    expect(removed.body).to.include({
+      object: 'suppression',
+      email: 'someone@example.com',
+      reason: 'manual',
+      deleted: true,
+    });
     expect((await send(t, 'someone@example.com')).status).to.equal(202);
     expectError(await t.api.delete('/v1/suppressions/someone%40example.com'), 404, 'not_found');
   });
@@ -34,7 +39,11 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
   it('ends a suppression at its expires_at: it blocks until then, nothing after, and the job deletes it', async function () {
     const t = await api.tenant();
     const until = new Date(Date.now() + 1500).toISOString();
-    const added = await t.api.post('/v1/suppressions', { email: 'brief@example.com', reason: 'bounce', expires_at: until });
+    const added = await t.api.post('/v1/suppressions', {
+      email: 'brief@example.com',
+      reason: 'bounce',
+      expires_at: until,
+    });
     expect(added.status).to.equal(201);
     expect(added.body).to.include({ email: 'brief@example.com', reason: 'bounce', expires_at: until });
     expect((await t.api.post('/v1/suppressions', { email: 'forever@example.com' })).body.expires_at).to.equal(null);
@@ -51,19 +60,44 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
     expect(again.body).to.include({ reason: 'manual', expires_at: null });
     expectError(await send(t, 'brief@example.com'), 422, 'recipient_suppressed');
 
-    expect((await t.api.post('/v1/suppressions', { email: 'gone@example.com', expires_at: new Date(Date.now() + 300).toISOString() })).status).to.equal(201);
+    expect(
+      (
+        await t.api.post('/v1/suppressions', {
+          email: 'gone@example.com',
+          expires_at: new Date(Date.now() + 300).toISOString(),
+        })
+      ).status,
+    ).to.equal(201);
     await new Promise((r) => setTimeout(r, 400));
     expect(await api.core.services.suppressions.pruneExpired()).to.be.at.least(1);
     const rows = await db().store.knex('suppressions').where({ project_id: t.project.id }).select('address');
-    expect(rows.map((r: { address: string }) => r.address).sort()).to.deep.equal(['brief@example.com', 'forever@example.com']);
+    expect(rows.map((r: { address: string }) => r.address).sort()).to.deep.equal([
+      'brief@example.com',
+      'forever@example.com',
+    ]);
 
-    expectError(await t.api.post('/v1/suppressions', { email: 'late@example.com', expires_at: new Date(Date.now() - 1000).toISOString() }), 400, 'validation_error', 'expires_at');
-    expectError(await t.api.post('/v1/suppressions', { email: 'late@example.com', expires_at: 'tomorrow' }), 400, 'validation_error', 'expires_at');
+    expectError(
+      await t.api.post('/v1/suppressions', {
+        email: 'late@example.com',
+        expires_at: new Date(Date.now() - 1000).toISOString(),
+      }),
+      400,
+      'validation_error',
+      'expires_at',
+    );
+    expectError(
+      await t.api.post('/v1/suppressions', { email: 'late@example.com', expires_at: 'tomorrow' }),
+      400,
+      'validation_error',
+      'expires_at',
+    );
   });
 
   it('adding an address already suppressed changes nothing and answers 200 with its first reason', async function () {
     const t = await api.tenant();
-    expect((await t.api.post('/v1/suppressions', { email: 'twice@example.com', reason: 'complaint' })).status).to.equal(201);
+    expect((await t.api.post('/v1/suppressions', { email: 'twice@example.com', reason: 'complaint' })).status).to.equal(
+      201,
+    );
     const again = await t.api.post('/v1/suppressions', { email: 'twice@example.com' });
     expect(again.status).to.equal(200);
     expect(again.body).to.include({ email: 'twice@example.com', reason: 'complaint' });
@@ -76,7 +110,9 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
     for (let i = 0; i < 7; i++) {
       const email = `user${i}@${i % 2 ? 'odd' : 'even'}.example`;
       made.push(email);
-      expect((await t.api.post('/v1/suppressions', { email, reason: i % 3 === 0 ? 'bounce' : 'manual' })).status).to.equal(201);
+      expect(
+        (await t.api.post('/v1/suppressions', { email, reason: i % 3 === 0 ? 'bounce' : 'manual' })).status,
+      ).to.equal(201);
     }
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -91,19 +127,29 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
     } while (cursor);
     expect(pages).to.equal(3);
     expect(seen).to.have.members(made).and.have.length(7);
-    const times = (await t.api.get('/v1/suppressions?limit=100')).body.data.map((s: { created_at: string }) => Date.parse(s.created_at));
+    const times = (await t.api.get('/v1/suppressions?limit=100')).body.data.map((s: { created_at: string }) =>
+      Date.parse(s.created_at),
+    );
     expect(times).to.deep.equal([...times].sort((a, b) => b - a));
 
     const bounces = await t.api.get('/v1/suppressions?reason=bounce');
-    expect(bounces.body.data.map((s: { email: string }) => s.email)).to.have.members(['user0@even.example', 'user3@odd.example', 'user6@even.example']);
+    expect(bounces.body.data.map((s: { email: string }) => s.email)).to.have.members([
+      'user0@even.example',
+      'user3@odd.example',
+      'user6@even.example',
+    ]);
     const odd = await t.api.get('/v1/suppressions?email=ODD.EX');
-    expect(odd.body.data.map((s: { email: string }) => s.email)).to.have.members(['user1@odd.example', 'user3@odd.example', 'user5@odd.example']);
+    expect(odd.body.data.map((s: { email: string }) => s.email)).to.have.members([
+      'user1@odd.example',
+      'user3@odd.example',
+      'user5@odd.example',
+    ]);
     // LIKE's wildcards in the search are plain characters
     expect((await t.api.get('/v1/suppressions?email=user_')).body.data).to.have.length(0);
     expect((await t.api.get('/v1/suppressions?email=%25')).body.data).to.have.length(0);
   });
 
-  it('keeps each project to its own list: another project\'s suppression is neither listed nor removable', async function () {
+  it("keeps each project to its own list: another project's suppression is neither listed nor removable", async function () {
     const a = await api.tenant();
     const b = await api.tenant();
     await a.api.post('/v1/suppressions', { email: 'private@example.com' });
@@ -125,8 +171,18 @@ eachDatabase('suppressions routes (CONTRACT §5, issue 23)', (db) => {
     const t = await api.tenant();
     expectError(await t.api.post('/v1/suppressions', { email: 'not an address' }), 400, 'validation_error', 'email');
     expectError(await t.api.post('/v1/suppressions', {}), 400, 'validation_error', 'email');
-    expectError(await t.api.post('/v1/suppressions', { email: 'a@example.com', reason: 'spam' }), 400, 'validation_error', 'reason');
-    expectError(await t.api.post('/v1/suppressions', { email: 'a@example.com', note: 'x' }), 400, 'validation_error', 'note');
+    expectError(
+      await t.api.post('/v1/suppressions', { email: 'a@example.com', reason: 'spam' }),
+      400,
+      'validation_error',
+      'reason',
+    );
+    expectError(
+      await t.api.post('/v1/suppressions', { email: 'a@example.com', note: 'x' }),
+      400,
+      'validation_error',
+      'note',
+    );
     expectError(await t.api.get('/v1/suppressions?limit=0'), 400, 'validation_error', 'limit');
     expectError(await t.api.get('/v1/suppressions?reason=spam'), 400, 'validation_error', 'reason');
     expectError(await t.api.get('/v1/suppressions?cursor=bm9wZQ'), 400, 'validation_error', 'cursor');

@@ -24,7 +24,8 @@ describe('the systemd unit (packaging/posthorn.service)', function () {
   before(async function () {
     // .ci/run installs Debian's systemd for these checks; its tools work without systemd running.
     const found = await run('sh', ['-c', 'command -v systemd-analyze && command -v systemd-sysusers']);
-    if (found.code !== 0) throw new Error('systemd-analyze and systemd-sysusers are needed (apt-get install systemd; .ci/run does it)');
+    if (found.code !== 0)
+      throw new Error('systemd-analyze and systemd-sysusers are needed (apt-get install systemd; .ci/run does it)');
   });
 
   it('passes systemd-analyze verify without a single warning', async function () {
@@ -35,7 +36,10 @@ describe('the systemd unit (packaging/posthorn.service)', function () {
 
     // verify reports a bad directive only as a warning, exiting 0: silence is the pass mark,
     // and this shows the tool here does speak up.
-    const broken = await run('systemd-analyze', ['verify', unitCopy((t) => t.replace('ProtectSystem=strict', 'ProtectSystem=strictest'))]);
+    const broken = await run('systemd-analyze', [
+      'verify',
+      unitCopy((t) => t.replace('ProtectSystem=strict', 'ProtectSystem=strictest')),
+    ]);
     expect(broken.stdout + broken.stderr).to.include('strictest');
   });
 
@@ -62,9 +66,22 @@ describe('the systemd unit (packaging/posthorn.service)', function () {
     expect(score, report.stdout + report.stderr).to.not.equal(null);
     expect(Number(score![1]), report.stdout).to.be.at.most(2.0);
 
-    const checks = JSON.parse((await run('systemd-analyze', ['security', '--offline=true', '--json=short', path])).stdout) as Array<{ json_field: string; set: boolean }>;
+    const checks = JSON.parse(
+      (await run('systemd-analyze', ['security', '--offline=true', '--json=short', path])).stdout,
+    ) as Array<{ json_field: string; set: boolean }>;
     const passed = new Set(checks.filter((c) => c.set).map((c) => c.json_field));
-    for (const field of ['UserOrDynamicUser', 'NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp', 'PrivateDevices', 'UMask', 'CapabilityBoundingSet_CAP_SYS_ADMIN', 'CapabilityBoundingSet_CAP_DAC_FOWNER_IPC_OWNER', 'SystemCallFilter_privileged']) {
+    for (const field of [
+      'UserOrDynamicUser',
+      'NoNewPrivileges',
+      'ProtectSystem',
+      'ProtectHome',
+      'PrivateTmp',
+      'PrivateDevices',
+      'UMask',
+      'CapabilityBoundingSet_CAP_SYS_ADMIN',
+      'CapabilityBoundingSet_CAP_DAC_FOWNER_IPC_OWNER',
+      'SystemCallFilter_privileged',
+    ]) {
       expect(passed.has(field), field).to.equal(true);
     }
   });
@@ -78,13 +95,17 @@ describe('the systemd unit (packaging/posthorn.service)', function () {
     expect(made.code, made.stderr).to.equal(0);
 
     const user = readUnit(UNIT).get('Service.User')![0];
-    const entry = readFileSync(join(root, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+    const entry = readFileSync(join(root, 'etc/passwd'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${user}:`));
     expect(entry, 'passwd entry').to.be.a('string');
     const [, , uid, gid, , home, shell] = entry!.split(':');
     expect(Number(uid)).to.be.above(0);
     expect(home).to.equal('/var/lib/posthorn');
     expect(shell).to.match(/nologin$/);
-    const group = readFileSync(join(root, 'etc/group'), 'utf8').split('\n').find((l) => l.startsWith(`${readUnit(UNIT).get('Service.Group')![0]}:`));
+    const group = readFileSync(join(root, 'etc/group'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${readUnit(UNIT).get('Service.Group')![0]}:`));
     expect(group?.split(':')[2]).to.equal(gid);
   });
 });

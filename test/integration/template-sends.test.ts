@@ -15,9 +15,24 @@ const uid = (p = 'tpl') => `${p}-${Date.now().toString(36)}-${++n}`;
 const RECEIPT = {
   subject: 'Receipt {{ order }} for {{ name | there }}',
   html: '<h1>Thanks, {{ name | there }}</h1><table>{{#each items as item}}<tr><td>{{ item.title }}</td><td>{{ item.price | currency:\'USD\' }}</td></tr>{{/each}}</table><p><a href="{{ link }}">Your order</a></p>',
-  variables: { order: {}, name: { required: false }, items: { type: 'array' }, link: {}, secret_note: { required: false } },
+  variables: {
+    order: {},
+    name: { required: false },
+    items: { type: 'array' },
+    link: {},
+    secret_note: { required: false },
+  },
 };
-const VARS = { order: 'A-17', name: 'Ann & Bo', items: [{ title: 'Mug <large>', price: 12.5 }, { title: 'Tea', price: 3 }], link: 'https://shop.test/o?id=17&x=1', secret_note: 'do-not-leak-8f3a' };
+const VARS = {
+  order: 'A-17',
+  name: 'Ann & Bo',
+  items: [
+    { title: 'Mug <large>', price: 12.5 },
+    { title: 'Tea', price: 3 },
+  ],
+  link: 'https://shop.test/o?id=17&x=1',
+  secret_note: 'do-not-leak-8f3a',
+};
 
 describe('template sends (interface §4.1, §4.3)', function () {
   this.timeout(60_000);
@@ -30,7 +45,9 @@ describe('template sends (interface §4.1, §4.3)', function () {
   let domain: { id: string; domain: string };
 
   before(async function () {
-    live_ = await startLiveWorld('dkim.appliance.test', 'mta.appliance.test', { outbound: { retry_schedule: ['1s', '1s'] } });
+    live_ = await startLiveWorld('dkim.appliance.test', 'mta.appliance.test', {
+      outbound: { retry_schedule: ['1s', '1s'] },
+    });
     ({ world, sink, api } = live_);
     live = await api.tenant({ mode: 'live' });
     domain = await verifiedDomain(live, world);
@@ -46,7 +63,12 @@ describe('template sends (interface §4.1, §4.3)', function () {
     const id = uid('receipt');
     expect((await live.api.post('/v1/templates', { id, ...RECEIPT })).status).to.equal(201);
     const to = `ann-${Date.now()}@ok.test`;
-    const res = await live.api.post('/v1/emails', { from: `Shop <orders@${domain.domain}>`, to: [to], template_id: id, variables: VARS });
+    const res = await live.api.post('/v1/emails', {
+      from: `Shop <orders@${domain.domain}>`,
+      to: [to],
+      template_id: id,
+      variables: VARS,
+    });
     expect(res.status, res.text).to.equal(202);
     expect(res.body).to.include({ template_id: id, template_version: 1, subject: 'Receipt A-17 for Ann & Bo' });
 
@@ -80,8 +102,18 @@ describe('template sends (interface §4.1, §4.3)', function () {
     const id = uid('receipt');
     await live.api.post('/v1/templates', { id, ...RECEIPT });
     await test.api.post('/v1/templates', { id, ...RECEIPT });
-    const l = await live.api.post('/v1/emails', { from: `orders@${domain.domain}`, to: [`x-${Date.now()}@ok.test`], template_id: id, variables: VARS });
-    const t = await test.api.post('/v1/emails', { from: 'orders@example.test', to: [`delivered@${SIM}`], template_id: id, variables: VARS });
+    const l = await live.api.post('/v1/emails', {
+      from: `orders@${domain.domain}`,
+      to: [`x-${Date.now()}@ok.test`],
+      template_id: id,
+      variables: VARS,
+    });
+    const t = await test.api.post('/v1/emails', {
+      from: 'orders@example.test',
+      to: [`delivered@${SIM}`],
+      template_id: id,
+      variables: VARS,
+    });
     expect(t.status, t.text).to.equal(202);
     const [a, b] = [await stored(live, l.body.id), await stored(test, t.body.id)];
     expect(b).to.include({ subject: a.subject, html: a.html, text: a.text, templateId: id, templateVersion: 1 });
@@ -89,16 +121,46 @@ describe('template sends (interface §4.1, §4.3)', function () {
 
   it('refuses what a template send cannot be, naming the field', async function () {
     const id = uid();
-    await test.api.post('/v1/templates', { id, subject: 'Hi {{ name }}', text: '{{ plan }}', variables: { name: {}, plan: { required: false } } });
-    const send = (extra: Record<string, unknown>) => test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], ...extra });
-    expect(expectError(await send({ template_id: id, variables: {} }), 400, 'invalid_variables').field).to.equal('variables.name');
+    await test.api.post('/v1/templates', {
+      id,
+      subject: 'Hi {{ name }}',
+      text: '{{ plan }}',
+      variables: { name: {}, plan: { required: false } },
+    });
+    const send = (extra: Record<string, unknown>) =>
+      test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], ...extra });
+    expect(expectError(await send({ template_id: id, variables: {} }), 400, 'invalid_variables').field).to.equal(
+      'variables.name',
+    );
     expect(expectError(await send({ template_id: id }), 400, 'invalid_variables').field).to.equal('variables.name');
-    expect(expectError(await send({ template_id: id, variables: { name: 5 } }), 400, 'invalid_variables').field).to.equal('variables.name');
-    expectError(await send({ template_id: id, variables: { name: 'x' }, subject: 'also' }), 400, 'validation_error', 'template_id');
+    expect(
+      expectError(await send({ template_id: id, variables: { name: 5 } }), 400, 'invalid_variables').field,
+    ).to.equal('variables.name');
+    expectError(
+      await send({ template_id: id, variables: { name: 'x' }, subject: 'also' }),
+      400,
+      'validation_error',
+      'template_id',
+    );
     expectError(await send({ template_id: uid(), variables: {} }), 400, 'validation_error', 'template_id');
-    expectError(await send({ template_id: id, template_version: 2, variables: { name: 'x' } }), 400, 'validation_error', 'template_version');
-    expectError(await send({ subject: 's', text: 't', variables: { name: 'x' } }), 400, 'validation_error', 'variables');
-    expectError(await send({ template_id: id, variables: { name: 'x' }, language: 'english' }), 400, 'validation_error', 'language');
+    expectError(
+      await send({ template_id: id, template_version: 2, variables: { name: 'x' } }),
+      400,
+      'validation_error',
+      'template_version',
+    );
+    expectError(
+      await send({ subject: 's', text: 't', variables: { name: 'x' } }),
+      400,
+      'validation_error',
+      'variables',
+    );
+    expectError(
+      await send({ template_id: id, variables: { name: 'x' }, language: 'english' }),
+      400,
+      'validation_error',
+      'language',
+    );
     // a line break a variable brings into the subject cannot add a header
     const ok = await send({ template_id: id, variables: { name: 'Ann\r\nBcc: evil@x.test', extra: 'ignored' } });
     expect(ok.status, ok.text).to.equal(202);
@@ -108,7 +170,8 @@ describe('template sends (interface §4.1, §4.3)', function () {
   it('a template deleted since it was last sent is no template for the next send, whatever was cached', async function () {
     const id = uid();
     await test.api.post('/v1/templates', { id, subject: 'Hi', text: 'x' });
-    const send = () => test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], template_id: id });
+    const send = () =>
+      test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], template_id: id });
     expect((await send()).status).to.equal(202);
     await test.api.delete(`/v1/templates/${id}`);
     expectError(await send(), 400, 'validation_error', 'template_id');
@@ -117,7 +180,8 @@ describe('template sends (interface §4.1, §4.3)', function () {
   it('a send naming a version gets it; a new version serves the next send at once', async function () {
     const id = uid();
     await test.api.post('/v1/templates', { id, subject: 'v1', text: 'one' });
-    const send = (extra: Record<string, unknown> = {}) => test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], template_id: id, ...extra });
+    const send = (extra: Record<string, unknown> = {}) =>
+      test.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], template_id: id, ...extra });
     expect((await send()).body).to.include({ subject: 'v1', template_version: 1 });
     await test.api.post('/v1/templates', { id, subject: 'v2', text: 'two' });
     expect((await send()).body).to.include({ subject: 'v2', template_version: 2 });
@@ -128,18 +192,33 @@ describe('template sends (interface §4.1, §4.3)', function () {
     const id = uid();
     await test.api.post('/v1/templates', { id, subject: 'A', text: 'a' });
     await test.api.post('/v1/templates', { id, subject: 'B', text: 'b' });
-    expect((await test.api.patch(`/v1/templates/${id}`, { split: [{ version: 1, percent: 70 }, { version: 2, percent: 30 }] })).status).to.equal(200);
-    const send = (to: string, extra: Record<string, unknown> = {}) => test.api.post('/v1/emails', { from: 'a@example.test', to: [to], template_id: id, ...extra });
+    expect(
+      (
+        await test.api.patch(`/v1/templates/${id}`, {
+          split: [
+            { version: 1, percent: 70 },
+            { version: 2, percent: 30 },
+          ],
+        })
+      ).status,
+    ).to.equal(200);
+    const send = (to: string, extra: Record<string, unknown> = {}) =>
+      test.api.post('/v1/emails', { from: 'a@example.test', to: [to], template_id: id, ...extra });
 
     const one = `sticky-${Date.now()}@example.test`;
     const versions = new Set<number>();
     for (let i = 0; i < 20; i++) versions.add((await send(one)).body.template_version);
     expect(versions.size, 'one recipient, one version').to.equal(1);
-    expect((await send(one, { template_version: 2 })).body.template_version, 'a named version wins over the split').to.equal(2);
+    expect(
+      (await send(one, { template_version: 2 })).body.template_version,
+      'a named version wins over the split',
+    ).to.equal(2);
 
     const counts = { 1: 0, 2: 0 } as Record<number, number>;
     for (let batch = 0; batch < 1000; batch += 50) {
-      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => send(`user${batch + i}@example${(batch + i) % 7}.test`)));
+      const replies = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => send(`user${batch + i}@example${(batch + i) % 7}.test`)),
+      );
       for (const r of replies) {
         expect(r.status, r.text).to.equal(202);
         counts[r.body.template_version]!++;

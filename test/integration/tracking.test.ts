@@ -18,7 +18,9 @@ describe('open and click tracking', function () {
   let t: Tenant;
 
   before(async function () {
-    live = await startLiveWorld('dkim.track.test', 'mta.track.test', { http: { public_url: 'https://track.example.test' } });
+    live = await startLiveWorld('dkim.track.test', 'mta.track.test', {
+      http: { public_url: 'https://track.example.test' },
+    });
     ({ world, sink, api } = live);
     t = await api.tenant({ mode: 'live' });
   });
@@ -28,12 +30,19 @@ describe('open and click tracking', function () {
 
   /** the link at the sink, pointed at this test's API instead of the public URL */
   const local = (url: string) => url.replace('https://track.example.test', api.baseUrl);
-  const html = '<html><body><p><a href="https://shop.example/order/42?x=1&amp;y=2">Your order</a> <a href="mailto:help@shop.example">help</a> <a href="https://shop.example/no" data-posthorn-notrack>private</a></p></body></html>';
+  const html =
+    '<html><body><p><a href="https://shop.example/order/42?x=1&amp;y=2">Your order</a> <a href="mailto:help@shop.example">help</a> <a href="https://shop.example/no" data-posthorn-notrack>private</a></p></body></html>';
 
   it('rewrites links and adds a pixel; the click redirects to the original URL and records email.clicked, opens email.opened', async function () {
     const d = await verifiedDomain(t, world, { open_tracking: true, click_tracking: true });
     const to = `reader-${Date.now()}@ok.test`;
-    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
+    const res = await t.api.post('/v1/emails', {
+      from: `a@${d.domain}`,
+      to: [to],
+      subject: 'Tracked',
+      html,
+      text: 'x',
+    });
     const parsed = await simpleParser((await sink.waitForMessage(to)).raw);
     const body = String(parsed.html);
     const links = [...body.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
@@ -50,12 +59,19 @@ describe('open and click tracking', function () {
     expect(open.status).to.equal(200);
     expect(open.headers.get('content-type')).to.equal('image/gif');
 
-    const events = await waitFor(async () => {
-      const ev = await eventsOfEmail(api.deps.store.knex, res.body.id);
-      return ev.some((e) => e.type === 'email.opened') && ev.some((e) => e.type === 'email.clicked') ? ev : null;
-    }, 5000, 'tracking events');
+    const events = await waitFor(
+      async () => {
+        const ev = await eventsOfEmail(api.deps.store.knex, res.body.id);
+        return ev.some((e) => e.type === 'email.opened') && ev.some((e) => e.type === 'email.clicked') ? ev : null;
+      },
+      5000,
+      'tracking events',
+    );
     const clicked = events.find((e) => e.type === 'email.clicked')!;
-    expect(clicked.data.details).to.deep.equal({ url: 'https://shop.example/order/42?x=1&y=2', user_agent: 'TestMail/1.0' });
+    expect(clicked.data.details).to.deep.equal({
+      url: 'https://shop.example/order/42?x=1&y=2',
+      user_agent: 'TestMail/1.0',
+    });
     expect(clicked.recipient).to.equal(to);
     // opens and clicks do not change the status
     const e = await waitEmail(t.api, res.body.id, (x) => x.status === 'accepted');
@@ -68,11 +84,21 @@ describe('open and click tracking', function () {
   it('records no open or click once the domain has turned tracking off, and the link still redirects', async function () {
     const d = await verifiedDomain(t, world, { open_tracking: true, click_tracking: true });
     const to = `later-${Date.now()}@ok.test`;
-    const res = await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
+    const res = await t.api.post('/v1/emails', {
+      from: `a@${d.domain}`,
+      to: [to],
+      subject: 'Tracked',
+      html,
+      text: 'x',
+    });
     const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
     const link = local(/href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'));
-    const pixel = local(/<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'));
-    expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: false, click_tracking: false })).status).to.equal(200);
+    const pixel = local(
+      /<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'),
+    );
+    expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: false, click_tracking: false })).status).to.equal(
+      200,
+    );
 
     const click = await fetch(link, { redirect: 'manual' });
     expect(click.status).to.equal(302);
@@ -86,7 +112,12 @@ describe('open and click tracking', function () {
     // turned on again, the same links count again
     expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: true })).status).to.equal(200);
     expect((await fetch(pixel)).status).to.equal(200);
-    await waitFor(async () => ((await eventsOfEmail(api.deps.store.knex, res.body.id)).some((e) => e.type === 'email.opened') ? true : null), 5000, 'email.opened');
+    await waitFor(
+      async () =>
+        (await eventsOfEmail(api.deps.store.knex, res.body.id)).some((e) => e.type === 'email.opened') ? true : null,
+      5000,
+      'email.opened',
+    );
   });
 
   it('answers 404 to a tampered token and never redirects elsewhere', async function () {
@@ -109,7 +140,9 @@ describe('open and click tracking', function () {
   it('answers 404 when the last character of the MAC is spelled differently, though it decodes to the same bytes', async function () {
     const token = await clickToken('same-bytes');
     const alike = `${token.slice(0, -1)}${B64URL[B64URL.indexOf(token.slice(-1)) ^ 1]}`;
-    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(Buffer.from(token.split('.')[1]!, 'base64url'));
+    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(
+      Buffer.from(token.split('.')[1]!, 'base64url'),
+    );
     expect((await fetch(`${api.baseUrl}/t/c/${token}`, { redirect: 'manual' })).status).to.equal(302);
     const r = await fetch(`${api.baseUrl}/t/c/${alike}`, { redirect: 'manual' });
     expect(r.status).to.equal(404);

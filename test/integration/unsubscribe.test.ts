@@ -9,7 +9,10 @@ const PUBLIC = 'https://mail.unsub.test';
 
 /** A header of a raw message, unfolded. */
 function header(raw: Buffer, name: string): string | null {
-  const head = raw.toString('latin1').split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+  const head = raw
+    .toString('latin1')
+    .split('\r\n\r\n')[0]!
+    .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
 }
@@ -24,7 +27,16 @@ for (const kind of DATABASE_KINDS) {
     const local = (url: string) => url.replace(PUBLIC, w.api.baseUrl);
 
     before(async function () {
-      w = await startLiveWorld('dkim.unsub.test', 'mta.unsub.test', { http: { public_url: PUBLIC }, smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } } }, { inbound: true }, kind);
+      w = await startLiveWorld(
+        'dkim.unsub.test',
+        'mta.unsub.test',
+        {
+          http: { public_url: PUBLIC },
+          smtp: { inbound: { host: '127.0.0.1', port: 0 }, submission: { enabled: false } },
+        },
+        { inbound: true },
+        kind,
+      );
       port = w.api.running.inboundPort!;
       t = await w.api.tenant({ mode: 'live' });
       domain = await verifiedDomain(t, w.world);
@@ -34,10 +46,19 @@ for (const kind of DATABASE_KINDS) {
     });
 
     const send = async (to: string[], headers?: Record<string, string>) => {
-      const res = await t.api.post('/v1/emails', { from: `news@${domain.domain}`, to, subject: 'Our news', text: 'News', ...(headers ? { headers } : {}) });
+      const res = await t.api.post('/v1/emails', {
+        from: `news@${domain.domain}`,
+        to,
+        subject: 'Our news',
+        text: 'News',
+        ...(headers ? { headers } : {}),
+      });
       return res;
     };
-    const suppressionOf = async (address: string) => (await t.api.get(`/v1/suppressions?email=${encodeURIComponent(address)}`)).body.data.find((s: { email: string }) => s.email === address) ?? null;
+    const suppressionOf = async (address: string) =>
+      (await t.api.get(`/v1/suppressions?email=${encodeURIComponent(address)}`)).body.data.find(
+        (s: { email: string }) => s.email === address,
+      ) ?? null;
 
     it('adds each recipient’s own links, signed by DKIM; a GET shows a page and changes nothing, a POST unsubscribes once', async function () {
       const [reader, friend] = [`reader-${kind}@ok.test`, `friend-${kind}@ok.test`];
@@ -45,7 +66,10 @@ for (const kind of DATABASE_KINDS) {
       expect(res.status, res.text).to.equal(202);
       const [a, b] = await Promise.all([w.sink.waitForMessage(reader), w.sink.waitForMessage(friend)]);
       const lu = header(a.raw, 'List-Unsubscribe')!;
-      const m = /^<(https:\/\/mail\.unsub\.test\/u\/([0-9a-z-]+))>, <mailto:(unsubscribe\+([0-9a-z-]+)@send\.[^?]+)\?subject=unsubscribe>$/.exec(lu);
+      const m =
+        /^<(https:\/\/mail\.unsub\.test\/u\/([0-9a-z-]+))>, <mailto:(unsubscribe\+([0-9a-z-]+)@send\.[^?]+)\?subject=unsubscribe>$/.exec(
+          lu,
+        );
       expect(m, lu).to.not.equal(null);
       const [, url, token, mailto, mailToken] = m!;
       expect(mailToken).to.equal(token);
@@ -53,23 +77,36 @@ for (const kind of DATABASE_KINDS) {
       expect(header(a.raw, 'List-Unsubscribe-Post')).to.equal('List-Unsubscribe=One-Click');
       expect(header(b.raw, 'List-Unsubscribe')).to.not.equal(lu);
       // RFC 8058 §4: both headers are covered by the DKIM signature, and it verifies
-      expect(header(a.raw, 'DKIM-Signature')!.replace(/\s+/g, '')).to.match(/h=[^;]*list-unsubscribe:list-unsubscribe-post/);
+      expect(header(a.raw, 'DKIM-Signature')!.replace(/\s+/g, '')).to.match(
+        /h=[^;]*list-unsubscribe:list-unsubscribe-post/,
+      );
       expect(await dkimResults(w.world, a.raw)).to.deep.equal([`${domain.domain}:pass`]);
 
       const page = await fetch(local(url!));
       expect(page.status).to.equal(200);
       expect(page.headers.get('content-security-policy')).to.include("default-src 'none'");
       const html = await page.text();
-      expect(html).to.include('Unsubscribe?').and.include(domain.domain).and.include('<form method="post">').and.not.include(reader);
+      expect(html)
+        .to.include('Unsubscribe?')
+        .and.include(domain.domain)
+        .and.include('<form method="post">')
+        .and.not.include(reader);
       expect(await suppressionOf(reader), 'a GET unsubscribes nobody').to.equal(null);
 
-      const post = () => fetch(local(url!), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+      const post = () =>
+        fetch(local(url!), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'List-Unsubscribe=One-Click',
+        });
       const first = await post();
       expect(first.status).to.equal(200);
       expect(await first.text()).to.include('You are unsubscribed');
       expect(await suppressionOf(reader)).to.include({ email: reader, reason: 'unsubscribe' });
       expect((await post()).status, 'idempotent').to.equal(200);
-      const events = (await t.api.get(`/v1/emails/${res.body.id}/events`)).body.data.filter((e: { type: string }) => e.type === 'email.unsubscribed');
+      const events = (await t.api.get(`/v1/emails/${res.body.id}/events`)).body.data.filter(
+        (e: { type: string }) => e.type === 'email.unsubscribed',
+      );
       expect(events).to.have.length(1);
       expect(events[0]).to.include({ recipient: reader });
       expect(events[0].data.details).to.deep.equal({ method: 'one_click' });
@@ -79,7 +116,11 @@ for (const kind of DATABASE_KINDS) {
     it('stops the next newsletter to that address but not a receipt, and a bounce later stops all mail', async function () {
       const reader = `reader-${kind}@ok.test`;
       expectError(await send([reader], { 'List-Unsubscribe': '<auto>' }), 422, 'recipient_suppressed');
-      expectError(await send([reader], { 'List-Unsubscribe': '<https://news.example/unsub>' }), 422, 'recipient_suppressed');
+      expectError(
+        await send([reader], { 'List-Unsubscribe': '<https://news.example/unsub>' }),
+        422,
+        'recipient_suppressed',
+      );
       const receipt = await send([reader]);
       expect(receipt.status, receipt.text).to.equal(202);
       await waitEmail(t.api, receipt.body.id, (e) => e.recipients?.[0]?.status === 'delivered');
@@ -93,12 +134,20 @@ for (const kind of DATABASE_KINDS) {
       const friend = `friend-${kind}@ok.test`;
       const raw = w.sink.messagesTo(friend)[0]!.raw;
       const mailto = /<mailto:([^?]+)\?/.exec(header(raw, 'List-Unsubscribe')!)![1]!;
-      const sent = await smtpSend(port, { from: friend, to: [mailto], raw: `From: ${friend}\r\nTo: ${mailto}\r\nSubject: unsubscribe\r\n\r\nunsubscribe\r\n` });
+      const sent = await smtpSend(port, {
+        from: friend,
+        to: [mailto],
+        raw: `From: ${friend}\r\nTo: ${mailto}\r\nSubject: unsubscribe\r\n\r\nunsubscribe\r\n`,
+      });
       expect(sent.ok, JSON.stringify(sent)).to.equal(true);
       expect(await suppressionOf(friend)).to.include({ reason: 'unsubscribe' });
 
       const forged = mailto.replace(/-[0-9a-f]{20}@/, '-0123456789abcdef0123@');
-      const refused = await smtpSend(port, { from: friend, to: [forged], raw: `From: ${friend}\r\nSubject: unsubscribe\r\n\r\nx\r\n` });
+      const refused = await smtpSend(port, {
+        from: friend,
+        to: [forged],
+        raw: `From: ${friend}\r\nSubject: unsubscribe\r\n\r\nx\r\n`,
+      });
       expect(refused.ok).to.equal(false);
       const bad = `${w.api.baseUrl}/u/${forged.slice('unsubscribe+'.length, forged.indexOf('@'))}`;
       expect((await fetch(bad)).status).to.equal(404);
@@ -111,7 +160,9 @@ for (const kind of DATABASE_KINDS) {
       expect(await suppressionOf(friend)).to.include({ reason: 'unsubscribe' });
       // a bounce imported for a short while stops all mail, and takes the unsubscription's place
       const until = new Date(Date.now() + 1500).toISOString();
-      expect((await t.api.post('/v1/suppressions', { email: friend, reason: 'bounce', expires_at: until })).status).to.equal(201);
+      expect(
+        (await t.api.post('/v1/suppressions', { email: friend, reason: 'bounce', expires_at: until })).status,
+      ).to.equal(201);
       expect(await suppressionOf(friend)).to.include({ reason: 'bounce' });
       expectError(await send([friend]), 422, 'recipient_suppressed');
       await new Promise((r) => setTimeout(r, 1600));
@@ -127,7 +178,11 @@ for (const kind of DATABASE_KINDS) {
 
     it('leaves unsubscribe+ at a verified domain to received mail, and refuses an oversized POST', async function () {
       const to = `unsubscribe+hello@${domain.domain}`;
-      const sent = await smtpSend(port, { from: 'a@example.net', to: [to], raw: `From: a@example.net\r\nTo: ${to}\r\nSubject: hi\r\n\r\nhi\r\n` });
+      const sent = await smtpSend(port, {
+        from: 'a@example.net',
+        to: [to],
+        raw: `From: a@example.net\r\nTo: ${to}\r\nSubject: hi\r\n\r\nhi\r\n`,
+      });
       expect(sent.ok, JSON.stringify(sent)).to.equal(true);
       if (sent.ok) expect(sent.response).to.match(/received as inb_/);
       const big = await fetch(`${w.api.baseUrl}/u/whatever-0123`, { method: 'POST', body: 'x'.repeat(10_000) });
@@ -160,7 +215,9 @@ for (const kind of DATABASE_KINDS) {
       const to = `plain-${kind}@ok.test`;
       expect((await send([to])).status).to.equal(202);
       const raw = (await w.sink.waitForMessage(to)).raw;
-      expect(header(raw, 'List-Unsubscribe')).to.match(/^<https:\/\/mail\.unsub\.test\/u\/[0-9a-z-]+>, <mailto:unsubscribe\+/);
+      expect(header(raw, 'List-Unsubscribe')).to.match(
+        /^<https:\/\/mail\.unsub\.test\/u\/[0-9a-z-]+>, <mailto:unsubscribe\+/,
+      );
       expect(await dkimResults(w.world, raw)).to.deep.equal([`${domain.domain}:pass`]);
       await t.api.patch(`/v1/domains/${domain.id}`, { list_unsubscribe: false });
     });

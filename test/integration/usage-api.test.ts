@@ -22,20 +22,56 @@ eachDatabase('usage route (CONTRACT §5, issue 23)', (db) => {
     const t = await api.tenant({ mode: 'live' });
     const empty = await t.api.get('/v1/usage');
     expect(empty.status).to.equal(200);
-    expect(empty.body).to.deep.equal({ object: 'usage', sent_today: 0, sent_this_month: 0, broadcast_today: 0, broadcast_this_month: 0, verifications_used: 0, limits: { daily: 0, monthly: 0, domains: 0, verifications: 0 } });
+    expect(empty.body).to.deep.equal({
+      object: 'usage',
+      sent_today: 0,
+      sent_this_month: 0,
+      broadcast_today: 0,
+      broadcast_this_month: 0,
+      verifications_used: 0,
+      limits: { daily: 0, monthly: 0, domains: 0, verifications: 0 },
+    });
 
     const domain = `usage-${Date.now()}.example`;
     await api.deps.store.knex('domains').insert({
-      id: `dom_${Date.now().toString(36).padStart(26, '0')}`, project_id: t.project.id, name: domain, status: 'verified', dkim_token: `tok${Date.now()}`, active_selector: 'ph1', created_at: Date.now(), updated_at: Date.now(),
+      id: `dom_${Date.now().toString(36).padStart(26, '0')}`,
+      project_id: t.project.id,
+      name: domain,
+      status: 'verified',
+      dkim_token: `tok${Date.now()}`,
+      active_selector: 'ph1',
+      created_at: Date.now(),
+      updated_at: Date.now(),
     });
     await setProject(api.deps, t.project.id, { limits: { daily: 100, monthly: 1000, verifications: 50 } });
-    expect((await t.api.post('/v1/emails', { from: `a@${domain}`, to: ['a@example.test', 'b@example.test'], cc: ['c@example.test'], subject: 's', text: 't' })).status).to.equal(202);
+    expect(
+      (
+        await t.api.post('/v1/emails', {
+          from: `a@${domain}`,
+          to: ['a@example.test', 'b@example.test'],
+          cc: ['c@example.test'],
+          subject: 's',
+          text: 't',
+        })
+      ).status,
+    ).to.equal(202);
     const test = await t.newKey({ mode: 'test' });
-    expect((await test.api.post('/v1/emails', { from: 'a@example.test', to: ['x@example.test'], subject: 's', text: 't' })).status).to.equal(202);
+    expect(
+      (await test.api.post('/v1/emails', { from: 'a@example.test', to: ['x@example.test'], subject: 's', text: 't' }))
+        .status,
+    ).to.equal(202);
     expect((await t.api.post('/v1/verify', { email: 'someone@ok.test' })).status).to.equal(200);
 
     const used = await t.api.get('/v1/usage');
-    expect(used.body).to.deep.equal({ object: 'usage', sent_today: 3, sent_this_month: 3, broadcast_today: 0, broadcast_this_month: 0, verifications_used: 1, limits: { daily: 100, monthly: 1000, domains: 0, verifications: 50 } });
+    expect(used.body).to.deep.equal({
+      object: 'usage',
+      sent_today: 3,
+      sent_this_month: 3,
+      broadcast_today: 0,
+      broadcast_this_month: 0,
+      verifications_used: 1,
+      limits: { daily: 100, monthly: 1000, domains: 0, verifications: 50 },
+    });
     // another project's usage is its own
     const other = await api.tenant({ mode: 'live' });
     expect((await other.api.get('/v1/usage')).body.sent_today).to.equal(0);

@@ -19,7 +19,8 @@ eachDatabase('address verification (issue 22)', (db) => {
     world.add('nullmx.test', 'MX', { exchange: '.', priority: 0 });
     world.add('nothing.test', 'TXT', 'v=spf1 -all');
     world.add('xn--mnchen-3ya.test', 'MX', { exchange: 'mx.xn--mnchen-3ya.test', priority: 10 });
-    for (const d of ['mailinator.com', 'gmail.com', 'gmx.com', 'hotmial.com', 'acme.co']) world.add(d, 'MX', { exchange: `mx.${d}`, priority: 5 });
+    for (const d of ['mailinator.com', 'gmail.com', 'gmx.com', 'hotmial.com', 'acme.co'])
+      world.add(d, 'MX', { exchange: `mx.${d}`, priority: 5 });
     // a null MX sent twice, and MX records naming an IP address: both with an A record that must not be used
     world.add('twonull.test', 'MX', { exchange: '.', priority: 0 });
     world.add('twonull.test', 'MX', { exchange: '.', priority: 10 });
@@ -39,7 +40,12 @@ eachDatabase('address verification (issue 22)', (db) => {
   const batch = async (emails: unknown[]) => {
     const r = await t.api.post('/v1/verify/batch', { emails });
     expect(r.status, r.text).to.equal(200);
-    return r.body as { object: string; data: Array<Record<string, any>>; summary: Record<string, number>; verifications: { used: number; limit: number } };
+    return r.body as {
+      object: string;
+      data: Array<Record<string, any>>;
+      summary: Record<string, number>;
+      verifications: { used: number; limit: number };
+    };
   };
   const one = async (email: string) => (await batch([email])).data[0]!;
 
@@ -50,7 +56,17 @@ eachDatabase('address verification (issue 22)', (db) => {
     expect(r.data.map((v) => v.email)).to.deep.equal(emails);
     expect(r.data.map((v) => v.result)).to.deep.equal(['invalid', 'valid', 'risky', 'invalid']);
     expect(r.summary).to.deep.equal({ valid: 1, invalid: 2, risky: 1, unknown: 0 });
-    expect(r.data[1]).to.deep.equal({ object: 'email_verification', email: 'someone@ok.test', result: 'valid', reasons: [], suggestion: null, free_provider: false, role_account: false, disposable: false, mail_servers: ['mx1.ok.test', 'mx2.ok.test'] });
+    expect(r.data[1]).to.deep.equal({
+      object: 'email_verification',
+      email: 'someone@ok.test',
+      result: 'valid',
+      reasons: [],
+      suggestion: null,
+      free_provider: false,
+      role_account: false,
+      disposable: false,
+      mail_servers: ['mx1.ok.test', 'mx2.ok.test'],
+    });
     expect(r.verifications.limit).to.equal(0);
     const again = await batch(['a@ok.test']);
     expect(again.verifications.used).to.equal(r.verifications.used + 1);
@@ -62,21 +78,35 @@ eachDatabase('address verification (issue 22)', (db) => {
     const r = await batch(hundred);
     expect(r.data).to.have.length(100);
     expect(r.data.every((v, i) => v.email === hundred[i] && v.result === 'valid')).to.equal(true);
-    expectError(await t.api.post('/v1/verify/batch', { emails: [...hundred, 'one@more.test'] }), 400, 'validation_error', 'emails');
+    expectError(
+      await t.api.post('/v1/verify/batch', { emails: [...hundred, 'one@more.test'] }),
+      400,
+      'validation_error',
+      'emails',
+    );
     expectError(await t.api.post('/v1/verify/batch', { emails: [] }), 400, 'validation_error', 'emails');
-    expectError(await t.api.post('/v1/verify/batch', { emails: ['a@ok.test'], fast: true }), 400, 'validation_error', 'fast');
+    expectError(
+      await t.api.post('/v1/verify/batch', { emails: ['a@ok.test'], fast: true }),
+      400,
+      'validation_error',
+      'fast',
+    );
     expectError(await t.api.post('/v1/verify/batch', {}), 400, 'validation_error', 'emails');
   });
 
   it('reads DNS as a sending MTA would: MX by preference, A without MX, null MX, NXDOMAIN, no records, IDN', async function () {
-    expect(await one('a@aonly.test')).to.include({ result: 'valid' }).and.to.have.deep.property('mail_servers', ['aonly.test']);
+    expect(await one('a@aonly.test'))
+      .to.include({ result: 'valid' })
+      .and.to.have.deep.property('mail_servers', ['aonly.test']);
     for (const email of ['a@nullmx.test', 'a@nxdomain.test', 'a@nothing.test']) {
       const v = await one(email);
       expect(v, email).to.include({ result: 'invalid' });
       expect(v.reasons, email).to.deep.equal(['no_mail_server']);
       expect(v.mail_servers, email).to.deep.equal([]);
     }
-    expect(await one('kurt@münchen.test')).to.include({ result: 'valid', email: 'kurt@münchen.test' }).and.to.have.deep.property('mail_servers', ['mx.xn--mnchen-3ya.test']);
+    expect(await one('kurt@münchen.test'))
+      .to.include({ result: 'valid', email: 'kurt@münchen.test' })
+      .and.to.have.deep.property('mail_servers', ['mx.xn--mnchen-3ya.test']);
   });
 
   it('takes a null MX sent twice, or MX records naming only IP addresses, as no mail server, without trying the A record', async function () {
@@ -116,7 +146,9 @@ eachDatabase('address verification (issue 22)', (db) => {
   });
 
   it('flags disposable domains, role accounts and free providers; disposable and role are risky', async function () {
-    expect(await one('temp@mailinator.com')).to.include({ result: 'risky', disposable: true }).and.to.have.deep.property('reasons', ['disposable']);
+    expect(await one('temp@mailinator.com'))
+      .to.include({ result: 'risky', disposable: true })
+      .and.to.have.deep.property('reasons', ['disposable']);
     const role = await one('Sales+eu@ok.test');
     expect(role).to.include({ result: 'risky', role_account: true });
     expect(role.reasons).to.deep.equal(['role_account']);
@@ -138,7 +170,17 @@ eachDatabase('address verification (issue 22)', (db) => {
   });
 
   it('answers every string: bad syntax, control characters and the empty string are invalid_syntax, not a refused request', async function () {
-    const bad = ['', ' a@ok.test', 'a@ok.test\r\nBcc: x@y.test', 'a\u0000@ok.test', 'a@[192.0.2.1]', '(c)a@ok.test', 'a..b@ok.test', 'a@localhost', `${'x'.repeat(65)}@ok.test`];
+    const bad = [
+      '',
+      ' a@ok.test',
+      'a@ok.test\r\nBcc: x@y.test',
+      'a\u0000@ok.test',
+      'a@[192.0.2.1]',
+      '(c)a@ok.test',
+      'a..b@ok.test',
+      'a@localhost',
+      `${'x'.repeat(65)}@ok.test`,
+    ];
     const r = await batch(bad);
     for (const v of r.data) {
       expect(v.result, JSON.stringify(v.email)).to.equal('invalid');
@@ -146,10 +188,19 @@ eachDatabase('address verification (issue 22)', (db) => {
     }
     expect(r.data.map((v) => v.email)).to.deep.equal(bad);
     // however long: a string is answered, not refused, and quickly
-    for (const long of [`${'a'.repeat(5000)}@ok.test`, `"${'a'.repeat(3_000_000)}"@ok.test`, `a@${'é'.repeat(3_000_000)}.test`]) {
+    for (const long of [
+      `${'a'.repeat(5000)}@ok.test`,
+      `"${'a'.repeat(3_000_000)}"@ok.test`,
+      `a@${'é'.repeat(3_000_000)}.test`,
+    ]) {
       expect((await one(long)).reasons).to.deep.equal(['invalid_syntax']);
     }
-    expectError(await t.api.post('/v1/verify/batch', { emails: ['a@ok.test', 42] }), 400, 'validation_error', 'emails[1]');
+    expectError(
+      await t.api.post('/v1/verify/batch', { emails: ['a@ok.test', 42] }),
+      400,
+      'validation_error',
+      'emails[1]',
+    );
   });
 
   it('POST /v1/verify checks one address with the same quota', async function () {
@@ -167,7 +218,11 @@ eachDatabase('address verification (issue 22)', (db) => {
     await setProject(api.deps, q.project.id, { limits: { verifications: 5 } });
     const first = await q.api.post('/v1/verify/batch', { emails: ['a@ok.test', 'b@ok.test', 'c@ok.test'] });
     expect(first.body.verifications).to.deep.equal({ used: 3, limit: 5 });
-    expectError(await q.api.post('/v1/verify/batch', { emails: ['d@ok.test', 'e@ok.test', 'f@ok.test'] }), 429, 'quota_exhausted');
+    expectError(
+      await q.api.post('/v1/verify/batch', { emails: ['d@ok.test', 'e@ok.test', 'f@ok.test'] }),
+      429,
+      'quota_exhausted',
+    );
     const rest = await q.api.post('/v1/verify/batch', { emails: ['d@ok.test', 'e@ok.test'] });
     expect(rest.status, rest.text).to.equal(200);
     expect(rest.body.verifications).to.deep.equal({ used: 5, limit: 5 });
@@ -177,10 +232,21 @@ eachDatabase('address verification (issue 22)', (db) => {
   it('batches at once share the month exactly: of 12 batches of 10 against 50, five are answered and 50 are used', async function () {
     const q = await api.tenant({ scopes: ['emails:verify'] });
     await setProject(api.deps, q.project.id, { limits: { verifications: 50 } });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, b) => q.api.post('/v1/verify/batch', { emails: Array.from({ length: 10 }, (__, i) => `u${b}-${i}@ok.test`) })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, b) =>
+        q.api.post('/v1/verify/batch', { emails: Array.from({ length: 10 }, (__, i) => `u${b}-${i}@ok.test`) }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 200)).to.have.length(5);
-    expect(answers.filter((a) => a.status === 429).every((a) => a.body.error.code === 'quota_exhausted')).to.equal(true);
-    expect(answers.map((a) => a.body.verifications?.used).filter(Boolean).sort((x: number, y: number) => x - y)).to.deep.equal([10, 20, 30, 40, 50]);
+    expect(answers.filter((a) => a.status === 429).every((a) => a.body.error.code === 'quota_exhausted')).to.equal(
+      true,
+    );
+    expect(
+      answers
+        .map((a) => a.body.verifications?.used)
+        .filter(Boolean)
+        .sort((x: number, y: number) => x - y),
+    ).to.deep.equal([10, 20, 30, 40, 50]);
     expectError(await q.api.post('/v1/verify', { email: 'last@ok.test' }), 429, 'quota_exhausted');
   });
 

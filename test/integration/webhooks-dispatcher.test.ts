@@ -44,7 +44,10 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
   });
 
   async function startDispatcher(owner: string, extra: Partial<DispatcherOptions>): Promise<WebhookDispatcher> {
-    const config = buildConfig({ data_dir: '/nonexistent', network: { allow_private: true }, webhooks: { ca_file: hooks.caFile } }, null);
+    const config = buildConfig(
+      { data_dir: '/nonexistent', network: { allow_private: true }, webhooks: { ca_file: hooks.caFile } },
+      null,
+    );
     const egress = egressOptions(config, createResolver({ servers: [world.address] }), config.webhooks.timeoutMs);
     const d = new WebhookDispatcher({
       store: db().store,
@@ -70,7 +73,11 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
   async function eventFor(path: string): Promise<{ endpointId: string; eventId: string }> {
     const deps = { store: db().store, clock: systemClock };
     const project = await createProject(deps, { name: `leases-${++n}`, approved: true });
-    const endpoint = await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const endpoint = await createEndpoint(
+      { ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 },
+      project.id,
+      { url: hooks.url(path), events: ['email.delivered'] },
+    );
     const email = await storedEmail(db().store, project.id);
     const event = emailEvent(email, 'email.delivered', Date.now(), email.to[0]);
     await db().store.tx((trx) => insertEvents(trx, [event]));
@@ -78,7 +85,11 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
   }
 
   const deliveryOf = async (endpointId: string) =>
-    (await db().store.knex('webhook_deliveries').select('id', 'state', 'attempts', 'lease_owner', 'lease_until').where({ endpoint_id: endpointId }).first()) as
+    (await db()
+      .store.knex('webhook_deliveries')
+      .select('id', 'state', 'attempts', 'lease_owner', 'lease_until')
+      .where({ endpoint_id: endpointId })
+      .first()) as
       | { id: string; state: string; attempts: number; lease_owner: string | null; lease_until: number | null }
       | undefined;
 
@@ -93,7 +104,11 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     };
     const before = await emit('email.delivered');
     const path = `/ok/subscribed-${n}`;
-    const endpoint = await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    const endpoint = await createEndpoint(
+      { ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 },
+      project.id,
+      { url: hooks.url(path), events: ['email.delivered'] },
+    );
     const otherType = await emit('email.sent');
     const wanted = await emit('email.delivered');
     await db().store.knex('webhook_endpoints').where({ id: endpoint.id }).update({ active: false });
@@ -105,7 +120,10 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     const sent = hooks.received.filter((r) => r.path === path).map((r) => (r.json as { id: string }).id);
     expect(sent).to.deep.equal([wanted]);
     // none of them waits for a fan-out
-    const pending = await db().store.knex('events').whereIn('id', [before, otherType, wanted, whilePaused]).andWhere('fanned_out', false);
+    const pending = await db()
+      .store.knex('events')
+      .whereIn('id', [before, otherType, wanted, whilePaused])
+      .andWhere('fanned_out', false);
     expect(pending).to.have.length(0);
   });
 
@@ -121,22 +139,38 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
       const email = (r.json as { data: { email_id: string } }).data.email_id;
       if (open.get(email)) overlapped.push((r.json as { type: string }).type);
       open.set(email, (open.get(email) ?? 0) + 1);
-      maxOpen = Math.max(maxOpen, [...open.values()].reduce((a, b) => a + b, 0));
+      maxOpen = Math.max(
+        maxOpen,
+        [...open.values()].reduce((a, b) => a + b, 0),
+      );
       setTimeout(() => {
         open.set(email, open.get(email)! - 1);
         answer(200);
       }, 200);
     });
     const path = `${prefix}/hook`;
-    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.bounced', 'email.failed', 'email.delivered'] });
+    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, {
+      url: hooks.url(path),
+      events: ['email.bounced', 'email.failed', 'email.delivered'],
+    });
     const email = await storedEmail(db().store, project.id);
     const other = await storedEmail(db().store, project.id);
     const now = Date.now();
-    const events = [emailEvent(email, 'email.bounced', now, email.to[0]), emailEvent(email, 'email.failed', now, email.to[0]), emailEvent(other, 'email.delivered', now, other.to[0])];
+    const events = [
+      emailEvent(email, 'email.bounced', now, email.to[0]),
+      emailEvent(email, 'email.failed', now, email.to[0]),
+      emailEvent(other, 'email.delivered', now, other.to[0]),
+    ];
     await db().store.tx((trx) => insertEvents(trx, events));
     await startDispatcher(`order-${n}`, {});
-    await waitFor(async () => (hooks.received.filter((r) => r.path === path && r.status === 200).length === 3 ? true : null), 10_000, 'three answered POSTs');
-    const ofEmail = hooks.received.filter((r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === email.id);
+    await waitFor(
+      async () => (hooks.received.filter((r) => r.path === path && r.status === 200).length === 3 ? true : null),
+      10_000,
+      'three answered POSTs',
+    );
+    const ofEmail = hooks.received.filter(
+      (r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === email.id,
+    );
     expect(ofEmail.map((r) => (r.json as { type: string }).type)).to.deep.equal(['email.bounced', 'email.failed']);
     expect(overlapped, 'events of one email sent while another of its events was unanswered').to.deep.equal([]);
     // the other email's event went out beside the first one, not after it
@@ -165,17 +199,27 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     });
     const path = `${prefix}/hook`;
     const types = ['email.sent', 'email.delivered', 'email.opened'] as const;
-    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: [...types] });
+    await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, {
+      url: hooks.url(path),
+      events: [...types],
+    });
     const emails = await Promise.all(Array.from({ length: 60 }, () => storedEmail(db().store, project.id)));
     const t0 = Date.now();
     // each email's events in the order they happened: sent, delivered, opened
     const events = types.flatMap((type, i) => emails.map((e) => emailEvent(e, type, t0 + i, e.to[0])));
     await db().store.tx((trx) => insertEvents(trx, events));
     await startDispatcher(`window-${n}`, {});
-    await waitFor(async () => (hooks.received.filter((r) => r.path === path && r.status === 200).length === events.length ? true : null), 20_000, 'every event answered');
+    await waitFor(
+      async () =>
+        hooks.received.filter((r) => r.path === path && r.status === 200).length === events.length ? true : null,
+      20_000,
+      'every event answered',
+    );
     expect(overlapped, 'emails with two events unanswered at once').to.deep.equal([]);
     for (const e of emails) {
-      const seen = hooks.received.filter((r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === e.id).map((r) => (r.json as { type: string }).type);
+      const seen = hooks.received
+        .filter((r) => r.path === path && (r.json as { data: { email_id: string } }).data.email_id === e.id)
+        .map((r) => (r.json as { type: string }).type);
       expect(seen, e.id).to.deep.equal([...types]);
     }
     expect(maxOpen, 'requests in flight at once to the endpoint').to.be.greaterThan(8);
@@ -196,12 +240,25 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
         answer(200);
       }, 2_000);
     });
-    for (const path of [slow, fast]) await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    for (const path of [slow, fast])
+      await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, {
+        url: hooks.url(path),
+        events: ['email.delivered'],
+      });
     const emails = await Promise.all(Array.from({ length: 100 }, () => storedEmail(db().store, project.id)));
-    await db().store.tx((trx) => insertEvents(trx, emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0]))));
+    await db().store.tx((trx) =>
+      insertEvents(
+        trx,
+        emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0])),
+      ),
+    );
     const started = Date.now();
     await startDispatcher(`slow-${n}`, {});
-    await waitFor(async () => (hooks.received.filter((r) => r.path === fast && r.status === 200).length === 100 ? true : null), 10_000, 'the fast endpoint to get all 100');
+    await waitFor(
+      async () => (hooks.received.filter((r) => r.path === fast && r.status === 200).length === 100 ? true : null),
+      10_000,
+      'the fast endpoint to get all 100',
+    );
     const fastTook = Date.now() - started;
     const slowDone = hooks.received.filter((r) => r.path === slow && r.status === 200).length;
     // 100 answers at 2 s each with 4 in flight would take 50 s: the fast endpoint finished long before
@@ -215,17 +272,36 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     const deps = { store: db().store, clock: systemClock };
     const project = await createProject(deps, { name: `burst-${++n}`, approved: true });
     const paths = Array.from({ length: 10 }, (_, i) => `/ok/burst-${n}-${i}`);
-    for (const path of paths) await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, { url: hooks.url(path), events: ['email.delivered'] });
+    for (const path of paths)
+      await createEndpoint({ ...deps, checkEndpointUrl: async () => undefined, firstAttemptDelayMs: 0 }, project.id, {
+        url: hooks.url(path),
+        events: ['email.delivered'],
+      });
     const emails = await Promise.all(Array.from({ length: 500 }, () => storedEmail(db().store, project.id)));
-    await db().store.tx((trx) => insertEvents(trx, emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0]))));
+    await db().store.tx((trx) =>
+      insertEvents(
+        trx,
+        emails.map((e) => emailEvent(e, 'email.delivered', Date.now(), e.to[0])),
+      ),
+    );
     // the dispatcher's first fan-out takes the 500 events at once: 5,000 rows in its transaction
     await startDispatcher(`burst-${n}`, {});
-    await waitFor(async () => (hooks.received.filter((r) => r.path.startsWith(`/ok/burst-${n}-`) && r.status === 200).length >= 5000 ? true : null), 50_000, 'all 5,000 deliveries answered');
+    await waitFor(
+      async () =>
+        hooks.received.filter((r) => r.path.startsWith(`/ok/burst-${n}-`) && r.status === 200).length >= 5000
+          ? true
+          : null,
+      50_000,
+      'all 5,000 deliveries answered',
+    );
     for (const path of paths) expect(hooks.received.filter((r) => r.path === path).length, path).to.equal(500);
   });
 
   it('leases a claimed delivery for webhooks.timeout_ms and a minute more, two minutes at least', async function () {
-    for (const [timeoutMs, least] of [[200_000, 260_000], [10_000, 120_000]] as const) {
+    for (const [timeoutMs, least] of [
+      [200_000, 260_000],
+      [10_000, 120_000],
+    ] as const) {
       const path = `/delay/1500/lease-${++n}`;
       const { endpointId } = await eventFor(path);
       const before = Date.now();
@@ -233,7 +309,9 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
       await hooks.waitFor((r) => r.path === path, 5000, 'the POST');
       const d = (await deliveryOf(endpointId))!;
       expect(d.lease_owner).to.equal(`lease-${n}`);
-      expect(Number(d.lease_until) - before, `timeout ${timeoutMs}`).to.be.at.least(least).and.below(least + 5000);
+      expect(Number(d.lease_until) - before, `timeout ${timeoutMs}`)
+        .to.be.at.least(least)
+        .and.below(least + 5000);
       await Promise.all(running.splice(0).map((x) => x.stop()));
     }
   });
@@ -256,14 +334,24 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
     await hooks.waitFor((r) => r.path.startsWith(prefix), 5000, 'the POST of process A');
     await startDispatcher('process-b', { leaseMs: 60_000 });
     await waitFor(async () => hooks.to(prefix).length >= 2, 5000, 'the POST of process B');
-    const done = await waitFor(async () => {
-      const d = await deliveryOf(endpointId);
-      return d?.state === 'succeeded' && hooks.to(prefix).every((r) => r.status !== null) ? d : null;
-    }, 8000, 'the delivery to succeed');
+    const done = await waitFor(
+      async () => {
+        const d = await deliveryOf(endpointId);
+        return d?.state === 'succeeded' && hooks.to(prefix).every((r) => r.status !== null) ? d : null;
+      },
+      8000,
+      'the delivery to succeed',
+    );
     // A's 500 came back first, after B had taken over: only B's answer is the attempt
     await new Promise((r) => setTimeout(r, 1500));
-    const attempts = await db().store.knex('webhook_attempts').select('attempt', 'status_code').where({ delivery_id: done.id }).orderBy('attempt');
-    expect(attempts.map((a: { attempt: number; status_code: number }) => [Number(a.attempt), Number(a.status_code)])).to.deep.equal([[1, 200]]);
+    const attempts = await db()
+      .store.knex('webhook_attempts')
+      .select('attempt', 'status_code')
+      .where({ delivery_id: done.id })
+      .orderBy('attempt');
+    expect(
+      attempts.map((a: { attempt: number; status_code: number }) => [Number(a.attempt), Number(a.status_code)]),
+    ).to.deep.equal([[1, 200]]);
     expect(hooks.to(prefix).map((r) => r.status)).to.deep.equal([500, 200]);
     expect((await deliveryOf(endpointId))!).to.include({ state: 'succeeded', lease_owner: null });
   });

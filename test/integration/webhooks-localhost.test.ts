@@ -53,7 +53,9 @@ describe('a webhook endpoint at localhost', function () {
     });
 
     it('still asks dns.resolvers for every other name (one under localhost included) with allow_private', async function () {
-      const e = await checkUrl('https://hooks.localhost/x', { allowPrivate: true, resolve: resolve() }).catch((err: unknown) => err);
+      const e = await checkUrl('https://hooks.localhost/x', { allowPrivate: true, resolve: resolve() }).catch(
+        (err: unknown) => err,
+      );
       expect((e as EgressError).reason).to.equal('dns_failure');
     });
   });
@@ -65,7 +67,15 @@ describe('a webhook endpoint at localhost', function () {
     before(async function () {
       db = freshSqlite();
       await db.store.migrateLatest();
-      api = await startTestApi(db.store, { dns: { resolvers: [world.address] }, network: { allow_private: true }, webhooks: { ca_file: hooks.caFile, retry_schedule: ['0s'] } }, { roles: { webhooks: true } });
+      api = await startTestApi(
+        db.store,
+        {
+          dns: { resolvers: [world.address] },
+          network: { allow_private: true },
+          webhooks: { ca_file: hooks.caFile, retry_schedule: ['0s'] },
+        },
+        { roles: { webhooks: true } },
+      );
       t = await api.tenant();
     });
     after(async function () {
@@ -77,15 +87,24 @@ describe('a webhook endpoint at localhost', function () {
       const path = unique('/ok/');
       const res = await t.api.post('/v1/webhooks', { url: localUrl(path), events: ['email.sent'] });
       expect(res.status, res.text).to.equal(201);
-      const sent = await t.api.post('/v1/emails', { from: 'a@example.test', to: [`delivered@${SIM}`], subject: 's', text: 't' });
+      const sent = await t.api.post('/v1/emails', {
+        from: 'a@example.test',
+        to: [`delivered@${SIM}`],
+        subject: 's',
+        text: 't',
+      });
       expect(sent.status, sent.text).to.equal(202);
       const got = await hooks.waitFor((r) => r.path === path, 10_000, 'the event at localhost');
       expect(got.json).to.deep.include({ type: 'email.sent' });
       expect(got.headers.host).to.equal(`localhost:${hooks.port}`);
-      const delivery = await waitFor(async () => {
-        const d = (await t.api.get(`/v1/webhooks/${res.body.id}/deliveries`)).body.data[0];
-        return d?.status === 'succeeded' ? d : null;
-      }, 8000, 'the delivery to succeed');
+      const delivery = await waitFor(
+        async () => {
+          const d = (await t.api.get(`/v1/webhooks/${res.body.id}/deliveries`)).body.data[0];
+          return d?.status === 'succeeded' ? d : null;
+        },
+        8000,
+        'the delivery to succeed',
+      );
       expect(delivery).to.include({ status: 'succeeded', last_status_code: 200 });
     });
   });
@@ -96,7 +115,11 @@ describe('a webhook endpoint at localhost', function () {
     before(async function () {
       db = freshSqlite();
       await db.store.migrateLatest();
-      api = await startTestApi(db.store, { dns: { resolvers: [world.address] }, network: { allow_private: false }, webhooks: { ca_file: hooks.caFile } });
+      api = await startTestApi(db.store, {
+        dns: { resolvers: [world.address] },
+        network: { allow_private: false },
+        webhooks: { ca_file: hooks.caFile },
+      });
     });
     after(async function () {
       await api.stop();
@@ -106,7 +129,12 @@ describe('a webhook endpoint at localhost', function () {
     it('refuses the endpoint: 400 validation_error naming url, and nothing reaches the receiver', async function () {
       const t = await api.tenant();
       const path = unique('/ok/');
-      const err = expectError(await t.api.post('/v1/webhooks', { url: localUrl(path) }), 400, 'validation_error', 'url');
+      const err = expectError(
+        await t.api.post('/v1/webhooks', { url: localUrl(path) }),
+        400,
+        'validation_error',
+        'url',
+      );
       expect(err.message).to.match(/not a public address/);
       expect(hooks.to(path)).to.have.length(0);
     });

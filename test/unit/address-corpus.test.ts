@@ -10,7 +10,8 @@ function expectedDomain(c: AddressCase): string {
 /** What readMailbox says of a row, where that differs from the corpus; null where they agree. */
 function disagreement(c: AddressCase): string | null {
   const got = readMailbox(c.address);
-  if (got.ok !== c.valid) return got.ok ? `valid (${got.domain}), corpus says invalid` : `invalid (${got.why}), corpus says valid`;
+  if (got.ok !== c.valid)
+    return got.ok ? `valid (${got.domain}), corpus says invalid` : `invalid (${got.why}), corpus says valid`;
   if (got.ok && got.domain !== expectedDomain(c)) return `domain ${got.domain}, corpus says ${expectedDomain(c)}`;
   return null;
 }

@@ -4,7 +4,12 @@ import { readMailbox } from '../../src/modules/deliverability/verify/syntax.js';
 // What readMailbox hands the rest of verification; test/unit/address-corpus.test.ts judges the syntax at large.
 describe('readMailbox', function () {
   it('keeps the local part as written and lower-cases the domain', function () {
-    expect(readMailbox('John.Doe+News@Example.COM')).to.deep.equal({ ok: true, local: 'John.Doe+News', domain: 'example.com', smtputf8: false });
+    expect(readMailbox('John.Doe+News@Example.COM')).to.deep.equal({
+      ok: true,
+      local: 'John.Doe+News',
+      domain: 'example.com',
+      smtputf8: false,
+    });
   });
 
   it('keeps a quoted local part with its quotes and escapes', function () {
@@ -12,8 +17,18 @@ describe('readMailbox', function () {
   });
 
   it('gives an IDN domain in A-labels, needing SMTPUTF8 only for a UTF-8 local part', function () {
-    expect(readMailbox('user@münchen.de')).to.deep.equal({ ok: true, local: 'user', domain: 'xn--mnchen-3ya.de', smtputf8: false });
-    expect(readMailbox('δοκιμή@παράδειγμα.δοκιμή')).to.deep.equal({ ok: true, local: 'δοκιμή', domain: 'xn--hxajbheg2az3al.xn--jxalpdlp', smtputf8: true });
+    expect(readMailbox('user@münchen.de')).to.deep.equal({
+      ok: true,
+      local: 'user',
+      domain: 'xn--mnchen-3ya.de',
+      smtputf8: false,
+    });
+    expect(readMailbox('δοκιμή@παράδειγμα.δοκιμή')).to.deep.equal({
+      ok: true,
+      local: 'δοκιμή',
+      domain: 'xn--hxajbheg2az3al.xn--jxalpdlp',
+      smtputf8: true,
+    });
     expect(readMailbox('"λ"@example.com')).to.deep.include({ ok: true, smtputf8: true });
   });
 
@@ -26,9 +41,15 @@ describe('readMailbox', function () {
     expect(readMailbox('a\r\nb@example.com')).to.deep.equal({ ok: false, why: 'control characters' });
     expect(readMailbox('example.com')).to.deep.equal({ ok: false, why: 'no local part or domain' });
     expect(readMailbox('a..b@example.com')).to.deep.equal({ ok: false, why: 'local part' });
-    expect(readMailbox(`${'a'.repeat(65)}@example.com`)).to.deep.equal({ ok: false, why: 'local part longer than 64 octets' });
+    expect(readMailbox(`${'a'.repeat(65)}@example.com`)).to.deep.equal({
+      ok: false,
+      why: 'local part longer than 64 octets',
+    });
     expect(readMailbox('a@[192.0.2.1]')).to.deep.equal({ ok: false, why: 'domain' });
-    expect(readMailbox(`${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`)).to.deep.equal({ ok: false, why: 'longer than 254 octets' });
+    expect(readMailbox(`${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.com`)).to.deep.equal({
+      ok: false,
+      why: 'longer than 254 octets',
+    });
   });
 
   it('refuses a domain a URL host parser would cut short or decode', function () {

@@ -8,7 +8,12 @@ describe('parseAddress', function () {
     ['Ann <ann@example.com>', 'ann@example.com', 'Ann', 'Ann <ann@example.com>'],
     ['"Last, First" <first@example.com>', 'first@example.com', 'Last, First', '"Last, First" <first@example.com>'],
     ['<bare@example.com>', 'bare@example.com', null, 'bare@example.com'],
-    ['Jörg <jörg@bücher.de>'.replace('jörg@', 'joerg@'), 'joerg@xn--bcher-kva.de', 'Jörg', 'Jörg <joerg@xn--bcher-kva.de>'],
+    [
+      'Jörg <jörg@bücher.de>'.replace('jörg@', 'joerg@'),
+      'joerg@xn--bcher-kva.de',
+      'Jörg',
+      'Jörg <joerg@xn--bcher-kva.de>',
+    ],
     ['a.b+tag@sub.example.co.uk', 'a.b+tag@sub.example.co.uk', null, 'a.b+tag@sub.example.co.uk'],
     ['"john doe"@example.com', '"john doe"@example.com', null, '"john doe"@example.com'],
     ['x@xn--bcher-kva.de', 'x@xn--bcher-kva.de', null, 'x@xn--bcher-kva.de'],

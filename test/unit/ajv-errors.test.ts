@@ -7,7 +7,11 @@ import { ApiError } from '../../src/lib/errors.js';
 const Body = Type.Object(
   {
     to: Type.Array(Type.String({ maxLength: 254 }), { maxItems: 3 }),
-    attachments: Type.Optional(Type.Array(Type.Object({ filename: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }))),
+    attachments: Type.Optional(
+      Type.Array(
+        Type.Object({ filename: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -38,7 +42,9 @@ describe('validation errors', function () {
 
   it('name an unknown field', function () {
     expect(failure(() => validateBody(Body, { to: [], colour: 'blue' })).field).to.equal('colour');
-    expect(failure(() => validateBody(Body, { to: [], attachments: [{ filename: 'a', size: 1 }] })).field).to.equal('attachments[0].size');
+    expect(failure(() => validateBody(Body, { to: [], attachments: [{ filename: 'a', size: 1 }] })).field).to.equal(
+      'attachments[0].size',
+    );
   });
 
   it('name a missing field', function () {
@@ -52,7 +58,10 @@ describe('validation errors', function () {
   });
 
   it('coerce query strings to their types', function () {
-    const Q = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) }, { additionalProperties: false });
+    const Q = Type.Object(
+      { limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) },
+      { additionalProperties: false },
+    );
     expect(validateQuery(Q, { limit: '5' })).to.deep.equal({ limit: 5 });
     expect(validateQuery(Q, {})).to.deep.equal({ limit: 20 });
     expect(failure(() => validateQuery(Q, { limit: '101' })).message).to.equal('limit: must be <= 100');

@@ -9,6 +9,8 @@ describe('arpaName: the PTR name of a client address', function () {
   });
 
   it('writes an IPv6 address as its 32 nibbles, reversed, under ip6.arpa (RFC 3596)', function () {
-    expect(arpaName('2001:db8::1')).to.equal('1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa');
+    expect(arpaName('2001:db8::1')).to.equal(
+      '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa',
+    );
   });
 });

@@ -1,17 +1,56 @@
 import { expect } from 'chai';
-import { checkAttachmentName, decodeBase64Strict, guessContentType, sniffExecutable } from '../../src/modules/sending/emails/attachments.js';
+import {
+  checkAttachmentName,
+  decodeBase64Strict,
+  guessContentType,
+  sniffExecutable,
+} from '../../src/modules/sending/emails/attachments.js';
 import { checkCustomHeaders } from '../../src/modules/sending/emails/headers.js';
 
 describe('attachment rules', function () {
-  for (const name of ['setup.exe', 'INVOICE.PDF.EXE', 'a.exe.', 'a.exe . ', 'run.ps1', 'x.js', 'x.vbs', 'x.bat', 'x.cmd', 'x.jar', 'x.msi', 'x.scr', 'a.b.lnk']) {
+  for (const name of [
+    'setup.exe',
+    'INVOICE.PDF.EXE',
+    'a.exe.',
+    'a.exe . ',
+    'run.ps1',
+    'x.js',
+    'x.vbs',
+    'x.bat',
+    'x.cmd',
+    'x.jar',
+    'x.msi',
+    'x.scr',
+    'a.b.lnk',
+  ]) {
     it(`refuses the name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.match(/refused/));
   }
-  for (const name of ['report.pdf', 'photo.jpeg', 'data.csv', 'archive.tar.gz', 'exec-summary.docx', 'noextension', 'invoice-example.com.pdf', 'q3.action.items.pdf', '.exe-notes.txt']) {
+  for (const name of [
+    'report.pdf',
+    'photo.jpeg',
+    'data.csv',
+    'archive.tar.gz',
+    'exec-summary.docx',
+    'noextension',
+    'invoice-example.com.pdf',
+    'q3.action.items.pdf',
+    '.exe-notes.txt',
+  ]) {
     it(`accepts the name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.equal(null));
   }
   it('refuses path separators in a name', () => expect(checkAttachmentName('../etc/passwd')).to.match(/path/));
 
-  for (const name of ['tool.py', 'x.pl', 'x.rb', 'x.php', 'x.bash', 'x.scpt', 'x.applescript', 'x.gadget', 'setup.inf']) {
+  for (const name of [
+    'tool.py',
+    'x.pl',
+    'x.rb',
+    'x.php',
+    'x.bash',
+    'x.scpt',
+    'x.applescript',
+    'x.gadget',
+    'setup.inf',
+  ]) {
     it(`refuses the script name ${JSON.stringify(name)}`, () => expect(checkAttachmentName(name)).to.match(/refused/));
   }
 
@@ -54,14 +93,37 @@ describe('custom header rules (CONTRACT §4)', function () {
     const h = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`X-H${i}`, 'v']));
     expect(checkCustomHeaders({ ...h, 'List-Unsubscribe': '<https://example.com/u>' })).to.equal(null);
   });
-  for (const name of ['From', 'to', 'BCC', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'MIME-Version', 'Content-Type', 'content-anything', 'DKIM-Signature', 'Return-Path', 'Received', 'Sender', 'Resent-From', 'X-Posthorn-Id']) {
-    it(`refuses ${name}`, () => expect(checkCustomHeaders({ [name]: 'x' })).to.deep.equal({ field: `headers.${name}`, message: 'is set by the service and cannot be overridden' }));
+  for (const name of [
+    'From',
+    'to',
+    'BCC',
+    'Reply-To',
+    'Subject',
+    'Date',
+    'Message-ID',
+    'MIME-Version',
+    'Content-Type',
+    'content-anything',
+    'DKIM-Signature',
+    'Return-Path',
+    'Received',
+    'Sender',
+    'Resent-From',
+    'X-Posthorn-Id',
+  ]) {
+    it(`refuses ${name}`, () =>
+      expect(checkCustomHeaders({ [name]: 'x' })).to.deep.equal({
+        field: `headers.${name}`,
+        message: 'is set by the service and cannot be overridden',
+      }));
   }
   it('refuses CR, LF and NUL in values', function () {
     for (const v of ['a\rb', 'a\nb', 'a\0b']) expect(checkCustomHeaders({ 'X-A': v })?.field).to.equal('headers.X-A');
   });
   it('refuses 21 headers, bad names and long values', function () {
-    expect(checkCustomHeaders(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])))?.field).to.equal('headers');
+    expect(
+      checkCustomHeaders(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])))?.field,
+    ).to.equal('headers');
     expect(checkCustomHeaders({ 'X A': 'v' })?.field).to.equal('headers.X A');
     expect(checkCustomHeaders({ 'X-A': 'v'.repeat(999) })?.message).to.match(/998/);
   });

@@ -7,7 +7,11 @@ import { SMTP_REPLIES } from '../fixtures/smtp-replies.js';
 describe('bounce classifier: documented SMTP replies of real providers', function () {
   const verdict = (code: number, text: string) => {
     const c = classifyReply(code, text);
-    return { kind: c.kind, bounceType: c.kind === 'bounced' ? c.bounce!.bounceType : null, reason: c.bounce?.reason ?? null };
+    return {
+      kind: c.kind,
+      bounceType: c.kind === 'bounced' ? c.bounce!.bounceType : null,
+      reason: c.bounce?.reason ?? null,
+    };
   };
   let agreed = 0;
   after(function () {
@@ -16,7 +20,11 @@ describe('bounce classifier: documented SMTP replies of real providers', functio
   for (const row of SMTP_REPLIES) {
     it(`${row.provider}: ${row.text.slice(0, 90)}${row.text.length > 90 ? '…' : ''} → ${row.bounceType ?? 'deferred'} ${row.reason}`, function () {
       const got = verdict(row.code, row.text);
-      expect(got).to.deep.equal({ kind: row.bounceType ? 'bounced' : 'deferred', bounceType: row.bounceType, reason: row.reason });
+      expect(got).to.deep.equal({
+        kind: row.bounceType ? 'bounced' : 'deferred',
+        bounceType: row.bounceType,
+        reason: row.reason,
+      });
       agreed++;
     });
   }

@@ -25,7 +25,29 @@ function rng(seed: number): () => number {
   };
 }
 
-const PIECES = ['Hello', ' ', '  ', '\t', 'Grüße', '日本語のテキスト', '😀', '=', '.', '\r\n', '\n', '\r', 'x'.repeat(90), '<p>', '</p>', 'naïve café', 'a=b; c', '\r\n.\r\n', ' \r\n', '\u0000', 'Ωμέγα'];
+const PIECES = [
+  'Hello',
+  ' ',
+  '  ',
+  '\t',
+  'Grüße',
+  '日本語のテキスト',
+  '😀',
+  '=',
+  '.',
+  '\r\n',
+  '\n',
+  '\r',
+  'x'.repeat(90),
+  '<p>',
+  '</p>',
+  'naïve café',
+  'a=b; c',
+  '\r\n.\r\n',
+  ' \r\n',
+  '\u0000',
+  'Ωμέγα',
+];
 
 function text(r: () => number, max: number): string {
   let out = '';
@@ -68,7 +90,7 @@ function randomMessage(r: () => number, i: number): MimeInput {
 }
 
 describe('buildMime: the composer tree written in one pass', function () {
-  it('writes exactly the bytes of the composer\'s own stream, for 400 varied messages', async function () {
+  it("writes exactly the bytes of the composer's own stream, for 400 varied messages", async function () {
     const r = rng(20261124);
     for (let i = 0; i < 400; i++) {
       const m = randomMessage(r, i);
@@ -76,7 +98,10 @@ describe('buildMime: the composer tree written in one pass', function () {
       const written = writeTree(composer.compile());
       const streamed = await composer.compile().build();
       expect(written, `message ${i} was not written in one pass`).to.not.equal(null);
-      expect(written!.equals(streamed), `message ${i} differs: ${JSON.stringify({ ...m, attachments: m.attachments.length })}`).to.equal(true);
+      expect(
+        written!.equals(streamed),
+        `message ${i} differs: ${JSON.stringify({ ...m, attachments: m.attachments.length })}`,
+      ).to.equal(true);
     }
   });
 
@@ -89,17 +114,45 @@ describe('buildMime: the composer tree written in one pass', function () {
       { ...plain, text: 'Grüße aus Köln\r\n' },
       { ...plain, text: '日本語のテキストです。'.repeat(20) },
       { ...plain, text: '' },
-      { ...plain, html: '<p>Hi <img src="cid:logo"></p>', attachments: [{ filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47]), contentType: 'image/png', contentId: 'logo' }] },
-      { ...plain, html: '<p>Hi</p>', attachments: [{ filename: 'a.pdf', content: Buffer.alloc(0) }, { filename: 'b.txt', content: Buffer.from('one\r\ntwo') }] },
+      {
+        ...plain,
+        html: '<p>Hi <img src="cid:logo"></p>',
+        attachments: [
+          {
+            filename: 'logo.png',
+            content: Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+            contentType: 'image/png',
+            contentId: 'logo',
+          },
+        ],
+      },
+      {
+        ...plain,
+        html: '<p>Hi</p>',
+        attachments: [
+          { filename: 'a.pdf', content: Buffer.alloc(0) },
+          { filename: 'b.txt', content: Buffer.from('one\r\ntwo') },
+        ],
+      },
     ];
     const seen = new Set<string>();
     for (const m of shapes) {
       const composer = mimeComposer(m);
       const written = writeTree(composer.compile())!;
       expect(written.equals(await composer.compile().build())).to.equal(true);
-      for (const t of written.toString('latin1').matchAll(/Content-Transfer-Encoding: (\S+)|Content-Type: (multipart\/\w+)/g)) seen.add(t[1] ?? t[2]!);
+      for (const t of written
+        .toString('latin1')
+        .matchAll(/Content-Transfer-Encoding: (\S+)|Content-Type: (multipart\/\w+)/g))
+        seen.add(t[1] ?? t[2]!);
     }
-    expect([...seen].sort()).to.deep.equal(['7bit', 'base64', 'multipart/alternative', 'multipart/mixed', 'multipart/related', 'quoted-printable']);
+    expect([...seen].sort()).to.deep.equal([
+      '7bit',
+      'base64',
+      'multipart/alternative',
+      'multipart/mixed',
+      'multipart/related',
+      'quoted-printable',
+    ]);
   });
 
   it('ends every line in CRLF, so that the SMTP client changes no byte the DKIM body hash covers', async function () {

@@ -21,7 +21,9 @@ describe('SMTP reply classification (the delivery path)', function () {
     it(`${text} → ${kind}${bounceType ? ` ${bounceType} ${reason}` : ''}`, function () {
       const c = classifyReply(code, text);
       expect(c.kind).to.equal(kind);
-      expect(c.bounce?.bounceType).to.equal(kind === 'bounced' ? bounceType : kind === 'deferred' && code < 999 ? 'Transient' : undefined);
+      expect(c.bounce?.bounceType).to.equal(
+        kind === 'bounced' ? bounceType : kind === 'deferred' && code < 999 ? 'Transient' : undefined,
+      );
       if (reason) expect(c.bounce?.reason).to.equal(reason);
       expect(c.reply).to.include(String(code));
     });

@@ -18,18 +18,46 @@ describe('config loading', function () {
       const c = loadConfig({ path: configFile('http:\n  port: 9000\n'), env: {} });
       expect(c.http).to.deep.equal({ host: '127.0.0.1', port: 9000, publicUrl: 'http://localhost:8025' });
       expect(c.database).to.deep.equal({ client: 'sqlite', url: null });
-      expect(c.smtp.inbound).to.deep.equal({ enabled: true, host: '0.0.0.0', port: 2525, maxMessageBytes: 25 * 1024 * 1024 });
-      expect(c.smtp.submission).to.deep.equal({ enabled: true, host: '0.0.0.0', port: 2587, maxMessageBytes: 15 * 1024 * 1024, secure: false });
-      expect(c.outbound.retryScheduleMs).to.deep.equal([60_000, 300_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 57_600_000]);
+      expect(c.smtp.inbound).to.deep.equal({
+        enabled: true,
+        host: '0.0.0.0',
+        port: 2525,
+        maxMessageBytes: 25 * 1024 * 1024,
+      });
+      expect(c.smtp.submission).to.deep.equal({
+        enabled: true,
+        host: '0.0.0.0',
+        port: 2587,
+        maxMessageBytes: 15 * 1024 * 1024,
+        secure: false,
+      });
+      expect(c.outbound.retryScheduleMs).to.deep.equal([
+        60_000, 300_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 57_600_000,
+      ]);
       expect(c.outbound.maxConnectionsPerDomain).to.equal(5);
       expect(c.outbound.mxPort).to.equal(25);
-      expect(c.dns).to.deep.equal({ resolvers: [], zone: 'dkim.localhost', server: { enabled: false, host: '0.0.0.0', port: 53 } });
+      expect(c.dns).to.deep.equal({
+        resolvers: [],
+        zone: 'dkim.localhost',
+        server: { enabled: false, host: '0.0.0.0', port: 53 },
+      });
       expect(c.testDomain).to.equal('simulator.posthorn.test');
       expect(c.webhooks.timeoutMs).to.equal(10_000);
       expect(c.webhooks.retryScheduleMs).to.have.length(8);
       expect(c.network.allowPrivate).to.equal(false);
-      expect(c.limits).to.deep.equal({ requestsPerSecond: 50, idempotencyTtlMs: 86_400_000, authFailuresPerIp: 10, authFailureWindowMs: 900_000 });
-      expect(c.smtp.limits).to.deep.equal({ maxClientsPerIp: 20, sessionTimeoutMs: 1_800_000, dataTimeoutMs: 600_000, minDataRate: 500, hardErrorLimit: 20 });
+      expect(c.limits).to.deep.equal({
+        requestsPerSecond: 50,
+        idempotencyTtlMs: 86_400_000,
+        authFailuresPerIp: 10,
+        authFailureWindowMs: 900_000,
+      });
+      expect(c.smtp.limits).to.deep.equal({
+        maxClientsPerIp: 20,
+        sessionTimeoutMs: 1_800_000,
+        dataTimeoutMs: 600_000,
+        minDataRate: 500,
+        hardErrorLimit: 20,
+      });
       expect(c.parsing).to.deep.equal({ threads: null, timeBudgetMs: 10_000, memoryMb: 256 });
       expect(c.jobs.domainRecheck).to.equal('*/15 * * * *');
     });
@@ -44,7 +72,10 @@ describe('config loading', function () {
 
   context('when a key is unknown or has the wrong type', function () {
     it('refuses an unknown key and names it', function () {
-      expect(() => loadConfig({ path: configFile('http:\n  prot: 80\n'), env: {} })).to.throw(ConfigError, /unknown config key "http\.prot"/);
+      expect(() => loadConfig({ path: configFile('http:\n  prot: 80\n'), env: {} })).to.throw(
+        ConfigError,
+        /unknown config key "http\.prot"/,
+      );
     });
 
     it('refuses an unknown top-level key and names it', function () {
@@ -52,19 +83,31 @@ describe('config loading', function () {
     });
 
     it('refuses a wrong type and names the key', function () {
-      expect(() => loadConfig({ path: configFile('http:\n  port: eighty\n'), env: {} })).to.throw(ConfigError, /"http\.port" must be an integer/);
+      expect(() => loadConfig({ path: configFile('http:\n  port: eighty\n'), env: {} })).to.throw(
+        ConfigError,
+        /"http\.port" must be an integer/,
+      );
     });
 
     it('refuses a bad duration and names the list item', function () {
-      expect(() => buildConfig({ outbound: { retry_schedule: ['1m', 'soon'] } }, null)).to.throw(ConfigError, /outbound\.retry_schedule\[1\]/);
+      expect(() => buildConfig({ outbound: { retry_schedule: ['1m', 'soon'] } }, null)).to.throw(
+        ConfigError,
+        /outbound\.retry_schedule\[1\]/,
+      );
     });
 
     it('refuses a value outside the allowed set', function () {
-      expect(() => buildConfig({ database: { client: 'mysql' } }, null)).to.throw(ConfigError, /"database\.client" must be one of: sqlite, pg/);
+      expect(() => buildConfig({ database: { client: 'mysql' } }, null)).to.throw(
+        ConfigError,
+        /"database\.client" must be one of: sqlite, pg/,
+      );
     });
 
     it('refuses a cron expression node-cron cannot run', function () {
-      expect(() => buildConfig({ jobs: { domain_recheck: 'every 15 minutes' } }, null)).to.throw(ConfigError, /jobs\.domain_recheck/);
+      expect(() => buildConfig({ jobs: { domain_recheck: 'every 15 minutes' } }, null)).to.throw(
+        ConfigError,
+        /jobs\.domain_recheck/,
+      );
     });
 
     it('requires database.url with the pg client', function () {
@@ -94,38 +137,62 @@ describe('config loading', function () {
     });
 
     it('refuses an override of an unknown key under a known section, naming the variable', function () {
-      expect(() => loadConfig({ path: configFile(''), env: { POSTHORN_HTTP__PROT: '1' } })).to.throw(ConfigError, /POSTHORN_HTTP__PROT/);
+      expect(() => loadConfig({ path: configFile(''), env: { POSTHORN_HTTP__PROT: '1' } })).to.throw(
+        ConfigError,
+        /POSTHORN_HTTP__PROT/,
+      );
     });
 
     it('reads a file whose sections share settings through YAML anchors', function () {
-      const c = loadConfig({ path: configFile('http: &l\n  host: 127.0.0.2\nsmtp:\n  inbound: *l\n  submission:\n    <<: *l\n    port: 2601\n'), env: {} });
+      const c = loadConfig({
+        path: configFile(
+          'http: &l\n  host: 127.0.0.2\nsmtp:\n  inbound: *l\n  submission:\n    <<: *l\n    port: 2601\n',
+        ),
+        env: {},
+      });
       expect(c.http.host).to.equal('127.0.0.2');
       expect(c.smtp.inbound.host).to.equal('127.0.0.2');
       expect(c.smtp.submission).to.include({ host: '127.0.0.2', port: 2601 });
     });
 
-    it('reads POSTHORN_KEY and POSTHORN_API_URL as the CLI\'s, never as config keys, and says nothing about them', function () {
+    it("reads POSTHORN_KEY and POSTHORN_API_URL as the CLI's, never as config keys, and says nothing about them", function () {
       const warnings: string[] = [];
-      const c = loadConfig({ path: configFile(''), env: { POSTHORN_KEY: 'ph_test_abc', POSTHORN_API_URL: 'http://127.0.0.1:8025' }, warn: (m) => warnings.push(m) });
+      const c = loadConfig({
+        path: configFile(''),
+        env: { POSTHORN_KEY: 'ph_test_abc', POSTHORN_API_URL: 'http://127.0.0.1:8025' },
+        warn: (m) => warnings.push(m),
+      });
       expect(c.http.port).to.equal(8025);
       expect(warnings).to.deep.equal([]);
     });
 
-    it('ignores, with a warning naming it, a POSTHORN_* variable that names no config section (a compose file\'s POSTHORN_PUBLIC_URL)', function () {
+    it("ignores, with a warning naming it, a POSTHORN_* variable that names no config section (a compose file's POSTHORN_PUBLIC_URL)", function () {
       const warnings: string[] = [];
-      const c = loadConfig({ path: configFile(''), env: { POSTHORN_PUBLIC_URL: 'https://mail.example.com', POSTHORN_HTTP__PORT: '9100' }, warn: (m) => warnings.push(m) });
+      const c = loadConfig({
+        path: configFile(''),
+        env: { POSTHORN_PUBLIC_URL: 'https://mail.example.com', POSTHORN_HTTP__PORT: '9100' },
+        warn: (m) => warnings.push(m),
+      });
       expect(c.http.publicUrl).to.not.equal('https://mail.example.com');
       expect(c.http.port).to.equal(9100);
       expect(warnings).to.have.length(1);
-      expect(warnings[0]).to.match(/POSTHORN_PUBLIC_URL ignored/).and.match(/POSTHORN_HTTP__PORT/);
+      expect(warnings[0])
+        .to.match(/POSTHORN_PUBLIC_URL ignored/)
+        .and.match(/POSTHORN_HTTP__PORT/);
     });
 
     it('names the variable when its value has the wrong type', function () {
-      expect(() => loadConfig({ path: configFile(''), env: { POSTHORN_HTTP__PORT: 'abc' } })).to.throw(ConfigError, /"http\.port".*POSTHORN_HTTP__PORT/);
+      expect(() => loadConfig({ path: configFile(''), env: { POSTHORN_HTTP__PORT: 'abc' } })).to.throw(
+        ConfigError,
+        /"http\.port".*POSTHORN_HTTP__PORT/,
+      );
     });
 
     it('ignores the variables that are not config keys', function () {
-      const c = loadConfig({ path: configFile(''), env: { POSTHORN_CONFIG: '/elsewhere.yaml', POSTHORN_TEST_PG_URL: 'postgres://x' } });
+      const c = loadConfig({
+        path: configFile(''),
+        env: { POSTHORN_CONFIG: '/elsewhere.yaml', POSTHORN_TEST_PG_URL: 'postgres://x' },
+      });
       expect(c.http.port).to.equal(8025);
     });
 
@@ -142,6 +209,9 @@ describe('config loading', function () {
   });
 
   it('says which file is missing', function () {
-    expect(() => loadConfig({ path: '/nonexistent/posthorn.yaml', env: {} })).to.throw(ConfigError, /\/nonexistent\/posthorn\.yaml/);
+    expect(() => loadConfig({ path: '/nonexistent/posthorn.yaml', env: {} })).to.throw(
+      ConfigError,
+      /\/nonexistent\/posthorn\.yaml/,
+    );
   });
 });

@@ -3,7 +3,8 @@ import { csvRow, parseCsv } from '../../src/lib/csv.js';
 
 describe('CSV (RFC 4180)', function () {
   it('reads quoted fields with commas, doubled quotes and line breaks, CRLF or LF, a BOM, and skips blank lines', function () {
-    const text = '\ufeffemail,first_name,note\r\nann@x.example,Ann,"likes, commas"\n\nbob@x.example,"Bob ""B""","two\nlines"\r\ncid@x.example,,\n';
+    const text =
+      '\ufeffemail,first_name,note\r\nann@x.example,Ann,"likes, commas"\n\nbob@x.example,"Bob ""B""","two\nlines"\r\ncid@x.example,,\n';
     expect(parseCsv(text)).to.deep.equal([
       { line: 1, fields: ['email', 'first_name', 'note'] },
       { line: 2, fields: ['ann@x.example', 'Ann', 'likes, commas'] },

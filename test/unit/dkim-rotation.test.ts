@@ -1,30 +1,65 @@
 import { expect } from 'chai';
-import { dueSteps, nextRotationAt, presentDkim, rotationTarget, switchedKeys, type KeySlot, type RotationSettings } from '../../src/modules/deliverability/domains/dkim-rotation.js';
+import {
+  dueSteps,
+  nextRotationAt,
+  presentDkim,
+  rotationTarget,
+  switchedKeys,
+  type KeySlot,
+  type RotationSettings,
+} from '../../src/modules/deliverability/domains/dkim-rotation.js';
 
 const DAY = 86_400_000;
 const s: RotationSettings = { rotateAfterMs: 180 * DAY, retireAfterMs: 7 * DAY, keyTtlMs: 300_000 };
-const key = (selector: string, state: KeySlot['state'], publishedAt = 0, retireAt: number | null = null): KeySlot => ({ selector, state, publishedAt, retireAt, publicKey: `pk-${selector}-${publishedAt}` });
-const domain = (over: Partial<{ status: string; activeSelector: string; dkimActivatedAt: number }> = {}) => ({ status: 'verified', activeSelector: 'ph1', dkimActivatedAt: 0, ...over });
+const key = (selector: string, state: KeySlot['state'], publishedAt = 0, retireAt: number | null = null): KeySlot => ({
+  selector,
+  state,
+  publishedAt,
+  retireAt,
+  publicKey: `pk-${selector}-${publishedAt}`,
+});
+const domain = (over: Partial<{ status: string; activeSelector: string; dkimActivatedAt: number }> = {}) => ({
+  status: 'verified',
+  activeSelector: 'ph1',
+  dkimActivatedAt: 0,
+  ...over,
+});
 
 describe('DKIM key rotation (pure)', function () {
   describe('the selector a new key goes to', function () {
     it('takes a standby selector of a new domain, never the active one', function () {
-      expect(rotationTarget([key('ph1', 'active'), key('ph2', 'standby'), key('ph3', 'standby')], s)).to.deep.equal({ selector: 'ph2' });
-      expect(rotationTarget([key('ph1', 'standby'), key('ph2', 'active'), key('ph3', 'standby')], s)).to.deep.equal({ selector: 'ph1' });
+      expect(rotationTarget([key('ph1', 'active'), key('ph2', 'standby'), key('ph3', 'standby')], s)).to.deep.equal({
+        selector: 'ph2',
+      });
+      expect(rotationTarget([key('ph1', 'standby'), key('ph2', 'active'), key('ph3', 'standby')], s)).to.deep.equal({
+        selector: 'ph1',
+      });
     });
 
     it('prefers a selector whose key was removed to one holding a standby key, and skips a retiring one', function () {
-      expect(rotationTarget([key('ph1', 'retiring', 0, 10), key('ph2', 'active'), key('ph3', 'standby')], s)).to.deep.equal({ selector: 'ph3' });
+      expect(
+        rotationTarget([key('ph1', 'retiring', 0, 10), key('ph2', 'active'), key('ph3', 'standby')], s),
+      ).to.deep.equal({ selector: 'ph3' });
       expect(rotationTarget([key('ph2', 'active'), key('ph3', 'standby')], s)).to.deep.equal({ selector: 'ph1' });
     });
 
     it('refuses a second rotation while one is under way, saying when the pending key signs', function () {
-      const r = rotationTarget([key('ph1', 'active'), key('ph2', 'pending', Date.UTC(2026, 0, 1)), key('ph3', 'standby')], s);
+      const r = rotationTarget(
+        [key('ph1', 'active'), key('ph2', 'pending', Date.UTC(2026, 0, 1)), key('ph3', 'standby')],
+        s,
+      );
       expect(r).to.have.property('refused').that.includes('ph2').and.includes('2026-01-01T00:05:00.000Z');
     });
 
     it('refuses when every selector holds a key in use, naming when one is freed', function () {
-      const r = rotationTarget([key('ph1', 'retiring', 0, Date.UTC(2026, 0, 8)), key('ph2', 'retiring', 0, Date.UTC(2026, 0, 9)), key('ph3', 'active')], s);
+      const r = rotationTarget(
+        [
+          key('ph1', 'retiring', 0, Date.UTC(2026, 0, 8)),
+          key('ph2', 'retiring', 0, Date.UTC(2026, 0, 9)),
+          key('ph3', 'active'),
+        ],
+        s,
+      );
       expect(r).to.have.property('refused').that.includes('2026-01-08T00:00:00.000Z');
     });
   });
@@ -68,7 +103,11 @@ describe('DKIM key rotation (pure)', function () {
 
   it('shows the active selector, the next rotation, a rotation under way and the keys retiring', function () {
     const t0 = Date.UTC(2026, 5, 1);
-    const shown = presentDkim(domain({ activeSelector: 'ph2', dkimActivatedAt: t0 }), [key('ph1', 'retiring', 0, t0 + s.retireAfterMs), key('ph2', 'active', t0), key('ph3', 'pending', t0 + DAY)], s);
+    const shown = presentDkim(
+      domain({ activeSelector: 'ph2', dkimActivatedAt: t0 }),
+      [key('ph1', 'retiring', 0, t0 + s.retireAfterMs), key('ph2', 'active', t0), key('ph3', 'pending', t0 + DAY)],
+      s,
+    );
     expect(shown).to.deep.equal({
       active_selector: 'ph2',
       active_since: '2026-06-01T00:00:00.000Z',

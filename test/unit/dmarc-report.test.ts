@@ -2,8 +2,18 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { constants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
-import { MAX_COMPRESSED_BYTES, MAX_XML_BYTES, readReportFile, ReportError, type ReportErrorCode } from '../../src/modules/receiving/dmarc/report-file.js';
-import { parseAggregateReport, readAggregateReport, type AggregateReport } from '../../src/modules/receiving/dmarc/report-xml.js';
+import {
+  MAX_COMPRESSED_BYTES,
+  MAX_XML_BYTES,
+  readReportFile,
+  ReportError,
+  type ReportErrorCode,
+} from '../../src/modules/receiving/dmarc/report-file.js';
+import {
+  parseAggregateReport,
+  readAggregateReport,
+  type AggregateReport,
+} from '../../src/modules/receiving/dmarc/report-xml.js';
 
 const DIR = fileURLToPath(new URL('../fixtures/dmarc/', import.meta.url));
 const HOSTILE = DIR + 'hostile/';
@@ -23,7 +33,8 @@ interface Expected {
 
 /** The figures a person reads off a report, computed the same way for what the reader returns. */
 function figures(r: AggregateReport) {
-  const sum = (pick: (row: AggregateReport['rows'][number]) => boolean) => r.rows.filter(pick).reduce((n, row) => n + row.count, 0);
+  const sum = (pick: (row: AggregateReport['rows'][number]) => boolean) =>
+    r.rows.filter(pick).reduce((n, row) => n + row.count, 0);
   return {
     orgName: r.orgName,
     reportId: r.reportId,
@@ -96,7 +107,11 @@ function zipOf(members: Member[]): Buffer {
   for (const m of members) {
     const name = Buffer.from(m.name);
     const data = m.deflated ?? m.content ?? Buffer.alloc(0);
-    const fields = { method: m.deflated ? 8 : 0, crc: m.content ? crc32(m.content) : 0, size: m.declaredSize ?? m.content?.length ?? 0 };
+    const fields = {
+      method: m.deflated ? 8 : 0,
+      crc: m.content ? crc32(m.content) : 0,
+      size: m.declaredSize ?? m.content?.length ?? 0,
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
@@ -163,10 +178,16 @@ describe('DMARC aggregate report reader: the corpus of real reports', function (
   const expected = JSON.parse(readFileSync(DIR + 'expected.json', 'utf8')) as Expected[];
 
   it('labels every report in the folder: at least 20, as zip, gzip and plain XML', function () {
-    const files = readdirSync(DIR).filter((f) => /\.(xml|zip|gz)$/.test(f)).sort();
+    const files = readdirSync(DIR)
+      .filter((f) => /\.(xml|zip|gz)$/.test(f))
+      .sort();
     expect(expected.map((e) => e.file).sort()).to.deep.equal(files);
     expect(files.length).to.be.at.least(20);
-    for (const ext of ['.zip', '.xml.gz', '.xml']) expect(files.filter((f) => f.endsWith(ext)), ext).to.not.be.empty;
+    for (const ext of ['.zip', '.xml.gz', '.xml'])
+      expect(
+        files.filter((f) => f.endsWith(ext)),
+        ext,
+      ).to.not.be.empty;
   });
 
   for (const e of expected) {
@@ -194,9 +215,13 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     it('reads a report whose DOCTYPE only names an external DTD (nothing is fetched), refuses one with declarations of its own', function () {
       const bare = reportXml((x) => x.replace('<feedback>', '<!DOCTYPE feedback SYSTEM "rua.dtd">\n<feedback>'));
       expect(parseAggregateReport(bare).rows.length).to.be.above(0);
-      const subset = reportXml((x) => x.replace('<feedback>', '<!DOCTYPE feedback [ <!ELEMENT feedback ANY> ]>\n<feedback>'));
+      const subset = reportXml((x) =>
+        x.replace('<feedback>', '<!DOCTYPE feedback [ <!ELEMENT feedback ANY> ]>\n<feedback>'),
+      );
       expectRefused(() => parseAggregateReport(subset), 'unsafe_xml', /DOCTYPE/);
-      const smuggled = reportXml((x) => x.replace('<feedback>', '<!DOCTYPE feedback SYSTEM "rua.dtd" [ <!ATTLIST feedback x CDATA "y"> ]>\n<feedback>'));
+      const smuggled = reportXml((x) =>
+        x.replace('<feedback>', '<!DOCTYPE feedback SYSTEM "rua.dtd" [ <!ATTLIST feedback x CDATA "y"> ]>\n<feedback>'),
+      );
       expectRefused(() => parseAggregateReport(smuggled), 'unsafe_xml', /DOCTYPE/);
     });
   });
@@ -207,13 +232,17 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     it('stops a gzip of a gigabyte of zeros at 20 MB without allocating the gigabyte', function () {
       const bomb = gzipOf(deflateRepeated(Buffer.alloc(MB), 1024));
       expect(bomb.length).to.be.below(2 * MB);
-      const { peakGrowthMb, ms } = cost(() => expectRefused(() => readAggregateReport(bomb, 'bomb.xml.gz'), 'too_large'));
+      const { peakGrowthMb, ms } = cost(() =>
+        expectRefused(() => readAggregateReport(bomb, 'bomb.xml.gz'), 'too_large'),
+      );
       expect(peakGrowthMb, 'peak memory growth (MB)').to.be.below(150);
       expect(ms).to.be.below(2000);
     });
 
     it('stops a zip member of a gigabyte of zeros whose headers claim 1 KB at 20 MB', function () {
-      const bomb = zipOf([{ name: 'report.xml', deflated: deflateRepeated(Buffer.alloc(MB), 1024), declaredSize: 1024 }]);
+      const bomb = zipOf([
+        { name: 'report.xml', deflated: deflateRepeated(Buffer.alloc(MB), 1024), declaredSize: 1024 },
+      ]);
       const { peakGrowthMb, ms } = cost(() => expectRefused(() => readAggregateReport(bomb, 'bomb.zip'), 'too_large'));
       expect(peakGrowthMb, 'peak memory growth (MB)').to.be.below(150);
       expect(ms).to.be.below(2000);
@@ -226,13 +255,17 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     });
 
     it('refuses a small zip bomb on its ratio, whatever size its headers declare', function () {
-      const bomb = zipOf([{ name: 'report.xml', deflated: deflateRawSync(Buffer.alloc(30 * MB, 0x20), { level: 9 }), declaredSize: 900 }]);
+      const bomb = zipOf([
+        { name: 'report.xml', deflated: deflateRawSync(Buffer.alloc(30 * MB, 0x20), { level: 9 }), declaredSize: 900 },
+      ]);
       expect(bomb.length).to.be.below(64 * 1024);
       expectRefused(() => readReportFile(bomb), 'ratio', /250 times/);
     });
 
     it('refuses output past 20 MB even at an ordinary ratio', function () {
-      const block = Buffer.concat(Array<Buffer>(16).fill(Buffer.from(Array.from({ length: 1024 }, (_, i) => (i * 7919) % 251))));
+      const block = Buffer.concat(
+        Array<Buffer>(16).fill(Buffer.from(Array.from({ length: 1024 }, (_, i) => (i * 7919) % 251))),
+      );
       const file = gzipOf(deflateRepeated(block, Math.ceil(MAX_XML_BYTES / block.length) + 1));
       expect(file.length * 100).to.be.above(MAX_XML_BYTES);
       expectRefused(() => readReportFile(file), 'too_large', /20971520/);
@@ -272,7 +305,9 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     });
 
     it('refuses a zip with more than a few members', function () {
-      const many = zipOf(['a.xml', 'b.txt', 'c.txt', 'd.txt', 'e.txt'].map((name) => ({ name, content: Buffer.from(reportXml()) })));
+      const many = zipOf(
+        ['a.xml', 'b.txt', 'c.txt', 'd.txt', 'e.txt'].map((name) => ({ name, content: Buffer.from(reportXml()) })),
+      );
       expectRefused(() => readReportFile(many), 'not_a_report', /5 members/);
     });
 
@@ -286,7 +321,11 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     });
 
     it('refuses a PDF whatever it is called', function () {
-      expectRefused(() => readReportFile(Buffer.from('%PDF-1.4\n'), 'report.xml', 'application/pdf'), 'not_a_report', /application\/pdf/);
+      expectRefused(
+        () => readReportFile(Buffer.from('%PDF-1.4\n'), 'report.xml', 'application/pdf'),
+        'not_a_report',
+        /application\/pdf/,
+      );
     });
 
     it('refuses a report without report_id, naming it', function () {
@@ -294,7 +333,11 @@ describe('DMARC aggregate report reader: hostile attachments', function () {
     });
 
     it('refuses a report whose source_ip is not an address', function () {
-      expectRefused(() => readAggregateReport(hostile('invalid-source-ip.xml')), 'not_a_report', /source_ip.*999\.12\.0\.1/);
+      expectRefused(
+        () => readAggregateReport(hostile('invalid-source-ip.xml')),
+        'not_a_report',
+        /source_ip.*999\.12\.0\.1/,
+      );
     });
 
     it('refuses a report with a negative count', function () {
@@ -346,13 +389,20 @@ describe('DMARC aggregate report reader: what real reporters vary', function () 
   });
 
   it('reads a namespaced report with prefixed elements', function () {
-    const xml = reportXml((x) => x.replace(/<(\/?)([a-z_]+)/g, '<$1dmarc:$2').replace('<dmarc:feedback>', '<dmarc:feedback xmlns:dmarc="urn:ietf:params:xml:ns:dmarc-2.0">'));
+    const xml = reportXml((x) =>
+      x
+        .replace(/<(\/?)([a-z_]+)/g, '<$1dmarc:$2')
+        .replace('<dmarc:feedback>', '<dmarc:feedback xmlns:dmarc="urn:ietf:params:xml:ns:dmarc-2.0">'),
+    );
     expect(figures(parseAggregateReport(xml))).to.include({ reportId: 'r-1', rows: 1, messages: 4 });
   });
 
   it('reads upper-case values and domains as lower case', function () {
     const xml = reportXml((x) =>
-      x.replace('<disposition>quarantine', '<disposition>REJECT').replace('<dkim>fail</dkim><spf>pass', '<dkim>PASS</dkim><spf>Fail').replace('<domain>example.com</domain><adkim>', '<domain>Example.COM</domain><adkim>'),
+      x
+        .replace('<disposition>quarantine', '<disposition>REJECT')
+        .replace('<dkim>fail</dkim><spf>pass', '<dkim>PASS</dkim><spf>Fail')
+        .replace('<domain>example.com</domain><adkim>', '<domain>Example.COM</domain><adkim>'),
     );
     const r = parseAggregateReport(xml);
     expect(r.domain).to.equal('example.com');
@@ -360,8 +410,14 @@ describe('DMARC aggregate report reader: what real reporters vary', function () 
   });
 
   it('reads many records and leaves optional elements out', function () {
-    const record = (ip: string, count: number) => `<record><row><source_ip>${ip}</source_ip><count>${count}</count></row><identifiers><header_from>example.com</header_from></identifiers></record>`;
-    const xml = reportXml((x) => x.replace(/<record>[\s\S]*<\/record>/, record('2001:db8::1', 2) + record('198.51.100.7', 0)).replace(/<email>.*<\/email>/, '').replace('<pct>50</pct>', ''));
+    const record = (ip: string, count: number) =>
+      `<record><row><source_ip>${ip}</source_ip><count>${count}</count></row><identifiers><header_from>example.com</header_from></identifiers></record>`;
+    const xml = reportXml((x) =>
+      x
+        .replace(/<record>[\s\S]*<\/record>/, record('2001:db8::1', 2) + record('198.51.100.7', 0))
+        .replace(/<email>.*<\/email>/, '')
+        .replace('<pct>50</pct>', ''),
+    );
     const r = parseAggregateReport(xml);
     expect(r.email).to.equal(null);
     expect(r.policy.pct).to.equal(null);
@@ -372,7 +428,9 @@ describe('DMARC aggregate report reader: what real reporters vary', function () 
   });
 
   it('decodes the predefined entities and character references, nothing else', function () {
-    const xml = reportXml((x) => x.replace('<org_name>example.net</org_name>', '<org_name>AT&amp;T &#40;DMARC&#x29; &unknown;</org_name>'));
+    const xml = reportXml((x) =>
+      x.replace('<org_name>example.net</org_name>', '<org_name>AT&amp;T &#40;DMARC&#x29; &unknown;</org_name>'),
+    );
     expect(parseAggregateReport(xml).orgName).to.equal('AT&T (DMARC) &unknown;');
   });
 

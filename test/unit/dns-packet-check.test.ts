@@ -51,7 +51,10 @@ describe('checkQuery (what a DNS message must look like before dns2 reads it)', 
 
     it('ignores an additional record that is not OPT (a TSIG we do not check)', function () {
       const tsig = [...label('key'), 0, 0, 250, 0, 255, 0, 0, 0, 0, 0, 0];
-      expect(checkQuery(message(0x0100, [1, 0, 0, 1], [...label('x'), 0, ...TXT_IN, ...tsig]))).to.include({ drop: null, ednsPayloadSize: null });
+      expect(checkQuery(message(0x0100, [1, 0, 0, 1], [...label('x'), 0, ...TXT_IN, ...tsig]))).to.include({
+        drop: null,
+        ednsPayloadSize: null,
+      });
     });
 
     it('passes a name of 255 octets, the most RFC 1035 allows', function () {
@@ -104,7 +107,9 @@ describe('checkQuery (what a DNS message must look like before dns2 reads it)', 
     }
 
     it('drops an OPT record that does not fit after a long question (counts)', function () {
-      expect(checkQuery(message(0x0100, [1, 0, 0, 1], [...label('a'.repeat(20)), 0, ...TXT_IN, 0, 0, 41]))).to.deep.equal({ drop: 'counts' });
+      expect(
+        checkQuery(message(0x0100, [1, 0, 0, 1], [...label('a'.repeat(20)), 0, ...TXT_IN, 0, 0, 41])),
+      ).to.deep.equal({ drop: 'counts' });
     });
   });
 

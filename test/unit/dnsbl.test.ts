@@ -26,7 +26,9 @@ describe('DNS blocklists (dnsbl.ts)', function () {
   describe('queryName', function () {
     it('reverses the octets of an IPv4 address under the zone (RFC 5782 §2.1)', function () {
       expect(queryName('192.0.2.5', zen)).to.equal('5.2.0.192.zen.spamhaus.org');
-      expect(queryName(' 192.0.2.5 ', { zone: 'Zen.Spamhaus.org.', kind: 'ip' })).to.equal('5.2.0.192.zen.spamhaus.org');
+      expect(queryName(' 192.0.2.5 ', { zone: 'Zen.Spamhaus.org.', kind: 'ip' })).to.equal(
+        '5.2.0.192.zen.spamhaus.org',
+      );
     });
 
     it('writes an IPv6 address as its 32 nibbles reversed, whatever form it came in (RFC 5782 §2.4)', function () {
@@ -84,14 +86,27 @@ describe('DNS blocklists (dnsbl.ts)', function () {
       });
     }
 
-    for (const code of ['127.0.1.2', '127.0.1.4', '127.0.1.5', '127.0.1.6', '127.0.1.102', '127.0.1.103', '127.0.1.104', '127.0.1.105', '127.0.1.106']) {
+    for (const code of [
+      '127.0.1.2',
+      '127.0.1.4',
+      '127.0.1.5',
+      '127.0.1.6',
+      '127.0.1.102',
+      '127.0.1.103',
+      '127.0.1.104',
+      '127.0.1.105',
+      '127.0.1.106',
+    ]) {
       it(`counts Spamhaus DBL's ${code} as listed`, function () {
         expect(judgeAnswer(dbl, [code])).to.deep.include({ state: 'listed', codes: [code] });
       });
     }
 
     it('keeps every code of a multi-record answer, sorted and once each', function () {
-      expect(judgeAnswer(zen, ['127.0.0.4', '127.0.0.2', '127.0.0.4'])).to.deep.include({ state: 'listed', codes: ['127.0.0.2', '127.0.0.4'] });
+      expect(judgeAnswer(zen, ['127.0.0.4', '127.0.0.2', '127.0.0.4'])).to.deep.include({
+        state: 'listed',
+        codes: ['127.0.0.2', '127.0.0.4'],
+      });
     });
 
     const spamhausErrors: [string, RegExp][] = [
@@ -123,7 +138,11 @@ describe('DNS blocklists (dnsbl.ts)', function () {
       const refused = judgeAnswer(uribl, ['127.0.0.1']);
       expect(refused.state).to.equal('error');
       expect(refused.reason).to.match(/^the list refuses queries through this resolver.*URIBL.*dns\.resolvers/);
-      expect(judgeAnswer(uribl, ['127.0.0.2'])).to.deep.equal({ state: 'listed', codes: ['127.0.0.2'], reason: 'listed on black' });
+      expect(judgeAnswer(uribl, ['127.0.0.2'])).to.deep.equal({
+        state: 'listed',
+        codes: ['127.0.0.2'],
+        reason: 'listed on black',
+      });
       expect(judgeAnswer(uribl, ['127.0.0.14']).reason).to.equal('listed on black, grey, red');
     });
 
@@ -131,7 +150,11 @@ describe('DNS blocklists (dnsbl.ts)', function () {
       expect(judgeAnswer(surbl, ['127.0.0.1'])).to.deep.include({ state: 'error' });
       expect(judgeAnswer(surbl, ['127.0.0.1']).reason).to.match(/SURBL.*access blocked/);
       expect(judgeAnswer(surbl, ['127.0.0.8']).reason).to.equal('listed on PH');
-      expect(judgeAnswer(surbl, ['127.0.0.80'])).to.deep.equal({ state: 'listed', codes: ['127.0.0.80'], reason: 'listed on MW, ABUSE' });
+      expect(judgeAnswer(surbl, ['127.0.0.80'])).to.deep.equal({
+        state: 'listed',
+        codes: ['127.0.0.80'],
+        reason: 'listed on MW, ABUSE',
+      });
     });
 
     it('counts 127.0.0.2-255 as listed on other lists, 127.0.0.1 and other 127/8 answers as errors', function () {
@@ -154,7 +177,11 @@ describe('DNS blocklists (dnsbl.ts)', function () {
 
     it("gives a listing the list's TXT as its reason when there is one", function () {
       const v = judgeAnswer(zen, ['127.0.0.2'], ['Listed by SBL, see https://check.spamhaus.org/sbl/query/SBL1']);
-      expect(v).to.deep.equal({ state: 'listed', codes: ['127.0.0.2'], reason: 'Listed by SBL, see https://check.spamhaus.org/sbl/query/SBL1' });
+      expect(v).to.deep.equal({
+        state: 'listed',
+        codes: ['127.0.0.2'],
+        reason: 'Listed by SBL, see https://check.spamhaus.org/sbl/query/SBL1',
+      });
       expect(judgeAnswer(zen, ['127.0.0.2'], [])).to.deep.equal({ state: 'listed', codes: ['127.0.0.2'] });
     });
   });
@@ -169,11 +196,16 @@ describe('DNS blocklists (dnsbl.ts)', function () {
 
   describe('validateBlocklist', function () {
     it('accepts an entry and normalizes its zone', function () {
-      expect(validateBlocklist({ zone: ' DNSBL.Example.org. ', kind: 'ip', name: ' Example ' }, 'blocklists[0]')).to.deep.equal({ ok: true, list: { zone: 'dnsbl.example.org', kind: 'ip', name: 'Example' } });
+      expect(
+        validateBlocklist({ zone: ' DNSBL.Example.org. ', kind: 'ip', name: ' Example ' }, 'blocklists[0]'),
+      ).to.deep.equal({ ok: true, list: { zone: 'dnsbl.example.org', kind: 'ip', name: 'Example' } });
     });
 
     const refused: [unknown, RegExp][] = [
-      [{ zone: 'bl.example.org', kind: 'ipv4' }, /^blocklists\[3\] \(bl\.example\.org\): kind must be 'ip' or 'domain'$/],
+      [
+        { zone: 'bl.example.org', kind: 'ipv4' },
+        /^blocklists\[3\] \(bl\.example\.org\): kind must be 'ip' or 'domain'$/,
+      ],
       [{ kind: 'ip' }, /^blocklists\[3\]: zone must be a DNS name/],
       [{ zone: '127.0.0.1', kind: 'ip' }, /^blocklists\[3\] \(127\.0\.0\.1\): zone is not a DNS name/],
       [{ zone: 'nodots', kind: 'ip' }, /zone is not a DNS name/],
@@ -193,7 +225,10 @@ describe('DNS blocklists (dnsbl.ts)', function () {
     }
 
     it('refuses a zone listed twice, naming the second entry', function () {
-      const r = validateBlocklists([{ zone: 'zen.spamhaus.org', kind: 'ip' }, { zone: 'ZEN.spamhaus.org', kind: 'ip' }]);
+      const r = validateBlocklists([
+        { zone: 'zen.spamhaus.org', kind: 'ip' },
+        { zone: 'ZEN.spamhaus.org', kind: 'ip' },
+      ]);
       expect(r).to.deep.equal({ ok: false, message: 'blocklists[1] (zen.spamhaus.org): the zone is listed twice' });
     });
 
@@ -206,28 +241,54 @@ describe('DNS blocklists (dnsbl.ts)', function () {
     const s = (target: string, zone: string, state: PairState['state']): PairState => ({ target, zone, state });
 
     it('reports clear → listed and a first listing as listed, listed → clear as cleared', function () {
-      const previous = [s('192.0.2.1', 'zen.spamhaus.org', 'clear'), s('example.com', 'dbl.spamhaus.org', 'listed'), s('192.0.2.1', 'bl.spamcop.net', 'listed')];
-      const current = [s('192.0.2.1', 'zen.spamhaus.org', 'listed'), s('example.com', 'dbl.spamhaus.org', 'clear'), s('192.0.2.1', 'bl.spamcop.net', 'listed'), s('192.0.2.9', 'psbl.surriel.com', 'listed'), s('192.0.2.9', 'zen.spamhaus.org', 'clear')];
+      const previous = [
+        s('192.0.2.1', 'zen.spamhaus.org', 'clear'),
+        s('example.com', 'dbl.spamhaus.org', 'listed'),
+        s('192.0.2.1', 'bl.spamcop.net', 'listed'),
+      ];
+      const current = [
+        s('192.0.2.1', 'zen.spamhaus.org', 'listed'),
+        s('example.com', 'dbl.spamhaus.org', 'clear'),
+        s('192.0.2.1', 'bl.spamcop.net', 'listed'),
+        s('192.0.2.9', 'psbl.surriel.com', 'listed'),
+        s('192.0.2.9', 'zen.spamhaus.org', 'clear'),
+      ];
       expect(changes(previous, current)).to.deep.equal({
-        listed: [{ target: '192.0.2.1', zone: 'zen.spamhaus.org' }, { target: '192.0.2.9', zone: 'psbl.surriel.com' }],
+        listed: [
+          { target: '192.0.2.1', zone: 'zen.spamhaus.org' },
+          { target: '192.0.2.9', zone: 'psbl.surriel.com' },
+        ],
         cleared: [{ target: 'example.com', zone: 'dbl.spamhaus.org' }],
       });
     });
 
     it('counts no error as a change, either way', function () {
-      expect(changes([s('a.example', 'dbl.spamhaus.org', 'listed')], [s('a.example', 'dbl.spamhaus.org', 'error')])).to.deep.equal({ listed: [], cleared: [] });
-      expect(changes([s('a.example', 'dbl.spamhaus.org', 'error')], [s('a.example', 'dbl.spamhaus.org', 'listed')])).to.deep.equal({ listed: [], cleared: [] });
-      expect(changes([s('a.example', 'dbl.spamhaus.org', 'error')], [s('a.example', 'dbl.spamhaus.org', 'clear')])).to.deep.equal({ listed: [], cleared: [] });
+      expect(
+        changes([s('a.example', 'dbl.spamhaus.org', 'listed')], [s('a.example', 'dbl.spamhaus.org', 'error')]),
+      ).to.deep.equal({ listed: [], cleared: [] });
+      expect(
+        changes([s('a.example', 'dbl.spamhaus.org', 'error')], [s('a.example', 'dbl.spamhaus.org', 'listed')]),
+      ).to.deep.equal({ listed: [], cleared: [] });
+      expect(
+        changes([s('a.example', 'dbl.spamhaus.org', 'error')], [s('a.example', 'dbl.spamhaus.org', 'clear')]),
+      ).to.deep.equal({ listed: [], cleared: [] });
     });
 
     it('matches pairs whatever the case of the target', function () {
-      expect(changes([s('A.Example', 'dbl.spamhaus.org', 'listed')], [s('a.example', 'dbl.spamhaus.org', 'listed')])).to.deep.equal({ listed: [], cleared: [] });
+      expect(
+        changes([s('A.Example', 'dbl.spamhaus.org', 'listed')], [s('a.example', 'dbl.spamhaus.org', 'listed')]),
+      ).to.deep.equal({ listed: [], cleared: [] });
     });
 
     it('lastKnown keeps a listing across an error, so the next clear is a delisting', function () {
-      const kept = lastKnown([s('a.example', 'dbl.spamhaus.org', 'listed')], [s('a.example', 'dbl.spamhaus.org', 'error')]);
+      const kept = lastKnown(
+        [s('a.example', 'dbl.spamhaus.org', 'listed')],
+        [s('a.example', 'dbl.spamhaus.org', 'error')],
+      );
       expect(kept).to.deep.equal([s('a.example', 'dbl.spamhaus.org', 'listed')]);
-      expect(changes(kept, [s('a.example', 'dbl.spamhaus.org', 'clear')]).cleared).to.deep.equal([{ target: 'a.example', zone: 'dbl.spamhaus.org' }]);
+      expect(changes(kept, [s('a.example', 'dbl.spamhaus.org', 'clear')]).cleared).to.deep.equal([
+        { target: 'a.example', zone: 'dbl.spamhaus.org' },
+      ]);
     });
   });
 });

@@ -1,18 +1,39 @@
 import { expect } from 'chai';
 import { normalizeDomainName } from '../../src/modules/deliverability/domains/domain-name.js';
-import { nextStatus, PENDING_GIVE_UP_MS, type DomainStatus } from '../../src/modules/deliverability/domains/domain-state.js';
-import { computeInsights, insightSetup, type InsightCounts, type InsightSetup } from '../../src/modules/deliverability/domains/insights.js';
+import {
+  nextStatus,
+  PENDING_GIVE_UP_MS,
+  type DomainStatus,
+} from '../../src/modules/deliverability/domains/domain-state.js';
+import {
+  computeInsights,
+  insightSetup,
+  type InsightCounts,
+  type InsightSetup,
+} from '../../src/modules/deliverability/domains/insights.js';
 import { applyCheck, stillCurrent } from '../../src/modules/deliverability/domains/verification.js';
 import { expectedRecords } from '../../src/modules/deliverability/domains/records.js';
 import type { Domain, StoredCheck } from '../../src/modules/deliverability/domains/domains.repo.js';
 import { dmarcPolicy, type RecordCheck } from '../../src/dns/checks.js';
 
-const NONE: InsightCounts = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };
+const NONE: InsightCounts = {
+  messages: 0,
+  sent: 0,
+  delivered: 0,
+  bounced: 0,
+  complained: 0,
+  failed: 0,
+  suppressed: 0,
+  opened: 0,
+  clicked: 0,
+};
 /** Counts of transactional mail alone. */
 const tx = (c: InsightCounts) => ({ transactional: c, broadcast: NONE });
 
 describe('normalizeDomainName', function () {
-  const ok = (input: string, name: string) => it(`takes ${JSON.stringify(input)} as ${name}`, () => expect(normalizeDomainName(input)).to.deep.include({ ok: true, name }));
+  const ok = (input: string, name: string) =>
+    it(`takes ${JSON.stringify(input)} as ${name}`, () =>
+      expect(normalizeDomainName(input)).to.deep.include({ ok: true, name }));
   const bad = (input: string, reason: RegExp) =>
     it(`refuses ${JSON.stringify(input).slice(0, 40)}`, () => {
       const r = normalizeDomainName(input);
@@ -63,18 +84,39 @@ describe('domain status transitions (LIFECYCLE Domain)', function () {
 });
 
 describe('computeInsights', function () {
-  const zero: InsightCounts = { messages: 0, sent: 0, delivered: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 0, clicked: 0 };
-  const good: InsightSetup = { dkim: 'verified', spf_return_path: 'aligned', dmarc: 'enforced', tracking: { opens: true, clicks: true } };
+  const zero: InsightCounts = {
+    messages: 0,
+    sent: 0,
+    delivered: 0,
+    bounced: 0,
+    complained: 0,
+    failed: 0,
+    suppressed: 0,
+    opened: 0,
+    clicked: 0,
+  };
+  const good: InsightSetup = {
+    dkim: 'verified',
+    spf_return_path: 'aligned',
+    dmarc: 'enforced',
+    tracking: { opens: true, clicks: true },
+  };
 
   it('is healthy with good setup and clean numbers', function () {
-    const r = computeInsights('x.test', 30, tx({ ...zero, messages: 1000, sent: 1000, delivered: 1000, opened: 300, clicked: 50 }), good);
+    const r = computeInsights(
+      'x.test',
+      30,
+      tx({ ...zero, messages: 1000, sent: 1000, delivered: 1000, opened: 300, clicked: 50 }),
+      good,
+    );
     expect(r.status).to.equal('healthy');
     expect(r.recommendations).to.deep.equal([]);
     expect(r.rates).to.deep.equal({ delivered: 1, bounced: 0, complained: 0, opened: 0.3, clicked: 0.05 });
   });
 
   it('puts a complaint rate of 0.1% on watch and 0.3% at risk (Gmail and Yahoo sender rules)', function () {
-    const at = (complained: number) => computeInsights('x.test', 30, tx({ ...zero, delivered: 1000, complained }), good);
+    const at = (complained: number) =>
+      computeInsights('x.test', 30, tx({ ...zero, delivered: 1000, complained }), good);
     expect(at(0).status).to.equal('healthy');
     expect(at(1).status).to.equal('watch');
     expect(at(1).recommendations[0]).to.include({ code: 'complaint_rate_high', level: 'warning' });
@@ -82,7 +124,8 @@ describe('computeInsights', function () {
   });
 
   it('puts a bounce rate of 2% on watch and 5% at risk', function () {
-    const at = (bounced: number) => computeInsights('x.test', 30, tx({ ...zero, delivered: 100 - bounced, bounced }), good);
+    const at = (bounced: number) =>
+      computeInsights('x.test', 30, tx({ ...zero, delivered: 100 - bounced, bounced }), good);
     expect(at(1).status).to.equal('healthy');
     expect(at(2).recommendations.map((r) => r.code)).to.deep.equal(['bounce_rate_high']);
     expect(at(2).status).to.equal('watch');
@@ -90,7 +133,15 @@ describe('computeInsights', function () {
   });
 
   it('shows the two streams apart: the totals hold both, each stream its own rates (issue 27)', function () {
-    const r = computeInsights('x.test', 30, { transactional: { ...zero, messages: 900, delivered: 900 }, broadcast: { ...zero, messages: 100, delivered: 100, complained: 1 } }, good);
+    const r = computeInsights(
+      'x.test',
+      30,
+      {
+        transactional: { ...zero, messages: 900, delivered: 900 },
+        broadcast: { ...zero, messages: 100, delivered: 100, complained: 1 },
+      },
+      good,
+    );
     expect(r.totals).to.include({ messages: 1000, delivered: 1000, complained: 1 });
     expect(r.streams.transactional.rates.complained).to.equal(0);
     expect(r.streams.broadcast.totals).to.include({ messages: 100, complained: 1 });
@@ -100,15 +151,27 @@ describe('computeInsights', function () {
   });
 
   it('reports null open and click rates when tracking is off', function () {
-    const r = computeInsights('x.test', 30, tx({ ...zero, delivered: 10 }), { ...good, tracking: { opens: false, clicks: false } });
+    const r = computeInsights('x.test', 30, tx({ ...zero, delivered: 10 }), {
+      ...good,
+      tracking: { opens: false, clicks: false },
+    });
     expect(r.rates.opened).to.equal(null);
     expect(r.rates.clicked).to.equal(null);
   });
 
   it('asks for DKIM, return path and DMARC when they are missing', function () {
-    const r = computeInsights('x.test', 30, tx(zero), { dkim: 'failing', spf_return_path: 'missing', dmarc: 'missing', tracking: { opens: false, clicks: false } });
+    const r = computeInsights('x.test', 30, tx(zero), {
+      dkim: 'failing',
+      spf_return_path: 'missing',
+      dmarc: 'missing',
+      tracking: { opens: false, clicks: false },
+    });
     expect(r.status).to.equal('at_risk');
-    expect(r.recommendations.map((x) => x.code)).to.deep.equal(['dkim_failing', 'return_path_not_aligned', 'dmarc_missing']);
+    expect(r.recommendations.map((x) => x.code)).to.deep.equal([
+      'dkim_failing',
+      'return_path_not_aligned',
+      'dmarc_missing',
+    ]);
   });
 
   it('reads the DMARC policy', function () {
@@ -125,10 +188,17 @@ describe('insightSetup (interface §2.3 setup)', function () {
   const missing: StoredCheck = { dns: 'missing', seen: [] };
 
   it('calls the return path aligned only when both its MX and its SPF record are found', function () {
-    expect(setup({ 'return_path:mx': found('10 mta.test'), 'spf:txt': found('v=spf1 a:mta.test ~all') }).spf_return_path).to.equal('aligned');
+    expect(
+      setup({ 'return_path:mx': found('10 mta.test'), 'spf:txt': found('v=spf1 a:mta.test ~all') }).spf_return_path,
+    ).to.equal('aligned');
     expect(setup({ 'return_path:mx': found('10 mta.test'), 'spf:txt': missing }).spf_return_path).to.equal('missing');
     expect(setup({ 'return_path:mx': found('10 mta.test') }).spf_return_path).to.equal('missing');
-    expect(setup({ 'spf:txt': found('v=spf1 a:mta.test ~all'), 'return_path:mx': { dns: 'mismatch', seen: ['10 other.test'] } }).spf_return_path).to.equal('missing');
+    expect(
+      setup({
+        'spf:txt': found('v=spf1 a:mta.test ~all'),
+        'return_path:mx': { dns: 'mismatch', seen: ['10 other.test'] },
+      }).spf_return_path,
+    ).to.equal('missing');
   });
 
   it('reads the DMARC policy of the record found: none monitors, quarantine and reject enforce', function () {
@@ -142,7 +212,17 @@ describe('insightSetup (interface §2.3 setup)', function () {
     expect(setup({}, true).tracking).to.deep.equal({ opens: true, clicks: true });
     const off = setup({}, false);
     expect(off.tracking).to.deep.equal({ opens: false, clicks: false });
-    const zero: InsightCounts = { messages: 1, sent: 1, delivered: 1, bounced: 0, complained: 0, failed: 0, suppressed: 0, opened: 1, clicked: 1 };
+    const zero: InsightCounts = {
+      messages: 1,
+      sent: 1,
+      delivered: 1,
+      bounced: 0,
+      complained: 0,
+      failed: 0,
+      suppressed: 0,
+      opened: 1,
+      clicked: 1,
+    };
     const rates = computeInsights('x.test', 30, tx(zero), off).rates;
     expect(rates.opened).to.equal(null);
     expect(rates.clicked).to.equal(null);
@@ -150,20 +230,55 @@ describe('insightSetup (interface §2.3 setup)', function () {
 });
 
 describe('applyCheck (a DNS check recorded)', function () {
-  const records = expectedRecords({ domain: 'x.test', returnPath: 'send', token: 'tok', zone: 'dkim.test', hostname: 'mta.test', publicKeys: {} });
+  const records = expectedRecords({
+    domain: 'x.test',
+    returnPath: 'send',
+    token: 'tok',
+    zone: 'dkim.test',
+    hostname: 'mta.test',
+    publicKeys: {},
+  });
   const domain = (over: Partial<Domain> = {}): Domain => ({
-    id: 'dom_1', projectId: 'prj_1', name: 'x.test', region: null, status: 'pending', failureReason: null, verifiedAt: null, lastCheckedAt: null,
-    openTracking: false, clickTracking: false, listUnsubscribe: false, tls: 'opportunistic', returnPath: 'send', dkimToken: 'tok', activeSelector: 'ph1', dkimActivatedAt: 0, checks: {}, createdAt: 0, updatedAt: 0, ...over,
+    id: 'dom_1',
+    projectId: 'prj_1',
+    name: 'x.test',
+    region: null,
+    status: 'pending',
+    failureReason: null,
+    verifiedAt: null,
+    lastCheckedAt: null,
+    openTracking: false,
+    clickTracking: false,
+    listUnsubscribe: false,
+    tls: 'opportunistic',
+    returnPath: 'send',
+    dkimToken: 'tok',
+    activeSelector: 'ph1',
+    dkimActivatedAt: 0,
+    checks: {},
+    createdAt: 0,
+    updatedAt: 0,
+    ...over,
   });
   const results = (f: (key: string) => RecordCheck) => new Map(records.map((r) => [r.key, f(r.key)]));
   const timeout: RecordCheck = { dns: 'error', seen: ['lookup failed: no answer within 5000 ms'] };
 
   it('says the lookups failed, naming the records, and keeps the status, when DNS does not answer', function () {
     for (const status of ['pending', 'verified', 'temporary_failure', 'failed'] as const) {
-      const after = applyCheck(domain({ status }), records, results(() => timeout), 1000);
+      const after = applyCheck(
+        domain({ status }),
+        records,
+        results(() => timeout),
+        1000,
+      );
       expect(after.status, status).to.equal(status);
     }
-    const after = applyCheck(domain(), records, results(() => timeout), 1000);
+    const after = applyCheck(
+      domain(),
+      records,
+      results(() => timeout),
+      1000,
+    );
     expect(after.failureReason).to.equal(
       'DNS lookups failed (no answer within 5000 ms), so these required records could not be checked: ph1._domainkey.x.test (CNAME), ph2._domainkey.x.test (CNAME), ph3._domainkey.x.test (CNAME)',
     );
@@ -171,7 +286,14 @@ describe('applyCheck (a DNS check recorded)', function () {
   });
 
   it('tells records seen missing from records that could not be checked', function () {
-    const after = applyCheck(domain(), records, results((k) => (k === 'dkim:ph1' ? { dns: 'missing', seen: [] } : k.startsWith('dkim') ? timeout : { dns: 'missing', seen: [] })), 1000);
+    const after = applyCheck(
+      domain(),
+      records,
+      results((k) =>
+        k === 'dkim:ph1' ? { dns: 'missing', seen: [] } : k.startsWith('dkim') ? timeout : { dns: 'missing', seen: [] },
+      ),
+      1000,
+    );
     expect(after.status).to.equal('pending');
     expect(after.failureReason).to.equal(
       'required DNS records not found: ph1._domainkey.x.test (CNAME: missing); DNS lookups failed (no answer within 5000 ms), so these required records could not be checked: ph2._domainkey.x.test (CNAME), ph3._domainkey.x.test (CNAME)',
@@ -180,11 +302,23 @@ describe('applyCheck (a DNS check recorded)', function () {
 });
 
 describe('stillCurrent (a check racing a PATCH of the return path)', function () {
-  const records = expectedRecords({ domain: 'x.test', returnPath: 'send', token: 'tok', zone: 'dkim.test', hostname: 'mta.test', publicKeys: {} });
+  const records = expectedRecords({
+    domain: 'x.test',
+    returnPath: 'send',
+    token: 'tok',
+    zone: 'dkim.test',
+    hostname: 'mta.test',
+    publicKeys: {},
+  });
   it('keeps every record while the return path is unchanged', function () {
     expect(stillCurrent(records, { returnPath: 'send' }, { returnPath: 'send' })).to.deep.equal(records);
   });
   it('drops the MX and SPF records of a return path that has moved', function () {
-    expect(stillCurrent(records, { returnPath: 'send' }, { returnPath: 'mail' }).map((r) => r.key)).to.deep.equal(['dkim:ph1', 'dkim:ph2', 'dkim:ph3', 'dmarc:txt']);
+    expect(stillCurrent(records, { returnPath: 'send' }, { returnPath: 'mail' }).map((r) => r.key)).to.deep.equal([
+      'dkim:ph1',
+      'dkim:ph2',
+      'dkim:ph3',
+      'dmarc:txt',
+    ]);
   });
 });

@@ -103,6 +103,8 @@ const ALLOWED: Array<[string, string]> = [
 ];
 
 describe('isPublicAddress (SSRF guard)', function () {
-  for (const [ip, why] of REFUSED) it(`refuses ${JSON.stringify(ip)}: ${why}`, () => expect(isPublicAddress(ip)).to.equal(false));
-  for (const [ip, why] of ALLOWED) it(`allows ${JSON.stringify(ip)}: ${why}`, () => expect(isPublicAddress(ip)).to.equal(true));
+  for (const [ip, why] of REFUSED)
+    it(`refuses ${JSON.stringify(ip)}: ${why}`, () => expect(isPublicAddress(ip)).to.equal(false));
+  for (const [ip, why] of ALLOWED)
+    it(`allows ${JSON.stringify(ip)}: ${why}`, () => expect(isPublicAddress(ip)).to.equal(true));
 });

@@ -50,28 +50,49 @@ function draft(over: Partial<EmailDraft> = {}): EmailDraft {
   };
 }
 
-const rcpt = (address: string, suppressed: RecipientDraft['suppressed'] = null): RecipientDraft => ({ address, kind: 'to', suppressed, route: address.split('@')[1]! });
+const rcpt = (address: string, suppressed: RecipientDraft['suppressed'] = null): RecipientDraft => ({
+  address,
+  kind: 'to',
+  suppressed,
+  route: address.split('@')[1]!,
+});
 
 /** POST → claimed: the email and its first row as the worker holds them. */
 function claimed(over: Partial<EmailDraft> = {}, to = ['a@one.test']) {
-  const { email, rows } = acceptEmail(draft(over), to.map((a) => rcpt(a)), NOW);
+  const { email, rows } = acceptEmail(
+    draft(over),
+    to.map((a) => rcpt(a)),
+    NOW,
+  );
   const row = claimRow(rows[0]!, NOW, LEASE);
   return { email: claimEmail(email, NOW), row, others: rows.slice(1) };
 }
 
-const all = (email: Email, row: QueueRow, o: RecipientOutcome) => new Map(email.recipients.filter((r) => r.queueRowId === row.id).map((r) => [r.id, o]));
-const apply = (email: Email, row: QueueRow, o: RecipientOutcome, others: QueueRow[] = [], now = NOW) => applyOutcomes(email, row, all(email, row, o), { now, retryScheduleMs: SCHEDULE, otherRows: others });
+const all = (email: Email, row: QueueRow, o: RecipientOutcome) =>
+  new Map(email.recipients.filter((r) => r.queueRowId === row.id).map((r) => [r.id, o]));
+const apply = (email: Email, row: QueueRow, o: RecipientOutcome, others: QueueRow[] = [], now = NOW) =>
+  applyOutcomes(email, row, all(email, row, o), { now, retryScheduleMs: SCHEDULE, otherRows: others });
 const types = (events: Array<{ type: string }>) => events.map((e) => e.type);
 
-
 /** A 5yz reply as the MTA hands it to the state machine: through the one classifier. */
-const bounced = (reply: string): RecipientOutcome => ({ kind: 'bounced', bounce: classifyBounce({ diagnostic: reply, final: true }), reply });
+const bounced = (reply: string): RecipientOutcome => ({
+  kind: 'bounced',
+  bounce: classifyBounce({ diagnostic: reply, final: true }),
+  reply,
+});
 describe('the email state machine (LIFECYCLE.md)', function () {
   context('Email', function () {
     it('POST → queued, one queue row per recipient domain, nothing emitted', function () {
-      const { email, rows, events } = acceptEmail(draft(), [rcpt('a@one.test'), rcpt('b@two.test'), rcpt('c@one.test')], NOW);
+      const { email, rows, events } = acceptEmail(
+        draft(),
+        [rcpt('a@one.test'), rcpt('b@two.test'), rcpt('c@one.test')],
+        NOW,
+      );
       expect(email).to.include({ status: 'queued', attempts: 0, acceptedAt: null });
-      expect(rows.map((q) => [q.route, q.state, q.nextAttemptAt])).to.deep.equal([['one.test', 'queued', NOW], ['two.test', 'queued', NOW]]);
+      expect(rows.map((q) => [q.route, q.state, q.nextAttemptAt])).to.deep.equal([
+        ['one.test', 'queued', NOW],
+        ['two.test', 'queued', NOW],
+      ]);
       expect(email.recipients.map((r) => r.queueRowId)).to.deep.equal([rows[0]!.id, rows[1]!.id, rows[0]!.id]);
       expect(events).to.deep.equal([]);
     });
@@ -87,7 +108,10 @@ describe('the email state machine (LIFECYCLE.md)', function () {
 
     it('some recipients suppressed → those recipients suppressed (email.suppressed each, with the reason), on no queue row', function () {
       const { email, rows, events } = acceptEmail(draft(), [rcpt('a@one.test'), rcpt('gone@two.test', 'bounce')], NOW);
-      expect(email.recipients.map((r) => [r.status, r.queueRowId === null])).to.deep.equal([['queued', false], ['suppressed', true]]);
+      expect(email.recipients.map((r) => [r.status, r.queueRowId === null])).to.deep.equal([
+        ['queued', false],
+        ['suppressed', true],
+      ]);
       expect(rows).to.have.length(1);
       expect(types(events)).to.deep.equal(['email.suppressed']);
       expect(events[0]).to.include({ recipient: 'gone@two.test' });
@@ -108,7 +132,12 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(types(first.events)).to.deep.equal(['email.sent', 'email.delivered']);
       expect(first.row.state).to.equal('done');
       // the other domain's row goes out later: no second email.sent
-      const second = apply(claimEmail(first.email, NOW), claimRow(others[0]!, NOW, LEASE), { kind: 'delivered', reply: '250 ok' }, [first.row]);
+      const second = apply(
+        claimEmail(first.email, NOW),
+        claimRow(others[0]!, NOW, LEASE),
+        { kind: 'delivered', reply: '250 ok' },
+        [first.row],
+      );
       expect(second.email.status).to.equal('accepted');
       expect(types(second.events)).to.deep.equal(['email.delivered']);
     });
@@ -132,7 +161,9 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(back.email.status).to.equal('queued');
       expect(back.recipients.map((r) => r.status)).to.deep.equal(['queued']);
       expect(back.rows.map((q) => [q.state, q.nextAttemptAt, q.leaseOwner])).to.deep.equal([['queued', later, null]]);
-      expect(retryAmbiguous(back.email, back.rows, later)).to.have.property('refused').that.matches(/no ambiguous recipient/);
+      expect(retryAmbiguous(back.email, back.rows, later))
+        .to.have.property('refused')
+        .that.matches(/no ambiguous recipient/);
     });
 
     it('crash while submitting: back to queued when DATA never began, ambiguous when it may have', function () {
@@ -140,7 +171,11 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       const back = requeueOrphan(email, row, [], NOW + 1000);
       expect(back.email.status).to.equal('queued');
       expect(back.row).to.include({ state: 'queued', nextAttemptAt: NOW + 1000, leaseOwner: null });
-      const unsure = applyOutcomes(email, { ...row, dataStarted: true }, ambiguousAfterCrash(email, row), { now: NOW, retryScheduleMs: SCHEDULE, otherRows: [] });
+      const unsure = applyOutcomes(email, { ...row, dataStarted: true }, ambiguousAfterCrash(email, row), {
+        now: NOW,
+        retryScheduleMs: SCHEDULE,
+        otherRows: [],
+      });
       expect(unsure.email.status).to.equal('ambiguous');
       expect(unsure.email.recipients.map((r) => r.status)).to.deep.equal(['ambiguous']);
     });
@@ -154,7 +189,9 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(moved.rows[0]!.nextAttemptAt).to.equal(later);
       expect(types(moved.events)).to.deep.equal(['email.scheduled']);
       const { email, row } = claimed({ scheduledAt: NOW - 1 });
-      expect(reschedule(email, [row], later, NOW)).to.have.property('refused').that.matches(/is submitting/);
+      expect(reschedule(email, [row], later, NOW))
+        .to.have.property('refused')
+        .that.matches(/is submitting/);
       const now = acceptEmail(draft(), [rcpt('a@one.test')], NOW);
       expect(reschedule(now.email, now.rows, later, NOW)).to.have.property('refused');
     });
@@ -167,10 +204,16 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(first.email.status).to.equal('queued');
       expect(first.row).to.include({ state: 'queued', nextAttemptAt: NOW + SCHEDULE[0]! });
       expect(types(first.events)).to.deep.equal(['email.delivery_delayed']);
-      const second = apply(claimEmail(first.email, NOW), claimRow(first.row, NOW, LEASE), { kind: 'deferred', reply: '451 try later' });
+      const second = apply(claimEmail(first.email, NOW), claimRow(first.row, NOW, LEASE), {
+        kind: 'deferred',
+        reply: '451 try later',
+      });
       expect(types(second.events)).to.deep.equal([]);
       expect(second.row.nextAttemptAt).to.equal(NOW + SCHEDULE[1]!);
-      const last = apply(claimEmail(second.email, NOW), claimRow(second.row, NOW, LEASE), { kind: 'deferred', reply: '451 try later' });
+      const last = apply(claimEmail(second.email, NOW), claimRow(second.row, NOW, LEASE), {
+        kind: 'deferred',
+        reply: '451 try later',
+      });
       expect(last.email.recipients[0]!.status).to.equal('failed');
       expect(last.email.status).to.equal('failed');
       expect(types(last.events)).to.deep.equal(['email.failed']);
@@ -178,7 +221,9 @@ describe('the email state machine (LIFECYCLE.md)', function () {
 
     it('5xx → bounced; a Permanent bounce of live mail suppresses the address, a Transient one or test mail does not', function () {
       const live = claimed();
-      expect(apply(live.email, live.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([{ address: 'a@one.test', reason: 'bounce' }]);
+      expect(apply(live.email, live.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([
+        { address: 'a@one.test', reason: 'bounce' },
+      ]);
       expect(apply(live.email, live.row, bounced('552 5.2.2 mailbox full')).suppress).to.deep.equal([]);
       const test = claimed({ environment: 'test' });
       expect(apply(test.email, test.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([]);
@@ -197,10 +242,23 @@ describe('the email state machine (LIFECYCLE.md)', function () {
     it('are refused as faults of ours: a failed email is not sent, a delivered recipient is not queued again', function () {
       const { email, row } = claimed();
       const failed = apply(email, row, bounced('550 5.1.1 no such user'));
-      expect(() => claimEmail(failed.email, NOW)).to.throw(IllegalTransition, 'illegal email transition failed → submitting');
+      expect(() => claimEmail(failed.email, NOW)).to.throw(
+        IllegalTransition,
+        'illegal email transition failed → submitting',
+      );
       const delivered = apply(email, row, { kind: 'delivered', reply: '250' });
-      expect(() => claimRow(delivered.row, NOW, LEASE)).to.throw(IllegalTransition, 'illegal queue row transition done → submitting');
-      expect(() => applyOutcomes(delivered.email, claimRow({ ...delivered.row, state: 'queued' }, NOW, LEASE), all(delivered.email, delivered.row, { kind: 'deferred', reply: '451' }), { now: NOW, retryScheduleMs: SCHEDULE, otherRows: [] })).to.throw(IllegalTransition, 'recipient transition delivered → deferred');
+      expect(() => claimRow(delivered.row, NOW, LEASE)).to.throw(
+        IllegalTransition,
+        'illegal queue row transition done → submitting',
+      );
+      expect(() =>
+        applyOutcomes(
+          delivered.email,
+          claimRow({ ...delivered.row, state: 'queued' }, NOW, LEASE),
+          all(delivered.email, delivered.row, { kind: 'deferred', reply: '451' }),
+          { now: NOW, retryScheduleMs: SCHEDULE, otherRows: [] },
+        ),
+      ).to.throw(IllegalTransition, 'recipient transition delivered → deferred');
     });
   });
 

@@ -19,7 +19,12 @@ const base = {
   text: 'Hello   \r\nthere\t \r\n\r\n\r\n',
   headers: { 'X-Campaign': 'spring', 'List-Unsubscribe': '<mailto:unsub@example.test>' },
   attachments: [
-    { filename: 'logo.png', content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]), contentType: 'image/png', contentId: 'logo' },
+    {
+      filename: 'logo.png',
+      content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]),
+      contentType: 'image/png',
+      contentId: 'logo',
+    },
     { filename: 'receipt.pdf', content: Buffer.from('%PDF-1.7 fake'), contentType: 'application/pdf' },
   ],
   messageId: '<abc123@mta.example.test>',
@@ -30,12 +35,20 @@ describe('buildMime', function () {
   it('builds the message with alternatives, inline and attached files, and no Bcc', async function () {
     const raw = await buildMime(base);
     expect(raw.toString('binary')).to.not.match(/^bcc:/im);
-    expect(raw.toString('binary').split('\r\n').every((l) => l.length <= 998)).to.equal(true);
+    expect(
+      raw
+        .toString('binary')
+        .split('\r\n')
+        .every((l) => l.length <= 998),
+    ).to.equal(true);
     const m = await simpleParser(raw);
     expect(m.subject).to.equal(base.subject);
     expect(m.from?.value[0]).to.deep.include({ address: 'ann@example.test', name: 'Ann Example' });
     // mailparser shows the IDN in its Unicode form
-    expect((m.to as { value: Array<{ address: string }> }).value.map((v) => v.address)).to.deep.equal(['bob@example.test', 'joerg@bücher.de']);
+    expect((m.to as { value: Array<{ address: string }> }).value.map((v) => v.address)).to.deep.equal([
+      'bob@example.test',
+      'joerg@bücher.de',
+    ]);
     expect((m.cc as { value: Array<{ address: string }> }).value[0]!.address).to.equal('carol@example.test');
     expect(m.messageId).to.equal(base.messageId);
     expect(m.date?.toISOString()).to.equal(base.date.toISOString());
@@ -61,7 +74,9 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   after(async () => world.stop());
 
   async function verify(raw: Buffer) {
-    return (await dkimOf(raw)).map((x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`);
+    return (await dkimOf(raw)).map(
+      (x: { status?: { result?: string }; signingDomain?: string }) => `${x.signingDomain}:${x.status?.result}`,
+    );
   }
 
   /** mailauth's DKIM results, resolving the public key through the world DNS */
@@ -74,7 +89,8 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       disableArc: true,
       disableBimi: true,
       disableDmarc: true,
-      resolver: async (name: string, type: string) => (type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name)),
+      resolver: async (name: string, type: string) =>
+        type === 'TXT' ? r.resolveTxt(name) : type === 'MX' ? r.resolveMx(name) : r.resolve4(name),
     } as Parameters<typeof authenticate>[1]);
     return res.dkim?.results ?? [];
   }
@@ -83,21 +99,30 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
 
   it('produces a signature an independent verifier (mailauth) accepts', async function () {
     const signed = await signer(await buildMime(base));
-    expect(signed.toString('binary').replace(/\r\n\t/g, ' ')).to.match(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example\.test; s=sel1;/);
+    expect(signed.toString('binary').replace(/\r\n\t/g, ' ')).to.match(
+      /^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example\.test; s=sel1;/,
+    );
     expect(await verify(signed)).to.deep.equal(['example.test:pass']);
   });
 
   it('fails when the body or the Subject changes after signing', async function () {
     const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
     // a changed body fails the body hash (mailauth reports it as neutral, RFC 6376 §6.1.3), never pass
-    expect((await verify(Buffer.from(signed.replace('Hello', 'Hullo'), 'binary')))[0]).to.be.oneOf(['example.test:neutral', 'example.test:fail']);
-    expect(await verify(Buffer.from(signed.replace(/^Subject: .*$/m, 'Subject: changed'), 'binary'))).to.deep.equal(['example.test:fail']);
+    expect((await verify(Buffer.from(signed.replace('Hello', 'Hullo'), 'binary')))[0]).to.be.oneOf([
+      'example.test:neutral',
+      'example.test:fail',
+    ]);
+    expect(await verify(Buffer.from(signed.replace(/^Subject: .*$/m, 'Subject: changed'), 'binary'))).to.deep.equal([
+      'example.test:fail',
+    ]);
   });
 
   /** the message with one top-level header field (and its folded lines) given another value */
   const withHeader = (signed: string, name: string, value: string) => {
     const end = signed.indexOf('\r\n\r\n');
-    const head = signed.slice(0, end).replace(new RegExp(`(^|\r\n)${name}:[^\r]*(\r\n[ \t][^\r]*)*`), `$1${name}: ${value}`);
+    const head = signed
+      .slice(0, end)
+      .replace(new RegExp(`(^|\r\n)${name}:[^\r]*(\r\n[ \t][^\r]*)*`), `$1${name}: ${value}`);
     expect(head, `a ${name} header to change`).to.not.equal(signed.slice(0, end));
     return Buffer.from(head + signed.slice(end), 'binary');
   };
@@ -126,7 +151,9 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
 
   it('fails when a second From is added (oversigned)', async function () {
     const signed = (await signer(await buildMime({ ...base, attachments: [] }))).toString('binary');
-    expect(await verify(Buffer.from(`From: mallory@evil.test\r\n${signed}`, 'binary'))).to.deep.equal(['example.test:fail']);
+    expect(await verify(Buffer.from(`From: mallory@evil.test\r\n${signed}`, 'binary'))).to.deep.equal([
+      'example.test:fail',
+    ]);
   });
 
   it('survives whitespace changes relaxed canonicalization allows', async function () {
@@ -141,20 +168,29 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
     try {
       const input = {
         mime: { ...base, date: base.date.getTime() },
-        dkim: { domainName: 'example.test', selector: 'sel1', keyId: 'k1', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+        dkim: {
+          domainName: 'example.test',
+          selector: 'sel1',
+          keyId: 'k1',
+          privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        },
       };
       const signed = await signing.sign(input);
       expect(Buffer.isBuffer(signed)).to.equal(true);
       expect(await verify(signed)).to.deep.equal(['example.test:pass']);
       const parsed = await simpleParser(signed);
-      expect(parsed.attachments.find((a) => a.filename === 'logo.png')!.content.equals(base.attachments[0]!.content)).to.equal(true);
+      expect(
+        parsed.attachments.find((a) => a.filename === 'logo.png')!.content.equals(base.attachments[0]!.content),
+      ).to.equal(true);
       expect(parsed.subject).to.equal(base.subject);
       expect(parsed.messageId).to.equal(base.messageId);
       expect(parsed.date!.getTime()).to.equal(base.date.getTime());
       // signed over there, not by the fallback here
       expect(logged.join('')).not.to.include('the signing thread stopped');
       // input the thread chokes on: that message fails, the thread is gone, and the next is signed here
-      const bad = await signing.sign({ ...input, mime: { ...input.mime, attachments: undefined as never } }).catch((e: unknown) => e);
+      const bad = await signing
+        .sign({ ...input, mime: { ...input.mime, attachments: undefined as never } })
+        .catch((e: unknown) => e);
       expect(bad).to.be.instanceOf(Error);
       expect(await verify(await signing.sign(input))).to.deep.equal(['example.test:pass']);
       expect(logged.join('')).to.include('the signing thread stopped');
@@ -166,17 +202,41 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   it('on the signing thread: messages asked for together (one claimed batch) each come back as their own, signed', async function () {
     const signing = startSigningThread(silentLogger());
     try {
-      const dkim = { domainName: 'example.test', selector: 'sel1', keyId: 'k1', privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+      const dkim = {
+        domainName: 'example.test',
+        selector: 'sel1',
+        keyId: 'k1',
+        privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      };
       const ids = Array.from({ length: 12 }, (_, i) => `<batch${i}@mta.example.test>`);
       // asked for in one turn of the event loop: they cross to the thread together
-      const signed = await Promise.all(ids.map((messageId, i) => signing.sign({ mime: { ...base, attachments: [], subject: `n${i}`, messageId, date: base.date.getTime() }, dkim })));
+      const signed = await Promise.all(
+        ids.map((messageId, i) =>
+          signing.sign({
+            mime: { ...base, attachments: [], subject: `n${i}`, messageId, date: base.date.getTime() },
+            dkim,
+          }),
+        ),
+      );
       const parsed = await Promise.all(signed.map((raw) => simpleParser(raw)));
       expect(parsed.map((m) => m.messageId)).to.deep.equal(ids);
       expect(parsed.map((m) => m.subject)).to.deep.equal(ids.map((_, i) => `n${i}`));
       expect(await verify(signed[7]!)).to.deep.equal(['example.test:pass']);
       // a batch that cannot cross to the thread (here: a value structured cloning refuses) is built on this one
-      const odd = { ...base, attachments: [], messageId: '<odd@mta.example.test>', date: base.date.getTime(), notCloneable: () => undefined };
-      const [a, b] = await Promise.all([signing.sign({ mime: odd, dkim }), signing.sign({ mime: { ...base, attachments: [], messageId: '<even@mta.example.test>', date: base.date.getTime() }, dkim })]);
+      const odd = {
+        ...base,
+        attachments: [],
+        messageId: '<odd@mta.example.test>',
+        date: base.date.getTime(),
+        notCloneable: () => undefined,
+      };
+      const [a, b] = await Promise.all([
+        signing.sign({ mime: odd, dkim }),
+        signing.sign({
+          mime: { ...base, attachments: [], messageId: '<even@mta.example.test>', date: base.date.getTime() },
+          dkim,
+        }),
+      ]);
       expect((await simpleParser(a)).messageId).to.equal('<odd@mta.example.test>');
       expect((await simpleParser(b)).messageId).to.equal('<even@mta.example.test>');
       expect(await verify(a)).to.deep.equal(['example.test:pass']);

@@ -4,7 +4,7 @@ import { clientKey, RateLimiter } from '../../src/lib/rate-limiter.js';
 describe('RateLimiter', function () {
   const clockAt = (t: { now: number }) => ({ now: () => t.now });
 
-  it('lets a burst of one second\'s worth through, then asks to wait', function () {
+  it("lets a burst of one second's worth through, then asks to wait", function () {
     const t = { now: 0 };
     const rl = new RateLimiter(5, clockAt(t));
     for (let i = 0; i < 5; i++) expect(rl.take('k')).to.equal(null);

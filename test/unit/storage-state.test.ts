@@ -14,11 +14,14 @@ function world() {
   const clock = { now: 1_700_000_000_000 };
   const lines: Array<{ level: 'error' | 'info'; msg: string; fields: Record<string, unknown> }> = [];
   const logger = {
-    error: (fields: object, msg: string) => lines.push({ level: 'error', msg, fields: fields as Record<string, unknown> }),
-    info: (fields: object, msg: string) => lines.push({ level: 'info', msg, fields: fields as Record<string, unknown> }),
+    error: (fields: object, msg: string) =>
+      lines.push({ level: 'error', msg, fields: fields as Record<string, unknown> }),
+    info: (fields: object, msg: string) =>
+      lines.push({ level: 'info', msg, fields: fields as Record<string, unknown> }),
   };
   const dir = tempDir('posthorn-storage-state-');
-  const state = (shared?: SharedArrayBuffer) => new StorageState({ shared, logger, markerDir: dir, now: () => clock.now });
+  const state = (shared?: SharedArrayBuffer) =>
+    new StorageState({ shared, logger, markerDir: dir, now: () => clock.now });
   return { clock, lines, dir, marker: join(dir, STORAGE_FULL_MARKER), state };
 }
 
@@ -99,7 +102,9 @@ describe('StorageState (a full disk is a state, not an error per request)', func
       api.wrote();
       expect(api.fullSince()).to.equal(null);
       expect(existsSync(w.marker)).to.equal(false);
-      expect(w.lines.filter((l) => l.level === 'info').map((l) => l.msg)).to.deep.equal(['the storage takes writes again']);
+      expect(w.lines.filter((l) => l.level === 'info').map((l) => l.msg)).to.deep.equal([
+        'the storage takes writes again',
+      ]);
       w.clock.now += 1000;
       background.refusal(sqliteFull());
       expect(w.lines.filter((l) => l.level === 'error')).to.have.length(2);
@@ -117,15 +122,17 @@ describe('StorageState (a full disk is a state, not an error per request)', func
   });
 });
 
-describe('isStorageFull (each layer\'s word for a full disk)', function () {
+describe("isStorageFull (each layer's word for a full disk)", function () {
   const coded = (code: string, extra: object = {}) => Object.assign(new Error(code), { code, ...extra });
   it('knows ENOSPC, EDQUOT, SQLITE_FULL, SQLITE_IOERR_SHMSIZE and SQLSTATE 53100, also wrapped as a cause', function () {
-    for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE', '53100']) expect(isStorageFull(coded(code)), code).to.equal(true);
+    for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE', '53100'])
+      expect(isStorageFull(coded(code)), code).to.equal(true);
     expect(isStorageFull(new Error('the commit could not be made durable', { cause: coded('ENOSPC') }))).to.equal(true);
     expect(isStorageFull(Object.assign(new Error('write'), { errno: -28 }))).to.equal(true);
   });
   it('refuses the rest: other I/O errors, other SQLSTATEs, the API error itself (isStorageRefusal takes that)', function () {
-    for (const code of ['EIO', 'SQLITE_IOERR_FSYNC', 'SQLITE_BUSY', '53200', '40001']) expect(isStorageFull(coded(code)), code).to.equal(false);
+    for (const code of ['EIO', 'SQLITE_IOERR_FSYNC', 'SQLITE_BUSY', '53200', '40001'])
+      expect(isStorageFull(coded(code)), code).to.equal(false);
     const refusal = new StorageState().refusal(coded('SQLITE_FULL'));
     expect(isStorageFull(refusal)).to.equal(false);
     expect(isStorageRefusal(refusal)).to.equal(true);

@@ -10,7 +10,9 @@ const reply = (e: unknown) => {
 // What an SMTP client is told when the acceptance path refuses a submitted message (RFC 3463 codes)
 describe('submission: API refusals as SMTP replies', function () {
   it('a refusal of the message is permanent (5xx) and keeps the API message', function () {
-    expect(reply(apiError('domain_not_verified', 'the domain example.com is not verified'))).to.equal('550 5.7.1 the domain example.com is not verified');
+    expect(reply(apiError('domain_not_verified', 'the domain example.com is not verified'))).to.equal(
+      '550 5.7.1 the domain example.com is not verified',
+    );
     expect(reply(validationError('subject', 'is required'))).to.match(/^550 5\.6\.0 .*subject/);
     expect(reply(apiError('recipient_suppressed', 'a@b.test is suppressed'))).to.match(/^550 5\.7\.1 /);
   });

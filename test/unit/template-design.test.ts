@@ -6,7 +6,12 @@ import { validateBody } from '../../src/lib/validate.js';
 import { ApiError } from '../../src/lib/errors.js';
 import { BLOCK_TYPES, Design, type Block } from '../../src/modules/sending/templates/design/design.schema.js';
 import { checkDesign, designToSource } from '../../src/modules/sending/templates/design/design-source.js';
-import { compileTemplate, renderTemplate, TemplateError, type Declared } from '../../src/modules/sending/templates/language/index.js';
+import {
+  compileTemplate,
+  renderTemplate,
+  TemplateError,
+  type Declared,
+} from '../../src/modules/sending/templates/language/index.js';
 import { SAMPLE_DECLARED, SAMPLE_DESIGN, SAMPLE_IMAGES, SAMPLE_VARIABLES } from '../fixtures/sample-design.js';
 
 const Body = Type.Object({ design: Design }, { additionalProperties: false });
@@ -15,7 +20,8 @@ const Body = Type.Object({ design: Design }, { additionalProperties: false });
 function render(design: Design, variables: Record<string, unknown>, declared: Declared) {
   checkDesign(design, declared);
   const source = designToSource(design);
-  const part = (s: string, html: boolean) => renderTemplate(compileTemplate(s, 'design', declared, { urlFields: true }), variables, { html, language: 'en' });
+  const part = (s: string, html: boolean) =>
+    renderTemplate(compileTemplate(s, 'design', declared, { urlFields: true }), variables, { html, language: 'en' });
   const html = part(source.html, true);
   return { html, text: part(source.text, false), doc: parseDocument(html) };
 }
@@ -23,7 +29,8 @@ function render(design: Design, variables: Record<string, unknown>, declared: De
 const all = (doc: Document | Element, test: (e: Element) => boolean) => DomUtils.findAll(test, [doc]);
 const byTag = (doc: Document | Element, tag: string) => all(doc, (e) => e.name === tag);
 /** The text a reader sees: a <br> is a line break. */
-const flatten = (n: AnyNode): string => (isText(n) ? n.data : isTag(n) ? (n.name === 'br' ? '\n' : n.children.map(flatten).join('')) : '');
+const flatten = (n: AnyNode): string =>
+  isText(n) ? n.data : isTag(n) ? (n.name === 'br' ? '\n' : n.children.map(flatten).join('')) : '';
 const text = (e: Element) => flatten(e).replace(/\s+/g, ' ').trim();
 /** The nearest enclosing element named `tag`. */
 function closest(e: Element, tag: string): Element | null {
@@ -68,7 +75,9 @@ describe('template designs (interface §4.3)', function () {
       expect(byTag(doc, 'h1').map(text)).to.deep.equal(['Thanks for your order, Ada!']);
       expect(byTag(doc, 'h2').map(text)).to.deep.equal(['Brew it right']);
       const paragraphs = byTag(doc, 'p').map(text);
-      expect(paragraphs).to.include("We've received order #NW-20931 and we're roasting your beans now. You'll get another email when it ships.");
+      expect(paragraphs).to.include(
+        "We've received order #NW-20931 and we're roasting your beans now. You'll get another email when it ships.",
+      );
       expect(paragraphs).to.include('Prefer a gift wrap next time? Just reply to this email.');
       expect(paragraphs).to.include('Total paid: €85.90');
     });
@@ -100,31 +109,49 @@ describe('template designs (interface §4.3)', function () {
         [SAMPLE_IMAGES.brewer, 'A pour-over brewer'],
         [SAMPLE_IMAGES.beans, 'Ethiopia Yirgacheffe, 250 g'],
       ]);
-      for (const img of images) expect([attr(img, 'width'), attr(img, 'border')]).to.satisfy(([w, b]: string[]) => Number(w) > 0 && b === '0');
+      for (const img of images)
+        expect([attr(img, 'width'), attr(img, 'border')]).to.satisfy(([w, b]: string[]) => Number(w) > 0 && b === '0');
       expect(attr(images[0]!, 'width')).to.equal('140');
       expect(attr(images[0]!.parent as Element, 'href')).to.equal('https://northwind.example');
       expect(attr(images[1]!.parent as Element, 'href')).to.equal('https://northwind.example/new');
     });
 
     it('lists items in bulleted and numbered lists', function () {
-      expect(byTag(byTag(doc, 'ul')[0]!, 'li').map(text)).to.deep.equal(['Store beans in an airtight jar, away from light', 'Grind right before brewing', 'Use filtered water at 92–96 °C']);
-      expect(byTag(byTag(doc, 'ol')[0]!, 'li').map(text)).to.deep.equal(['Rinse the filter', 'Add 15 g of coffee', 'Pour, wait, enjoy']);
+      expect(byTag(byTag(doc, 'ul')[0]!, 'li').map(text)).to.deep.equal([
+        'Store beans in an airtight jar, away from light',
+        'Grind right before brewing',
+        'Use filtered water at 92–96 °C',
+      ]);
+      expect(byTag(byTag(doc, 'ol')[0]!, 'li').map(text)).to.deep.equal([
+        'Rinse the filter',
+        'Add 15 g of coffee',
+        'Pour, wait, enjoy',
+      ]);
     });
 
     it('shows the discount code, the quote, the event, the signature and the footer', function () {
       const paragraphs = byTag(doc, 'p').map(text);
       expect(paragraphs).to.include.members([
-        'Your next bag: 15% off', 'BREW15-ADA', 'Valid until January 31, 2027 on any coffee in the shop.',
-        'The best beans I have had outside of Addis. The subscription is worth every cent.', '— Mira, subscriber since 2021',
-        'Cupping night at the roastery', 'Thursday, 3 December · 18:30–20:00', 'Northwind Roastery, 12 Harbour Lane, Bristol',
-        'Jonas Berg', 'Head roaster, Northwind Coffee', 'Unsubscribe from news: https://northwind.example/u/8f3a',
+        'Your next bag: 15% off',
+        'BREW15-ADA',
+        'Valid until January 31, 2027 on any coffee in the shop.',
+        'The best beans I have had outside of Addis. The subscription is worth every cent.',
+        '— Mira, subscriber since 2021',
+        'Cupping night at the roastery',
+        'Thursday, 3 December · 18:30–20:00',
+        'Northwind Roastery, 12 Harbour Lane, Bristol',
+        'Jonas Berg',
+        'Head roaster, Northwind Coffee',
+        'Unsubscribe from news: https://northwind.example/u/8f3a',
       ]);
       expect(attr(linkNamed(doc, 'jonas@northwind.example'), 'href')).to.equal('mailto:jonas@northwind.example');
     });
 
     it('links each score of the rating, and each social network, to its own address', function () {
       const scores = ['1', '2', '3', '4', '5'].map((n) => attr(linkNamed(doc, n), 'href'));
-      expect(scores).to.deep.equal([1, 2, 3, 4, 5].map((n) => `https://northwind.example/feedback?order=NW-20931&rating=${n}`));
+      expect(scores).to.deep.equal(
+        [1, 2, 3, 4, 5].map((n) => `https://northwind.example/feedback?order=NW-20931&rating=${n}`),
+      );
       expect(attr(linkNamed(doc, 'Instagram'), 'href')).to.equal('https://instagram.com/northwind');
       expect(attr(linkNamed(doc, 'YouTube'), 'href')).to.equal('https://youtube.com/@northwind');
     });
@@ -133,7 +160,11 @@ describe('template designs (interface §4.3)', function () {
       const note = 'Your order is marked as a gift and will not show prices on the packing slip.';
       expect(html).not.to.include(note);
       expect(plain).not.to.include(note);
-      const gift = render(SAMPLE_DESIGN, { ...SAMPLE_VARIABLES, gift: true, gift_note: 'Happy birthday!' }, SAMPLE_DECLARED);
+      const gift = render(
+        SAMPLE_DESIGN,
+        { ...SAMPLE_VARIABLES, gift: true, gift_note: 'Happy birthday!' },
+        SAMPLE_DECLARED,
+      );
       expect(byTag(gift.doc, 'p').map(text)).to.include(note);
       expect(gift.text).to.include(note);
       expect(gift.text).to.include('We\'ll wrap it & add a card: "Happy birthday!".');
@@ -189,17 +220,26 @@ describe('template designs (interface §4.3)', function () {
     });
 
     it('turns blank lines into paragraphs and single newlines into line breaks', function () {
-      const { doc } = render(design({ type: 'text', text: 'Dear {{ name }},\nthanks.\n\n\nSee you soon.' }), { name: 'Ada' }, { name: str });
+      const { doc } = render(
+        design({ type: 'text', text: 'Dear {{ name }},\nthanks.\n\n\nSee you soon.' }),
+        { name: 'Ada' },
+        { name: str },
+      );
       const ps = byTag(doc, 'p');
       expect(ps.map(text)).to.deep.equal(['Dear Ada, thanks.', 'See you soon.']);
       expect(byTag(ps[0]!, 'br')).to.have.lengthOf(1);
     });
 
     it('drops the line of a block tag that stands alone on it, in the HTML as in the text', function () {
-      const d = design({ type: 'text', text: 'Hi {{ name }},\n{{#if vip}}\nyour VIP gift is in the box.\n{{/if}}\nEnjoy!' });
+      const d = design({
+        type: 'text',
+        text: 'Hi {{ name }},\n{{#if vip}}\nyour VIP gift is in the box.\n{{/if}}\nEnjoy!',
+      });
       const declared: Declared = { name: str, vip: { type: 'boolean', required: true } };
       const vip = render(d, { name: 'Ada', vip: true }, declared);
-      expect(byTag(vip.doc, 'p').map((p) => flatten(p).split('\n'))).to.deep.equal([['Hi Ada,', 'your VIP gift is in the box.', 'Enjoy!']]);
+      expect(byTag(vip.doc, 'p').map((p) => flatten(p).split('\n'))).to.deep.equal([
+        ['Hi Ada,', 'your VIP gift is in the box.', 'Enjoy!'],
+      ]);
       expect(vip.text).to.equal('Hi Ada,\nyour VIP gift is in the box.\nEnjoy!\n');
       const plain = render(d, { name: 'Ada', vip: false }, declared);
       expect(byTag(plain.doc, 'p').map((p) => flatten(p).split('\n'))).to.deep.equal([['Hi Ada,', 'Enjoy!']]);
@@ -207,8 +247,20 @@ describe('template designs (interface §4.3)', function () {
     });
 
     it('shows an empty table as its header only, with plain numbers, dollars by default and dates', function () {
-      const table: Block = { type: 'table', rows: 'lines', columns: [{ header: 'N', field: 'n', format: 'number' }, { header: 'Cost', field: 'n', format: 'currency' }, { header: 'On', field: 'on', format: 'date' }] };
-      const filled = render(design(table), { lines: [{ n: 1234.5, on: '2026-01-05' }] }, { lines: { type: 'array', required: true } });
+      const table: Block = {
+        type: 'table',
+        rows: 'lines',
+        columns: [
+          { header: 'N', field: 'n', format: 'number' },
+          { header: 'Cost', field: 'n', format: 'currency' },
+          { header: 'On', field: 'on', format: 'date' },
+        ],
+      };
+      const filled = render(
+        design(table),
+        { lines: [{ n: 1234.5, on: '2026-01-05' }] },
+        { lines: { type: 'array', required: true } },
+      );
       expect(dataTable(filled.doc).rows).to.deep.equal([['1,234.5', '$1,234.50', 'Jan 5, 2026']]);
       const empty = dataTable(render(design(table), { lines: [] }, { lines: { type: 'array', required: true } }).doc);
       expect([empty.head, empty.rows]).to.deep.equal([['N', 'Cost', 'On'], []]);
@@ -218,20 +270,68 @@ describe('template designs (interface §4.3)', function () {
   context('a design the schema refuses names the field', function () {
     const failure = (d: unknown) => thrown<ApiError>(() => validateBody(Body, { design: d }));
     const cases: Array<[string, unknown, string]> = [
-      ['a button without url', design({ type: 'heading', text: 'a' }, { type: 'text', text: 'b' }, { type: 'button', label: 'Go' } as Block), 'design.blocks[2].url: is required'],
-      ['an unknown field', { blocks: [{ type: 'heading', text: 'a', colour: 'red' }] }, 'design.blocks[0].colour: is not a known field'],
-      ['an unknown block type', { blocks: [{ type: 'divider' }, { type: 'video', url: 'u' }] }, `design.blocks[1].type: must be one of: ${BLOCK_TYPES.join(', ')}`],
+      [
+        'a button without url',
+        design({ type: 'heading', text: 'a' }, { type: 'text', text: 'b' }, { type: 'button', label: 'Go' } as Block),
+        'design.blocks[2].url: is required',
+      ],
+      [
+        'an unknown field',
+        { blocks: [{ type: 'heading', text: 'a', colour: 'red' }] },
+        'design.blocks[0].colour: is not a known field',
+      ],
+      [
+        'an unknown block type',
+        { blocks: [{ type: 'divider' }, { type: 'video', url: 'u' }] },
+        `design.blocks[1].type: must be one of: ${BLOCK_TYPES.join(', ')}`,
+      ],
       ['a block without type', { blocks: [{ text: 'a' }] }, 'design.blocks[0].type: is required'],
-      ['a heading too long', { blocks: [{ type: 'heading', text: 'x'.repeat(301) }] }, 'design.blocks[0].text: must be at most 300 characters'],
+      [
+        'a heading too long',
+        { blocks: [{ type: 'heading', text: 'x'.repeat(301) }] },
+        'design.blocks[0].text: must be at most 300 characters',
+      ],
       ['a spacer too short', { blocks: [{ type: 'spacer', height: 3 }] }, 'design.blocks[0].height: must be >= 4'],
-      ['a social network not in the list', { blocks: [{ type: 'social', links: [{ network: 'myspace', url: 'u' }] }] }, 'design.blocks[0].links[0].network: must be one of: website, x, facebook, instagram, linkedin, youtube, tiktok, github'],
-      ['a list item too long', { blocks: [{ type: 'list', items: ['a', 'x'.repeat(301)] }] }, 'design.blocks[0].items[1]: must be at most 300 characters'],
-      ['a table column without header', { blocks: [{ type: 'table', rows: 'r', columns: [{ header: 'A', field: 'a' }, { field: 'b' }] }] }, 'design.blocks[0].columns[1].header: is required'],
-      ['a table of seven columns', { blocks: [{ type: 'table', rows: 'r', columns: Array.from({ length: 7 }, () => ({ header: 'A', field: 'a' })) }] }, 'design.blocks[0].columns: must have at most 6 items'],
-      ['a when with a tag in it', { blocks: [{ type: 'divider', when: '{{ x }}' }] }, "design.blocks[0].when: does not have the expected format (^[A-Za-z0-9_.@' =!<>-]*$)"],
-      ['an accent that is not #RRGGBB', { accent: 'blue', blocks: [{ type: 'divider' }] }, 'design.accent: does not have the expected format (^#[0-9A-Fa-f]{6}$)'],
+      [
+        'a social network not in the list',
+        { blocks: [{ type: 'social', links: [{ network: 'myspace', url: 'u' }] }] },
+        'design.blocks[0].links[0].network: must be one of: website, x, facebook, instagram, linkedin, youtube, tiktok, github',
+      ],
+      [
+        'a list item too long',
+        { blocks: [{ type: 'list', items: ['a', 'x'.repeat(301)] }] },
+        'design.blocks[0].items[1]: must be at most 300 characters',
+      ],
+      [
+        'a table column without header',
+        { blocks: [{ type: 'table', rows: 'r', columns: [{ header: 'A', field: 'a' }, { field: 'b' }] }] },
+        'design.blocks[0].columns[1].header: is required',
+      ],
+      [
+        'a table of seven columns',
+        {
+          blocks: [
+            { type: 'table', rows: 'r', columns: Array.from({ length: 7 }, () => ({ header: 'A', field: 'a' })) },
+          ],
+        },
+        'design.blocks[0].columns: must have at most 6 items',
+      ],
+      [
+        'a when with a tag in it',
+        { blocks: [{ type: 'divider', when: '{{ x }}' }] },
+        "design.blocks[0].when: does not have the expected format (^[A-Za-z0-9_.@' =!<>-]*$)",
+      ],
+      [
+        'an accent that is not #RRGGBB',
+        { accent: 'blue', blocks: [{ type: 'divider' }] },
+        'design.accent: does not have the expected format (^#[0-9A-Fa-f]{6}$)',
+      ],
       ['no blocks', { blocks: [] }, 'design.blocks: must have at least 1 item'],
-      ['101 blocks', { blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) }, 'design.blocks: must have at most 100 items'],
+      [
+        '101 blocks',
+        { blocks: Array.from({ length: 101 }, () => ({ type: 'divider' })) },
+        'design.blocks: must have at most 100 items',
+      ],
     ];
     for (const [name, d, message] of cases) {
       it(`${name}: ${message}`, function () {
@@ -250,27 +350,52 @@ describe('template designs (interface §4.3)', function () {
     };
 
     it('an undeclared variable in a heading, with its line and column', function () {
-      expect(where(design({ type: 'divider' }, { type: 'heading', text: 'Hello {{ nme }}' }))).to.equal("design.blocks[1].text 1:10 variable 'nme' is not declared under variables");
-      expect(where(design({ type: 'text', text: 'Line one\nand {{ nme }}' }))).to.equal("design.blocks[0].text 2:8 variable 'nme' is not declared under variables");
+      expect(where(design({ type: 'divider' }, { type: 'heading', text: 'Hello {{ nme }}' }))).to.equal(
+        "design.blocks[1].text 1:10 variable 'nme' is not declared under variables",
+      );
+      expect(where(design({ type: 'text', text: 'Line one\nand {{ nme }}' }))).to.equal(
+        "design.blocks[0].text 2:8 variable 'nme' is not declared under variables",
+      );
     });
 
     it('a condition that is not one', function () {
-      expect(where(design({ type: 'divider', when: "plan = 'pro'" }))).to.match(/^design\.blocks\[0\]\.when 1:6 use == to compare/);
-      expect(where(design({ type: 'divider', when: "plann == 'pro'" }))).to.equal("design.blocks[0].when 1:1 variable 'plann' is not declared under variables");
+      expect(where(design({ type: 'divider', when: "plan = 'pro'" }))).to.match(
+        /^design\.blocks\[0\]\.when 1:6 use == to compare/,
+      );
+      expect(where(design({ type: 'divider', when: "plann == 'pro'" }))).to.equal(
+        "design.blocks[0].when 1:1 variable 'plann' is not declared under variables",
+      );
     });
 
     it('a table over a variable that is not declared, or not an array', function () {
-      const table = (rows: string): Block => ({ type: 'table', rows, columns: [{ header: 'Total', field: 'total', format: 'currency' }] });
-      expect(where(design(table('order')))).to.equal("design.blocks[0].rows 1:1 variable 'order' is not declared under variables");
-      expect(where(design(table('name')))).to.equal("design.blocks[0].rows 1:1 variable 'name' is declared as string: a table needs an array");
+      const table = (rows: string): Block => ({
+        type: 'table',
+        rows,
+        columns: [{ header: 'Total', field: 'total', format: 'currency' }],
+      });
+      expect(where(design(table('order')))).to.equal(
+        "design.blocks[0].rows 1:1 variable 'order' is not declared under variables",
+      );
+      expect(where(design(table('name')))).to.equal(
+        "design.blocks[0].rows 1:1 variable 'name' is declared as string: a table needs an array",
+      );
       expect(() => checkDesign(design(table('orders')), declared)).not.to.throw();
     });
 
     it('a list item, a social link and a table header by their index', function () {
-      expect(where(design({ type: 'list', items: ['ok', '{{#if name}}open'] }))).to.match(/^design\.blocks\[0\]\.items\[1\] 1:1 /);
-      expect(where(design({ type: 'social', links: [{ network: 'x', url: 'https://x.com/{{ handle }}' }] }))).to.match(/^design\.blocks\[0\]\.links\[0\]\.url 1:18 /);
-      const columns = [{ header: 'Item', field: 'sku' }, { header: '{{ label }}', field: 'qty' }];
-      expect(where(design({ type: 'table', rows: 'orders', columns }))).to.match(/^design\.blocks\[0\]\.columns\[1\]\.header 1:4 /);
+      expect(where(design({ type: 'list', items: ['ok', '{{#if name}}open'] }))).to.match(
+        /^design\.blocks\[0\]\.items\[1\] 1:1 /,
+      );
+      expect(where(design({ type: 'social', links: [{ network: 'x', url: 'https://x.com/{{ handle }}' }] }))).to.match(
+        /^design\.blocks\[0\]\.links\[0\]\.url 1:18 /,
+      );
+      const columns = [
+        { header: 'Item', field: 'sku' },
+        { header: '{{ label }}', field: 'qty' },
+      ];
+      expect(where(design({ type: 'table', rows: 'orders', columns }))).to.match(
+        /^design\.blocks\[0\]\.columns\[1\]\.header 1:4 /,
+      );
     });
   });
 });

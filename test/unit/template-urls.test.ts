@@ -14,8 +14,23 @@ import { compileVersion } from '../../src/modules/sending/templates/versions.js'
 const str = (required = true) => ({ type: 'string', required }) as const;
 
 function publish(design: Design, declared: Declared = {}): TemplateVersion {
-  const content: VersionContent = { subject: 's', html: null, text: null, design, translations: {}, variables: declared };
-  return { ...content, templateUid: 'tpl_x', templateId: 'x', version: 1, restoredFrom: null, createdAt: 0, compiled: compileVersion(content) };
+  const content: VersionContent = {
+    subject: 's',
+    html: null,
+    text: null,
+    design,
+    translations: {},
+    variables: declared,
+  };
+  return {
+    ...content,
+    templateUid: 'tpl_x',
+    templateId: 'x',
+    version: 1,
+    restoredFrom: null,
+    createdAt: 0,
+    compiled: compileVersion(content),
+  };
 }
 
 /** The design rendered: its parsed HTML and its text part. */
@@ -79,7 +94,11 @@ describe('URLs of template designs', function () {
 
   context('a placeholder inside a URL field is percent-encoded', function () {
     it('in the query of a button, in the HTML and in the text part', function () {
-      const { doc, text } = send({ blocks: [button('https://x.test/?u={{ name }}#top')] }, { name: str() }, { name: 'Ann & Bob?x=1' });
+      const { doc, text } = send(
+        { blocks: [button('https://x.test/?u={{ name }}#top')] },
+        { name: str() },
+        { name: 'Ann & Bob?x=1' },
+      );
       expect(hrefs(doc)).to.deep.equal(['https://x.test/?u=Ann%20%26%20Bob%3Fx%3D1#top']);
       expect(text).to.equal('Go [https://x.test/?u=Ann%20%26%20Bob%3Fx%3D1#top]');
     });
@@ -90,22 +109,39 @@ describe('URLs of template designs', function () {
     });
 
     it('inside {{#if}} and {{#each}} of the field, and after an opening placeholder', function () {
-      const declared: Declared = { base: str(), pro: { type: 'boolean', required: true }, q: str(), tags: { type: 'array', required: true } };
+      const declared: Declared = {
+        base: str(),
+        pro: { type: 'boolean', required: true },
+        q: str(),
+        tags: { type: 'array', required: true },
+      };
       const url = '{{ base }}/s?{{#if pro}}plan=pro&{{/if}}q={{ q }}{{#each tags as t}}&t={{ t }}{{/each}}';
-      const { doc } = send({ blocks: [button(url)] }, declared, { base: 'https://x.test', pro: true, q: 'a&b', tags: ['c d', 'e=f'] });
+      const { doc } = send({ blocks: [button(url)] }, declared, {
+        base: 'https://x.test',
+        pro: true,
+        q: 'a&b',
+        tags: ['c d', 'e=f'],
+      });
       expect(hrefs(doc)).to.deep.equal(['https://x.test/s?plan=pro&q=a%26b&t=c%20d&t=e%3Df']);
     });
 
     it("in a signature's email, which its link puts after mailto:, its @ kept (RFC 6068)", function () {
-      const signature = (email: string) => send({ blocks: [{ type: 'signature', name: 'Jo', email: '{{ email }}' }] }, { email: str() }, { email });
+      const signature = (email: string) =>
+        send({ blocks: [{ type: 'signature', name: 'Jo', email: '{{ email }}' }] }, { email: str() }, { email });
       const a = all(signature('ann+tag@x.test').doc, 'a')[0]!;
       expect([attr(a, 'href'), DomUtils.textContent(a)]).to.deep.equal(['mailto:ann%2Btag@x.test', 'ann+tag@x.test']);
       // a value cannot add a header or a second address
-      expect(hrefs(signature('ann@x.test?cc=eve@y.test,bob@y.test').doc)).to.deep.equal(['mailto:ann@x.test%3Fcc%3Deve@y.test%2Cbob@y.test']);
+      expect(hrefs(signature('ann@x.test?cc=eve@y.test,bob@y.test').doc)).to.deep.equal([
+        'mailto:ann@x.test%3Fcc%3Deve@y.test%2Cbob@y.test',
+      ]);
     });
 
     it('in a mailto: field, the @ kept in the address only, not in its headers', function () {
-      const { doc } = send({ blocks: [button('mailto:{{ to }}?subject={{ subject }}')] }, { to: str(), subject: str() }, { to: 'ann@x.test', subject: 'a@b &c' });
+      const { doc } = send(
+        { blocks: [button('mailto:{{ to }}?subject={{ subject }}')] },
+        { to: str(), subject: str() },
+        { to: 'ann@x.test', subject: 'a@b &c' },
+      );
       expect(hrefs(doc)).to.deep.equal(['mailto:ann@x.test?subject=a%40b%20%26c']);
     });
 
@@ -120,8 +156,18 @@ describe('URLs of template designs', function () {
         blocks: [
           { type: 'image', url: `https://i.test/${v}.png`, link: `https://x.test/image?v=${v}` },
           { type: 'logo', url: `https://i.test/logo-${v}.png`, link: `https://x.test/logo?v=${v}` },
-          { type: 'columns', image_url: `https://i.test/col-${v}.png`, button_label: 'More', button_url: `https://x.test/columns?v=${v}` },
-          { type: 'product', name: 'Mug', image_url: `https://i.test/mug-${v}.png`, url: `https://x.test/product?v=${v}` },
+          {
+            type: 'columns',
+            image_url: `https://i.test/col-${v}.png`,
+            button_label: 'More',
+            button_url: `https://x.test/columns?v=${v}`,
+          },
+          {
+            type: 'product',
+            name: 'Mug',
+            image_url: `https://i.test/mug-${v}.png`,
+            url: `https://x.test/product?v=${v}`,
+          },
           { type: 'social', links: [{ network: 'x', url: `https://x.com/${v}` }] },
           { type: 'signature', name: 'Jo', email: `jo+${v}@x.test`, website: `https://x.test/jo?v=${v}` },
           { type: 'event', title: 'Meet', date: 'Monday', url: `https://x.test/event?v=${v}` },
@@ -129,7 +175,12 @@ describe('URLs of template designs', function () {
         ],
       };
       const { doc, text } = send(design, { v: str() }, { v: 'a b' });
-      expect(srcs(doc)).to.deep.equal(['https://i.test/a%20b.png', 'https://i.test/logo-a%20b.png', 'https://i.test/col-a%20b.png', 'https://i.test/mug-a%20b.png']);
+      expect(srcs(doc)).to.deep.equal([
+        'https://i.test/a%20b.png',
+        'https://i.test/logo-a%20b.png',
+        'https://i.test/col-a%20b.png',
+        'https://i.test/mug-a%20b.png',
+      ]);
       expect(hrefs(doc)).to.deep.equal([
         'https://x.test/image?v=a%20b',
         'https://x.test/logo?v=a%20b',
@@ -143,7 +194,10 @@ describe('URLs of template designs', function () {
         ...[1, 2, 3, 4, 5].map((n) => `https://x.test/rate?v=a%20b&rating=${n}`),
       ]);
       // the link texts show the value as it is; the URLs are encoded
-      expect(all(doc, 'a').map((a) => DomUtils.textContent(a))).to.include.members(['jo+a b@x.test', 'https://x.test/jo?v=a b']);
+      expect(all(doc, 'a').map((a) => DomUtils.textContent(a))).to.include.members([
+        'jo+a b@x.test',
+        'https://x.test/jo?v=a b',
+      ]);
       expect(text).to.include('X: https://x.com/a%20b');
       expect(text).to.include('1 [https://x.test/rate?v=a%20b&rating=1]');
     });
@@ -151,18 +205,30 @@ describe('URLs of template designs', function () {
 
   context('a placeholder that opens a URL field gives the URL itself', function () {
     const declared: Declared = { link: str(false), id: str(false) };
-    const render = (url: string, variables: Record<string, unknown>) => send({ blocks: [button(url), { type: 'image', url: '{{ link }}', alt: 'pic' }] }, declared, variables);
+    const render = (url: string, variables: Record<string, unknown>) =>
+      send({ blocks: [button(url), { type: 'image', url: '{{ link }}', alt: 'pic' }] }, declared, variables);
 
     it('as it is, when it is http:, https: or mailto:', function () {
       for (const link of ['https://x.test/a?b=1&c=%20', 'HTTP://x.test/', 'mailto:ann@x.test?subject=Hi']) {
         expect(hrefs(render('{{ link }}', { link }).doc)).to.deep.equal([link]);
       }
-      expect(hrefs(render('{{ link }}/unsubscribe?u={{ id }}', { link: 'https://x.test', id: 'a&b' }).doc)).to.deep.equal(['https://x.test/unsubscribe?u=a%26b']);
+      expect(
+        hrefs(render('{{ link }}/unsubscribe?u={{ id }}', { link: 'https://x.test', id: 'a&b' }).doc),
+      ).to.deep.equal(['https://x.test/unsubscribe?u=a%26b']);
       expect(hrefs(render("{{ link | 'https://fallback.test/' }}", {}).doc)).to.deep.equal(['https://fallback.test/']);
     });
 
     it('as # when it is anything else: javascript:, data:, vbscript:, another scheme, a relative URL, nothing', function () {
-      const refused = ['javascript:alert(1)', ' JaVa\tScRiPt:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'tel:+1', '/a', 'x.test', ''];
+      const refused = [
+        'javascript:alert(1)',
+        ' JaVa\tScRiPt:alert(1)',
+        'data:text/html,<script>alert(1)</script>',
+        'vbscript:msgbox(1)',
+        'tel:+1',
+        '/a',
+        'x.test',
+        '',
+      ];
       for (const link of refused) {
         const { doc, text } = render('{{ link }}', { link });
         expect(hrefs(doc), link).to.deep.equal(['#']);
@@ -189,37 +255,155 @@ describe('URLs of template designs', function () {
 
   context('a refused scheme written in a URL field is refused at publish, naming the field', function () {
     const cases: Array<[string, Design, string, RegExp]> = [
-      ['a button', { blocks: [{ type: 'heading', text: 'Hi' }, { type: 'text', text: 'x' }, button('javascript:alert(1)')] }, 'design.blocks[2].url', /^design\.blocks\[2\]\.url line 1, column 1: javascript: URLs are refused$/],
-      ['any case, with whitespace and control characters', { blocks: [button(' \u0001Java\nScript:alert(1)')] }, 'design.blocks[0].url', /column 3: javascript: URLs are refused/],
+      [
+        'a button',
+        { blocks: [{ type: 'heading', text: 'Hi' }, { type: 'text', text: 'x' }, button('javascript:alert(1)')] },
+        'design.blocks[2].url',
+        /^design\.blocks\[2\]\.url line 1, column 1: javascript: URLs are refused$/,
+      ],
+      [
+        'any case, with whitespace and control characters',
+        { blocks: [button(' \u0001Java\nScript:alert(1)')] },
+        'design.blocks[0].url',
+        /column 3: javascript: URLs are refused/,
+      ],
       ['vbscript:', { blocks: [button('vbscript:msgbox(1)')] }, 'design.blocks[0].url', /vbscript: URLs are refused/],
-      ['a data: link', { blocks: [{ type: 'image', url: 'https://i.test/a.png', link: 'data:text/html,<b>hi</b>' }] }, 'design.blocks[0].link', /data: URLs are refused/],
-      ['a data: image that is not an image', { blocks: [{ type: 'logo', url: 'data:text/html,<b>hi</b>' }] }, 'design.blocks[0].url', /data: URLs are refused \(an image may be data:image\/…\)/],
-      ['a social link by its index', { blocks: [{ type: 'social', links: [{ network: 'x', url: 'https://x.com/a' }, { network: 'github', url: 'javascript:alert(1)' }] }] }, 'design.blocks[0].links[1].url', /javascript:/],
-      ['a signature website', { blocks: [{ type: 'signature', name: 'Jo', website: 'javascript:alert(1)' }] }, 'design.blocks[0].website', /javascript:/],
-      ['a columns button', { blocks: [{ type: 'columns', image_url: 'https://i.test/a.png', button_label: 'Go', button_url: 'javascript:x' }] }, 'design.blocks[0].button_url', /javascript:/],
-      ['one branch of an {{#if}}', { blocks: [button('{{#if pro}}https://x.test/{{else}}javascript:alert(1){{/if}}')] }, 'design.blocks[0].url', /column 35: javascript:/],
-      ['text split by an {{#if}}', { blocks: [button('java{{#if pro}}{{/if}}script:alert(1)')] }, 'design.blocks[0].url', /column 1: javascript:/],
-      ['text joined across {{#if}} branches', { blocks: [button('{{#if pro}}java{{else}}x{{/if}}script:alert(1)')] }, 'design.blocks[0].url', /column 12: javascript: URLs are refused$/],
-      ['text joined across {{else if}} branches', { blocks: [button('{{#if pro}}x{{else if n > 1}}vb{{/if}}script:x')] }, 'design.blocks[0].url', /column 30: vbscript:/],
-      ['text an {{#each}} makes by turning twice', { blocks: [button('{{#each xs as x}}{{#if x}}java{{else}}script:{{/if}}{{/each}}alert(1)')] }, 'design.blocks[0].url', /column 27: javascript:/],
-      ['text after a placeholder that gives nothing', { blocks: [button('{{ x }}javascript:alert(1)')] }, 'design.blocks[0].url', /column 8: javascript:/],
-      ['a fallback that is such a URL', { blocks: [button("{{ x | 'javascript:alert(1)' }}")] }, 'design.blocks[0].url', /column 1: javascript: URLs are refused \(this placeholder's fallback\)$/],
-      ['a fallback anywhere in the field, unquoted, or after filters', { blocks: [button('https://x.test/?next={{ x | upper | JavaScript:alert(1) }}')] }, 'design.blocks[0].url', /column 22: javascript: .*fallback/],
-      ['a fallback that a filter turns into one', { blocks: [{ type: 'image', url: "{{ x | 'DATA:TEXT/HTML,hi' | lower }}" }] }, 'design.blocks[0].url', /data: URLs are refused \(an image may be data:image\/…\) \(this placeholder's fallback\)/],
-      ['a fallback that opens a refused scheme with the text after it', { blocks: [button("{{ x | 'java' }}script:alert(1)")] }, 'design.blocks[0].url', /column 1: javascript: URLs are refused$/],
-      ['a fallback inside a branch, joined with a literal', { blocks: [button("{{#if pro}}{{ x | 'data' }}{{/if}}:text/html,hi")] }, 'design.blocks[0].url', /column 12: data:/],
+      [
+        'a data: link',
+        { blocks: [{ type: 'image', url: 'https://i.test/a.png', link: 'data:text/html,<b>hi</b>' }] },
+        'design.blocks[0].link',
+        /data: URLs are refused/,
+      ],
+      [
+        'a data: image that is not an image',
+        { blocks: [{ type: 'logo', url: 'data:text/html,<b>hi</b>' }] },
+        'design.blocks[0].url',
+        /data: URLs are refused \(an image may be data:image\/…\)/,
+      ],
+      [
+        'a social link by its index',
+        {
+          blocks: [
+            {
+              type: 'social',
+              links: [
+                { network: 'x', url: 'https://x.com/a' },
+                { network: 'github', url: 'javascript:alert(1)' },
+              ],
+            },
+          ],
+        },
+        'design.blocks[0].links[1].url',
+        /javascript:/,
+      ],
+      [
+        'a signature website',
+        { blocks: [{ type: 'signature', name: 'Jo', website: 'javascript:alert(1)' }] },
+        'design.blocks[0].website',
+        /javascript:/,
+      ],
+      [
+        'a columns button',
+        {
+          blocks: [
+            { type: 'columns', image_url: 'https://i.test/a.png', button_label: 'Go', button_url: 'javascript:x' },
+          ],
+        },
+        'design.blocks[0].button_url',
+        /javascript:/,
+      ],
+      [
+        'one branch of an {{#if}}',
+        { blocks: [button('{{#if pro}}https://x.test/{{else}}javascript:alert(1){{/if}}')] },
+        'design.blocks[0].url',
+        /column 35: javascript:/,
+      ],
+      [
+        'text split by an {{#if}}',
+        { blocks: [button('java{{#if pro}}{{/if}}script:alert(1)')] },
+        'design.blocks[0].url',
+        /column 1: javascript:/,
+      ],
+      [
+        'text joined across {{#if}} branches',
+        { blocks: [button('{{#if pro}}java{{else}}x{{/if}}script:alert(1)')] },
+        'design.blocks[0].url',
+        /column 12: javascript: URLs are refused$/,
+      ],
+      [
+        'text joined across {{else if}} branches',
+        { blocks: [button('{{#if pro}}x{{else if n > 1}}vb{{/if}}script:x')] },
+        'design.blocks[0].url',
+        /column 30: vbscript:/,
+      ],
+      [
+        'text an {{#each}} makes by turning twice',
+        { blocks: [button('{{#each xs as x}}{{#if x}}java{{else}}script:{{/if}}{{/each}}alert(1)')] },
+        'design.blocks[0].url',
+        /column 27: javascript:/,
+      ],
+      [
+        'text after a placeholder that gives nothing',
+        { blocks: [button('{{ x }}javascript:alert(1)')] },
+        'design.blocks[0].url',
+        /column 8: javascript:/,
+      ],
+      [
+        'a fallback that is such a URL',
+        { blocks: [button("{{ x | 'javascript:alert(1)' }}")] },
+        'design.blocks[0].url',
+        /column 1: javascript: URLs are refused \(this placeholder's fallback\)$/,
+      ],
+      [
+        'a fallback anywhere in the field, unquoted, or after filters',
+        { blocks: [button('https://x.test/?next={{ x | upper | JavaScript:alert(1) }}')] },
+        'design.blocks[0].url',
+        /column 22: javascript: .*fallback/,
+      ],
+      [
+        'a fallback that a filter turns into one',
+        { blocks: [{ type: 'image', url: "{{ x | 'DATA:TEXT/HTML,hi' | lower }}" }] },
+        'design.blocks[0].url',
+        /data: URLs are refused \(an image may be data:image\/…\) \(this placeholder's fallback\)/,
+      ],
+      [
+        'a fallback that opens a refused scheme with the text after it',
+        { blocks: [button("{{ x | 'java' }}script:alert(1)")] },
+        'design.blocks[0].url',
+        /column 1: javascript: URLs are refused$/,
+      ],
+      [
+        'a fallback inside a branch, joined with a literal',
+        { blocks: [button("{{#if pro}}{{ x | 'data' }}{{/if}}:text/html,hi")] },
+        'design.blocks[0].url',
+        /column 12: data:/,
+      ],
     ];
     for (const [name, design, field, message] of cases) {
       it(`${name}: ${field}`, function () {
-        const e = refusal(design, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true }, x: str(false), xs: { type: 'array', required: true } });
+        const e = refusal(design, {
+          pro: { type: 'boolean', required: true },
+          n: { type: 'number', required: true },
+          x: str(false),
+          xs: { type: 'array', required: true },
+        });
         expect(e.field).to.equal(field);
         expect(e.message).to.match(message);
       });
     }
 
     it('in a translation, under the translation', function () {
-      const content: VersionContent = { subject: 's', html: null, text: 't', design: null, translations: { de: { design: { blocks: [button('javascript:alert(1)')] } } }, variables: {} };
-      expect(() => compileVersion(content)).to.throw(ApiError).with.property('field', 'translations.de.design.blocks[0].url');
+      const content: VersionContent = {
+        subject: 's',
+        html: null,
+        text: 't',
+        design: null,
+        translations: { de: { design: { blocks: [button('javascript:alert(1)')] } } },
+        variables: {},
+      };
+      expect(() => compileVersion(content))
+        .to.throw(ApiError)
+        .with.property('field', 'translations.de.design.blocks[0].url');
     });
 
     it('but not a data:image/… image, a tel: link, or javascript: inside a query', function () {
@@ -234,13 +418,28 @@ describe('URLs of template designs', function () {
       };
       const { doc } = send(design, { q: str(false) }, {});
       expect(srcs(doc)).to.deep.equal(['data:image/png;base64,iVBORw0KGgo=', 'data:image/png;base64,iVBO']);
-      expect(hrefs(doc)).to.deep.equal(['tel:+441174960000', 'https://x.test/?next=javascript:alert(1)', 'https://x.test/?next=javascript:alert(1)', 'http://x.test/a']);
+      expect(hrefs(doc)).to.deep.equal([
+        'tel:+441174960000',
+        'https://x.test/?next=javascript:alert(1)',
+        'https://x.test/?next=javascript:alert(1)',
+        'http://x.test/a',
+      ]);
     });
 
     it('in a few steps however many {{#if}}s a field holds', function () {
       const many = '{{#if pro}}a{{else if n > 1}}b{{else}}{{/if}}'.repeat(40);
-      expect(() => publish({ blocks: [button(`https://x.test/${many}`), button(`${many}https://x.test/`)] }, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } })).not.to.throw();
-      expect(refusal({ blocks: [button(`${many}javascript:alert(1)`)] }, { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } }).message).to.match(/javascript: URLs are refused/);
+      expect(() =>
+        publish(
+          { blocks: [button(`https://x.test/${many}`), button(`${many}https://x.test/`)] },
+          { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } },
+        ),
+      ).not.to.throw();
+      expect(
+        refusal(
+          { blocks: [button(`${many}javascript:alert(1)`)] },
+          { pro: { type: 'boolean', required: true }, n: { type: 'number', required: true } },
+        ).message,
+      ).to.match(/javascript: URLs are refused/);
     });
 
     it('and what variables make of branch texts is checked when it renders, as #', function () {

@@ -10,7 +10,12 @@ const otherChar = (c: string) => B64URL[(B64URL.indexOf(c) + 1) % 64]!;
 
 describe('tracking tokens', function () {
   const key = randomBytes(32);
-  const claim = { kind: 'click' as const, emailId: 'msg_01jabcdefghjkmnpqrstvwxyz0', recipientId: 'rcp_01jabcdefghjkmnpqrstvwxyz1', url: 'https://shop.example/p?id=1&x=2' };
+  const claim = {
+    kind: 'click' as const,
+    emailId: 'msg_01jabcdefghjkmnpqrstvwxyz0',
+    recipientId: 'rcp_01jabcdefghjkmnpqrstvwxyz1',
+    url: 'https://shop.example/p?id=1&x=2',
+  };
 
   it('round-trips what was signed', function () {
     expect(verifyTrackingToken(key, signTrackingToken(key, claim))).to.deep.equal(claim);
@@ -31,7 +36,9 @@ describe('tracking tokens', function () {
   it('refuses a MAC whose last character is spelled differently but decodes to the same bytes', function () {
     const token = signTrackingToken(key, claim);
     const alike = `${token.slice(0, -1)}${sameBytesLastChar(token.slice(-1))}`;
-    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(Buffer.from(token.split('.')[1]!, 'base64url'));
+    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(
+      Buffer.from(token.split('.')[1]!, 'base64url'),
+    );
     expect(verifyTrackingToken(key, alike)).to.equal(null);
   });
 
@@ -39,9 +46,13 @@ describe('tracking tokens', function () {
     const token = signTrackingToken(key, claim);
     for (let i = 0; i < token.length; i++) {
       if (token[i] === '.') continue;
-      expect(verifyTrackingToken(key, `${token.slice(0, i)}${otherChar(token[i]!)}${token.slice(i + 1)}`), `character ${i}`).to.equal(null);
+      expect(
+        verifyTrackingToken(key, `${token.slice(0, i)}${otherChar(token[i]!)}${token.slice(i + 1)}`),
+        `character ${i}`,
+      ).to.equal(null);
     }
-    for (const extra of ['A', '=', '!', ' ']) expect(verifyTrackingToken(key, token + extra), JSON.stringify(extra)).to.equal(null);
+    for (const extra of ['A', '=', '!', ' '])
+      expect(verifyTrackingToken(key, token + extra), JSON.stringify(extra)).to.equal(null);
     expect(verifyTrackingToken(key, token.slice(0, -1))).to.equal(null);
   });
 });
@@ -68,7 +79,9 @@ describe('addTracking', function () {
   });
 
   it('puts the pixel before </body>, or at the end', function () {
-    expect(addTracking('<html><body><p>x</p></body></html>', { open: 'https://t.example/o/1' })).to.match(/<img src="https:\/\/t\.example\/o\/1" width="1" height="1"[^>]*\/><\/body><\/html>$/);
+    expect(addTracking('<html><body><p>x</p></body></html>', { open: 'https://t.example/o/1' })).to.match(
+      /<img src="https:\/\/t\.example\/o\/1" width="1" height="1"[^>]*\/><\/body><\/html>$/,
+    );
     expect(addTracking('<p>x</p>', { open: 'https://t.example/o/1' })).to.match(/^<p>x<\/p><img /);
   });
 });

@@ -18,7 +18,10 @@ describe('address verification lists', function () {
 
   it('takes an operator file of additions and !exceptions, with # comments', function () {
     const file = join(tempDir('posthorn-lists-'), 'disposable.txt');
-    writeFileSync(file, '# ours\nthrowaway.example  # a partner’s test domain\n!mailinator.com\n\n  Burner.Example\nburner.example\n!corp.burner.example\n');
+    writeFileSync(
+      file,
+      '# ours\nthrowaway.example  # a partner’s test domain\n!mailinator.com\n\n  Burner.Example\nburner.example\n!corp.burner.example\n',
+    );
     const own = loadAddressLists({ disposableFile: file });
     // an exception of a subdomain holds while its parent stays listed
     expect(own.isDisposable('corp.burner.example')).to.equal(false);
@@ -31,12 +34,14 @@ describe('address verification lists', function () {
   });
 
   it('reads role accounts case-blind and past a +tag, RFC 2142’s included, but not first names or words people use', function () {
-    for (const local of ['postmaster', 'abuse', 'hostmaster', 'noc', 'Sales', 'support+eu', 'info', 'webmaster']) expect(lists.isRole(local), local).to.equal(true);
+    for (const local of ['postmaster', 'abuse', 'hostmaster', 'noc', 'Sales', 'support+eu', 'info', 'webmaster'])
+      expect(lists.isRole(local), local).to.equal(true);
     for (const local of ['jane', 'test', 'hello', 'me', 'john.doe']) expect(lists.isRole(local), local).to.equal(false);
   });
 
   it('knows free providers, never a disposable domain among them', function () {
-    for (const d of ['gmail.com', 'yahoo.com', 'outlook.com', 'proton.me', 'gmx.de']) expect(lists.isFreeProvider(d), d).to.equal(true);
+    for (const d of ['gmail.com', 'yahoo.com', 'outlook.com', 'proton.me', 'gmx.de'])
+      expect(lists.isFreeProvider(d), d).to.equal(true);
     expect(lists.isFreeProvider('example.org')).to.equal(false);
     expect(lists.isFreeProvider('mailinator.com')).to.equal(false);
   });
@@ -44,11 +49,21 @@ describe('address verification lists', function () {
 
 describe('typo suggestions', function () {
   it('corrects popular mailbox domains and common TLDs', function () {
-    const cases: Record<string, string> = { 'gmial.com': 'gmail.com', 'hotmial.com': 'hotmail.com', 'gmail.con': 'gmail.com', 'yaho.com': 'yahoo.com', 'gmial.con': 'gmail.com', 'outlok.com': 'outlook.com', 'example.cmo': 'example.com', 'shop.nte': 'shop.net' };
+    const cases: Record<string, string> = {
+      'gmial.com': 'gmail.com',
+      'hotmial.com': 'hotmail.com',
+      'gmail.con': 'gmail.com',
+      'yaho.com': 'yahoo.com',
+      'gmial.con': 'gmail.com',
+      'outlok.com': 'outlook.com',
+      'example.cmo': 'example.com',
+      'shop.nte': 'shop.net',
+    };
     for (const [typo, meant] of Object.entries(cases)) expect(suggestDomain(typo), typo).to.equal(meant);
   });
 
   it('leaves popular domains, short unrelated ones and ordinary TLDs alone', function () {
-    for (const d of ['gmail.com', 'gmx.com', 'web.de', 'example.org', 'company.io', 'mail.example.co.uk']) expect(suggestDomain(d), d).to.equal(null);
+    for (const d of ['gmail.com', 'gmx.com', 'web.de', 'example.org', 'company.io', 'mail.example.co.uk'])
+      expect(suggestDomain(d), d).to.equal(null);
   });
 });

@@ -33,7 +33,26 @@ const CHILD_HEAD = `
 
 /** The paths a child process running `script` (an ES module, with `args`) fsyncs, in order, as strace sees them. */
 async function syncsOf(script: string, args: string[], trace: string): Promise<string[]> {
-  await execFileAsync('strace', ['-f', '-y', '-qq', '-e', 'trace=fsync,fdatasync', '-o', trace, process.execPath, '--import', 'tsx', '--input-type=module', '-e', script, ...args], { cwd: PACKAGE_ROOT });
+  await execFileAsync(
+    'strace',
+    [
+      '-f',
+      '-y',
+      '-qq',
+      '-e',
+      'trace=fsync,fdatasync',
+      '-o',
+      trace,
+      process.execPath,
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      script,
+      ...args,
+    ],
+    { cwd: PACKAGE_ROOT },
+  );
   return readFileSync(trace, 'utf8')
     .split('\n')
     .map((line) => /\b(?:fsync|fdatasync)\(\d+<([^>]+)>\) += 0/.exec(line)?.[1])
@@ -87,7 +106,7 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     await new WalSyncer(join(dir, 'missing-wal')).sync();
   });
 
-  it('syncs a WAL\'s directory before the WAL, the first time it syncs that file and again for a WAL made anew (strace)', async function () {
+  it("syncs a WAL's directory before the WAL, the first time it syncs that file and again for a WAL made anew (strace)", async function () {
     const dir = realpathSync(tempDir('posthorn-wal-'));
     const trace = join(dir, 'trace');
     // SQLite with synchronous=OFF syncs nothing, its directory included; closing deletes the WAL, and the
@@ -142,7 +161,16 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
     const dir = tempDir('posthorn-wal-');
     const wal = join(dir, 'x-wal');
     // the descriptors of this process open on that path (Linux names deleted files "path (deleted)")
-    const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } }).filter((l) => l.startsWith(wal));
+    const open = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((l) => l.startsWith(wal));
     writeFileSync(wal, 'frames');
     const s = new WalSyncer(wal);
     await s.sync();
@@ -184,7 +212,14 @@ describe('WalSyncer (durable commits without blocking the event loop)', function
   it('a sync after close opens the WAL for itself and lets go of it again', async function () {
     const dir = tempDir('posthorn-wal-');
     const wal = join(dir, 'x-wal');
-    const open = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === wal; } catch { return false; } });
+    const open = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === wal;
+        } catch {
+          return false;
+        }
+      });
     writeFileSync(wal, 'frames');
     const s = new WalSyncer(wal);
     await s.sync();

@@ -31,11 +31,18 @@ describe('webhook signatures (interface §6, CONTRACT §4)', function () {
     const secret = generateWebhookSecret();
     const v1 = signatureHeader([secret], body, t).split(',')[1]!.slice(3);
     expect(v1).to.equal(createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`, 'utf8').digest('hex'));
-    expect(v1).to.not.equal(createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`${t}.${body}`, 'utf8').digest('hex'));
+    expect(v1).to.not.equal(
+      createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+        .update(`${t}.${body}`, 'utf8')
+        .digest('hex'),
+    );
   });
 
   it('carries one v1 per secret during a rotation, in order', function () {
-    const secrets = ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/A+8hyOaQ6A=', 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8='];
+    const secrets = [
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/A+8hyOaQ6A=',
+      'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+    ];
     expect(signatureHeader(secrets, '{"id":"evt_1","subject":"Grüße"}', 1700000000)).to.equal(
       't=1700000000,v1=5158076235e2d5306414cd5d3638c26037e9f4ffac9997f0b06b2c4eea6a799c,v1=b4bb77515ef5867195d0a36d508d8a918ffc500b25d3a3534eddd4e700428edd',
     );
@@ -51,6 +58,8 @@ describe('webhook signatures (interface §6, CONTRACT §4)', function () {
   it('fails verification when the body is re-serialized', function () {
     const secret = generateWebhookSecret();
     const header = signatureHeader([secret], body, t);
-    expect(() => stripe.webhooks.constructEvent(JSON.stringify(JSON.parse(body), null, 2), header, secret)).to.throw(/signature/i);
+    expect(() => stripe.webhooks.constructEvent(JSON.stringify(JSON.parse(body), null, 2), header, secret)).to.throw(
+      /signature/i,
+    );
   });
 });

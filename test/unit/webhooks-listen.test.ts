@@ -2,8 +2,22 @@ import { expect } from 'chai';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { silentLogger } from '../../src/log/logger.js';
-import { LISTEN_FAILURES, ListenHub, MAX_BUFFERED_BYTES, type Connected } from '../../src/modules/notifying/webhooks/listen-hub.js';
-import { endFrame, EventStreamReader, eventFrame, listenEndpointOf, listenUrl, type ListenEnd, type ListenFrame, type ListenOutcome } from '../../src/modules/notifying/webhooks/listen-stream.js';
+import {
+  LISTEN_FAILURES,
+  ListenHub,
+  MAX_BUFFERED_BYTES,
+  type Connected,
+} from '../../src/modules/notifying/webhooks/listen-hub.js';
+import {
+  endFrame,
+  EventStreamReader,
+  eventFrame,
+  listenEndpointOf,
+  listenUrl,
+  type ListenEnd,
+  type ListenFrame,
+  type ListenOutcome,
+} from '../../src/modules/notifying/webhooks/listen-stream.js';
 import { answerListen, ListenRelay, type ListenAsk } from '../../src/roles/listen-relay.js';
 import { apiKeyFrom, apiUrlFrom, errorFromAnswer } from '../../src/cli/api-client.js';
 import { CliError } from '../../src/cli/base.js';
@@ -13,7 +27,12 @@ import { eventLine, jsonLine } from '../../src/cli/listen-output.js';
 import { waitFor } from '../helpers/wait.js';
 
 const frame = (body: unknown, extra: Record<string, string> = {}): ListenFrame => ({
-  headers: { 'Content-Type': 'application/json', 'Service-Event-Id': 'evt_1', 'Service-Delivery-Attempt': '1', ...extra },
+  headers: {
+    'Content-Type': 'application/json',
+    'Service-Event-Id': 'evt_1',
+    'Service-Delivery-Attempt': '1',
+    ...extra,
+  },
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
@@ -34,7 +53,10 @@ describe('posthorn listen: the stream format (listen-stream.ts)', function () {
   });
 
   it('reads back what it writes, however the bytes are cut, a body with line breaks and non-ASCII text included', function () {
-    const sent = [frame({ type: 'email.sent', text: 'line 1\nline 2\r\n' }), frame({ type: 'email.delivered', subject: 'Grüße 👋' })];
+    const sent = [
+      frame({ type: 'email.sent', text: 'line 1\nline 2\r\n' }),
+      frame({ type: 'email.delivered', subject: 'Grüße 👋' }),
+    ];
     const wire = `: listening: whe_1\n\n${sent.map(eventFrame).join(': heartbeat\n\n')}`;
     for (const size of [1, 2, 7, wire.length]) {
       const reader = new EventStreamReader();
@@ -55,7 +77,9 @@ describe('posthorn listen: the stream format (listen-stream.ts)', function () {
 
   it('skips comments, other fields and data that is not a frame', function () {
     const reader = new EventStreamReader();
-    expect(reader.push(': hello\n\nevent: x\nid: 3\nretry: 10\n\ndata: not json\n\ndata: {"body": 1}\n\n')).to.deep.equal([]);
+    expect(
+      reader.push(': hello\n\nevent: x\nid: 3\nretry: 10\n\ndata: not json\n\ndata: {"body": 1}\n\n'),
+    ).to.deep.equal([]);
     expect(reader.ended).to.equal(null);
   });
 
@@ -94,7 +118,7 @@ describe('posthorn listen: the hub of open streams (listen-hub.ts)', function ()
     return c.stream;
   };
 
-  it('writes a delivery to the endpoint\'s stream, and refuses one for an endpoint not connected here', async function () {
+  it("writes a delivery to the endpoint's stream, and refuses one for an endpoint not connected here", async function () {
     const stream = streamOf(hub.connect('whe_1', session()));
     const text = collect(stream);
     expect(hub.deliver('whe_1', frame({ id: 'evt_1' }))).to.equal('written');
@@ -133,10 +157,16 @@ describe('posthorn listen: the hub of open streams (listen-hub.ts)', function ()
       expect(outcomes.at(-1)).to.equal('behind');
       // nobody reads: what was written is buffered, up to the cap and one frame beyond
       expect(outcomes.length - 1).to.be.at.least(Math.floor(MAX_BUFFERED_BYTES / eventFrame(big).length));
-      expect(LISTEN_FAILURES.behind).to.equal('the posthorn listen connection is more than 4 MiB behind; the event is retried');
+      expect(LISTEN_FAILURES.behind).to.equal(
+        'the posthorn listen connection is more than 4 MiB behind; the event is retried',
+      );
       expect(LISTEN_FAILURES.not_connected).to.equal('no posthorn listen is connected to this endpoint');
       collect(stream);
-      await waitFor(async () => hub.deliver('whe_1', frame({ id: 'evt_2' })) === 'written', 2_000, 'the reader to catch up');
+      await waitFor(
+        async () => hub.deliver('whe_1', frame({ id: 'evt_2' })) === 'written',
+        2_000,
+        'the reader to catch up',
+      );
     });
   });
 
@@ -174,7 +204,12 @@ describe('posthorn listen: the hub of open streams (listen-hub.ts)', function ()
   });
 
   it('keeps a stream whose recheck fails (the database did not answer): checked again at the next heartbeat', async function () {
-    const stream = streamOf(hub.connect('whe_1', { onClosed: async () => undefined, recheck: () => Promise.reject(new Error('database down')) }));
+    const stream = streamOf(
+      hub.connect('whe_1', {
+        onClosed: async () => undefined,
+        recheck: () => Promise.reject(new Error('database down')),
+      }),
+    );
     collect(stream);
     await new Promise((r) => setTimeout(r, 70));
     expect(hub.connected('whe_1')).to.equal(true);
@@ -246,7 +281,9 @@ describe('posthorn listen: the relay between the threads of serve (listen-relay.
 });
 
 describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', function () {
-  const http = (publicUrl: string | null, host = '127.0.0.1', port = 8025) => () => ({ http: { host, port, publicUrl } });
+  const http =
+    (publicUrl: string | null, host = '127.0.0.1', port = 8025) =>
+    () => ({ http: { host, port, publicUrl } });
 
   it('takes the key from --key, else POSTHORN_KEY, and names both when there is none', function () {
     expect(apiKeyFrom('ph_test_a', { POSTHORN_KEY: 'ph_test_b' })).to.equal('ph_test_a');
@@ -267,9 +304,15 @@ describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', fu
     const unused = () => {
       throw new Error('the config is not read when a URL is given');
     };
-    expect(apiUrlFrom('http://10.0.0.1:9000/', { POSTHORN_API_URL: 'http://b' }, unused)).to.equal('http://10.0.0.1:9000');
-    expect(apiUrlFrom(undefined, { POSTHORN_API_URL: 'https://mail.example.com/posthorn/' }, unused)).to.equal('https://mail.example.com/posthorn');
-    expect(apiUrlFrom(undefined, {}, http('https://mail.example.com', '127.0.0.1', 9100))).to.equal('http://127.0.0.1:9100');
+    expect(apiUrlFrom('http://10.0.0.1:9000/', { POSTHORN_API_URL: 'http://b' }, unused)).to.equal(
+      'http://10.0.0.1:9000',
+    );
+    expect(apiUrlFrom(undefined, { POSTHORN_API_URL: 'https://mail.example.com/posthorn/' }, unused)).to.equal(
+      'https://mail.example.com/posthorn',
+    );
+    expect(apiUrlFrom(undefined, {}, http('https://mail.example.com', '127.0.0.1', 9100))).to.equal(
+      'http://127.0.0.1:9100',
+    );
     expect(apiUrlFrom(undefined, {}, http(null, '10.1.2.3', 9000))).to.equal('http://10.1.2.3:9000');
     expect(apiUrlFrom(undefined, {}, http(null, '0.0.0.0'))).to.equal('http://127.0.0.1:8025');
     expect(apiUrlFrom(undefined, {}, http(null, '::'))).to.equal('http://127.0.0.1:8025');
@@ -278,11 +321,31 @@ describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', fu
   });
 
   it('--forward-to: https anywhere, plain http only to loopback (localhost, 127.0.0.0/8, [::1])', function () {
-    for (const ok of ['http://localhost:3000/webhooks', 'http://127.0.0.1:3000/h', 'http://127.9.8.7/h', 'http://127.1/h', 'http://[::1]:3000/h', 'http://LOCALHOST/h', 'https://hooks.example.com/h', 'https://10.0.0.5/h']) {
+    for (const ok of [
+      'http://localhost:3000/webhooks',
+      'http://127.0.0.1:3000/h',
+      'http://127.9.8.7/h',
+      'http://127.1/h',
+      'http://[::1]:3000/h',
+      'http://LOCALHOST/h',
+      'https://hooks.example.com/h',
+      'https://10.0.0.5/h',
+    ]) {
       expect(() => forwardUrl(ok), ok).to.not.throw();
     }
-    for (const refused of ['http://hooks.example.com/h', 'http://10.0.0.5:3000/h', 'http://192.168.1.2/h', 'http://localhost.example.com/h', 'http://128.0.0.1/h', 'http://[::2]/h', 'http://0.0.0.0/h']) {
-      expect(() => forwardUrl(refused), refused).to.throw(CliError, /^--forward-to: plain http goes only to this machine .* needs https$/);
+    for (const refused of [
+      'http://hooks.example.com/h',
+      'http://10.0.0.5:3000/h',
+      'http://192.168.1.2/h',
+      'http://localhost.example.com/h',
+      'http://128.0.0.1/h',
+      'http://[::2]/h',
+      'http://0.0.0.0/h',
+    ]) {
+      expect(() => forwardUrl(refused), refused).to.throw(
+        CliError,
+        /^--forward-to: plain http goes only to this machine .* needs https$/,
+      );
     }
     const e = (() => {
       try {
@@ -303,7 +366,10 @@ describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', fu
       const e = streamEnded(reason, 'whe_1');
       return [e.code, e.message];
     };
-    expect(told('endpoint_deleted')).to.deep.equal(['endpoint_deleted', 'the endpoint was deleted (by DELETE /v1/webhooks/whe_1 or the dashboard); posthorn listen stopped']);
+    expect(told('endpoint_deleted')).to.deep.equal([
+      'endpoint_deleted',
+      'the endpoint was deleted (by DELETE /v1/webhooks/whe_1 or the dashboard); posthorn listen stopped',
+    ]);
     expect(told('key_revoked')[0]).to.equal('unauthorized');
     expect(told('project_suspended')[0]).to.equal('account_suspended');
     expect(told('server_stopping')[0]).to.equal('api_unreachable');
@@ -311,22 +377,36 @@ describe('posthorn listen: the CLI side (api-client.ts, commands/listen.ts)', fu
   });
 
   it("turns the API's error body into a CliError with its code and message", function () {
-    const e = errorFromAnswer(404, { error: { code: 'not_found', message: 'webhook endpoint whe_1 not found' }, request_id: 'req_1' });
+    const e = errorFromAnswer(404, {
+      error: { code: 'not_found', message: 'webhook endpoint whe_1 not found' },
+      request_id: 'req_1',
+    });
     expect([e.code, e.message]).to.deep.equal(['not_found', 'webhook endpoint whe_1 not found']);
     expect(errorFromAnswer(502, undefined).message).to.include('502');
   });
 
-  it('prints one line per event: time, type, email, recipient and the local app\'s answer', function () {
-    const f = frame({ id: 'evt_1', type: 'email.delivered', created_at: '2026-11-29T11:23:15.234Z', data: { email_id: 'msg_1', recipient: 'delivered@simulator.posthorn.test' } });
-    expect(eventLine(f, null)).to.match(/^2026-11-29T11:23:15\.234Z {2}email\.delivered +msg_1 {2}delivered@simulator\.posthorn\.test$/);
+  it("prints one line per event: time, type, email, recipient and the local app's answer", function () {
+    const f = frame({
+      id: 'evt_1',
+      type: 'email.delivered',
+      created_at: '2026-11-29T11:23:15.234Z',
+      data: { email_id: 'msg_1', recipient: 'delivered@simulator.posthorn.test' },
+    });
+    expect(eventLine(f, null)).to.match(
+      /^2026-11-29T11:23:15\.234Z {2}email\.delivered +msg_1 {2}delivered@simulator\.posthorn\.test$/,
+    );
     expect(eventLine(f, { status: 204, error: null, durationMs: 3 })).to.match(/ → 204 \(3 ms\)$/);
     expect(eventLine(f, { status: null, error: 'ECONNREFUSED', durationMs: 1 })).to.match(/ → error: ECONNREFUSED$/);
-    expect(eventLine(frame({ type: 'domain.blocklisted', created_at: 'x', data: {} }), null)).to.match(/domain\.blocklisted +- {2}-$/);
+    expect(eventLine(frame({ type: 'domain.blocklisted', created_at: 'x', data: {} }), null)).to.match(
+      /domain\.blocklisted +- {2}-$/,
+    );
   });
 
   it('with --json: the payload, its headers, and the forward when there was one', function () {
     const f = frame({ id: 'evt_1', type: 'email.sent' });
     expect(jsonLine(f, null, null)).to.deep.equal({ headers: f.headers, payload: { id: 'evt_1', type: 'email.sent' } });
-    expect(jsonLine(f, 'http://localhost:3000/hook', { status: 500, error: null, durationMs: 4 }).forward).to.deep.equal({ url: 'http://localhost:3000/hook', status: 500, error: null, duration_ms: 4 });
+    expect(
+      jsonLine(f, 'http://localhost:3000/hook', { status: 500, error: null, durationMs: 4 }).forward,
+    ).to.deep.equal({ url: 'http://localhost:3000/hook', status: 500, error: null, duration_ms: 4 });
   });
 });

@@ -19,7 +19,8 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   const { chunks, size } = await readAll(req, limit);
   if (size === 0) return { raw: null, value: undefined };
   const type = String(req.headers['content-type'] ?? 'application/json').toLowerCase();
-  if (!/^application\/([a-z0-9.+-]*\+)?json\b/.test(type)) throw validationError('body', 'Content-Type must be application/json');
+  if (!/^application\/([a-z0-9.+-]*\+)?json\b/.test(type))
+    throw validationError('body', 'Content-Type must be application/json');
   const raw = Buffer.concat(chunks, size);
   const text = decodeUtf8(raw);
   let value: unknown;
@@ -33,7 +34,11 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   // for a body that escapes a surrogate at all.
   if (text.indexOf('\\u') !== -1 && SURROGATE_ESCAPE.test(text)) {
     const at = loneSurrogateAt(value, '');
-    if (at !== null) throw validationError(at || 'body', 'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair)');
+    if (at !== null)
+      throw validationError(
+        at || 'body',
+        'must not contain a lone UTF-16 surrogate (\\uD800-\\uDFFF without its pair)',
+      );
   }
   return { raw, value };
 }

@@ -12,7 +12,10 @@ export default class Backup extends BaseCommand {
     'On PostgreSQL it refuses and names the pg_dump command to use.',
     'With --json: {"file", "bytes", "migrations"}.',
   ].join('\n');
-  static override examples = ['<%= config.bin %> backup /var/backups/posthorn-$(date +%F).sqlite', '<%= config.bin %> backup nightly.sqlite --force --json'];
+  static override examples = [
+    '<%= config.bin %> backup /var/backups/posthorn-$(date +%F).sqlite',
+    '<%= config.bin %> backup nightly.sqlite --force --json',
+  ];
   static override args = { file: Args.string({ description: 'where to write the copy', required: true }) };
   static override flags = { force: Flags.boolean({ description: 'replace FILE if it exists' }) };
 

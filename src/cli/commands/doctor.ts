@@ -1,6 +1,11 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
-import { DOCTOR_TIMEOUTS, metricsUrlOf, parseProbeTarget, runDoctor } from '../../modules/operations/doctor/doctor.service.js';
+import {
+  DOCTOR_TIMEOUTS,
+  metricsUrlOf,
+  parseProbeTarget,
+  runDoctor,
+} from '../../modules/operations/doctor/doctor.service.js';
 import type { Check, DoctorReport } from '../../modules/operations/doctor/verdicts.js';
 
 export default class Doctor extends BaseCommand {
@@ -14,9 +19,16 @@ export default class Doctor extends BaseCommand {
     'With --json: {"ok": bool, "checks": [{"name", "status": "ok"|"warn"|"fail", "message", "hint": string|null}]},',
     'names port_25, fcrdns, tls, dns_zone, database, disk, event_loop in that order. Progress goes to stderr.',
   ].join('\n');
-  static override examples = ['<%= config.bin %> doctor --probe gmail-smtp-in.l.google.com', '<%= config.bin %> doctor --json --config /etc/posthorn/posthorn.yaml'];
+  static override examples = [
+    '<%= config.bin %> doctor --probe gmail-smtp-in.l.google.com',
+    '<%= config.bin %> doctor --json --config /etc/posthorn/posthorn.yaml',
+  ];
   static override flags = {
-    probe: Flags.string({ description: 'a mail server to connect to on port 25 (HOST or HOST:PORT), to see that outbound SMTP is not blocked', helpValue: 'HOST[:PORT]' }),
+    probe: Flags.string({
+      description:
+        'a mail server to connect to on port 25 (HOST or HOST:PORT), to see that outbound SMTP is not blocked',
+      helpValue: 'HOST[:PORT]',
+    }),
   };
 
   protected async execute() {
@@ -26,7 +38,9 @@ export default class Doctor extends BaseCommand {
     // no migrateLatest here, unlike the other commands: pending migrations are one of the findings
     const store = this.openStore(config);
     try {
-      process.stderr.write(`posthorn doctor: running 7 checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`);
+      process.stderr.write(
+        `posthorn doctor: running 7 checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`,
+      );
       const result = await runDoctor(
         {
           hostname: config.outbound.hostname,
@@ -35,7 +49,12 @@ export default class Doctor extends BaseCommand {
           zone: config.dns.zone,
           dnsServerEnabled: config.dns.server.enabled,
           tls: config.smtp.tls,
-          smtpListeners: (['inbound', 'submission'] as const).map((name) => ({ name, enabled: config.smtp[name].enabled, host: config.smtp[name].host, secure: !!config.smtp[name].secure })),
+          smtpListeners: (['inbound', 'submission'] as const).map((name) => ({
+            name,
+            enabled: config.smtp[name].enabled,
+            host: config.smtp[name].host,
+            secure: !!config.smtp[name].secure,
+          })),
           dataDir: config.dataDir,
           metricsUrl: metricsUrlOf(config.http, config.metrics),
           store,
@@ -54,8 +73,11 @@ export default class Doctor extends BaseCommand {
   protected override async render(result: unknown): Promise<void> {
     const { checks } = result as DoctorReport;
     const width = Math.max(...checks.map((c) => c.name.length));
-    const line = (c: Check) => `${c.status.toUpperCase().padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}${c.hint ? `\n${' '.repeat(width + 8)}→ ${c.hint}` : ''}`;
+    const line = (c: Check) =>
+      `${c.status.toUpperCase().padEnd(4)}  ${c.name.padEnd(width)}  ${c.message}${c.hint ? `\n${' '.repeat(width + 8)}→ ${c.hint}` : ''}`;
     const count = (s: Check['status']) => checks.filter((c) => c.status === s).length;
-    process.stdout.write(`${checks.map(line).join('\n')}\n\n${count('ok')} ok, ${count('warn')} warn, ${count('fail')} fail\n`);
+    process.stdout.write(
+      `${checks.map(line).join('\n')}\n\n${count('ok')} ok, ${count('warn')} warn, ${count('fail')} fail\n`,
+    );
   }
 }

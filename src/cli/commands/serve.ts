@@ -3,7 +3,8 @@ import { pino } from 'pino';
 import { createLogger } from '../../log/logger.js';
 
 export default class Serve extends BaseCommand {
-  static override description = 'Run the appliance: the API, the MTA, the webhook dispatcher, the DKIM zone DNS server and the jobs';
+  static override description =
+    'Run the appliance: the API, the MTA, the webhook dispatcher, the DKIM zone DNS server and the jobs';
   static override examples = ['<%= config.bin %> serve --config /etc/posthorn/posthorn.yaml'];
 
   protected async execute() {
@@ -23,7 +24,9 @@ export default class Serve extends BaseCommand {
         // Printed, not logged: the one time this key is ever shown (CONTRACT §1).
         process.stdout.write(
           json
-            ? JSON.stringify({ first_start: { project_id: first.projectId, project_name: 'default', key: first.key } }) + '\n'
+            ? JSON.stringify({
+                first_start: { project_id: first.projectId, project_name: 'default', key: first.key },
+              }) + '\n'
             : `\nPosthorn first start: created project "default" (${first.projectId}) and a test API key with every scope:\n\n` +
                 `    ${first.key}\n\nIt is shown only this once.\n\n`,
         );

@@ -2,7 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
 import { validationError } from '../../lib/errors.js';
-import { buildVerifyService, summaryOf, type EmailVerification } from '../../modules/deliverability/verify/verify.service.js';
+import {
+  buildVerifyService,
+  summaryOf,
+  type EmailVerification,
+} from '../../modules/deliverability/verify/verify.service.js';
 
 /** The API's batch size: a file is checked a hundred addresses at a time, each hundred's domains at once. */
 const CHUNK = 100;
@@ -14,7 +18,8 @@ const CHUNK = 100;
  * checked, and refused whole if the month cannot cover it, as the API would.
  */
 export default class Verify extends BaseCommand {
-  static override description = 'Verify email addresses as POST /v1/verify/batch does: syntax, DNS, disposable, role and free-provider lists, typo suggestions';
+  static override description =
+    'Verify email addresses as POST /v1/verify/batch does: syntax, DNS, disposable, role and free-provider lists, typo suggestions';
   static override examples = [
     '<%= config.bin %> verify jane@example.com sales@example.org',
     '<%= config.bin %> verify --file list.txt --json',
@@ -22,7 +27,10 @@ export default class Verify extends BaseCommand {
   ];
   static override strict = false;
   static override flags = {
-    file: Flags.string({ description: 'a file of addresses, one a line (blank lines and lines starting with # are skipped)', helpValue: 'FILE' }),
+    file: Flags.string({
+      description: 'a file of addresses, one a line (blank lines and lines starting with # are skipped)',
+      helpValue: 'FILE',
+    }),
     project: Flags.string({ description: "charge the addresses to this project's monthly verifications" }),
   };
 
@@ -50,7 +58,12 @@ export default class Verify extends BaseCommand {
     const rows = result as EmailVerification[];
     const summary = summaryOf(rows);
     const table = rows.map((r) => ({ ...r, reasons: r.reasons.join(', '), mail_servers: r.mail_servers.join(', ') }));
-    process.stdout.write(this.renderTable(table, this.columns) + `\n${Object.entries(summary).map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+    process.stdout.write(
+      this.renderTable(table, this.columns) +
+        `\n${Object.entries(summary)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}\n`,
+    );
   }
 }
 
@@ -62,7 +75,10 @@ async function readList(file: string): Promise<string[]> {
     throw validationError('file', `cannot read ${file}: ${(e as Error).message}`);
   }
   // spaces around a line are an export's, not the address's
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** A bar on standard error, redrawn in place; the results go to standard output. */
@@ -70,6 +86,8 @@ function progressBar(total: number): (done: number) => void {
   const width = 30;
   return (done) => {
     const filled = Math.round((done / total) * width);
-    process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}${done === total ? '\n' : ''}`);
+    process.stderr.write(
+      `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}${done === total ? '\n' : ''}`,
+    );
   };
 }

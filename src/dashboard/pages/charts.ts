@@ -23,7 +23,10 @@ export function barChart(title: string, description: string, bars: Bar[]): Html 
     let base = 0;
     return b.parts.map((p) => {
       const top = y(base + p.value);
-      const r = p.value > 0 ? html`<rect class="${p.className}" x="${(PAD.left + i * slot + slot * 0.15).toFixed(1)}" y="${top.toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${(y(base) - top).toFixed(1)}"></rect>` : '';
+      const r =
+        p.value > 0
+          ? html`<rect class="${p.className}" x="${(PAD.left + i * slot + slot * 0.15).toFixed(1)}" y="${top.toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${(y(base) - top).toFixed(1)}"></rect>`
+          : '';
       base += p.value;
       return r;
     });
@@ -32,7 +35,12 @@ export function barChart(title: string, description: string, bars: Bar[]): Html 
 }
 
 /** A rate per label as a line, against its watch and at-risk thresholds drawn as dashed lines. */
-export function rateChart(title: string, description: string, points: Array<{ label: string; rate: number }>, thresholds: { watch: number; at_risk: number }): Html {
+export function rateChart(
+  title: string,
+  description: string,
+  points: Array<{ label: string; rate: number }>,
+  thresholds: { watch: number; at_risk: number },
+): Html {
   const max = Math.max(thresholds.at_risk * 1.5, ...points.map((p) => p.rate));
   const slot = (W - PAD.left - PAD.right) / Math.max(1, points.length);
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / max);

@@ -16,10 +16,24 @@ export interface InsightsJson {
   window_days: number;
   totals: Record<string, number>;
   rates: Record<string, number | null>;
-  setup: { dkim: string; spf_return_path: string; dmarc: string; dkim_key?: { active_selector: string; next_rotation_at: string | null } };
+  setup: {
+    dkim: string;
+    spf_return_path: string;
+    dmarc: string;
+    dkim_key?: { active_selector: string; next_rotation_at: string | null };
+  };
   recommendations: Array<{ level: string; code: string; title: string; detail: string }>;
   thresholds: { bounce_rate: Threshold; complaint_rate: Threshold };
-  daily: Array<{ date: string; recipients: number; delivered: number; bounced: number; complained: number; failed: number; bounce_rate: number; complaint_rate: number }>;
+  daily: Array<{
+    date: string;
+    recipients: number;
+    delivered: number;
+    bounced: number;
+    complained: number;
+    failed: number;
+    bounce_rate: number;
+    complaint_rate: number;
+  }>;
 }
 
 export function insightsSection(i: InsightsJson): Html {
@@ -45,11 +59,31 @@ function insightFacts(i: InsightsJson): Html {
 function dailyCharts(i: InsightsJson): Html {
   const days = i.daily.map((x) => ({ ...x, label: x.date.slice(5) }));
   return html`<h3>Recipients per day</h3>
-${barChart('Recipients per day', 'Delivered recipients in green, bounced and failed in red, per UTC day; the table below has the numbers.', days.map((x) => ({ label: x.label, parts: [{ value: x.delivered, className: 'ok' }, { value: x.bounced + x.failed, className: 'bad' }] })))}
+${barChart(
+  'Recipients per day',
+  'Delivered recipients in green, bounced and failed in red, per UTC day; the table below has the numbers.',
+  days.map((x) => ({
+    label: x.label,
+    parts: [
+      { value: x.delivered, className: 'ok' },
+      { value: x.bounced + x.failed, className: 'bad' },
+    ],
+  })),
+)}
 <h3>Bounce rate per day</h3>
-${rateChart('Bounce rate per day', 'The share of reached recipients that bounced, per UTC day, against the watch and at-risk thresholds.', days.map((x) => ({ label: x.label, rate: x.bounce_rate })), i.thresholds.bounce_rate)}
+${rateChart(
+  'Bounce rate per day',
+  'The share of reached recipients that bounced, per UTC day, against the watch and at-risk thresholds.',
+  days.map((x) => ({ label: x.label, rate: x.bounce_rate })),
+  i.thresholds.bounce_rate,
+)}
 <h3>Complaint rate per day</h3>
-${rateChart('Complaint rate per day', 'The share of delivered recipients that complained, per UTC day, against the watch and at-risk thresholds.', days.map((x) => ({ label: x.label, rate: x.complaint_rate })), i.thresholds.complaint_rate)}`;
+${rateChart(
+  'Complaint rate per day',
+  'The share of delivered recipients that complained, per UTC day, against the watch and at-risk thresholds.',
+  days.map((x) => ({ label: x.label, rate: x.complaint_rate })),
+  i.thresholds.complaint_rate,
+)}`;
 }
 
 /** The charts' numbers, for a reader who cannot see them. */

@@ -12,7 +12,15 @@ export interface DomainJson {
   verified_at: string | null;
   last_checked_at: string | null;
   created_at: string;
-  records: Array<{ purpose: string; required: boolean; type: string; name: string; value: string; priority?: number; dns: string }>;
+  records: Array<{
+    purpose: string;
+    required: boolean;
+    type: string;
+    name: string;
+    value: string;
+    priority?: number;
+    dns: string;
+  }>;
   dns_summary: { required_total: number; required_found: number; checked: boolean };
   open_tracking: boolean;
   click_tracking: boolean;

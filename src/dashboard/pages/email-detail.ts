@@ -21,7 +21,13 @@ export function settled(e: EmailJson, events: EventJson[], now: number): boolean
   return !waiting && !hooksPending && !recent;
 }
 
-export function emailPage(session: Session, e: EmailJson, events: EventJson[], content: { html: string | null; text: string | null }, now: number): Html {
+export function emailPage(
+  session: Session,
+  e: EmailJson,
+  events: EventJson[],
+  content: { html: string | null; text: string | null },
+  now: number,
+): Html {
   return layout(
     { title: e.subject || e.id, section: '/emails', session },
     html`<p class="crumbs"><a href="${BASE}/emails">Emails</a></p>

@@ -29,7 +29,14 @@ export interface EventJson {
   recipient: string | null;
   data: { details?: Record<string, unknown> };
   created_at: string;
-  webhook_deliveries: Array<{ id: string; endpoint_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null }>;
+  webhook_deliveries: Array<{
+    id: string;
+    endpoint_id: string;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+  }>;
 }
 
 export interface EmailFilter {
@@ -42,7 +49,11 @@ export interface EmailFilter {
   until?: string;
 }
 
-export function emailListPage(session: Session, page: { data: EmailJson[]; next_cursor: string | null }, filter: EmailFilter): Html {
+export function emailListPage(
+  session: Session,
+  page: { data: EmailJson[]; next_cursor: string | null },
+  filter: EmailFilter,
+): Html {
   const rows = page.data.map(
     (e) => html`<tr>
   <td>${time(e.created_at)}</td>
@@ -104,7 +115,10 @@ export function listOutcome(e: Pick<EmailJson, 'status' | 'recipients'>): string
 export function outcomeBadge(e: EmailJson): Html {
   const outcome = listOutcome(e);
   const count = e.recipients.filter((r) => r.status === outcome).length;
-  const title = outcome === e.status ? `email ${e.status}` : `email ${e.status}; ${count} of ${e.recipients.length} recipient${e.recipients.length === 1 ? '' : 's'} ${outcome}`;
+  const title =
+    outcome === e.status
+      ? `email ${e.status}`
+      : `email ${e.status}; ${count} of ${e.recipients.length} recipient${e.recipients.length === 1 ? '' : 's'} ${outcome}`;
   // accepted with nothing known yet of a recipient says nothing good or bad: no colour
   const tone = outcome === 'accepted' ? '' : ` s-${outcome}`;
   return html`<span class="badge${tone}" title="${title}">${outcome}</span>`;

@@ -11,13 +11,30 @@ export interface ReadingJson {
   feedback_type?: string | null;
   user_agent?: string | null;
   reporting_mta: string | null;
-  recipients: Array<{ address: string; action: string | null; status: string | null; bounce_type: string | null; reason: string | null; diagnostic: string | null }>;
+  recipients: Array<{
+    address: string;
+    action: string | null;
+    status: string | null;
+    bounce_type: string | null;
+    reason: string | null;
+    diagnostic: string | null;
+  }>;
   /** the email the report is about, when its Message-ID names one of this project's */
   email_id: string | null;
 }
 
-const KIND_LABEL: Record<ReadingJson['kind'], string> = { bounce: 'Bounce', complaint: 'Complaint', auto_reply: 'Auto-reply', other: 'Other mail' };
-const KIND_CLASS: Record<ReadingJson['kind'], string> = { bounce: 's-bounced', complaint: 's-complained', auto_reply: 's-deferred', other: '' };
+const KIND_LABEL: Record<ReadingJson['kind'], string> = {
+  bounce: 'Bounce',
+  complaint: 'Complaint',
+  auto_reply: 'Auto-reply',
+  other: 'Other mail',
+};
+const KIND_CLASS: Record<ReadingJson['kind'], string> = {
+  bounce: 's-bounced',
+  complaint: 's-complained',
+  auto_reply: 's-deferred',
+  other: '',
+};
 
 /** A bounce, complaint or auto-reply as the classifier reads it. */
 export function readingSection(r: ReadingJson): Html {
@@ -40,11 +57,12 @@ function readingRecipients(r: ReadingJson): Html {
 <div class="scroll"><table>
 <thead><tr><th scope="col">Address</th>${bounce ? html`<th scope="col">Action</th><th scope="col">Status</th><th scope="col">Bounce type</th><th scope="col">Reason</th><th scope="col">Server's words</th>` : ''}</tr></thead>
 <tbody>${r.recipients.map(
-    (x) => html`<tr><td class="addr">${x.address}</td>${
-      bounce
-        ? html`<td>${x.action ?? '—'}</td><td>${x.status ?? '—'}</td><td class="bounce-type">${x.bounce_type ?? '—'}</td><td class="reason">${x.reason ? html`<code>${x.reason}</code>` : '—'}</td><td>${x.diagnostic ?? ''}</td>`
-        : ''
-    }</tr>`,
+    (x) =>
+      html`<tr><td class="addr">${x.address}</td>${
+        bounce
+          ? html`<td>${x.action ?? '—'}</td><td>${x.status ?? '—'}</td><td class="bounce-type">${x.bounce_type ?? '—'}</td><td class="reason">${x.reason ? html`<code>${x.reason}</code>` : '—'}</td><td>${x.diagnostic ?? ''}</td>`
+          : ''
+      }</tr>`,
   )}</tbody>
 </table></div>`;
 }

@@ -33,7 +33,16 @@ export interface InboundJson extends InboundSummaryJson {
 }
 
 /** Headers worth showing beside the parsed fields; every header is in the "All headers" list. */
-const HEADERS_OF_INTEREST = ['date', 'reply-to', 'in-reply-to', 'references', 'return-path', 'auto-submitted', 'list-unsubscribe', 'authentication-results'];
+const HEADERS_OF_INTEREST = [
+  'date',
+  'reply-to',
+  'in-reply-to',
+  'references',
+  'return-path',
+  'auto-submitted',
+  'list-unsubscribe',
+  'authentication-results',
+];
 
 /** A size in bytes the way people read it: 14 B, 2.5 KB, 1.2 MB. */
 export function sizeText(bytes: number): string {
@@ -42,7 +51,11 @@ export function sizeText(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function inboundListPage(session: Session, list: { data: InboundSummaryJson[]; next_cursor: string | null }, first: boolean): Html {
+export function inboundListPage(
+  session: Session,
+  list: { data: InboundSummaryJson[]; next_cursor: string | null },
+  first: boolean,
+): Html {
   const rows = list.data.map(
     (m) => html`<tr>
   <td>${time(m.created_at)}</td>
@@ -101,7 +114,9 @@ function messageFacts(m: InboundJson): Html {
 }
 
 function headersSection(m: InboundJson): Html {
-  const interesting = HEADERS_OF_INTEREST.filter((n) => n !== 'date' && headerOf(m, n)).map((n) => html`<div><dt>${headerName(n)}</dt><dd>${headerOf(m, n)}</dd></div>`);
+  const interesting = HEADERS_OF_INTEREST.filter((n) => n !== 'date' && headerOf(m, n)).map(
+    (n) => html`<div><dt>${headerName(n)}</dt><dd>${headerOf(m, n)}</dd></div>`,
+  );
   return html`${interesting.length ? html`<h2>Headers of interest</h2><dl class="details">${interesting}</dl>` : ''}
 <details><summary>All headers (${m.headers.length})</summary>
 <div class="scroll"><table>
@@ -121,7 +136,9 @@ ${m.html === null && m.text === null ? html`<p class="empty">This message has no
 }
 
 function headerName(lower: string): string {
-  return lower === 'message-id' ? 'Message-ID' : lower.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+  return lower === 'message-id'
+    ? 'Message-ID'
+    : lower.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 }
 
 function attachmentsSection(m: InboundJson): Html {
@@ -132,7 +149,8 @@ ${
     ? html`<div class="scroll"><table>
 <thead><tr><th scope="col">File</th><th scope="col">Type</th><th scope="col">Size</th></tr></thead>
 <tbody>${m.attachments.map(
-        (a) => html`<tr><td><a href="${BASE}/inbound/${m.id}/attachments/${a.index}" download>${a.filename}</a>${a.content_id ? html` <span class="muted">(inline)</span>` : ''}</td><td><code>${a.content_type}</code></td><td>${sizeText(a.size)}</td></tr>`,
+        (a) =>
+          html`<tr><td><a href="${BASE}/inbound/${m.id}/attachments/${a.index}" download>${a.filename}</a>${a.content_id ? html` <span class="muted">(inline)</span>` : ''}</td><td><code>${a.content_type}</code></td><td>${sizeText(a.size)}</td></tr>`,
       )}</tbody>
 </table></div>`
     : html`<p class="empty">No attachments.</p>`

@@ -38,12 +38,16 @@ export function layout(o: PageOptions, content: Html): Html {
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
   <a class="brand" href="${BASE}/">Posthorn</a>
-  ${s ? html`<nav aria-label="Sections"><ul>${NAV.map((n) => html`<li><a href="${BASE}${n.path}"${n.path === o.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul></nav>
+  ${
+    s
+      ? html`<nav aria-label="Sections"><ul>${NAV.map((n) => html`<li><a href="${BASE}${n.path}"${n.path === o.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul></nav>
   <div class="who">
     <span class="project" title="project ${s.principal.project.id}">${s.principal.project.name}</span>
     <span class="key ${s.principal.key.mode}">${s.principal.key.mode} key ${s.principal.key.name ?? s.principal.key.id}</span>
     <form method="post" action="${BASE}/sign-out">${csrfField(s)}<button type="submit" class="link">Sign out</button></form>
-  </div>` : ''}
+  </div>`
+      : ''
+  }
 </header>
 <main id="main" tabindex="-1">
 ${content}
@@ -59,7 +63,10 @@ export function csrfField(s: Session): Html {
 /** An ISO time as the reader's local time (the script rewrites it), with the UTC value underneath. */
 export function time(isoTime: string | null): Html {
   if (!isoTime) return html`<span class="muted">—</span>`;
-  return html`<time datetime="${isoTime}">${isoTime.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC')}</time>`;
+  return html`<time datetime="${isoTime}">${isoTime
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')
+    .replace(/Z$/, ' UTC')}</time>`;
 }
 
 export function badge(status: string): Html {
@@ -67,6 +74,16 @@ export function badge(status: string): Html {
 }
 
 export function errorPage(session: Session | null, status: number, message: string): Html {
-  const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status >= 500 ? 'Something went wrong' : 'Cannot do that';
-  return layout({ title, session }, html`<h1>${title}</h1><p class="error" role="alert">${message}</p><p><a href="${BASE}/">Back to the dashboard</a></p>`);
+  const title =
+    status === 404
+      ? 'Not found'
+      : status === 403
+        ? 'Not allowed'
+        : status >= 500
+          ? 'Something went wrong'
+          : 'Cannot do that';
+  return layout(
+    { title, session },
+    html`<h1>${title}</h1><p class="error" role="alert">${message}</p><p><a href="${BASE}/">Back to the dashboard</a></p>`,
+  );
 }

@@ -31,7 +31,12 @@ export interface SuppressionNotice {
 
 const REASON_CLASS: Record<string, string> = { bounce: 'bounced', complaint: 'complained', manual: 'suppressed' };
 
-export function suppressionsPage(session: Session, list: { data: SuppressionJson[]; next_cursor: string | null }, filter: SuppressionFilter, notice: SuppressionNotice = {}): Html {
+export function suppressionsPage(
+  session: Session,
+  list: { data: SuppressionJson[]; next_cursor: string | null },
+  filter: SuppressionFilter,
+  notice: SuppressionNotice = {},
+): Html {
   const filtered = !!(filter.reason || filter.email);
   return layout(
     { title: 'Suppressions', section: '/suppressions', session },
@@ -89,6 +94,12 @@ function addForm(session: Session, error: SuppressionNotice['error']): Html {
 }
 
 function noticeOf(n: SuppressionNotice): Html {
-  const said = n.added ? html`${n.added} is suppressed: nothing more is sent to it.` : n.kept ? html`${n.kept} was already suppressed; it keeps its first reason and date.` : n.removed ? html`${n.removed} is no longer suppressed.` : null;
+  const said = n.added
+    ? html`${n.added} is suppressed: nothing more is sent to it.`
+    : n.kept
+      ? html`${n.kept} was already suppressed; it keeps its first reason and date.`
+      : n.removed
+        ? html`${n.removed} is no longer suppressed.`
+        : null;
   return said ? html`<p class="note" role="status">${said}</p>` : html``;
 }

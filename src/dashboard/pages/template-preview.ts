@@ -29,8 +29,14 @@ export const MAX_FRAME_URL = 8000;
 function readValue(raw: string, type: VariableType): { value: unknown } | { error: string } {
   if (type === 'string') return { value: raw };
   const s = raw.trim();
-  if (type === 'number') return Number.isFinite(Number(s)) ? { value: Number(s) } : { error: `is declared as a number: '${raw}' is not one` };
-  if (type === 'boolean') return s === 'true' || s === 'false' ? { value: s === 'true' } : { error: 'is declared as a boolean: true or false' };
+  if (type === 'number')
+    return Number.isFinite(Number(s))
+      ? { value: Number(s) }
+      : { error: `is declared as a number: '${raw}' is not one` };
+  if (type === 'boolean')
+    return s === 'true' || s === 'false'
+      ? { value: s === 'true' }
+      : { error: 'is declared as a boolean: true or false' };
   try {
     return { value: JSON.parse(s) };
   } catch {
@@ -43,7 +49,10 @@ function readValue(raw: string, type: VariableType): { value: unknown } | { erro
  * a blank field leaves its variable out; the first value that is not of its
  * declared kind (a number, true/false, JSON) is an error naming the variable.
  */
-export function previewVariables(form: URLSearchParams, declared: Declared): { values: Record<string, string>; variables: Record<string, unknown>; error?: RenderError } {
+export function previewVariables(
+  form: URLSearchParams,
+  declared: Declared,
+): { values: Record<string, string>; variables: Record<string, unknown>; error?: RenderError } {
   const values: Array<[string, string]> = [];
   const variables: Array<[string, unknown]> = [];
   let error: RenderError | undefined;
@@ -53,7 +62,8 @@ export function previewVariables(form: URLSearchParams, declared: Declared): { v
     if (raw.trim() === '') continue;
     const read = readValue(raw, spec.type);
     if ('value' in read) variables.push([name, read.value]);
-    else error ??= { code: 'validation_error', field: `variables.${name}`, message: `variables.${name}: ${read.error}` };
+    else
+      error ??= { code: 'validation_error', field: `variables.${name}`, message: `variables.${name}: ${read.error}` };
   }
   // fromEntries, not assignment: a variable may be called __proto__
   return { values: Object.fromEntries(values), variables: Object.fromEntries(variables), ...(error ? { error } : {}) };
@@ -75,7 +85,10 @@ export function previewForm(session: Session, t: TemplateJson, v: VersionJson, p
 ${csrfField(session)}<input type="hidden" name="version" value="${v.version}">
 <p class="muted">Renders version ${v.version} as a send would, with its variable checks. Numbers, true/false, and JSON for lists and objects are read as the version declares them; an empty field leaves its variable out.</p>
 ${Object.entries(v.variables).map(
-  ([name, spec]) => html`<div><label for="v-${name}">${name} <span class="muted">(${spec.type}${spec.required ? ', required' : ''})</span></label>
+  ([
+    name,
+    spec,
+  ]) => html`<div><label for="v-${name}">${name} <span class="muted">(${spec.type}${spec.required ? ', required' : ''})</span></label>
 ${variableInput(name, spec.type, p?.values[name] ?? '', badField === `variables.${name}`)}</div>`,
 )}
 <div><label for="v-language">Language <span class="muted">(optional${languages.length ? `; translations: ${languages.join(', ')}` : ''})</span></label>
@@ -89,7 +102,10 @@ export function previewResult(t: TemplateJson, p: PreviewState): Html {
   if (p.error) return html`<p class="error" id="preview-error" role="alert">Cannot render: ${p.error.message}</p>`;
   const r = p.result;
   if (!r) return html``;
-  const frameUrl = templateUrl(t.id, `/preview/html${queryString({ version: String(r.version), language: p.language, variables: JSON.stringify(p.variables ?? {}) })}`);
+  const frameUrl = templateUrl(
+    t.id,
+    `/preview/html${queryString({ version: String(r.version), language: p.language, variables: JSON.stringify(p.variables ?? {}) })}`,
+  );
   return html`<h3>Subject</h3>
 <p class="rendered-subject">${r.subject}</p>
 <p class="muted">Version ${r.version}, ${r.language ? `translation ${r.language}` : 'the main version (no translation)'}.</p>

@@ -21,7 +21,13 @@ export interface DeliveryJson {
   last_status_code: number | null;
   last_error: string | null;
   created_at: string;
-  attempt_log: Array<{ attempt: number; status_code: number | null; response_ms: number; error: string | null; at: string }>;
+  attempt_log: Array<{
+    attempt: number;
+    status_code: number | null;
+    response_ms: number;
+    error: string | null;
+    at: string;
+  }>;
 }
 
 export function endpointListPage(session: Session, endpoints: EndpointJson[]): Html {
@@ -89,12 +95,12 @@ ${log.next_cursor ? html`<p class="pager"><a href="${BASE}/webhooks/${e.id}${que
 }
 
 function deliveryRow(session: Session, e: EndpointJson, d: DeliveryJson): Html {
-  const answer = d.last_status_code ? `HTTP ${d.last_status_code}` : d.last_error ?? '—';
+  const answer = d.last_status_code ? `HTTP ${d.last_status_code}` : (d.last_error ?? '—');
   return html`<tr>
 <td>${time(d.created_at)}</td>
 <td><code>${d.event_id}</code></td>
 <td>${badge(d.status)}${d.next_attempt_at ? html`<br><span class="muted">next ${time(d.next_attempt_at)}</span>` : ''}</td>
-<td>${d.attempts}${d.attempt_log.length ? html`<details><summary>timings</summary><ol>${d.attempt_log.map((a) => html`<li>${a.status_code ? `HTTP ${a.status_code}` : a.error ?? 'no answer'} in ${a.response_ms} ms, ${time(a.at)}</li>`)}</ol></details>` : ''}</td>
+<td>${d.attempts}${d.attempt_log.length ? html`<details><summary>timings</summary><ol>${d.attempt_log.map((a) => html`<li>${a.status_code ? `HTTP ${a.status_code}` : (a.error ?? 'no answer')} in ${a.response_ms} ms, ${time(a.at)}</li>`)}</ol></details>` : ''}</td>
 <td>${answer}</td>
 <td><form method="post" action="${BASE}/webhooks/${e.id}/replay">${csrfField(session)}<input type="hidden" name="event_id" value="${d.event_id}"><button type="submit" class="secondary copy">Replay<span class="visually-hidden"> event ${d.event_id}</span></button></form></td>
 </tr>`;

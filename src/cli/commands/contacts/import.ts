@@ -6,7 +6,7 @@ import { importContacts } from '../../../modules/audience/contact-import/contact
 
 export default class ContactsImport extends BaseCommand {
   static override description =
-    "Import contacts from a CSV file whose header row names the columns (email, first_name, last_name, unsubscribed, and declared properties): each row creates or changes the contact of its address; wrong rows are reported with their line and reason, the others imported";
+    'Import contacts from a CSV file whose header row names the columns (email, first_name, last_name, unsubscribed, and declared properties): each row creates or changes the contact of its address; wrong rows are reported with their line and reason, the others imported';
   static override examples = ['<%= config.bin %> contacts import customers.csv --project prj_01j… --audience aud_01j…'];
   static override flags = {
     project: Flags.string({ description: 'project id', required: true }),
@@ -34,7 +34,13 @@ export default class ContactsImport extends BaseCommand {
   }
 
   protected override async render(result: unknown): Promise<void> {
-    const { refused, ...rest } = result as { refused: Array<{ line: number; reason: string }> } & Record<string, unknown>;
-    process.stdout.write(this.renderObject({ ...rest, refused: refused.length }) + (refused.length ? '\nRefused rows:\n' + this.renderTable(refused, ['line', 'reason']) : ''));
+    const { refused, ...rest } = result as { refused: Array<{ line: number; reason: string }> } & Record<
+      string,
+      unknown
+    >;
+    process.stdout.write(
+      this.renderObject({ ...rest, refused: refused.length }) +
+        (refused.length ? '\nRefused rows:\n' + this.renderTable(refused, ['line', 'reason']) : ''),
+    );
   }
 }

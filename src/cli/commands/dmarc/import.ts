@@ -7,9 +7,11 @@ import { importReport } from '../../../modules/receiving/dmarc/dmarc.service.js'
 
 export default class DmarcImport extends BaseCommand {
   static override description =
-    "Store a DMARC aggregate report that arrived elsewhere (zip, gzip or XML) for the registered domain it is about; a report already stored (same reporter and report id) is not stored again";
+    'Store a DMARC aggregate report that arrived elsewhere (zip, gzip or XML) for the registered domain it is about; a report already stored (same reporter and report id) is not stored again';
   static override examples = ['<%= config.bin %> dmarc import google.com!example.com!1700000000!1700086399.zip'];
-  static override args = { file: Args.string({ description: 'the report file (.zip, .xml.gz or .xml)', required: true }) };
+  static override args = {
+    file: Args.string({ description: 'the report file (.zip, .xml.gz or .xml)', required: true }),
+  };
 
   protected async execute() {
     const { args, flags } = await this.parse(DmarcImport);

@@ -5,8 +5,11 @@ import { startRotation } from '../../../modules/deliverability/domains/dkim-rota
 
 export default class DomainRotateDkim extends BaseCommand {
   static override description =
-    "Publish a new DKIM key on a free selector of the domain now; signing moves to it once the zone has served it longer than dkim.key_ttl and dns.resolvers see it (the dkim_rotation job), and the old key stays published for dkim.retire_after";
-  static override examples = ['<%= config.bin %> domain rotate-dkim example.com', '<%= config.bin %> domain rotate-dkim dom_01j…'];
+    'Publish a new DKIM key on a free selector of the domain now; signing moves to it once the zone has served it longer than dkim.key_ttl and dns.resolvers see it (the dkim_rotation job), and the old key stays published for dkim.retire_after';
+  static override examples = [
+    '<%= config.bin %> domain rotate-dkim example.com',
+    '<%= config.bin %> domain rotate-dkim dom_01j…',
+  ];
   static override args = { domain: Args.string({ description: 'domain name or id (dom_…)', required: true }) };
 
   protected async execute() {

@@ -18,6 +18,10 @@ export default class DomainShow extends BaseCommand {
   protected override async render(result: unknown): Promise<void> {
     const d = result as ReturnType<typeof presentDomain>;
     const { records, ...rest } = d;
-    process.stdout.write(this.renderObject({ ...rest, dns_summary: d.dns_summary, tracking: d.tracking }) + '\nDNS records:\n' + this.renderTable(records, ['required', 'type', 'name', 'value', 'dns']));
+    process.stdout.write(
+      this.renderObject({ ...rest, dns_summary: d.dns_summary, tracking: d.tracking }) +
+        '\nDNS records:\n' +
+        this.renderTable(records, ['required', 'type', 'name', 'value', 'dns']),
+    );
   }
 }

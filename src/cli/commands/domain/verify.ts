@@ -4,7 +4,7 @@ import { describeDomain, getDomainById } from '../../../modules/deliverability/d
 import { verifyDomain } from '../../../modules/deliverability/domains/verification.service.js';
 
 export default class DomainVerify extends BaseCommand {
-  static override description = 'Check a domain\'s DNS records now (through dns.resolvers) and update its status';
+  static override description = "Check a domain's DNS records now (through dns.resolvers) and update its status";
   static override examples = ['<%= config.bin %> domain verify dom_01j…'];
   static override args = { id: Args.string({ description: 'domain id (dom_…)', required: true }) };
 

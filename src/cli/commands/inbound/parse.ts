@@ -6,9 +6,18 @@ import { readReport } from '../../../modules/receiving/bounces/report.js';
 import { validationError } from '../../../lib/errors.js';
 
 export default class InboundParse extends BaseCommand {
-  static override description = 'Read a message as the inbound listener would (bounce, complaint, auto-reply or other) and print what it says; stores nothing';
-  static override examples = ['<%= config.bin %> inbound parse bounce.eml', '<%= config.bin %> inbound parse bounce.eml --json'];
-  static override args = { file: Args.string({ description: 'the message (.eml, or an mbox holding one message); - for standard input', required: true }) };
+  static override description =
+    'Read a message as the inbound listener would (bounce, complaint, auto-reply or other) and print what it says; stores nothing';
+  static override examples = [
+    '<%= config.bin %> inbound parse bounce.eml',
+    '<%= config.bin %> inbound parse bounce.eml --json',
+  ];
+  static override args = {
+    file: Args.string({
+      description: 'the message (.eml, or an mbox holding one message); - for standard input',
+      required: true,
+    }),
+  };
 
   protected async execute() {
     const { args } = await this.parse(InboundParse);
@@ -23,7 +32,13 @@ export default class InboundParse extends BaseCommand {
 
   protected override async render(result: unknown): Promise<void> {
     const { recipients, ...rest } = result as Record<string, unknown> & { recipients: Array<Record<string, unknown>> };
-    process.stdout.write(this.renderObject(rest) + (recipients.length ? '\nRecipients:\n' + this.renderTable(recipients, ['address', 'action', 'status', 'bounce_type', 'reason', 'diagnostic']) : ''));
+    process.stdout.write(
+      this.renderObject(rest) +
+        (recipients.length
+          ? '\nRecipients:\n' +
+            this.renderTable(recipients, ['address', 'action', 'status', 'bounce_type', 'reason', 'diagnostic'])
+          : ''),
+    );
   }
 }
 

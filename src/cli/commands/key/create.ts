@@ -19,9 +19,17 @@ export default class KeyCreate extends BaseCommand {
 
   protected async execute() {
     const { flags } = await this.parse(KeyCreate);
-    const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = flags.scopes
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     return this.withStore(flags.config, async (deps) => {
-      const { key, secret } = await createKey(deps, { projectId: flags.project, mode: flags.mode as (typeof KEY_MODES)[number], scopes, name: flags.name });
+      const { key, secret } = await createKey(deps, {
+        projectId: flags.project,
+        mode: flags.mode as (typeof KEY_MODES)[number],
+        scopes,
+        name: flags.name,
+      });
       return presentNewKey(key, secret);
     });
   }

@@ -13,6 +13,8 @@ export default class ProjectCreate extends BaseCommand {
 
   protected async execute() {
     const { flags } = await this.parse(ProjectCreate);
-    return this.withStore(flags.config, async (deps) => presentProject(await createProject(deps, { name: flags.name, approved: flags.approved })));
+    return this.withStore(flags.config, async (deps) =>
+      presentProject(await createProject(deps, { name: flags.name, approved: flags.approved })),
+    );
   }
 }

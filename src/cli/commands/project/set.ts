@@ -19,7 +19,11 @@ export default class ProjectSet extends BaseCommand {
     'monthly-limit': limit('live recipients per UTC month'),
     'domain-limit': limit('sending domains'),
     'verify-limit': limit('address verifications per UTC month'),
-    'bounce-suppression-days': Flags.integer({ description: 'the suppressions live mail adds for hard bounces end after this many days (0 = never)', min: 0, max: 3650 }),
+    'bounce-suppression-days': Flags.integer({
+      description: 'the suppressions live mail adds for hard bounces end after this many days (0 = never)',
+      min: 0,
+      max: 3650,
+    }),
   };
 
   protected async execute() {

@@ -11,6 +11,9 @@ export default class SuppressionRemove extends BaseCommand {
 
   protected async execute() {
     const { args, flags } = await this.parse(SuppressionRemove);
-    return this.withStore(flags.config, async (deps) => ({ ...presentSuppression(await unsuppressAddress(deps, flags.project, args.address)), deleted: true }));
+    return this.withStore(flags.config, async (deps) => ({
+      ...presentSuppression(await unsuppressAddress(deps, flags.project, args.address)),
+      deleted: true,
+    }));
   }
 }

@@ -20,16 +20,21 @@ export function parseVars(pairs: string[], declared: Declared): Record<string, u
     const type = declared[name]?.type ?? 'string';
     if (type === 'string') out[name] = raw;
     else if (type === 'number') {
-      if (raw.trim() === '' || !Number.isFinite(Number(raw))) throw validationError(`--var ${name}`, `is declared as a number: '${raw}' is not one`);
+      if (raw.trim() === '' || !Number.isFinite(Number(raw)))
+        throw validationError(`--var ${name}`, `is declared as a number: '${raw}' is not one`);
       out[name] = Number(raw);
     } else if (type === 'boolean') {
-      if (raw !== 'true' && raw !== 'false') throw validationError(`--var ${name}`, 'is declared as a boolean: true or false');
+      if (raw !== 'true' && raw !== 'false')
+        throw validationError(`--var ${name}`, 'is declared as a boolean: true or false');
       out[name] = raw === 'true';
     } else {
       try {
         out[name] = JSON.parse(raw);
       } catch {
-        throw validationError(`--var ${name}`, `is declared as ${type === 'array' ? 'an array' : 'an object'}: give it as JSON`);
+        throw validationError(
+          `--var ${name}`,
+          `is declared as ${type === 'array' ? 'an array' : 'an object'}: give it as JSON`,
+        );
       }
     }
   }
@@ -39,14 +44,16 @@ export function parseVars(pairs: string[], declared: Declared): Record<string, u
 export default class TemplateRender extends BaseCommand {
   static override description = 'Render a template as a send would (the preview of POST /v1/templates/{id}/render)';
   static override examples = [
-    "<%= config.bin %> template render welcome --project prj_01j… --var name=Ann --var total=12.5 --var 'items=[{\"title\":\"Mug\"}]'",
+    '<%= config.bin %> template render welcome --project prj_01j… --var name=Ann --var total=12.5 --var \'items=[{"title":"Mug"}]\'',
     '<%= config.bin %> template render welcome --project prj_01j… --language de --json',
   ];
   static override args = { id: Args.string({ description: 'template id', required: true }) };
   static override flags = {
     project: Flags.string({ description: 'project id', required: true }),
     version: Flags.integer({ description: 'version (default: the latest)', min: 1 }),
-    language: Flags.string({ description: 'a language tag such as de or pt-BR: picks a translation, formats numbers and dates' }),
+    language: Flags.string({
+      description: 'a language tag such as de or pt-BR: picks a translation, formats numbers and dates',
+    }),
     var: Flags.string({ description: 'a variable, name=value (repeatable)', multiple: true, default: [] }),
   };
 
@@ -55,7 +62,8 @@ export default class TemplateRender extends BaseCommand {
     return this.withStore(flags.config, async (deps) => {
       const templates = new TemplateService(deps);
       const { template } = await templates.get(flags.project, args.id);
-      const declared = (await templates.version(flags.project, args.id, flags.version ?? template.latestVersion)).variables;
+      const declared = (await templates.version(flags.project, args.id, flags.version ?? template.latestVersion))
+        .variables;
       const { version, rendered } = await templates.render(flags.project, args.id, {
         ...(flags.version !== undefined ? { version: flags.version } : {}),
         ...(flags.language !== undefined ? { language: flags.language } : {}),
@@ -67,6 +75,8 @@ export default class TemplateRender extends BaseCommand {
 
   protected override async render(result: unknown): Promise<void> {
     const r = result as ReturnType<typeof presentRendered>;
-    process.stdout.write(`Subject: ${r.subject}\n\n--- text ---\n${r.text ?? '(none)'}\n\n--- html ---\n${r.html ?? '(none)'}\n`);
+    process.stdout.write(
+      `Subject: ${r.subject}\n\n--- text ---\n${r.text ?? '(none)'}\n\n--- html ---\n${r.html ?? '(none)'}\n`,
+    );
   }
 }

@@ -5,7 +5,10 @@ import { TemplateService } from '../../../modules/sending/templates/templates.se
 
 export default class TemplateShow extends BaseCommand {
   static override description = 'Show a template and its versions, or one version with --version';
-  static override examples = ['<%= config.bin %> template show welcome --project prj_01j…', '<%= config.bin %> template show welcome --project prj_01j… --version 2 --json'];
+  static override examples = [
+    '<%= config.bin %> template show welcome --project prj_01j…',
+    '<%= config.bin %> template show welcome --project prj_01j… --version 2 --json',
+  ];
   static override args = { id: Args.string({ description: 'template id', required: true }) };
   static override flags = {
     project: Flags.string({ description: 'project id', required: true }),
@@ -16,7 +19,8 @@ export default class TemplateShow extends BaseCommand {
     const { args, flags } = await this.parse(TemplateShow);
     return this.withStore(flags.config, async (deps) => {
       const templates = new TemplateService(deps);
-      if (flags.version !== undefined) return presentVersion(await templates.version(flags.project, args.id, flags.version));
+      if (flags.version !== undefined)
+        return presentVersion(await templates.version(flags.project, args.id, flags.version));
       const { template, versions } = await templates.get(flags.project, args.id);
       return presentTemplate(template, versions);
     });
@@ -26,10 +30,17 @@ export default class TemplateShow extends BaseCommand {
     const r = result as Record<string, unknown> & { versions?: Array<Record<string, unknown>> };
     if (!r.versions) {
       const { html, text, ...rest } = r;
-      process.stdout.write(this.renderObject(rest) + `\nhtml:\n${String(html ?? '(none)')}\n\ntext:\n${String(text ?? '(generated from the html or design)')}\n`);
+      process.stdout.write(
+        this.renderObject(rest) +
+          `\nhtml:\n${String(html ?? '(none)')}\n\ntext:\n${String(text ?? '(generated from the html or design)')}\n`,
+      );
       return;
     }
     const { versions, ...rest } = r;
-    process.stdout.write(this.renderObject(rest) + '\nVersions:\n' + this.renderTable(versions, ['version', 'subject', 'restored_from', 'created_at']));
+    process.stdout.write(
+      this.renderObject(rest) +
+        '\nVersions:\n' +
+        this.renderTable(versions, ['version', 'subject', 'restored_from', 'created_at']),
+    );
   }
 }

@@ -4,7 +4,8 @@ import type { KeyAuthenticator } from './keys.service.js';
 import type { Principal } from './principal.js';
 
 /** What a presented key comes to once the client's address has been looked at. */
-export type Guarded = { kind: 'principal'; principal: Principal } | { kind: 'refused'; retryAfterS: number } | { kind: 'wrong' };
+export type Guarded =
+  { kind: 'principal'; principal: Principal } | { kind: 'refused'; retryAfterS: number } | { kind: 'wrong' };
 
 /**
  * The one rule of every key a stranger may present (API bearer, dashboard
@@ -14,7 +15,13 @@ export type Guarded = { kind: 'principal'; principal: Principal } | { kind: 'ref
  * unknown, revoked, or `undefined` for credentials of another kind) counts
  * against the address. Counted in /metrics under `listener`.
  */
-export async function authenticateGuarded(auth: KeyAuthenticator, throttle: AuthThrottle, ip: string, key: string | undefined, listener: 'api' | 'dashboard' | 'submission'): Promise<Guarded> {
+export async function authenticateGuarded(
+  auth: KeyAuthenticator,
+  throttle: AuthThrottle,
+  ip: string,
+  key: string | undefined,
+  listener: 'api' | 'dashboard' | 'submission',
+): Promise<Guarded> {
   const wait = key !== undefined && auth.known(key) ? null : throttle.refusedFor(ip);
   if (wait !== null) {
     authRefusals.inc({ listener });

@@ -27,7 +27,17 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
-const KEY_COLUMNS = ['id', 'project_id', 'name', 'mode', 'scopes', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const KEY_COLUMNS = [
+  'id',
+  'project_id',
+  'name',
+  'mode',
+  'scopes',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
 
 function keyFromRow(r: KeyRow): ApiKey {
   return {
@@ -64,7 +74,10 @@ export async function findKey(db: Db, id: string): Promise<ApiKey | null> {
 }
 
 export async function listKeys(db: Db, projectId: string): Promise<ApiKey[]> {
-  const rows = (await db('api_keys').select(KEY_COLUMNS).where({ project_id: projectId }).orderBy('id', 'desc')) as KeyRow[];
+  const rows = (await db('api_keys')
+    .select(KEY_COLUMNS)
+    .where({ project_id: projectId })
+    .orderBy('id', 'desc')) as KeyRow[];
   return rows.map(keyFromRow);
 }
 
@@ -82,7 +95,10 @@ const keyWithProjectByHash = prepared<Record<string, unknown>>(
 );
 
 /** The key and its project in one read: the whole of what authentication needs, on every request. */
-export async function findKeyWithProjectByHash(db: Db | SqlRunner, secretHash: string): Promise<{ key: ApiKey; project: Project } | null> {
+export async function findKeyWithProjectByHash(
+  db: Db | SqlRunner,
+  secretHash: string,
+): Promise<{ key: ApiKey; project: Project } | null> {
   return keyWithProjectFromRow((await keyWithProjectByHash(db, secretHash))[0]);
 }
 
@@ -98,8 +114,16 @@ export async function findKeyWithProjectById(db: Db, id: string): Promise<{ key:
 
 function keyWithProjectFromRow(row: Record<string, unknown> | undefined): { key: ApiKey; project: Project } | null {
   if (!row) return null;
-  const pick = (prefix: string) => Object.fromEntries(Object.entries(row).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-  return { key: keyFromRow(pick('k_') as unknown as KeyRow), project: projectFromRow(pick('p_') as unknown as ProjectRow) };
+  const pick = (prefix: string) =>
+    Object.fromEntries(
+      Object.entries(row)
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([k, v]) => [k.slice(prefix.length), v]),
+    );
+  return {
+    key: keyFromRow(pick('k_') as unknown as KeyRow),
+    project: projectFromRow(pick('p_') as unknown as ProjectRow),
+  };
 }
 
 export async function touchKeys(db: Db, lastUsed: Map<string, number>): Promise<void> {

@@ -11,7 +11,7 @@ export const keyRoutes = [
     method: 'GET',
     path: '/v1/api-keys',
     scope: 'keys:manage',
-    summary: 'List the project\'s API keys (never their secrets)',
+    summary: "List the project's API keys (never their secrets)",
     async handler({ services, principal }) {
       const keys = await services.keys.list(principal.project.id);
       return { status: 200, body: { object: 'list', data: keys.map(presentKey) } };

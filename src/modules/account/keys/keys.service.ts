@@ -4,7 +4,16 @@ import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { findProject } from '../projects/projects.repo.js';
 import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
-import { findKey, findKeyWithProjectByHash, findKeyWithProjectById, insertKey, listKeys as listForProject, revokeKey as revoke, touchKeys, type ApiKey } from './keys.repo.js';
+import {
+  findKey,
+  findKeyWithProjectByHash,
+  findKeyWithProjectById,
+  insertKey,
+  listKeys as listForProject,
+  revokeKey as revoke,
+  touchKeys,
+  type ApiKey,
+} from './keys.repo.js';
 import { isScope, KEY_MODES, SCOPES, type KeyMode, type Scope } from './scopes.js';
 import { TtlCache } from '../../../lib/ttl-cache.js';
 import type { Principal } from './principal.js';
@@ -24,15 +33,18 @@ export interface CreateKeyInput {
 }
 
 export async function createKey(deps: KeyDeps, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
-  if (!(KEY_MODES as readonly string[]).includes(input.mode)) throw validationError('mode', `must be one of: ${KEY_MODES.join(', ')}`);
+  if (!(KEY_MODES as readonly string[]).includes(input.mode))
+    throw validationError('mode', `must be one of: ${KEY_MODES.join(', ')}`);
   const scopes = normalizeScopes(input.scopes ?? input.grantor?.scopes ?? SCOPES);
   if (input.grantor) {
-    if (input.mode !== input.grantor.mode) throw apiError('forbidden', `a ${input.grantor.mode} key cannot create a ${input.mode} key`);
+    if (input.mode !== input.grantor.mode)
+      throw apiError('forbidden', `a ${input.grantor.mode} key cannot create a ${input.mode} key`);
     const extra = scopes.filter((s) => !input.grantor!.scopes.includes(s));
     if (extra.length) throw apiError('forbidden', `this key cannot grant scopes it does not hold: ${extra.join(', ')}`);
   }
   const name = input.name == null ? null : input.name.trim();
-  if (name !== null && (name.length < 1 || name.length > 200)) throw validationError('name', 'must be 1 to 200 characters');
+  if (name !== null && (name.length < 1 || name.length > 200))
+    throw validationError('name', 'must be 1 to 200 characters');
   const now = deps.clock.now();
   const secret = generateKeySecret(input.mode);
   const key: ApiKey = {
@@ -96,7 +108,11 @@ export class KeyAuthenticator {
   private readonly cache: TtlCache<Principal | null>;
 
   constructor(private readonly deps: KeyDeps) {
-    this.cache = new TtlCache<Principal | null>(KEY_CACHE_MS, (p) => p !== null, () => deps.clock.now());
+    this.cache = new TtlCache<Principal | null>(
+      KEY_CACHE_MS,
+      (p) => p !== null,
+      () => deps.clock.now(),
+    );
   }
 
   /** null for a missing, malformed, unknown or revoked key */

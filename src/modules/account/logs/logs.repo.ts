@@ -39,7 +39,13 @@ export interface LogFilter {
 }
 
 /** One page newest first (ids are time-ordered); `limit + 1` rows so that the caller knows whether more follow. */
-export async function pageOfRequestLogs(db: Db, projectId: string, limit: number, before: string | undefined, filter: LogFilter): Promise<RequestLog[]> {
+export async function pageOfRequestLogs(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+  filter: LogFilter,
+): Promise<RequestLog[]> {
   const q = db('request_logs').select('*').where({ project_id: projectId });
   if (before) q.andWhere('id', '<', before);
   if (filter.status) q.andWhereBetween('status', filter.status);

@@ -11,11 +11,19 @@ export const logRoutes = [
     method: 'GET',
     path: '/v1/logs',
     scope: 'logs:read',
-    summary: "The project's recent API requests, newest first (kept logs.retention; written a moment after each request)",
+    summary:
+      "The project's recent API requests, newest first (kept logs.retention; written a moment after each request)",
     query: ListLogsQuery,
     async handler({ services, principal, query }) {
       const { items, more } = await services.logs.list(principal.project.id, query);
-      return { status: 200, body: { object: 'list', data: items.map(presentRequestLog), next_cursor: more ? items[items.length - 1]!.id : null } };
+      return {
+        status: 200,
+        body: {
+          object: 'list',
+          data: items.map(presentRequestLog),
+          next_cursor: more ? items[items.length - 1]!.id : null,
+        },
+      };
     },
   }),
 ];

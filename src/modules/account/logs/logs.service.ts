@@ -38,7 +38,16 @@ export class RequestLogService {
   /** Called for every request with a key: only remembers it (the edge's per-request cost stays a push). */
   record(r: Omit<FinishedRequest, 'createdAt'>): void {
     const { projectId, keyId, requestId, method, path, status, durationMs } = r;
-    this.waiting.push({ projectId, keyId, requestId, method, path, status, durationMs, createdAt: this.deps.clock.now() });
+    this.waiting.push({
+      projectId,
+      keyId,
+      requestId,
+      method,
+      path,
+      status,
+      durationMs,
+      createdAt: this.deps.clock.now(),
+    });
     if (this.waiting.length > MAX_WAITING) {
       this.dropped += this.waiting.length - MAX_WAITING;
       this.waiting.splice(0, this.waiting.length - MAX_WAITING);
@@ -78,7 +87,10 @@ export class RequestLogService {
     await this.deps.writer.run((trx) => insertRequestLogs(trx, rows));
   }
 
-  async list(projectId: string, opts: { limit: number; cursor?: string | undefined; status?: string | undefined; path?: string | undefined }): Promise<{ items: RequestLog[]; more: boolean }> {
+  async list(
+    projectId: string,
+    opts: { limit: number; cursor?: string | undefined; status?: string | undefined; path?: string | undefined },
+  ): Promise<{ items: RequestLog[]; more: boolean }> {
     const rows = await pageOfRequestLogs(this.deps.store.reader, projectId, opts.limit, opts.cursor, {
       status: opts.status === undefined ? undefined : statusRange(opts.status),
       path: opts.path,

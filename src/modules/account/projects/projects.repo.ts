@@ -38,7 +38,17 @@ export interface ProjectRow {
 }
 
 export const PROJECT_COLUMNS = [
-  'id', 'name', 'approved', 'suspended', 'daily_limit', 'monthly_limit', 'domain_limit', 'verify_limit', 'bounce_suppression_days', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'approved',
+  'suspended',
+  'daily_limit',
+  'monthly_limit',
+  'domain_limit',
+  'verify_limit',
+  'bounce_suppression_days',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function projectFromRow(r: ProjectRow): Project {
@@ -47,7 +57,12 @@ export function projectFromRow(r: ProjectRow): Project {
     name: r.name,
     approved: Boolean(r.approved),
     suspended: Boolean(r.suspended),
-    limits: { daily: Number(r.daily_limit), monthly: Number(r.monthly_limit), domains: Number(r.domain_limit), verifications: Number(r.verify_limit) },
+    limits: {
+      daily: Number(r.daily_limit),
+      monthly: Number(r.monthly_limit),
+      domains: Number(r.domain_limit),
+      verifications: Number(r.verify_limit),
+    },
     bounceSuppressionDays: Number(r.bounce_suppression_days ?? 0),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),

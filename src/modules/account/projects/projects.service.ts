@@ -3,7 +3,15 @@ import { newId } from '../../../lib/ids.js';
 import type { Clock } from '../../../lib/time.js';
 import { isUniqueViolation } from '../../../store/db.js';
 import { type Store } from '../../../store/store.js';
-import { findProject, findProjectByName, insertProject, listProjects as listAll, updateProject, type Project, type ProjectLimits } from './projects.repo.js';
+import {
+  findProject,
+  findProjectByName,
+  insertProject,
+  listProjects as listAll,
+  updateProject,
+  type Project,
+  type ProjectLimits,
+} from './projects.repo.js';
 
 export interface ProjectDeps {
   store: Store;
@@ -76,13 +84,15 @@ export async function setProject(deps: ProjectDeps, id: string, settings: Projec
 }
 
 function checkDays(days: number | undefined): number | undefined {
-  if (days !== undefined && (!Number.isInteger(days) || days < 0 || days > 3650)) throw validationError('bounce_suppression_days', 'must be a whole number of days from 0 (never) to 3650');
+  if (days !== undefined && (!Number.isInteger(days) || days < 0 || days > 3650))
+    throw validationError('bounce_suppression_days', 'must be a whole number of days from 0 (never) to 3650');
   return days;
 }
 
 function checkLimits(limits: Partial<ProjectLimits> | undefined): void {
   for (const [k, v] of Object.entries(limits ?? {})) {
-    if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 2_000_000_000)) throw validationError(`limits.${k}`, 'must be a whole number from 0 (unlimited) up');
+    if (v !== undefined && (!Number.isInteger(v) || v < 0 || v > 2_000_000_000))
+      throw validationError(`limits.${k}`, 'must be a whole number from 0 (unlimited) up');
   }
 }
 

@@ -3,7 +3,10 @@ import type { Db } from '../../../store/db.js';
 export async function usageCounts(db: Db, projectIds: string[], periods: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!projectIds.length) return out;
-  const rows = (await db('usage_counters').select('project_id', 'period', 'count').whereIn('project_id', projectIds).whereIn('period', periods)) as Array<{
+  const rows = (await db('usage_counters')
+    .select('project_id', 'period', 'count')
+    .whereIn('project_id', projectIds)
+    .whereIn('period', periods)) as Array<{
     project_id: string;
     period: string;
     count: number;

@@ -7,13 +7,20 @@ export interface SessionRow {
 }
 
 export async function insertSession(db: Db, s: SessionRow & { idHash: string; createdAt: number }): Promise<void> {
-  await db('dashboard_sessions').insert({ id_hash: s.idHash, key_id: s.keyId, csrf_token: s.csrfToken, created_at: s.createdAt, expires_at: s.expiresAt });
+  await db('dashboard_sessions').insert({
+    id_hash: s.idHash,
+    key_id: s.keyId,
+    csrf_token: s.csrfToken,
+    created_at: s.createdAt,
+    expires_at: s.expiresAt,
+  });
 }
 
 export async function findSession(db: Db, idHash: string): Promise<SessionRow | null> {
-  const row = (await db('dashboard_sessions').select('key_id', 'csrf_token', 'expires_at').where({ id_hash: idHash }).first()) as
-    | { key_id: string; csrf_token: string; expires_at: number | string }
-    | undefined;
+  const row = (await db('dashboard_sessions')
+    .select('key_id', 'csrf_token', 'expires_at')
+    .where({ id_hash: idHash })
+    .first()) as { key_id: string; csrf_token: string; expires_at: number | string } | undefined;
   return row ? { keyId: row.key_id, csrfToken: row.csrf_token, expiresAt: Number(row.expires_at) } : null;
 }
 

@@ -47,7 +47,10 @@ export function sessionService(deps: SessionDeps) {
       const key = bearer.trim();
       if (!key) throw apiError('unauthorized', 'missing API key');
       const got = await authenticateGuarded(deps.auth, deps.throttle, ip, key, 'dashboard');
-      if (got.kind === 'refused') throw apiError('rate_limited', `too many failed sign-ins from this address: retry in ${got.retryAfterS} s`, { 'Retry-After': String(got.retryAfterS) });
+      if (got.kind === 'refused')
+        throw apiError('rate_limited', `too many failed sign-ins from this address: retry in ${got.retryAfterS} s`, {
+          'Retry-After': String(got.retryAfterS),
+        });
       if (got.kind === 'wrong') throw apiError('unauthorized', 'invalid or revoked API key');
       const { principal } = got;
       if (principal.project.suspended) throw apiError('account_suspended', 'this project is suspended');
@@ -57,7 +60,13 @@ export function sessionService(deps: SessionDeps) {
       await deps.store.tx(async (trx) => {
         // the table holds only live sessions: the expired ones go at each sign-in
         await deleteExpiredSessions(trx, now);
-        await insertSession(trx, { idHash: hashOf(token), keyId: principal.key.id, csrfToken: session.csrfToken, createdAt: now, expiresAt: session.expiresAt });
+        await insertSession(trx, {
+          idHash: hashOf(token),
+          keyId: principal.key.id,
+          csrfToken: session.csrfToken,
+          createdAt: now,
+          expiresAt: session.expiresAt,
+        });
       });
       return { token, session };
     },

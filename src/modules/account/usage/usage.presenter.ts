@@ -10,6 +10,11 @@ export function presentUsage(u: ProjectUsage) {
     broadcast_today: u.broadcastToday,
     broadcast_this_month: u.broadcastThisMonth,
     verifications_used: u.verificationsUsed,
-    limits: { daily: u.limits.daily, monthly: u.limits.monthly, domains: u.limits.domains, verifications: u.limits.verifications },
+    limits: {
+      daily: u.limits.daily,
+      monthly: u.limits.monthly,
+      domains: u.limits.domains,
+      verifications: u.limits.verifications,
+    },
   };
 }

@@ -10,7 +10,8 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage',
     scope: 'usage:read',
-    summary: "The project's live sends today and this month (UTC), verifications this month, and its limits (0 = unlimited)",
+    summary:
+      "The project's live sends today and this month (UTC), verifications this month, and its limits (0 = unlimited)",
     async handler({ services, principal }) {
       return { status: 200, body: presentUsage(await services.usage.get(principal.project.id)) };
     },

@@ -26,9 +26,20 @@ export async function projectUsage(deps: UsageDeps, projectId: string): Promise<
   const now = deps.clock.now();
   const { day, month } = periodsOf(now);
   const verify = verifyPeriod(now);
-  const counts = await usageCounts(deps.store.reader, [projectId], [day, month, verify, broadcastPeriod(day), broadcastPeriod(month)]);
+  const counts = await usageCounts(
+    deps.store.reader,
+    [projectId],
+    [day, month, verify, broadcastPeriod(day), broadcastPeriod(month)],
+  );
   const count = (period: string) => counts.get(`${projectId}|${period}`) ?? 0;
-  return { sentToday: count(day), sentThisMonth: count(month), broadcastToday: count(broadcastPeriod(day)), broadcastThisMonth: count(broadcastPeriod(month)), verificationsUsed: count(verify), limits: project.limits };
+  return {
+    sentToday: count(day),
+    sentThisMonth: count(month),
+    broadcastToday: count(broadcastPeriod(day)),
+    broadcastThisMonth: count(broadcastPeriod(month)),
+    verificationsUsed: count(verify),
+    limits: project.limits,
+  };
 }
 
 export function usageService(deps: UsageDeps) {

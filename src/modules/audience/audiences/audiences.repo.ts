@@ -8,7 +8,12 @@ export interface Audience {
 }
 
 type Row = { id: string; project_id: string; name: string; created_at: number | string };
-const fromRow = (r: Row): Audience => ({ id: r.id, projectId: r.project_id, name: r.name, createdAt: Number(r.created_at) });
+const fromRow = (r: Row): Audience => ({
+  id: r.id,
+  projectId: r.project_id,
+  name: r.name,
+  createdAt: Number(r.created_at),
+});
 
 export async function insertAudience(db: Db, a: Audience): Promise<void> {
   await db('audiences').insert({ id: a.id, project_id: a.projectId, name: a.name, created_at: a.createdAt });
@@ -24,14 +29,23 @@ export async function deleteAudience(db: Db, id: string): Promise<void> {
 }
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
-export async function pageOfAudiences(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Audience[]> {
+export async function pageOfAudiences(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<Audience[]> {
   return (await projectRowsPage<Row>(db, 'audiences', projectId, limit, before)).map(fromRow);
 }
 
 export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<string, number>> {
   const out = new Map(audienceIds.map((id) => [id, 0]));
   if (!audienceIds.length) return out;
-  const rows = (await db('audience_contacts').select('audience_id').count({ n: '*' }).whereIn('audience_id', audienceIds).groupBy('audience_id')) as Array<{ audience_id: string; n: number | string }>;
+  const rows = (await db('audience_contacts')
+    .select('audience_id')
+    .count({ n: '*' })
+    .whereIn('audience_id', audienceIds)
+    .groupBy('audience_id')) as Array<{ audience_id: string; n: number | string }>;
   for (const r of rows) out.set(r.audience_id, Number(r.n));
   return out;
 }
@@ -42,18 +56,32 @@ export async function addMembers(db: Db, audienceId: string, contactIds: string[
   const wanted = [...new Set(contactIds)];
   const present = new Set<string>();
   for (let i = 0; i < wanted.length; i += 400) {
-    const rows = (await db('audience_contacts').select('contact_id').where({ audience_id: audienceId }).whereIn('contact_id', wanted.slice(i, i + 400))) as Array<{ contact_id: string }>;
+    const rows = (await db('audience_contacts')
+      .select('contact_id')
+      .where({ audience_id: audienceId })
+      .whereIn('contact_id', wanted.slice(i, i + 400))) as Array<{ contact_id: string }>;
     for (const r of rows) present.add(r.contact_id);
   }
   const added = wanted.filter((id) => !present.has(id));
   const rows = added.map((contact_id) => ({ audience_id: audienceId, contact_id, created_at: now }));
-  for (let i = 0; i < rows.length; i += 400) await db('audience_contacts').insert(rows.slice(i, i + 400)).onConflict(['audience_id', 'contact_id']).ignore();
+  for (let i = 0; i < rows.length; i += 400)
+    await db('audience_contacts')
+      .insert(rows.slice(i, i + 400))
+      .onConflict(['audience_id', 'contact_id'])
+      .ignore();
   return added;
 }
 
 /** A signup form that adds to the audience, if any (deleting the audience is refused while one does; docs/forms.md). */
-export async function formUsing(db: Db, projectId: string, audienceId: string): Promise<{ id: string; name: string } | null> {
-  const row = (await db('forms').select('id', 'name').where({ project_id: projectId, audience_id: audienceId }).first()) as { id: string; name: string } | undefined;
+export async function formUsing(
+  db: Db,
+  projectId: string,
+  audienceId: string,
+): Promise<{ id: string; name: string } | null> {
+  const row = (await db('forms')
+    .select('id', 'name')
+    .where({ project_id: projectId, audience_id: audienceId })
+    .first()) as { id: string; name: string } | undefined;
   return row ?? null;
 }
 

@@ -47,7 +47,8 @@ export const audienceRoutes = [
     method: 'POST',
     path: '/v1/audiences/:id/contacts',
     scope: 'contacts:manage',
-    summary: 'Add contacts to an audience by id, or by address (a contact is made for an address the project does not have)',
+    summary:
+      'Add contacts to an audience by id, or by address (a contact is made for an address the project does not have)',
     body: AddContactsBody,
     async handler({ services, principal, params, body }) {
       return { status: 200, body: await services.audiences.addContacts(principal.project.id, params.id!, body) };
@@ -59,7 +60,10 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'Take a contact (by id or address) out of an audience',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.audiences.removeContact(principal.project.id, params.id!, params.contact!) };
+      return {
+        status: 200,
+        body: await services.audiences.removeContact(principal.project.id, params.id!, params.contact!),
+      };
     },
   }),
 ];

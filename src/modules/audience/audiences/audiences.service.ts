@@ -6,7 +6,15 @@ import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
 import { broadcastUsing } from '../topics/list-users.repo.js';
-import { contactsByEmail, contactsById, findContact, insertContact, segmentReading, updateContact, type Contact } from '../contacts/contacts.repo.js';
+import {
+  contactsByEmail,
+  contactsById,
+  findContact,
+  insertContact,
+  segmentReading,
+  updateContact,
+  type Contact,
+} from '../contacts/contacts.repo.js';
 import { lockRows } from '../../../store/db.js';
 import * as repo from './audiences.repo.js';
 import type { Audience } from './audiences.repo.js';
@@ -17,7 +25,13 @@ export interface AudienceDeps {
   clock: Clock;
 }
 
-const present = (a: Audience, count: number) => ({ object: 'audience' as const, id: a.id, name: a.name, contact_count: count, created_at: iso(a.createdAt) });
+const present = (a: Audience, count: number) => ({
+  object: 'audience' as const,
+  id: a.id,
+  name: a.name,
+  contact_count: count,
+  created_at: iso(a.createdAt),
+});
 
 async function existing(deps: AudienceDeps, projectId: string, id: string, db = deps.store.knex): Promise<Audience> {
   const a = await repo.findAudience(db, projectId, id);
@@ -45,19 +59,47 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
     if (missing) throw notFound(`contact ${missing}`);
     const known = await contactsByEmail(trx, projectId, emails);
     const named = [...byId, ...known].filter((c, i, all) => all.findIndex((x) => x.id === c.id) === i);
-    const made: Contact[] = [...new Set(emails)].filter((e) => !known.some((k) => k.email === e)).map((email) => ({ id: newId('contact', now), projectId, email, firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now }));
+    const made: Contact[] = [...new Set(emails)]
+      .filter((e) => !known.some((k) => k.email === e))
+      .map((email) => ({
+        id: newId('contact', now),
+        projectId,
+        email,
+        firstName: null,
+        lastName: null,
+        properties: {},
+        unsubscribed: false,
+        pending: false,
+        createdAt: now,
+        updatedAt: now,
+      }));
     for (const c of made) await insertContact(trx, c);
     const vouched = named.filter((c) => c.pending).map((c) => ({ ...c, pending: false, updatedAt: now }));
     for (const c of vouched) await updateContact(trx, c);
-    const added = new Set(await repo.addMembers(trx, a.id, [...named, ...made].map((c) => c.id), now));
+    const added = new Set(
+      await repo.addMembers(
+        trx,
+        a.id,
+        [...named, ...made].map((c) => c.id),
+        now,
+      ),
+    );
     // the contacts made or vouched for are created; those that were there already and joined are updated (their audiences changed)
     const joined = named.filter((c) => added.has(c.id) && !c.pending);
     const events: OutboxEvent[] = [
-      ...(await presented(trx, projectId, [...made, ...vouched])).map((shown) => contactEvent('contact.created', shown, projectId, now)),
-      ...(await presented(trx, projectId, joined)).map((shown) => contactEvent('contact.updated', shown, projectId, now)),
+      ...(await presented(trx, projectId, [...made, ...vouched])).map((shown) =>
+        contactEvent('contact.created', shown, projectId, now),
+      ),
+      ...(await presented(trx, projectId, joined)).map((shown) =>
+        contactEvent('contact.updated', shown, projectId, now),
+      ),
     ];
     await insertEvents(trx, events);
-    return { ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!), added: added.size, created_contacts: made.length };
+    return {
+      ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!),
+      added: added.size,
+      created_contacts: made.length,
+    };
   });
 }
 
@@ -68,11 +110,23 @@ function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
     await lockRows(trx, 'projects', [projectId]);
     const a = await existing(deps, projectId, id, trx);
     const user = await segmentReading(trx, projectId, { audience: a.id });
-    if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`);
+    if (user)
+      throw apiError(
+        'conflict',
+        `segment ${user.id} (${user.name}) uses the audience ${a.id}; delete or change it first`,
+      );
     const form = await repo.formUsing(trx, projectId, a.id);
-    if (form) throw apiError('conflict', `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`);
+    if (form)
+      throw apiError(
+        'conflict',
+        `form ${form.id} (${form.name}) adds to the audience ${a.id}; delete or change it first`,
+      );
     const broadcast = await broadcastUsing(trx, projectId, { audience: a.id });
-    if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`);
+    if (broadcast)
+      throw apiError(
+        'conflict',
+        `broadcast ${broadcast.id} (${broadcast.name}) sends to the audience ${a.id}; cancel or change it first`,
+      );
     // its contacts stay: an audience is a list of them, not their owner
     await repo.deleteAudience(trx, a.id);
     return { object: 'audience' as const, id: a.id, deleted: true };
@@ -82,10 +136,15 @@ function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
 /** DELETE /v1/audiences/{id}/contacts/{contact}: by id or address; the contact stays, updated (contact.updated). */
 async function removeContact(deps: AudienceDeps, projectId: string, id: string, contact: string) {
   const a = await existing(deps, projectId, id);
-  const c = await findContact(deps.store.knex, projectId, isContactId(contact) ? contact : contactAddress(contact, 'contact'));
+  const c = await findContact(
+    deps.store.knex,
+    projectId,
+    isContactId(contact) ? contact : contactAddress(contact, 'contact'),
+  );
   if (!c) throw notFound(`contact ${contact}`);
   await deps.store.tx(async (trx) => {
-    if (!(await repo.removeMember(trx, a.id, c.id))) throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
+    if (!(await repo.removeMember(trx, a.id, c.id)))
+      throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
     const [shown] = await presented(trx, projectId, [c]);
     await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
   });
@@ -105,7 +164,10 @@ export function audienceService(deps: AudienceDeps) {
     },
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
       const { page, nextCursor } = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
-      const counts = await repo.contactCounts(deps.store.knex, page.map((a) => a.id));
+      const counts = await repo.contactCounts(
+        deps.store.knex,
+        page.map((a) => a.id),
+      );
       return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: nextCursor };
     },
     delete: (projectId: string, id: string) => deleteUnused(deps, projectId, id),

@@ -32,7 +32,11 @@ export interface FanOutContact {
   properties: Record<string, PropertyValue>;
 }
 
-export function broadcastVariables(c: FanOutContact, properties: readonly ContactProperty[], preferencesUrl: string): Record<string, unknown> {
+export function broadcastVariables(
+  c: FanOutContact,
+  properties: readonly ContactProperty[],
+  preferencesUrl: string,
+): Record<string, unknown> {
   const contact: Record<string, unknown> = { id: c.id, email: c.email, first_name: c.firstName, last_name: c.lastName };
   for (const p of properties) contact[p.key] = Object.hasOwn(c.properties, p.key) ? c.properties[p.key] : p.fallback;
   return { contact, preferences_url: preferencesUrl, unsubscribe_url: preferencesUrl };
@@ -44,7 +48,14 @@ export function broadcastVariables(c: FanOutContact, properties: readonly Contac
  */
 export function compileInline(content: BroadcastContent): TemplateVersion | null {
   if (content.template_id !== undefined) return null;
-  const source = { subject: content.subject ?? '', html: content.html ?? null, text: content.text ?? null, design: null, translations: {}, variables: BROADCAST_VARIABLES };
+  const source = {
+    subject: content.subject ?? '',
+    html: content.html ?? null,
+    text: content.text ?? null,
+    design: null,
+    translations: {},
+    variables: BROADCAST_VARIABLES,
+  };
   return {
     templateUid: '',
     templateId: '',
@@ -61,7 +72,8 @@ function compiled(source: Parameters<typeof compileVersion>[0]) {
   try {
     return compileVersion(source);
   } catch (e) {
-    if (e instanceof ApiError && e.field && e.message.startsWith(`${e.field} `)) throw validationError(e.field, e.message.slice(e.field.length + 1));
+    if (e instanceof ApiError && e.field && e.message.startsWith(`${e.field} `))
+      throw validationError(e.field, e.message.slice(e.field.length + 1));
     throw e;
   }
 }
@@ -92,10 +104,16 @@ export function sendBodyFor(content: BroadcastContent, to: string, rendered: Ren
 export function checkContent(content: BroadcastContent): void {
   const inline = content.subject !== undefined || content.html !== undefined || content.text !== undefined;
   if (content.template_id !== undefined) {
-    if (inline) throw validationError('template_id', 'cannot be combined with subject, html or text: send either content or a template');
+    if (inline)
+      throw validationError(
+        'template_id',
+        'cannot be combined with subject, html or text: send either content or a template',
+      );
     return;
   }
-  if (content.template_version !== undefined) throw validationError('template_version', 'is only allowed with template_id');
+  if (content.template_version !== undefined)
+    throw validationError('template_version', 'is only allowed with template_id');
   if (content.subject === undefined) throw validationError('subject', 'is required (or give a template_id)');
-  if (content.html === undefined && content.text === undefined) throw validationError('html', 'html or text is required');
+  if (content.html === undefined && content.text === undefined)
+    throw validationError('html', 'html or text is required');
 }

@@ -64,7 +64,8 @@ export type Move = { ok: Broadcast } | { refused: string };
 /** POST /send: now (sending) or at `at` (scheduled), by a key of `environment`. */
 export function startSending(b: Broadcast, at: number | null, environment: Environment, now: number): Move {
   if (b.status !== 'draft') return { refused: `broadcast ${b.id} is ${b.status}; only a draft can be sent` };
-  if (at !== null && at > now) return { ok: { ...b, status: 'scheduled', scheduledAt: at, environment, updatedAt: now } };
+  if (at !== null && at > now)
+    return { ok: { ...b, status: 'scheduled', scheduledAt: at, environment, updatedAt: now } };
   return { ok: { ...b, status: 'sending', scheduledAt: null, startedAt: now, environment, updatedAt: now } };
 }
 

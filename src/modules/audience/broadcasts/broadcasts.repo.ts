@@ -102,7 +102,12 @@ export async function broadcastById(db: Db, id: string): Promise<Broadcast | nul
   return row ? fromRow(row) : null;
 }
 
-export async function pageOfBroadcasts(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Broadcast[]> {
+export async function pageOfBroadcasts(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<Broadcast[]> {
   return (await projectRowsPage<Row>(db, 'broadcasts', projectId, limit, before)).map(fromRow);
 }
 
@@ -118,7 +123,8 @@ export async function broadcastsToFanOut(db: Db, now: number): Promise<Broadcast
 
 /** When the next scheduled broadcast is due, to sleep until then. */
 export async function nextScheduledAt(db: Db): Promise<number | null> {
-  const row = (await db('broadcasts').where('status', 'scheduled').min({ at: 'scheduled_at' }).first()) as { at: number | string | null } | undefined;
+  const row = (await db('broadcasts').where('status', 'scheduled').min({ at: 'scheduled_at' }).first()) as
+    { at: number | string | null } | undefined;
   return num(row?.at ?? null);
 }
 
@@ -128,13 +134,25 @@ export async function nextScheduledAt(db: Db): Promise<number | null> {
  * membership's primary key (audience_id, contact_id), a range from the
  * cursor on: an IN over the members would read them all at every batch.
  */
-export async function contactsAfter(db: Db, b: Broadcast, audienceId: string | null, limit: number): Promise<FanOutRow[]> {
+export async function contactsAfter(
+  db: Db,
+  b: Broadcast,
+  audienceId: string | null,
+  limit: number,
+): Promise<FanOutRow[]> {
   if (!audienceId) {
-    const q = db('contacts as c').select('c.*').where('c.project_id', b.projectId).andWhere('c.created_at', '<=', b.startedAt!);
+    const q = db('contacts as c')
+      .select('c.*')
+      .where('c.project_id', b.projectId)
+      .andWhere('c.created_at', '<=', b.startedAt!);
     if (b.cursor) q.andWhere('c.id', '>', b.cursor);
     return q.orderBy('c.id').limit(limit);
   }
-  const q = db('audience_contacts as ac').join('contacts as c', 'c.id', 'ac.contact_id').select('c.*').where('ac.audience_id', audienceId).andWhere('c.created_at', '<=', b.startedAt!);
+  const q = db('audience_contacts as ac')
+    .join('contacts as c', 'c.id', 'ac.contact_id')
+    .select('c.*')
+    .where('ac.audience_id', audienceId)
+    .andWhere('c.created_at', '<=', b.startedAt!);
   if (b.cursor) q.andWhere('ac.contact_id', '>', b.cursor);
   return q.orderBy('ac.contact_id').limit(limit);
 }
@@ -160,7 +178,9 @@ export interface OutcomeCounts {
 
 /** How the broadcasts' emails fared, by broadcast: two grouped queries over its emails. */
 export async function outcomeCounts(db: Db, ids: string[]): Promise<Map<string, OutcomeCounts>> {
-  const out = new Map(ids.map((id) => [id, { statuses: new Map<string, number>(), events: new Map<string, number>() }]));
+  const out = new Map(
+    ids.map((id) => [id, { statuses: new Map<string, number>(), events: new Map<string, number>() }]),
+  );
   if (!ids.length) return out;
   const statuses = (await db('emails as e')
     .join('email_recipients as r', 'r.email_id', 'e.id')
@@ -182,7 +202,8 @@ export async function outcomeCounts(db: Db, ids: string[]): Promise<Map<string, 
 
 /** The broadcast a broadcast email came from, for its unsubscribe link: its topic. */
 export async function topicOfBroadcast(db: Db | Knex.Transaction, id: string): Promise<string | null | undefined> {
-  const row = (await db('broadcasts').select('topic_id').where({ id }).first()) as { topic_id: string | null } | undefined;
+  const row = (await db('broadcasts').select('topic_id').where({ id }).first()) as
+    { topic_id: string | null } | undefined;
   return row === undefined ? undefined : row.topic_id;
 }
 

@@ -1,6 +1,11 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
 import type { BroadcastService } from './broadcasts.service.js';
-import { CreateBroadcastBody, ListBroadcastsQuery, PatchBroadcastBody, SendBroadcastBody } from './broadcasts.schema.js';
+import {
+  CreateBroadcastBody,
+  ListBroadcastsQuery,
+  PatchBroadcastBody,
+  SendBroadcastBody,
+} from './broadcasts.schema.js';
 
 const route = keyedRoutes<{ broadcasts: BroadcastService }>();
 
@@ -10,7 +15,8 @@ export const broadcastRoutes = [
     method: 'POST',
     path: '/v1/broadcasts',
     scope: 'broadcasts:manage',
-    summary: 'Make a draft broadcast: content (or a template) for every contact of an audience or segment, optionally of a topic',
+    summary:
+      'Make a draft broadcast: content (or a template) for every contact of an audience or segment, optionally of a topic',
     body: CreateBroadcastBody,
     async handler({ services, principal, body }) {
       return { status: 201, body: await services.broadcasts.create(principal.project.id, body) };
@@ -68,7 +74,8 @@ export const broadcastRoutes = [
     method: 'POST',
     path: '/v1/broadcasts/:id/cancel',
     scope: 'broadcasts:manage',
-    summary: 'Cancel a draft, scheduled or sending broadcast: contacts not yet handed to the outbound queue get nothing',
+    summary:
+      'Cancel a draft, scheduled or sending broadcast: contacts not yet handed to the outbound queue get nothing',
     async handler({ services, principal, params }) {
       return { status: 200, body: await services.broadcasts.cancel(principal.project.id, params.id!) };
     },

@@ -62,7 +62,10 @@ export const PatchBroadcastBody = Type.Object(
 );
 export type PatchBroadcastBody = Static<typeof PatchBroadcastBody>;
 
-export const SendBroadcastBody = Type.Object({ scheduled_at: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false });
+export const SendBroadcastBody = Type.Object(
+  { scheduled_at: Type.Optional(Type.String({ format: 'date-time' })) },
+  { additionalProperties: false },
+);
 export type SendBroadcastBody = Static<typeof SendBroadcastBody>;
 
 export const ListBroadcastsQuery = Type.Object(pageQueryFields('bro'), { additionalProperties: false });

@@ -18,7 +18,12 @@ import * as repo from './broadcasts.repo.js';
 import type { CreateBroadcastBody, PatchBroadcastBody, SendBroadcastBody } from './broadcasts.schema.js';
 
 /** What a broadcast's template is checked with: a render for a sample contact (templates.service.ts renderForSend). */
-export type TemplateCheck = (projectId: string, templateId: string, version: number | null, variables: Record<string, unknown>) => Promise<unknown>;
+export type TemplateCheck = (
+  projectId: string,
+  templateId: string,
+  version: number | null,
+  variables: Record<string, unknown>,
+) => Promise<unknown>;
 
 export interface BroadcastDeps {
   store: Store;
@@ -30,11 +35,27 @@ export interface BroadcastDeps {
   checkInline?: (content: BroadcastContent) => Promise<void>;
 }
 
-const SAMPLE = { contact: { id: 'con_sample', email: 'someone@example.com', first_name: null, last_name: null }, preferences_url: 'https://example.com/p/sample', unsubscribe_url: 'https://example.com/p/sample' };
+const SAMPLE = {
+  contact: { id: 'con_sample', email: 'someone@example.com', first_name: null, last_name: null },
+  preferences_url: 'https://example.com/p/sample',
+  unsubscribe_url: 'https://example.com/p/sample',
+};
 
-const CONTENT_KEYS = ['from', 'reply_to', 'subject', 'html', 'text', 'template_id', 'template_version', 'tags'] as const;
+const CONTENT_KEYS = [
+  'from',
+  'reply_to',
+  'subject',
+  'html',
+  'text',
+  'template_id',
+  'template_version',
+  'tags',
+] as const;
 
-function contentOf(body: Partial<Record<(typeof CONTENT_KEYS)[number], unknown>>, base: BroadcastContent | null): BroadcastContent {
+function contentOf(
+  body: Partial<Record<(typeof CONTENT_KEYS)[number], unknown>>,
+  base: BroadcastContent | null,
+): BroadcastContent {
   const out: Record<string, unknown> = { ...base };
   for (const k of CONTENT_KEYS) {
     if (!(k in body)) continue;
@@ -46,7 +67,15 @@ function contentOf(body: Partial<Record<(typeof CONTENT_KEYS)[number], unknown>>
 
 /** from, reply_to and tags as POST /v1/emails checks them (for a sample recipient); the From domain. */
 function fromDomainOf(content: BroadcastContent): string {
-  return prepareEmail(sendBodyFor(content, 'someone@example.com', { subject: content.subject ?? 'x', html: content.html ?? null, text: content.text ?? 'x', translation: null }), 0).from.domain;
+  return prepareEmail(
+    sendBodyFor(content, 'someone@example.com', {
+      subject: content.subject ?? 'x',
+      html: content.html ?? null,
+      text: content.text ?? 'x',
+      translation: null,
+    }),
+    0,
+  ).from.domain;
 }
 
 /** Everything a draft's content is checked for at each write, as a send of it would be. */
@@ -54,9 +83,14 @@ async function checked(deps: BroadcastDeps, b: Broadcast): Promise<Broadcast> {
   const { content } = b;
   checkContent(content);
   if (!b.audienceId && !b.segmentId) throw validationError('audience_id', 'an audience_id or a segment_id is required');
-  if (b.audienceId && b.segmentId) throw validationError('segment_id', 'give an audience_id or a segment_id, not both (a segment may have its own audience)');
+  if (b.audienceId && b.segmentId)
+    throw validationError(
+      'segment_id',
+      'give an audience_id or a segment_id, not both (a segment may have its own audience)',
+    );
   fromDomainOf(content);
-  if (content.template_id !== undefined) await deps.checkTemplate(b.projectId, content.template_id, content.template_version ?? null, SAMPLE);
+  if (content.template_id !== undefined)
+    await deps.checkTemplate(b.projectId, content.template_id, content.template_version ?? null, SAMPLE);
   else if (deps.checkInline) await deps.checkInline(content);
   else compileInline(content);
   return b;
@@ -69,7 +103,8 @@ async function checked(deps: BroadcastDeps, b: Broadcast): Promise<Broadcast> {
 async function checkRefs(trx: Knex.Transaction, b: Broadcast): Promise<void> {
   if (b.audienceId && !(await findAudience(trx, b.projectId, b.audienceId))) throw notFound(`audience ${b.audienceId}`);
   if (b.segmentId && !(await findSegment(trx, b.projectId, b.segmentId))) throw notFound(`segment ${b.segmentId}`);
-  if (b.topicId && !(await topicsOfProject(trx, b.projectId)).some((t) => t.id === b.topicId)) throw notFound(`topic ${b.topicId}`);
+  if (b.topicId && !(await topicsOfProject(trx, b.projectId)).some((t) => t.id === b.topicId))
+    throw notFound(`topic ${b.topicId}`);
 }
 
 function draftOf(projectId: string, body: CreateBroadcastBody, now: number): Broadcast {
@@ -101,7 +136,11 @@ function draftOf(projectId: string, body: CreateBroadcastBody, now: number): Bro
 
 /** A live send, as POST /v1/emails would check it: an approved project, a verified From domain. */
 async function checkLive(deps: BroadcastDeps, principal: Principal, b: Broadcast): Promise<void> {
-  if (!principal.project.approved) throw apiError('account_not_approved', 'live sending waits for this project to be approved; test keys work meanwhile');
+  if (!principal.project.approved)
+    throw apiError(
+      'account_not_approved',
+      'live sending waits for this project to be approved; test keys work meanwhile',
+    );
   const domain = fromDomainOf(b.content);
   if (!(await verifiedDomainsOf(deps.store.reader, [domain])).has(`${b.projectId}|${domain}`)) {
     throw apiError('domain_not_verified', `the From domain ${domain} is not a verified domain of this project`);
@@ -111,7 +150,8 @@ async function checkLive(deps: BroadcastDeps, principal: Principal, b: Broadcast
 /** In the cancel's transaction: its emails still waiting in the queue are taken back; a sent broadcast is cancelled only for those. */
 async function withdrawOnCancel(trx: Knex.Transaction, next: Broadcast, before: Broadcast): Promise<Broadcast> {
   const n = await repo.withdrawQueued(trx, next.id);
-  if (before.status === 'sent' && n === 0) throw apiError('conflict', `broadcast ${next.id} is sent: every email of it has been handed to the MTA`);
+  if (before.status === 'sent' && n === 0)
+    throw apiError('conflict', `broadcast ${next.id} is sent: every email of it has been handed to the MTA`);
   return withdrawn(next, n);
 }
 
@@ -122,11 +162,23 @@ async function existing(deps: BroadcastDeps, projectId: string, id: string): Pro
 }
 
 async function present(deps: BroadcastDeps, list: Broadcast[]) {
-  return presentBroadcasts(list, await repo.outcomeCounts(deps.store.reader, list.map((b) => b.id)));
+  return presentBroadcasts(
+    list,
+    await repo.outcomeCounts(
+      deps.store.reader,
+      list.map((b) => b.id),
+    ),
+  );
 }
 
 /** A move of a broadcast under its row lock, refused with 409 `conflict` when its status does not allow it. */
-async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b: Broadcast, now: number) => Move, then?: (trx: Knex.Transaction, next: Broadcast, before: Broadcast) => Promise<Broadcast>): Promise<Broadcast> {
+async function move(
+  deps: BroadcastDeps,
+  projectId: string,
+  id: string,
+  step: (b: Broadcast, now: number) => Move,
+  then?: (trx: Knex.Transaction, next: Broadcast, before: Broadcast) => Promise<Broadcast>,
+): Promise<Broadcast> {
   return deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [projectId]);
     await lockRows(trx, 'broadcasts', [id]);
@@ -144,7 +196,8 @@ async function move(deps: BroadcastDeps, projectId: string, id: string, step: (b
 /** PATCH /v1/broadcasts/{id}: fields given replace, null clears; checked as a create is, and only while a draft. */
 async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, body: PatchBroadcastBody) {
   const current = await existing(deps, projectId, id);
-  const pick = <K extends 'audience_id' | 'segment_id' | 'topic_id'>(k: K, was: string | null) => (k in body ? (body[k] ?? null) : was);
+  const pick = <K extends 'audience_id' | 'segment_id' | 'topic_id'>(k: K, was: string | null) =>
+    k in body ? (body[k] ?? null) : was;
   const next = await checked(deps, {
     ...current,
     name: body.name ?? current.name,
@@ -153,7 +206,11 @@ async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, b
     segmentId: pick('segment_id', current.segmentId),
     topicId: pick('topic_id', current.topicId),
   });
-  const saved = await move(deps, projectId, id, (b, now) => (b.status === 'draft' ? { ok: { ...next, updatedAt: now } } : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` }));
+  const saved = await move(deps, projectId, id, (b, now) =>
+    b.status === 'draft'
+      ? { ok: { ...next, updatedAt: now } }
+      : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` },
+  );
   return (await present(deps, [saved]))[0]!;
 }
 
@@ -163,7 +220,8 @@ async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string) {
     await lockRows(trx, 'broadcasts', [id]);
     const b = await repo.findBroadcast(trx, projectId, id);
     if (!b) throw notFound(`broadcast ${id}`);
-    if (b.status !== 'draft') throw apiError('conflict', `broadcast ${id} is ${b.status}; only a draft can be deleted (cancel it instead)`);
+    if (b.status !== 'draft')
+      throw apiError('conflict', `broadcast ${id} is ${b.status}; only a draft can be deleted (cancel it instead)`);
     await repo.deleteBroadcast(trx, id);
   });
   return { object: 'broadcast' as const, id, deleted: true };
@@ -198,7 +256,10 @@ export function broadcastService(deps: BroadcastDeps) {
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
     get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0]!,
     async list(projectId: string, limit: number, cursor: string | undefined) {
-      const { page, nextCursor } = idPage(await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor), limit);
+      const { page, nextCursor } = idPage(
+        await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor),
+        limit,
+      );
       return { object: 'list' as const, data: await present(deps, page), next_cursor: nextCursor };
     },
   };

@@ -36,7 +36,13 @@ export interface BatchSource {
   publicUrl: string | null;
   /** the inline content compiled (null for a template_id broadcast) */
   inline: TemplateVersion | null;
-  renderTemplate(projectId: string, templateId: string, version: number | null, variables: Record<string, unknown>, to: string): Promise<{ version: number; rendered: RenderedContent }>;
+  renderTemplate(
+    projectId: string,
+    templateId: string,
+    version: number | null,
+    variables: Record<string, unknown>,
+    to: string,
+  ): Promise<{ version: number; rendered: RenderedContent }>;
 }
 
 /**
@@ -48,22 +54,44 @@ export interface BatchSource {
  * would prepare them.
  */
 // long: one pass over the batch's contacts, each decided in order; the cursor stops where the room ends
-export async function prepareBatch(src: BatchSource, b: Broadcast, room: number, batchSize: number): Promise<{ requests: AcceptRequest[]; tally: BatchTally }> {
+export async function prepareBatch(
+  src: BatchSource,
+  b: Broadcast,
+  room: number,
+  batchSize: number,
+): Promise<{ requests: AcceptRequest[]; tally: BatchTally }> {
   const { db } = src;
   const project = await sendingProject(db, b);
   const segment = b.segmentId ? await findSegment(db, b.projectId, b.segmentId) : null;
   const audienceId = b.audienceId ?? segment?.audienceId ?? null;
   if (b.segmentId && !segment) throw new Orphaned(`its segment ${b.segmentId} was deleted`);
-  if (audienceId && !(await findAudience(db, b.projectId, audienceId))) throw new Orphaned(`its audience ${audienceId} was deleted`);
-  if (b.topicId && !(await topicsOfProject(db, b.projectId)).some((t) => t.id === b.topicId)) throw new Orphaned(`its topic ${b.topicId} was deleted`);
+  if (audienceId && !(await findAudience(db, b.projectId, audienceId)))
+    throw new Orphaned(`its audience ${audienceId} was deleted`);
+  if (b.topicId && !(await topicsOfProject(db, b.projectId)).some((t) => t.id === b.topicId))
+    throw new Orphaned(`its topic ${b.topicId} was deleted`);
   room = Math.min(room, await allowance(db, project, b, src.now));
   // a paced batch reads a little beyond its room, for the contacts it skips
   const readLimit = b.environment === 'live' ? Math.min(batchSize, Math.max(2 * room, 50)) : batchSize;
   const rows = await contactsAfter(db, b, audienceId, readLimit);
   const properties = await listProperties(db, b.projectId);
-  const topics = b.topicId ? await subscriptionsOf(db, b.projectId, rows.map((r) => r.id)) : null;
+  const topics = b.topicId
+    ? await subscriptionsOf(
+        db,
+        b.projectId,
+        rows.map((r) => r.id),
+      )
+    : null;
   const requestId = newId('request', src.now);
-  const tally: BatchTally = { cursor: b.cursor, recipients: 0, queued: 0, suppressed: 0, skipped: 0, failed: 0, error: null, last: rows.length < readLimit };
+  const tally: BatchTally = {
+    cursor: b.cursor,
+    recipients: 0,
+    queued: 0,
+    suppressed: 0,
+    skipped: 0,
+    failed: 0,
+    error: null,
+    last: rows.length < readLimit,
+  };
   const requests: AcceptRequest[] = [];
   for (const row of rows) {
     if (requests.length >= room) {
@@ -71,7 +99,14 @@ export async function prepareBatch(src: BatchSource, b: Broadcast, room: number,
       break;
     }
     tally.cursor = row.id;
-    const contact: FanOutContact & { createdAt: number } = { id: row.id, email: row.email, firstName: row.first_name, lastName: row.last_name, properties: JSON.parse(row.properties) as Record<string, PropertyValue>, createdAt: Number(row.created_at) };
+    const contact: FanOutContact & { createdAt: number } = {
+      id: row.id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      properties: JSON.parse(row.properties) as Record<string, PropertyValue>,
+      createdAt: Number(row.created_at),
+    };
     if (segment && !matches(segment.compiled, contactValues(contact, properties))) continue;
     tally.recipients++;
     if (Boolean(row.unsubscribed) || Boolean(row.pending) || (topics && !topics.get(row.id)?.[b.topicId!])) {
@@ -79,11 +114,32 @@ export async function prepareBatch(src: BatchSource, b: Broadcast, room: number,
       continue;
     }
     try {
-      const variables = broadcastVariables(contact, properties, src.publicUrl ? preferencesUrl(src.publicUrl, signPreferenceToken(src.key, contact.id)) : '');
-      const made = src.inline ? { version: null, rendered: renderInline(src.inline, variables) } : await src.renderTemplate(b.projectId, b.content.template_id!, b.content.template_version ?? null, variables, contact.email);
+      const variables = broadcastVariables(
+        contact,
+        properties,
+        src.publicUrl ? preferencesUrl(src.publicUrl, signPreferenceToken(src.key, contact.id)) : '',
+      );
+      const made = src.inline
+        ? { version: null, rendered: renderInline(src.inline, variables) }
+        : await src.renderTemplate(
+            b.projectId,
+            b.content.template_id!,
+            b.content.template_version ?? null,
+            variables,
+            contact.email,
+          );
       const prepared = prepareEmail(sendBodyFor(b.content, contact.email, made.rendered), src.now);
-      if (made.version !== null) [prepared.templateId, prepared.templateVersion] = [b.content.template_id!, made.version];
-      requests.push({ project, environment: b.environment!, prepared, attachments: [], requestId, idempotency: null, broadcast: { id: b.id, contactId: contact.id } });
+      if (made.version !== null)
+        [prepared.templateId, prepared.templateVersion] = [b.content.template_id!, made.version];
+      requests.push({
+        project,
+        environment: b.environment!,
+        prepared,
+        attachments: [],
+        requestId,
+        idempotency: null,
+        broadcast: { id: b.id, contactId: contact.id },
+      });
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       // the template itself (deleted, a version gone) stops every contact alike: wait, do not fail them all
@@ -100,7 +156,8 @@ async function sendingProject(db: Db, b: Broadcast): Promise<Project> {
   const project = (await findProjectsById(db, [b.projectId])).get(b.projectId);
   if (!project) throw new Orphaned('its project was deleted');
   if (b.environment === 'live' && project.suspended) throw new Paused('the project is suspended');
-  if (b.environment === 'live' && !project.approved) throw new Paused('live sending waits for this project to be approved');
+  if (b.environment === 'live' && !project.approved)
+    throw new Paused('live sending waits for this project to be approved');
   return project;
 }
 
@@ -114,10 +171,16 @@ async function allowance(db: Db, project: Project, b: Broadcast, now: number): P
   const { day, month } = periodsOf(now);
   const used = await usageCounts(db, [project.id], [day, month]);
   let left = Infinity;
-  for (const [limit, period, what] of [[project.limits.daily, day, 'daily'], [project.limits.monthly, month, 'monthly']] as const) {
+  for (const [limit, period, what] of [
+    [project.limits.daily, day, 'daily'],
+    [project.limits.monthly, month, 'monthly'],
+  ] as const) {
     if (limit <= 0) continue;
     const mine = Math.floor(limit * BROADCAST_SHARE_OF_LIMITS) - (used.get(`${project.id}|${period}`) ?? 0);
-    if (mine <= 0) throw new Paused(`${Math.round(BROADCAST_SHARE_OF_LIMITS * 100)}% of the project's ${what} limit (${limit}) is used; the rest is kept for transactional mail`);
+    if (mine <= 0)
+      throw new Paused(
+        `${Math.round(BROADCAST_SHARE_OF_LIMITS * 100)}% of the project's ${what} limit (${limit}) is used; the rest is kept for transactional mail`,
+      );
     left = Math.min(left, mine);
   }
   return left;

@@ -16,7 +16,12 @@ import { Orphaned, Paused, prepareBatch } from './fan-out-batch.js';
 
 /** The accept of this thread (AcceptQueue.storeAlong): a batch's emails and its progress in one commit. */
 export interface FanOutAcceptor {
-  storeAlong<T>(work: (trx: Knex.Transaction, store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>) => Promise<T>): Promise<Committed<T>>;
+  storeAlong<T>(
+    work: (
+      trx: Knex.Transaction,
+      store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
+    ) => Promise<T>,
+  ): Promise<Committed<T>>;
 }
 
 export interface FanOutDeps {
@@ -25,7 +30,13 @@ export interface FanOutDeps {
   logger: Logger;
   accept: FanOutAcceptor;
   /** a template_id broadcast's content for one contact, and the version it rendered (templates.service.ts renderForSend) */
-  renderTemplate(projectId: string, templateId: string, version: number | null, variables: Record<string, unknown>, to: string): Promise<{ version: number; rendered: RenderedContent }>;
+  renderTemplate(
+    projectId: string,
+    templateId: string,
+    version: number | null,
+    variables: Record<string, unknown>,
+    to: string,
+  ): Promise<{ version: number; rendered: RenderedContent }>;
   /** the installation's tracking key, which signs preference links */
   key(): Promise<Buffer>;
   /** http.public_url; without it the preference link is empty */
@@ -40,7 +51,13 @@ export const FAN_OUT_BATCH = 500;
 export const PAUSE_MS = 30_000;
 
 /** Refusals of the accept that are about the broadcast, not the contact: every contact after would get the same. */
-const PAUSING: readonly ErrorCode[] = ['domain_not_verified', 'daily_limit_exceeded', 'quota_exhausted', 'account_not_approved', 'account_suspended'];
+const PAUSING: readonly ErrorCode[] = [
+  'domain_not_verified',
+  'daily_limit_exceeded',
+  'quota_exhausted',
+  'account_not_approved',
+  'account_suspended',
+];
 
 /** The batch was overtaken (cancelled, or another process moved the cursor): nothing of it is stored. */
 class Overtaken extends Error {}
@@ -82,7 +99,9 @@ export class BroadcastFanOut {
 
   async due(): Promise<Broadcast[]> {
     const now = this.deps.clock.now();
-    return (await repo.broadcastsToFanOut(this.deps.store.reader, now)).filter((b) => (this.retryAt.get(b.id) ?? 0) <= now);
+    return (await repo.broadcastsToFanOut(this.deps.store.reader, now)).filter(
+      (b) => (this.retryAt.get(b.id) ?? 0) <= now,
+    );
   }
 
   nextScheduledAt(): Promise<number | null> {
@@ -120,11 +139,25 @@ export class BroadcastFanOut {
     const room = live ? Math.max(1, Math.floor(this.tokens / Math.max(1, sharing))) : FAN_OUT_BATCH;
     let next: Broadcast;
     try {
-      const batch = await prepareBatch({ db: this.deps.store.reader, now: this.deps.clock.now(), key: await this.deps.key(), publicUrl: this.deps.publicUrl, inline: this.inline(b), renderTemplate: this.deps.renderTemplate }, b, Math.min(room, FAN_OUT_BATCH), FAN_OUT_BATCH);
+      const batch = await prepareBatch(
+        {
+          db: this.deps.store.reader,
+          now: this.deps.clock.now(),
+          key: await this.deps.key(),
+          publicUrl: this.deps.publicUrl,
+          inline: this.inline(b),
+          renderTemplate: this.deps.renderTemplate,
+        },
+        b,
+        Math.min(room, FAN_OUT_BATCH),
+        FAN_OUT_BATCH,
+      );
       // the next batch is read and rendered while the last one's commit goes to disk; it commits after that
       await this.lastDurable;
       const committed = await this.deps.accept.storeAlong((trx, store) => this.commit(trx, b, batch, store));
-      this.lastDurable = committed.durable.catch((e: unknown) => this.deps.logger.error({ err: e, broadcast: b.id }, 'a fan-out batch could not be made durable'));
+      this.lastDurable = committed.durable.catch((e: unknown) =>
+        this.deps.logger.error({ err: e, broadcast: b.id }, 'a fan-out batch could not be made durable'),
+      );
       next = committed.value;
     } catch (e) {
       if (e instanceof Overtaken) return false;
@@ -161,7 +194,8 @@ export class BroadcastFanOut {
     await this.deps.store.tx(async (trx) => {
       await lockRows(trx, 'broadcasts', [b.id]);
       const current = await repo.broadcastById(trx, b.id);
-      if (current?.status === 'sending' && current.error !== `paused: ${reason}`) await repo.saveBroadcast(trx, { ...current, error: `paused: ${reason}`, updatedAt: this.deps.clock.now() });
+      if (current?.status === 'sending' && current.error !== `paused: ${reason}`)
+        await repo.saveBroadcast(trx, { ...current, error: `paused: ${reason}`, updatedAt: this.deps.clock.now() });
     });
     this.deps.logger.warn({ broadcast: b.id, reason }, 'broadcast paused');
     return false;
@@ -179,7 +213,12 @@ export class BroadcastFanOut {
   }
 
   /** In the accept's transaction: the batch's emails, then the broadcast's cursor and counts (and broadcast.sent at the end). */
-  private async commit(trx: Knex.Transaction, b: Broadcast, batch: { requests: AcceptRequest[]; tally: BatchTally }, store: (r: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>): Promise<Broadcast> {
+  private async commit(
+    trx: Knex.Transaction,
+    b: Broadcast,
+    batch: { requests: AcceptRequest[]; tally: BatchTally },
+    store: (r: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
+  ): Promise<Broadcast> {
     await lockRows(trx, 'broadcasts', [b.id]);
     const current = await repo.broadcastById(trx, b.id);
     if (!current || current.status !== 'sending' || current.cursor !== b.cursor) throw new Overtaken();
@@ -213,7 +252,16 @@ function sentEvent(b: Broadcast, now: number): OutboxEvent {
     emailId: null,
     recipient: null,
     simulated: b.environment === 'test',
-    data: { broadcast_id: b.id, name: b.name, environment: b.environment, recipients: b.recipients, sent: b.queued, suppressed: b.suppressed, skipped: b.skipped, failed: b.failed },
+    data: {
+      broadcast_id: b.id,
+      name: b.name,
+      environment: b.environment,
+      recipients: b.recipients,
+      sent: b.queued,
+      suppressed: b.suppressed,
+      skipped: b.skipped,
+      failed: b.failed,
+    },
     createdAt: now,
   };
 }

@@ -7,7 +7,15 @@ import { insertEvents } from '../../notifying/events/events.repo.js';
 import { findAudience, addMembers } from '../audiences/audiences.repo.js';
 import { importColumns, importRow, type ImportedRow } from '../contacts/contact-import.js';
 import type { ContactProperty } from '../contacts/contact-properties.js';
-import { contactsByEmail, insertContact, listProperties, pageOfContacts, replaceContact, updateContact, type Contact } from '../contacts/contacts.repo.js';
+import {
+  contactsByEmail,
+  insertContact,
+  listProperties,
+  pageOfContacts,
+  replaceContact,
+  updateContact,
+  type Contact,
+} from '../contacts/contacts.repo.js';
 import { contactEvent, merged, operatorsContact, presented } from '../contacts/contacts.service.js';
 
 /** Rows stored per transaction: a crash midway keeps the batches done; importing the file again changes nothing more. */
@@ -31,7 +39,13 @@ export interface ImportReport {
  * and the reason, and the others go on; a header that names an unknown
  * column refuses the whole file before anything is stored.
  */
-export async function importContacts(deps: { store: Store; clock: Clock }, projectId: string, text: string, audienceId: string | null, progress: (done: number, total: number) => void = () => {}): Promise<ImportReport> {
+export async function importContacts(
+  deps: { store: Store; clock: Clock },
+  projectId: string,
+  text: string,
+  audienceId: string | null,
+  progress: (done: number, total: number) => void = () => {},
+): Promise<ImportReport> {
   let table;
   try {
     table = parseCsv(text);
@@ -39,18 +53,32 @@ export async function importContacts(deps: { store: Store; clock: Clock }, proje
     throw validationError('file', (e as Error).message);
   }
   const [header, ...data] = table;
-  if (!header) throw validationError('file', 'the file is empty: a header row (email, first_name, last_name, unsubscribed, properties…) is needed');
-  if (audienceId && !(await findAudience(deps.store.knex, projectId, audienceId))) throw notFound(`audience ${audienceId}`);
+  if (!header)
+    throw validationError(
+      'file',
+      'the file is empty: a header row (email, first_name, last_name, unsubscribed, properties…) is needed',
+    );
+  if (audienceId && !(await findAudience(deps.store.knex, projectId, audienceId)))
+    throw notFound(`audience ${audienceId}`);
   const properties = new Map((await listProperties(deps.store.knex, projectId)).map((p) => [p.key, p]));
   const columns = importColumns(header.fields, properties);
   if (!columns.ok) throw validationError('file', columns.message);
-  const report: ImportReport = { object: 'contacts_import', rows: data.length, created: 0, updated: 0, audience_id: audienceId, added_to_audience: 0, refused: [] };
+  const report: ImportReport = {
+    object: 'contacts_import',
+    rows: data.length,
+    created: 0,
+    updated: 0,
+    audience_id: audienceId,
+    added_to_audience: 0,
+    refused: [],
+  };
   const seen = new Map<string, number>();
   const good: Array<{ line: number; row: ImportedRow }> = [];
   for (const { line, fields } of data) {
     const r = importRow(fields, columns.columns);
     if (!r.ok) report.refused.push({ line, reason: r.reason });
-    else if (seen.has(r.row.email)) report.refused.push({ line, reason: `${r.row.email} is on line ${seen.get(r.row.email)} already` });
+    else if (seen.has(r.row.email))
+      report.refused.push({ line, reason: `${r.row.email} is on line ${seen.get(r.row.email)} already` });
     else {
       seen.set(r.row.email, line);
       good.push({ line, row: r.row });
@@ -66,12 +94,26 @@ export async function importContacts(deps: { store: Store; clock: Clock }, proje
   return report;
 }
 
-async function storeBatch(deps: { store: Store; clock: Clock }, projectId: string, batch: Array<{ line: number; row: ImportedRow }>, properties: Map<string, ContactProperty>, audienceId: string | null): Promise<{ created: number; updated: number; added: number }> {
+async function storeBatch(
+  deps: { store: Store; clock: Clock },
+  projectId: string,
+  batch: Array<{ line: number; row: ImportedRow }>,
+  properties: Map<string, ContactProperty>,
+  audienceId: string | null,
+): Promise<{ created: number; updated: number; added: number }> {
   // counted from what the transaction returns: a transaction run again (PostgreSQL's retry) counts once
   return deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [projectId]);
     const now = deps.clock.now();
-    const existing = new Map((await contactsByEmail(trx, projectId, batch.map((b) => b.row.email))).map((c) => [c.email, c]));
+    const existing = new Map(
+      (
+        await contactsByEmail(
+          trx,
+          projectId,
+          batch.map((b) => b.row.email),
+        )
+      ).map((c) => [c.email, c]),
+    );
     const made: Contact[] = [];
     const changed: Contact[] = [];
     for (const { row } of batch) {
@@ -87,7 +129,16 @@ async function storeBatch(deps: { store: Store; clock: Clock }, projectId: strin
         made.push(c);
       }
     }
-    const added = audienceId ? (await addMembers(trx, audienceId, [...made, ...changed].map((c) => c.id), now)).length : 0;
+    const added = audienceId
+      ? (
+          await addMembers(
+            trx,
+            audienceId,
+            [...made, ...changed].map((c) => c.id),
+            now,
+          )
+        ).length
+      : 0;
     await insertEvents(trx, [
       ...(await presented(trx, projectId, made)).map((s) => contactEvent('contact.created', s, projectId, now)),
       ...(await presented(trx, projectId, changed)).map((s) => contactEvent('contact.updated', s, projectId, now)),
@@ -104,17 +155,35 @@ async function storeBatch(deps: { store: Store; clock: Clock }, projectId: strin
  * and importing the file elsewhere would subscribe addresses that never
  * confirmed.
  */
-export async function exportContacts(deps: { store: Store }, projectId: string, audienceId: string | null, write: (chunk: string) => void): Promise<number> {
-  if (audienceId && !(await findAudience(deps.store.knex, projectId, audienceId))) throw notFound(`audience ${audienceId}`);
+export async function exportContacts(
+  deps: { store: Store },
+  projectId: string,
+  audienceId: string | null,
+  write: (chunk: string) => void,
+): Promise<number> {
+  if (audienceId && !(await findAudience(deps.store.knex, projectId, audienceId)))
+    throw notFound(`audience ${audienceId}`);
   const keys = (await listProperties(deps.store.knex, projectId)).map((p) => p.key);
   write(csvRow(['email', 'first_name', 'last_name', 'unsubscribed', ...keys]));
   let n = 0;
   let before: string | undefined;
   for (;;) {
-    const page = await pageOfContacts(deps.store.reader, projectId, { limit: 1000, before, audienceId: audienceId ?? undefined });
+    const page = await pageOfContacts(deps.store.reader, projectId, {
+      limit: 1000,
+      before,
+      audienceId: audienceId ?? undefined,
+    });
     for (const c of page.slice(0, 1000)) {
       if (c.pending) continue;
-      write(csvRow([c.email, c.firstName ?? '', c.lastName ?? '', String(c.unsubscribed), ...keys.map((k) => (Object.hasOwn(c.properties, k) ? String(c.properties[k]) : ''))]));
+      write(
+        csvRow([
+          c.email,
+          c.firstName ?? '',
+          c.lastName ?? '',
+          String(c.unsubscribed),
+          ...keys.map((k) => (Object.hasOwn(c.properties, k) ? String(c.properties[k]) : '')),
+        ]),
+      );
       n++;
     }
     if (page.length <= 1000) return n;

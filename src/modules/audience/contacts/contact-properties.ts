@@ -19,7 +19,20 @@ export const PROPERTY_KEY = /^[a-z_][a-z0-9_]{0,49}$/;
  * filter names (a property of that name would hide the field), and the
  * names JavaScript objects carry already.
  */
-export const RESERVED_KEYS = new Set(['email', 'first_name', 'last_name', 'created_at', 'updated_at', 'id', 'unsubscribed', 'audiences', 'topics', '__proto__', 'constructor', 'prototype']);
+export const RESERVED_KEYS = new Set([
+  'email',
+  'first_name',
+  'last_name',
+  'created_at',
+  'updated_at',
+  'id',
+  'unsubscribed',
+  'audiences',
+  'topics',
+  '__proto__',
+  'constructor',
+  'prototype',
+]);
 export const MAX_PROPERTIES = 50;
 /** a string value's longest length, in characters */
 export const MAX_STRING = 2000;
@@ -31,7 +44,10 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
  * form that sorts as it compares: a calendar date as YYYY-MM-DD, a moment as
  * its UTC ISO 8601 text (segments compare them as text).
  */
-export function checkValue(type: PropertyType, value: unknown): { ok: true; value: PropertyValue } | { ok: false; reason: string } {
+export function checkValue(
+  type: PropertyType,
+  value: unknown,
+): { ok: true; value: PropertyValue } | { ok: false; reason: string } {
   switch (type) {
     case 'string':
       if (typeof value !== 'string') return { ok: false, reason: 'must be a string' };
@@ -39,7 +55,9 @@ export function checkValue(type: PropertyType, value: unknown): { ok: true; valu
       if (/\0/.test(value)) return { ok: false, reason: 'must not contain NUL' };
       return { ok: true, value };
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : { ok: false, reason: 'must be a finite number' };
+      return typeof value === 'number' && Number.isFinite(value)
+        ? { ok: true, value }
+        : { ok: false, reason: 'must be a finite number' };
     case 'boolean':
       return typeof value === 'boolean' ? { ok: true, value } : { ok: false, reason: 'must be true or false' };
     case 'date':
@@ -74,7 +92,12 @@ export function applyProperties(
   for (const [key, value] of Object.entries(given)) {
     const field = `properties.${key}`;
     const p = declared.get(key);
-    if (!p) return { ok: false, field, reason: 'is not a contact property of this project (POST /v1/contact-properties declares one)' };
+    if (!p)
+      return {
+        ok: false,
+        field,
+        reason: 'is not a contact property of this project (POST /v1/contact-properties declares one)',
+      };
     if (value === null) {
       delete out[key];
       continue;

@@ -21,5 +21,11 @@ export function presentContact(c: Contact, audiences: string[], topics: Record<s
 }
 
 export function presentProperty(p: ContactProperty) {
-  return { object: 'contact_property' as const, key: p.key, type: p.type, fallback: p.fallback, created_at: iso(p.createdAt) };
+  return {
+    object: 'contact_property' as const,
+    key: p.key,
+    type: p.type,
+    fallback: p.fallback,
+    created_at: iso(p.createdAt),
+  };
 }

@@ -56,12 +56,30 @@ const toRow = (c: Contact): ContactRow => ({
 });
 
 export async function listProperties(db: Db, projectId: string): Promise<ContactProperty[]> {
-  const rows = (await db('contact_properties').select('*').where({ project_id: projectId }).orderBy('key')) as Array<{ project_id: string; key: string; type: string; fallback: string | null; created_at: number | string }>;
-  return rows.map((r) => ({ projectId: r.project_id, key: r.key, type: r.type as PropertyType, fallback: r.fallback === null ? null : (JSON.parse(r.fallback) as PropertyValue), createdAt: Number(r.created_at) }));
+  const rows = (await db('contact_properties').select('*').where({ project_id: projectId }).orderBy('key')) as Array<{
+    project_id: string;
+    key: string;
+    type: string;
+    fallback: string | null;
+    created_at: number | string;
+  }>;
+  return rows.map((r) => ({
+    projectId: r.project_id,
+    key: r.key,
+    type: r.type as PropertyType,
+    fallback: r.fallback === null ? null : (JSON.parse(r.fallback) as PropertyValue),
+    createdAt: Number(r.created_at),
+  }));
 }
 
 export async function insertProperty(db: Db, p: ContactProperty): Promise<void> {
-  await db('contact_properties').insert({ project_id: p.projectId, key: p.key, type: p.type, fallback: p.fallback === null ? null : JSON.stringify(p.fallback), created_at: p.createdAt });
+  await db('contact_properties').insert({
+    project_id: p.projectId,
+    key: p.key,
+    type: p.type,
+    fallback: p.fallback === null ? null : JSON.stringify(p.fallback),
+    created_at: p.createdAt,
+  });
 }
 
 export async function deleteProperty(db: Db, projectId: string, key: string): Promise<boolean> {
@@ -90,7 +108,10 @@ export async function deleteContact(db: Db, id: string): Promise<void> {
 /** A contact of the project by id (con_…) or by address. */
 export async function findContact(db: Db, projectId: string, idOrEmail: string): Promise<Contact | null> {
   const by = /^con_[0-9a-z]{26}$/.test(idOrEmail) ? { id: idOrEmail } : { email: idOrEmail.toLowerCase() };
-  const row = (await db('contacts').select('*').where({ project_id: projectId, ...by }).first()) as ContactRow | undefined;
+  const row = (await db('contacts')
+    .select('*')
+    .where({ project_id: projectId, ...by })
+    .first()) as ContactRow | undefined;
   return row ? fromRow(row) : null;
 }
 
@@ -102,12 +123,16 @@ export async function contactById(db: Db, id: string): Promise<Contact | null> {
 
 export async function contactsByEmail(db: Db, projectId: string, emails: string[]): Promise<Contact[]> {
   if (!emails.length) return [];
-  return ((await db('contacts').select('*').where({ project_id: projectId }).whereIn('email', emails)) as ContactRow[]).map(fromRow);
+  return (
+    (await db('contacts').select('*').where({ project_id: projectId }).whereIn('email', emails)) as ContactRow[]
+  ).map(fromRow);
 }
 
 export async function contactsById(db: Db, projectId: string, ids: string[]): Promise<Contact[]> {
   if (!ids.length) return [];
-  return ((await db('contacts').select('*').where({ project_id: projectId }).whereIn('id', ids)) as ContactRow[]).map(fromRow);
+  return ((await db('contacts').select('*').where({ project_id: projectId }).whereIn('id', ids)) as ContactRow[]).map(
+    fromRow,
+  );
 }
 
 export interface ContactPage {
@@ -122,7 +147,8 @@ export interface ContactPage {
 /** One page, newest first; `limit + 1` rows are read so that the caller knows whether more follow. */
 export async function pageOfContacts(db: Db, projectId: string, p: ContactPage): Promise<Contact[]> {
   const q = db('contacts as c').select('c.*').where('c.project_id', projectId);
-  if (p.audienceId) q.whereIn('c.id', db('audience_contacts').select('contact_id').where({ audience_id: p.audienceId }));
+  if (p.audienceId)
+    q.whereIn('c.id', db('audience_contacts').select('contact_id').where({ audience_id: p.audienceId }));
   if (p.contains) q.andWhereRaw(`c.email like ? escape '\\'`, [`%${escapeLike(p.contains)}%`]);
   if (p.before) q.andWhere('c.id', '<', p.before);
   return ((await q.orderBy('c.id', 'desc').limit(p.limit + 1)) as ContactRow[]).map(fromRow);
@@ -132,17 +158,26 @@ export async function pageOfContacts(db: Db, projectId: string, p: ContactPage):
 export async function audiencesOf(db: Db, contactIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map(contactIds.map((id) => [id, [] as string[]]));
   if (!contactIds.length) return out;
-  const rows = (await db('audience_contacts').select('contact_id', 'audience_id').whereIn('contact_id', contactIds).orderBy(['created_at', 'audience_id'])) as Array<{ contact_id: string; audience_id: string }>;
+  const rows = (await db('audience_contacts')
+    .select('contact_id', 'audience_id')
+    .whereIn('contact_id', contactIds)
+    .orderBy(['created_at', 'audience_id'])) as Array<{ contact_id: string; audience_id: string }>;
   for (const r of rows) out.get(r.contact_id)?.push(r.audience_id);
   return out;
 }
 
 /** The segment that reads a property or uses an audience, if any (deleting either is refused while one does). */
-export async function segmentReading(db: Db, projectId: string, what: { property?: string; audience?: string }): Promise<{ id: string; name: string } | null> {
+export async function segmentReading(
+  db: Db,
+  projectId: string,
+  what: { property?: string; audience?: string },
+): Promise<{ id: string; name: string } | null> {
   const q = db('segments').select('id', 'name', 'roots').where({ project_id: projectId });
   if (what.audience !== undefined) q.andWhere({ audience_id: what.audience });
   const rows = (await q) as Array<{ id: string; name: string; roots: string }>;
-  return rows.find((r) => what.property === undefined || (JSON.parse(r.roots) as string[]).includes(what.property)) ?? null;
+  return (
+    rows.find((r) => what.property === undefined || (JSON.parse(r.roots) as string[]).includes(what.property)) ?? null
+  );
 }
 
 export async function audienceExists(db: Db, projectId: string, id: string): Promise<boolean> {

@@ -1,6 +1,12 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { validationError } from '../../../lib/errors.js';
-import { CreateContactBody, CreateContactQuery, CreatePropertyBody, ListContactsQuery, UpdateContactBody } from './contacts.schema.js';
+import {
+  CreateContactBody,
+  CreateContactQuery,
+  CreatePropertyBody,
+  ListContactsQuery,
+  UpdateContactBody,
+} from './contacts.schema.js';
 import type { ContactService } from './contacts.service.js';
 /** What these routes need of the segments service (segments read contacts: importing it here would make a cycle). */
 interface SegmentMembers {
@@ -15,7 +21,8 @@ export const contactRoutes = [
     method: 'POST',
     path: '/v1/contact-properties',
     scope: 'contacts:manage',
-    summary: 'Declare a contact property: its key, its type (string, number, boolean, date) and a fallback; at most 50 per project',
+    summary:
+      'Declare a contact property: its key, its type (string, number, boolean, date) and a fallback; at most 50 per project',
     body: CreatePropertyBody,
     async handler({ services, principal, body }) {
       return { status: 201, body: await services.contacts.createProperty(principal.project.id, body) };
@@ -34,7 +41,8 @@ export const contactRoutes = [
     method: 'DELETE',
     path: '/v1/contact-properties/:key',
     scope: 'contacts:manage',
-    summary: 'Remove a contact property declaration (the values contacts hold stay until changed); 409 while a segment reads it',
+    summary:
+      'Remove a contact property declaration (the values contacts hold stay until changed); 409 while a segment reads it',
     async handler({ services, principal, params }) {
       return { status: 200, body: await services.contacts.deleteProperty(principal.project.id, params.key!) };
     },
@@ -43,7 +51,8 @@ export const contactRoutes = [
     method: 'POST',
     path: '/v1/contacts',
     scope: 'contacts:manage',
-    summary: 'Add a contact (201); the address is unique in the project: 409 contact_exists, or with ?upsert=true that contact is changed (200)',
+    summary:
+      'Add a contact (201); the address is unique in the project: 409 contact_exists, or with ?upsert=true that contact is changed (200)',
     body: CreateContactBody,
     query: CreateContactQuery,
     async handler({ services, principal, body, query }) {
@@ -59,8 +68,12 @@ export const contactRoutes = [
     query: ListContactsQuery,
     async handler({ services, principal, query }) {
       if (query.segment_id) {
-        if (query.audience_id || query.email) throw validationError('segment_id', 'cannot be combined with audience_id or email');
-        return { status: 200, body: await services.segments.contacts(principal.project.id, query.segment_id, query.limit, query.cursor) };
+        if (query.audience_id || query.email)
+          throw validationError('segment_id', 'cannot be combined with audience_id or email');
+        return {
+          status: 200,
+          body: await services.segments.contacts(principal.project.id, query.segment_id, query.limit, query.cursor),
+        };
       }
       return { status: 200, body: await services.contacts.list(principal.project.id, query) };
     },

@@ -8,7 +8,13 @@ import { isUniqueViolation, lockRows } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import type { EventType } from '../../notifying/events/event-types.js';
-import { applyProperties, checkValue, MAX_PROPERTIES, RESERVED_KEYS, type ContactProperty } from './contact-properties.js';
+import {
+  applyProperties,
+  checkValue,
+  MAX_PROPERTIES,
+  RESERVED_KEYS,
+  type ContactProperty,
+} from './contact-properties.js';
 import { presentContact, presentProperty } from './contacts.presenter.js';
 import { setSubscriptions, subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
 import * as repo from './contacts.repo.js';
@@ -31,8 +37,22 @@ export function contactAddress(input: string, field = 'email'): string {
 }
 
 /** contact.created / updated / deleted: an event of no email, with the contact as the API shows it. */
-export function contactEvent(type: Extract<EventType, `contact.${string}`>, shown: ReturnType<typeof presentContact>, projectId: string, now: number): OutboxEvent {
-  return { id: newId('event', now), projectId, type, emailId: null, recipient: shown.email, simulated: false, data: shown, createdAt: now };
+export function contactEvent(
+  type: Extract<EventType, `contact.${string}`>,
+  shown: ReturnType<typeof presentContact>,
+  projectId: string,
+  now: number,
+): OutboxEvent {
+  return {
+    id: newId('event', now),
+    projectId,
+    type,
+    emailId: null,
+    recipient: shown.email,
+    simulated: false,
+    data: shown,
+    createdAt: now,
+  };
 }
 
 /** Contacts as the API shows them: with their audiences and their subscription to each topic. */
@@ -43,7 +63,12 @@ export async function presented(db: Knex.Transaction | Store['knex'], projectId:
 }
 
 /** A contact's choices of topics: each must be a topic of the project (400 naming it). */
-async function chooseTopics(trx: Knex.Transaction, c: Contact, choices: Record<string, boolean> | undefined, now: number): Promise<void> {
+async function chooseTopics(
+  trx: Knex.Transaction,
+  c: Contact,
+  choices: Record<string, boolean> | undefined,
+  now: number,
+): Promise<void> {
   if (!choices || !Object.keys(choices).length) return;
   const known = new Set((await topicsOfProject(trx, c.projectId)).map((t) => t.id));
   const unknown = Object.keys(choices).find((id) => !known.has(id));
@@ -51,7 +76,10 @@ async function chooseTopics(trx: Knex.Transaction, c: Contact, choices: Record<s
   await setSubscriptions(trx, c.id, choices, now);
 }
 
-async function declared(db: Knex.Transaction | Store['knex'], projectId: string): Promise<Map<string, ContactProperty>> {
+async function declared(
+  db: Knex.Transaction | Store['knex'],
+  projectId: string,
+): Promise<Map<string, ContactProperty>> {
   return new Map((await repo.listProperties(db, projectId)).map((p) => [p.key, p]));
 }
 
@@ -60,8 +88,25 @@ async function declared(db: Knex.Transaction | Store['knex'], projectId: string)
  * changed; errors name the field. Every caller writes for the operator (the
  * API, the CSV import), who vouches for the contact: it is no longer pending.
  */
-export function merged(projectId: string, current: Contact | null, body: UpdateContactBody, props: Map<string, ContactProperty>, now: number): Contact {
-  const base: Contact = current ?? { id: newId('contact', now), projectId, email: '', firstName: null, lastName: null, properties: {}, unsubscribed: false, pending: false, createdAt: now, updatedAt: now };
+export function merged(
+  projectId: string,
+  current: Contact | null,
+  body: UpdateContactBody,
+  props: Map<string, ContactProperty>,
+  now: number,
+): Contact {
+  const base: Contact = current ?? {
+    id: newId('contact', now),
+    projectId,
+    email: '',
+    firstName: null,
+    lastName: null,
+    properties: {},
+    unsubscribed: false,
+    pending: false,
+    createdAt: now,
+    updatedAt: now,
+  };
   const properties = applyProperties(props, base.properties, body.properties ?? {});
   if (!properties.ok) throw validationError(properties.field, properties.reason);
   return {
@@ -90,7 +135,12 @@ export const operatorsContact = (found: Contact | null) => (found && !found.pend
  * contact_exists otherwise, also when two requests race (the unique index).
  * A pending contact counts as none (operatorsContact).
  */
-export async function createContact(deps: ContactDeps, projectId: string, body: CreateContactBody, upsert: boolean): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
+export async function createContact(
+  deps: ContactDeps,
+  projectId: string,
+  body: CreateContactBody,
+  upsert: boolean,
+): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
   const email = contactAddress(body.email);
   try {
     return await deps.store.tx(async (trx) => {
@@ -98,8 +148,15 @@ export async function createContact(deps: ContactDeps, projectId: string, body: 
       const now = deps.clock.now();
       const found = await repo.findContact(trx, projectId, email);
       const existing = operatorsContact(found);
-      if (existing && !upsert) throw apiError('contact_exists', `a contact with the address ${email} exists (${existing.id}); PATCH it, or POST with ?upsert=true`);
-      const c = { ...merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now), ...(found && !existing ? { id: found.id } : {}) };
+      if (existing && !upsert)
+        throw apiError(
+          'contact_exists',
+          `a contact with the address ${email} exists (${existing.id}); PATCH it, or POST with ?upsert=true`,
+        );
+      const c = {
+        ...merged(projectId, existing, { ...body, email }, await declared(trx, projectId), now),
+        ...(found && !existing ? { id: found.id } : {}),
+      };
       if (existing) await repo.updateContact(trx, c);
       else if (found) await repo.replaceContact(trx, c);
       else await repo.insertContact(trx, c);
@@ -121,9 +178,15 @@ export async function getContact(deps: ContactDeps, projectId: string, idOrEmail
 }
 
 /** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
-const lookupKey = (idOrEmail: string) => (isContactId(idOrEmail) ? idOrEmail : (parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase()));
+const lookupKey = (idOrEmail: string) =>
+  isContactId(idOrEmail) ? idOrEmail : parseAddress(idOrEmail).ok ? contactAddress(idOrEmail) : idOrEmail.toLowerCase();
 
-export async function updateContactOf(deps: ContactDeps, projectId: string, idOrEmail: string, body: UpdateContactBody) {
+export async function updateContactOf(
+  deps: ContactDeps,
+  projectId: string,
+  idOrEmail: string,
+  body: UpdateContactBody,
+) {
   try {
     return await deps.store.tx(async (trx) => {
       const current = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
@@ -134,7 +197,9 @@ export async function updateContactOf(deps: ContactDeps, projectId: string, idOr
       await chooseTopics(trx, c, body.topics, now);
       const [shown] = await presented(trx, projectId, [c]);
       // a pending contact was never announced: the operator's change makes it one, so it is created now
-      await insertEvents(trx, [contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown!, projectId, now)]);
+      await insertEvents(trx, [
+        contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown!, projectId, now),
+      ]);
       return shown!;
     });
   } catch (e) {
@@ -155,16 +220,31 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
   });
 }
 
-export async function listContacts(deps: ContactDeps, projectId: string, q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined }) {
-  if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id))) throw notFound(`audience ${q.audience_id}`);
-  const rows = await repo.pageOfContacts(deps.store.reader, projectId, { limit: q.limit, before: q.cursor, audienceId: q.audience_id, contains: q.email?.toLowerCase() });
+export async function listContacts(
+  deps: ContactDeps,
+  projectId: string,
+  q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined },
+) {
+  if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id)))
+    throw notFound(`audience ${q.audience_id}`);
+  const rows = await repo.pageOfContacts(deps.store.reader, projectId, {
+    limit: q.limit,
+    before: q.cursor,
+    audienceId: q.audience_id,
+    contains: q.email?.toLowerCase(),
+  });
   const { page, nextCursor } = idPage(rows, q.limit);
-  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
+  return {
+    object: 'list' as const,
+    data: await presented(deps.store.reader, projectId, page),
+    next_cursor: nextCursor,
+  };
 }
 
 /** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
 export async function createProperty(deps: ContactDeps, projectId: string, body: CreatePropertyBody) {
-  if (RESERVED_KEYS.has(body.key)) throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
+  if (RESERVED_KEYS.has(body.key))
+    throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
   let fallback = null;
   if (body.fallback !== undefined && body.fallback !== null) {
     const checked = checkValue(body.type, body.fallback);
@@ -175,7 +255,8 @@ export async function createProperty(deps: ContactDeps, projectId: string, body:
   try {
     await deps.store.tx(async (trx) => {
       await lockRows(trx, 'projects', [projectId]);
-      if ((await repo.listProperties(trx, projectId)).length >= MAX_PROPERTIES) throw apiError('plan_limit_reached', `a project may declare at most ${MAX_PROPERTIES} contact properties`);
+      if ((await repo.listProperties(trx, projectId)).length >= MAX_PROPERTIES)
+        throw apiError('plan_limit_reached', `a project may declare at most ${MAX_PROPERTIES} contact properties`);
       await repo.insertProperty(trx, p);
     });
   } catch (e) {
@@ -187,19 +268,28 @@ export async function createProperty(deps: ContactDeps, projectId: string, body:
 
 export function contactService(deps: ContactDeps) {
   return {
-    create: (projectId: string, body: CreateContactBody, upsert: boolean) => createContact(deps, projectId, body, upsert),
+    create: (projectId: string, body: CreateContactBody, upsert: boolean) =>
+      createContact(deps, projectId, body, upsert),
     get: (projectId: string, idOrEmail: string) => getContact(deps, projectId, idOrEmail),
-    update: (projectId: string, idOrEmail: string, body: UpdateContactBody) => updateContactOf(deps, projectId, idOrEmail, body),
+    update: (projectId: string, idOrEmail: string, body: UpdateContactBody) =>
+      updateContactOf(deps, projectId, idOrEmail, body),
     delete: (projectId: string, idOrEmail: string) => deleteContactOf(deps, projectId, idOrEmail),
     list: (projectId: string, q: Parameters<typeof listContacts>[2]) => listContacts(deps, projectId, q),
     createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
-    listProperties: async (projectId: string) => ({ object: 'list' as const, data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty) }),
+    listProperties: async (projectId: string) => ({
+      object: 'list' as const,
+      data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty),
+    }),
     deleteProperty: (projectId: string, key: string) =>
       deps.store.tx(async (trx) => {
         // the same lock a segment's creation takes: none can start reading the property meanwhile
         await lockRows(trx, 'projects', [projectId]);
         const user = await repo.segmentReading(trx, projectId, { property: key });
-        if (user) throw apiError('conflict', `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`);
+        if (user)
+          throw apiError(
+            'conflict',
+            `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`,
+          );
         if (!(await repo.deleteProperty(trx, projectId, key))) throw notFound(`contact property ${key}`);
         return { object: 'contact_property' as const, key, deleted: true };
       }),

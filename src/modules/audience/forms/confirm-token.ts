@@ -15,4 +15,5 @@ export const signConfirmToken = (key: Buffer, submissionId: string) => signIdTok
 /** The submission id (`fsb_…`) a token names, or null when it was not made with this key. */
 export const verifyConfirmToken = (key: Buffer, token: string) => verifyIdToken(key, KIND, token);
 
-export const confirmUrl = (publicUrl: string, formId: string, token: string) => `${publicUrl.replace(/\/+$/, '')}/f/${formId}/confirm/${token}`;
+export const confirmUrl = (publicUrl: string, formId: string, token: string) =>
+  `${publicUrl.replace(/\/+$/, '')}/f/${formId}/confirm/${token}`;

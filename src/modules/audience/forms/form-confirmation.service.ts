@@ -29,7 +29,13 @@ import { usableForm } from './usable-form.js';
  * who typed the address, so the values only fill what the contact lacks.
  * False when the contact is gone.
  */
-export async function applySubmission(deps: FormDeps, trx: Knex.Transaction, audienceId: string, sub: Submission, confirmed: boolean): Promise<boolean> {
+export async function applySubmission(
+  deps: FormDeps,
+  trx: Knex.Transaction,
+  audienceId: string,
+  sub: Submission,
+  confirmed: boolean,
+): Promise<boolean> {
   const c = await contactById(trx, sub.contactId);
   if (!c) return false;
   const now = deps.clock.now();
@@ -60,17 +66,39 @@ export async function sendConfirmation(deps: FormDeps, form: Form, sub: Submissi
   const project = await findProject(deps.store.reader, form.projectId);
   if (!project || project.suspended) return;
   if (form.environment === 'live' && !project.approved) {
-    deps.logger.warn({ form_id: form.id, project_id: project.id }, 'form confirmation not sent: the project is not approved for live mail');
+    deps.logger.warn(
+      { form_id: form.id, project_id: project.id },
+      'form confirmation not sent: the project is not approved for live mail',
+    );
     return;
   }
   const url = confirmUrl(deps.publicUrl!, form.id, signConfirmToken(await deps.key(), sub.id));
   const prepared = prepareEmail(confirmationBody(form, sub.email, url, sub.submitted), deps.clock.now());
   if (prepared.template) {
     const t = prepared.template;
-    const { version, rendered } = await deps.templates.renderForSend(project.id, { templateId: t.id, version: null, variables: t.variables, language: null, firstRecipient: sub.email });
-    Object.assign(prepared, { subject: rendered.subject, html: rendered.html, text: rendered.text, templateId: t.id, templateVersion: version });
+    const { version, rendered } = await deps.templates.renderForSend(project.id, {
+      templateId: t.id,
+      version: null,
+      variables: t.variables,
+      language: null,
+      firstRecipient: sub.email,
+    });
+    Object.assign(prepared, {
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+      templateId: t.id,
+      templateVersion: version,
+    });
   }
-  await deps.accept.submit({ project, environment: form.environment, prepared, attachments: [], requestId: newId('request'), idempotency: null });
+  await deps.accept.submit({
+    project,
+    environment: form.environment,
+    prepared,
+    attachments: [],
+    requestId: newId('request'),
+    idempotency: null,
+  });
 }
 
 /** The submission a link names, if it is of this form and still works (confirmed ones always do, until pruned). */
@@ -93,8 +121,16 @@ export interface Confirmation {
 }
 
 async function confirmationOf(deps: FormDeps, form: Form, sub: Submission, confirmed: boolean): Promise<Confirmation> {
-  const prefs = deps.publicUrl ? preferencesUrl(deps.publicUrl, signPreferenceToken(await deps.key(), sub.contactId)) : null;
-  return { formName: form.name, email: sub.email, confirmed, values: submittedList(sub.submitted), preferencesUrl: prefs };
+  const prefs = deps.publicUrl
+    ? preferencesUrl(deps.publicUrl, signPreferenceToken(await deps.key(), sub.contactId))
+    : null;
+  return {
+    formName: form.name,
+    email: sub.email,
+    confirmed,
+    values: submittedList(sub.submitted),
+    preferencesUrl: prefs,
+  };
 }
 
 /** The form of a link and its submission, while the form's project may use it (a suspended one's links are not valid). */
@@ -105,7 +141,11 @@ async function linked(deps: FormDeps, formId: string, token: string): Promise<{ 
 }
 
 /** GET of a link: what it would confirm; changes nothing (link scanners follow links). Null: not valid. */
-export async function describeConfirmation(deps: FormDeps, formId: string, token: string): Promise<Confirmation | null> {
+export async function describeConfirmation(
+  deps: FormDeps,
+  formId: string,
+  token: string,
+): Promise<Confirmation | null> {
   const l = await linked(deps, formId, token);
   return l ? confirmationOf(deps, l.form, l.sub, l.sub.confirmedAt !== null) : null;
 }

@@ -6,7 +6,12 @@ import { lockRows } from '../../../store/db.js';
 import type { PropertyType } from '../contacts/contact-properties.js';
 import { findContact, insertContact, type Contact } from '../contacts/contacts.repo.js';
 import { CONFIRM_WINDOW_MS } from './confirm-token.js';
-import { applySubmission, confirmSubmission, describeConfirmation, sendConfirmation } from './form-confirmation.service.js';
+import {
+  applySubmission,
+  confirmSubmission,
+  describeConfirmation,
+  sendConfirmation,
+} from './form-confirmation.service.js';
 import type { FormDeps } from './form-deps.js';
 import { fieldLabel, readSubmission } from './form-rules.js';
 import * as repo from './forms.repo.js';
@@ -39,7 +44,12 @@ async function formPage(deps: FormDeps, id: string): Promise<FormPage | null> {
   const found = await usableForm(deps, id);
   if (!found) return null;
   const { form, declared } = found;
-  const typeOf = (key: string) => (key === 'email' ? ('email' as const) : key === 'first_name' || key === 'last_name' ? ('name' as const) : declared.get(key)?.type);
+  const typeOf = (key: string) =>
+    key === 'email'
+      ? ('email' as const)
+      : key === 'first_name' || key === 'last_name'
+        ? ('name' as const)
+        : declared.get(key)?.type;
   return {
     id: form.id,
     name: form.name,
@@ -58,7 +68,13 @@ async function formPage(deps: FormDeps, id: string): Promise<FormPage | null> {
  * nothing (null: no mail goes out); without it, it applies at once, filling
  * only what a known contact lacks.
  */
-async function recordSubmission(deps: FormDeps, trx: Knex.Transaction, form: Form, email: string, submitted: Submitted): Promise<Submission | null> {
+async function recordSubmission(
+  deps: FormDeps,
+  trx: Knex.Transaction,
+  form: Form,
+  email: string,
+  submitted: Submitted,
+): Promise<Submission | null> {
   // the lock creating a contact takes (contacts.service.ts): two requests never make the same address
   await lockRows(trx, 'projects', [form.projectId]);
   const now = deps.clock.now();
@@ -66,10 +82,31 @@ async function recordSubmission(deps: FormDeps, trx: Knex.Transaction, form: For
   let contact = await findContact(trx, form.projectId, email);
   const createdContact = !contact;
   if (!contact) {
-    contact = { id: newId('contact', now), projectId: form.projectId, email, firstName: submitted.first_name ?? null, lastName: submitted.last_name ?? null, properties: submitted.properties, unsubscribed: false, pending: true, createdAt: now, updatedAt: now } satisfies Contact;
+    contact = {
+      id: newId('contact', now),
+      projectId: form.projectId,
+      email,
+      firstName: submitted.first_name ?? null,
+      lastName: submitted.last_name ?? null,
+      properties: submitted.properties,
+      unsubscribed: false,
+      pending: true,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies Contact;
     await insertContact(trx, contact);
   }
-  const sub: Submission = { id: newId('formSubmission', now), formId: form.id, projectId: form.projectId, contactId: contact.id, email, submitted, createdContact, confirmedAt: null, createdAt: now };
+  const sub: Submission = {
+    id: newId('formSubmission', now),
+    formId: form.id,
+    projectId: form.projectId,
+    contactId: contact.id,
+    email,
+    submitted,
+    createdContact,
+    confirmedAt: null,
+    createdAt: now,
+  };
   await repo.insertSubmission(trx, sub);
   if (!form.doubleOptIn) await applySubmission(deps, trx, form.audienceId, sub, false);
   return sub;
@@ -99,7 +136,8 @@ function confirmationMailer(deps: FormDeps) {
 export function formSubmissions(deps: FormDeps) {
   const perIp = new RateLimiter(deps.limits.perIpPerHour / 3600, deps.clock, deps.limits.perIpPerHour);
   const perForm = new RateLimiter(deps.limits.perFormPerMinute / 60, deps.clock, deps.limits.perFormPerMinute);
-  const limited = (wait: number) => apiError('rate_limited', `too many submissions right now: retry in ${wait} s`, { 'Retry-After': String(wait) });
+  const limited = (wait: number) =>
+    apiError('rate_limited', `too many submissions right now: retry in ${wait} s`, { 'Retry-After': String(wait) });
   const mails = confirmationMailer(deps);
 
   /**
@@ -122,7 +160,10 @@ export function formSubmissions(deps: FormDeps) {
     admit(form.id, ip);
     const read = readSubmission(input, form.fields, declared);
     if (!read.ok) throw validationError(read.field, read.reason);
-    const answer: SubmitAnswer = { status: form.doubleOptIn ? 'pending_confirmation' : 'subscribed', redirectUrl: form.redirectUrl };
+    const answer: SubmitAnswer = {
+      status: form.doubleOptIn ? 'pending_confirmation' : 'subscribed',
+      redirectUrl: form.redirectUrl,
+    };
     // a bot that filled the honeypot is told it worked, and nothing is stored or sent
     if (read.honeypot) return answer;
     const sub = await deps.store.tx((trx) => recordSubmission(deps, trx, form, read.email, read.submitted));

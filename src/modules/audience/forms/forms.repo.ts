@@ -114,7 +114,12 @@ export async function formById(db: Db, id: string): Promise<Form | null> {
 }
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
-export async function pageOfForms(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Form[]> {
+export async function pageOfForms(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<Form[]> {
   return (await projectRowsPage<FormRow>(db, 'forms', projectId, limit, before)).map(fromRow);
 }
 
@@ -162,7 +167,13 @@ export async function submissionById(db: Db, id: string): Promise<Submission | n
 
 /** Whether the address submitted this form since `since`: a confirmation mail went out for it then. */
 export async function submittedSince(db: Db, formId: string, email: string, since: number): Promise<boolean> {
-  return (await db('form_submissions').select('id').where({ form_id: formId, email }).andWhere('created_at', '>=', since).first()) !== undefined;
+  return (
+    (await db('form_submissions')
+      .select('id')
+      .where({ form_id: formId, email })
+      .andWhere('created_at', '>=', since)
+      .first()) !== undefined
+  );
 }
 
 export async function markConfirmed(db: Db, id: string, now: number): Promise<void> {
@@ -178,7 +189,11 @@ export async function markConfirmed(db: Db, id: string, now: number): Promise<vo
  */
 export async function pruneUnconfirmed(db: Db, cutoff: number): Promise<number> {
   const submittedSinceCutoff = db('form_submissions').select('contact_id').where('created_at', '>=', cutoff);
-  const contacts = await db('contacts').where({ pending: true }).andWhere('created_at', '<', cutoff).whereNotIn('id', submittedSinceCutoff).delete();
+  const contacts = await db('contacts')
+    .where({ pending: true })
+    .andWhere('created_at', '<', cutoff)
+    .whereNotIn('id', submittedSinceCutoff)
+    .delete();
   await db('form_submissions').where('created_at', '<', cutoff).delete();
   return contacts;
 }

@@ -10,7 +10,8 @@ export const formRoutes = [
     method: 'POST',
     path: '/v1/forms',
     scope: 'contacts:manage',
-    summary: 'Make a signup form: a public page (url) and a JSON endpoint that add confirmed contacts to an audience; its confirmation mail is live or test mail as the key is',
+    summary:
+      'Make a signup form: a public page (url) and a JSON endpoint that add confirmed contacts to an audience; its confirmation mail is live or test mail as the key is',
     body: CreateFormBody,
     async handler({ services, principal, body }) {
       return { status: 201, body: await services.forms.create(principal.project, principal.key.mode, body) };
@@ -39,17 +40,22 @@ export const formRoutes = [
     method: 'PATCH',
     path: '/v1/forms/:id',
     scope: 'contacts:manage',
-    summary: 'Change a signup form (its environment stays that of the key that made it; a test key cannot change a live form)',
+    summary:
+      'Change a signup form (its environment stays that of the key that made it; a test key cannot change a live form)',
     body: UpdateFormBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.forms.update(principal.project, principal.key.mode, params.id!, body) };
+      return {
+        status: 200,
+        body: await services.forms.update(principal.project, principal.key.mode, params.id!, body),
+      };
     },
   }),
   route({
     method: 'DELETE',
     path: '/v1/forms/:id',
     scope: 'contacts:manage',
-    summary: 'Delete a signup form: its page and its confirmation links stop working; the contacts it added stay (a test key cannot delete a live form)',
+    summary:
+      'Delete a signup form: its page and its confirmation links stop working; the contacts it added stay (a test key cannot delete a live form)',
     async handler({ services, principal, params }) {
       return { status: 200, body: await services.forms.delete(principal.project.id, principal.key.mode, params.id!) };
     },

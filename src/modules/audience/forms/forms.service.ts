@@ -26,15 +26,25 @@ const ok = <T>(r: { ok: true; value: T } | { ok: false; field: string; reason: s
 /** The confirmation mail's From: an address at a domain of the project, verified for a live form (as the accept requires). */
 async function checkFrom(trx: Knex.Transaction, project: Project, f: Form): Promise<void> {
   if (f.from === null) {
-    if (f.doubleOptIn) throw validationError('from', 'is required when double_opt_in is true: the confirmation mail is sent from it');
+    if (f.doubleOptIn)
+      throw validationError('from', 'is required when double_opt_in is true: the confirmation mail is sent from it');
     return;
   }
   const parsed = parseAddress(f.from);
   if (!parsed.ok) throw validationError('from', parsed.reason);
   const domain = (await listDomains(trx, project.id)).find((d) => d.name === parsed.value.domain);
-  if (!domain) throw validationError('from', `${parsed.value.domain} is not a domain of this project (POST /v1/domains adds it)`);
-  if (f.environment === 'live' && domain.status !== 'verified') throw apiError('domain_not_verified', `from: the domain ${domain.name} is not verified; a live form's confirmation mail is sent like any live email`);
-  if (f.environment === 'live' && f.doubleOptIn && !project.approved) throw apiError('account_not_approved', "live sending waits for this project to be approved; a test key's form works meanwhile");
+  if (!domain)
+    throw validationError('from', `${parsed.value.domain} is not a domain of this project (POST /v1/domains adds it)`);
+  if (f.environment === 'live' && domain.status !== 'verified')
+    throw apiError(
+      'domain_not_verified',
+      `from: the domain ${domain.name} is not verified; a live form's confirmation mail is sent like any live email`,
+    );
+  if (f.environment === 'live' && f.doubleOptIn && !project.approved)
+    throw apiError(
+      'account_not_approved',
+      "live sending waits for this project to be approved; a test key's form works meanwhile",
+    );
 }
 
 async function checkTemplate(deps: FormDeps, projectId: string, id: string | null): Promise<void> {
@@ -42,19 +52,30 @@ async function checkTemplate(deps: FormDeps, projectId: string, id: string | nul
   try {
     await deps.templates.get(projectId, id);
   } catch (e) {
-    if (e instanceof ApiError && e.code === 'not_found') throw validationError('confirm_template_id', `no template '${id}' in this project`);
+    if (e instanceof ApiError && e.code === 'not_found')
+      throw validationError('confirm_template_id', `no template '${id}' in this project`);
     throw e;
   }
 }
 
 /** Every rule of a form as it would be stored; errors name the field. The caller holds the project's lock. */
-async function checkForm(deps: FormDeps, trx: Knex.Transaction, project: Project, f: Form, given: UpdateFormBody): Promise<Form> {
+async function checkForm(
+  deps: FormDeps,
+  trx: Knex.Transaction,
+  project: Project,
+  f: Form,
+  given: UpdateFormBody,
+): Promise<Form> {
   if (!(await findAudience(trx, project.id, f.audienceId))) throw notFound(`audience ${f.audienceId}`);
   const declared = new Map((await listProperties(trx, project.id)).map((p) => [p.key, p]));
-  const checked: Form = { ...f, fields: given.fields !== undefined ? ok(checkFields(given.fields, declared)) : f.fields };
+  const checked: Form = {
+    ...f,
+    fields: given.fields !== undefined ? ok(checkFields(given.fields, declared)) : f.fields,
+  };
   if (given.redirect_url) checked.redirectUrl = ok(checkRedirectUrl(given.redirect_url, deps.allowPrivate));
   if (given.allowed_origins) checked.allowedOrigins = ok(checkOrigins(given.allowed_origins, deps.allowPrivate));
-  if (checked.doubleOptIn && !deps.publicUrl) throw validationError('double_opt_in', 'needs http.public_url: the confirmation link is under it');
+  if (checked.doubleOptIn && !deps.publicUrl)
+    throw validationError('double_opt_in', 'needs http.public_url: the confirmation link is under it');
   await checkFrom(trx, project, checked);
   await checkTemplate(deps, project.id, checked.confirmTemplateId);
   return checked;
@@ -92,7 +113,8 @@ async function createForm(deps: FormDeps, project: Project, environment: FormEnv
  * change live mail, which it cannot send (as it cannot make a live key).
  */
 function checkKeyMode(f: Form, mode: FormEnvironment): void {
-  if (f.environment === 'live' && mode === 'test') throw apiError('forbidden', `a test key cannot change or delete the live form ${f.id}; use a live key`);
+  if (f.environment === 'live' && mode === 'test')
+    throw apiError('forbidden', `a test key cannot change or delete the live form ${f.id}; use a live key`);
 }
 
 async function updateFormOf(deps: FormDeps, project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) {
@@ -125,13 +147,19 @@ export function formService(deps: FormDeps) {
     return f;
   };
   return {
-    create: (project: Project, environment: FormEnvironment, body: CreateFormBody) => createForm(deps, project, environment, body),
+    create: (project: Project, environment: FormEnvironment, body: CreateFormBody) =>
+      createForm(deps, project, environment, body),
     /** `mode`: the key's; the form keeps its environment whichever key changes it */
-    update: (project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) => updateFormOf(deps, project, mode, id, body),
+    update: (project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) =>
+      updateFormOf(deps, project, mode, id, body),
     get: async (projectId: string, id: string) => presentForm(await existing(projectId, id), deps.publicUrl),
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
       const { page, nextCursor } = idPage(await repo.pageOfForms(deps.store.reader, projectId, limit, cursor), limit);
-      return { object: 'list' as const, data: page.map((f) => presentForm(f, deps.publicUrl)), next_cursor: nextCursor };
+      return {
+        object: 'list' as const,
+        data: page.map((f) => presentForm(f, deps.publicUrl)),
+        next_cursor: nextCursor,
+      };
     },
     delete: async (projectId: string, mode: FormEnvironment, id: string) => {
       const f = await existing(projectId, id);

@@ -11,7 +11,10 @@ import type { Form } from './forms.repo.js';
  * nor their confirmation links (docs/forms.md). Its contacts' preference
  * pages keep working: unsubscribing must always be possible.
  */
-export async function usableForm(deps: Pick<FormDeps, 'store'>, id: string): Promise<{ form: Form; declared: Map<string, ContactProperty> } | null> {
+export async function usableForm(
+  deps: Pick<FormDeps, 'store'>,
+  id: string,
+): Promise<{ form: Form; declared: Map<string, ContactProperty> } | null> {
   const form = /^frm_[0-9a-z]{26}$/.test(id) ? await repo.formById(deps.store.reader, id) : null;
   const project = form ? await findProject(deps.store.reader, form.projectId) : null;
   if (!form || !project || project.suspended) return null;

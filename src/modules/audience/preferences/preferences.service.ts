@@ -48,11 +48,21 @@ async function contactOf(deps: PreferenceDeps, token: string) {
 export async function viewPreferences(deps: PreferenceDeps, token: string): Promise<PreferenceView | null> {
   const c = await contactOf(deps, token);
   if (!c) return null;
-  const [topics, subs] = await Promise.all([topicsOfProject(deps.store.reader, c.projectId), subscriptionsOf(deps.store.reader, c.projectId, [c.id])]);
+  const [topics, subs] = await Promise.all([
+    topicsOfProject(deps.store.reader, c.projectId),
+    subscriptionsOf(deps.store.reader, c.projectId, [c.id]),
+  ]);
   const mine = subs.get(c.id) ?? {};
   return {
     email: c.email,
-    topics: topics.reverse().map((t) => ({ id: t.id, name: t.name, description: t.description, subscribed: mine[t.id] ?? t.default === 'opt_out' })),
+    topics: topics
+      .reverse()
+      .map((t) => ({
+        id: t.id,
+        name: t.name,
+        description: t.description,
+        subscribed: mine[t.id] ?? t.default === 'opt_out',
+      })),
     unsubscribed: c.unsubscribed,
   };
 }
@@ -61,7 +71,11 @@ export async function viewPreferences(deps: PreferenceDeps, token: string): Prom
  * Saves the page's choices: a topic the page did not show (made since it was
  * loaded) keeps the contact's state, one deleted since is left out.
  */
-export async function savePreferences(deps: PreferenceDeps, token: string, choice: PreferenceChoice): Promise<PreferenceView | null> {
+export async function savePreferences(
+  deps: PreferenceDeps,
+  token: string,
+  choice: PreferenceChoice,
+): Promise<PreferenceView | null> {
   const c = await contactOf(deps, token);
   if (!c) return null;
   const shown = new Set(choice.shown);

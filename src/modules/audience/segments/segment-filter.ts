@@ -9,7 +9,12 @@ import type { ContactProperty, PropertyValue } from '../contacts/contact-propert
 /** What a filter may name besides the project's properties. */
 export const CONTACT_FIELDS = ['email', 'first_name', 'last_name', 'created_at'] as const;
 
-const TYPE_OF: Record<ContactProperty['type'], Declared[string]['type']> = { string: 'string', number: 'number', boolean: 'boolean', date: 'string' };
+const TYPE_OF: Record<ContactProperty['type'], Declared[string]['type']> = {
+  string: 'string',
+  number: 'number',
+  boolean: 'boolean',
+  date: 'string',
+};
 
 export function declaredFor(properties: readonly ContactProperty[]): Declared {
   const out: Declared = {};
@@ -19,7 +24,10 @@ export function declaredFor(properties: readonly ContactProperty[]): Declared {
 }
 
 /** The filter compiled, or the mistake with its line and column (`filter line 1, column 6: …`). */
-export function compileFilter(source: string, properties: readonly ContactProperty[]): { ok: true; compiled: CompiledCondition; roots: string[] } | { ok: false; message: string } {
+export function compileFilter(
+  source: string,
+  properties: readonly ContactProperty[],
+): { ok: true; compiled: CompiledCondition; roots: string[] } | { ok: false; message: string } {
   try {
     const compiled = compileCondition(source, 'filter', declaredFor(properties));
     return { ok: true, compiled, roots: [...rootsOf(compiled)].sort() };
@@ -38,12 +46,24 @@ function rootsOf(c: CompiledCondition, out = new Set<string>()): Set<string> {
 
 /** A contact as a filter sees it: its fields, and its properties with their fallbacks where it has none. */
 export function contactValues(
-  c: { email: string; firstName: string | null; lastName: string | null; createdAt: number; properties: Record<string, PropertyValue> },
+  c: {
+    email: string;
+    firstName: string | null;
+    lastName: string | null;
+    createdAt: number;
+    properties: Record<string, PropertyValue>;
+  },
   properties: readonly ContactProperty[],
 ): Record<string, unknown> {
-  const values: Record<string, unknown> = { email: c.email, first_name: c.firstName, last_name: c.lastName, created_at: new Date(c.createdAt).toISOString() };
+  const values: Record<string, unknown> = {
+    email: c.email,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    created_at: new Date(c.createdAt).toISOString(),
+  };
   for (const p of properties) values[p.key] = Object.hasOwn(c.properties, p.key) ? c.properties[p.key] : p.fallback;
   return values;
 }
 
-export const matches = (compiled: CompiledCondition, values: Record<string, unknown>) => testCondition(compiled, values);
+export const matches = (compiled: CompiledCondition, values: Record<string, unknown>) =>
+  testCondition(compiled, values);

@@ -12,7 +12,16 @@ export interface Segment {
   createdAt: number;
 }
 
-type Row = { id: string; project_id: string; name: string; audience_id: string | null; filter: string; compiled: string; roots: string; created_at: number | string };
+type Row = {
+  id: string;
+  project_id: string;
+  name: string;
+  audience_id: string | null;
+  filter: string;
+  compiled: string;
+  roots: string;
+  created_at: number | string;
+};
 const fromRow = (r: Row): Segment => ({
   id: r.id,
   projectId: r.project_id,
@@ -25,7 +34,16 @@ const fromRow = (r: Row): Segment => ({
 });
 
 export async function insertSegment(db: Db, s: Segment): Promise<void> {
-  await db('segments').insert({ id: s.id, project_id: s.projectId, name: s.name, audience_id: s.audienceId, filter: s.filter, compiled: JSON.stringify(s.compiled), roots: JSON.stringify(s.roots), created_at: s.createdAt });
+  await db('segments').insert({
+    id: s.id,
+    project_id: s.projectId,
+    name: s.name,
+    audience_id: s.audienceId,
+    filter: s.filter,
+    compiled: JSON.stringify(s.compiled),
+    roots: JSON.stringify(s.roots),
+    created_at: s.createdAt,
+  });
 }
 
 export async function findSegment(db: Db, projectId: string, id: string): Promise<Segment | null> {
@@ -34,7 +52,12 @@ export async function findSegment(db: Db, projectId: string, id: string): Promis
 }
 
 /** One page, newest first (`limit + 1` rows: whether more follow). */
-export async function pageOfSegments(db: Db, projectId: string, limit: number, before: string | undefined): Promise<Segment[]> {
+export async function pageOfSegments(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<Segment[]> {
   return (await projectRowsPage<Row>(db, 'segments', projectId, limit, before)).map(fromRow);
 }
 

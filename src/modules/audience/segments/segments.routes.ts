@@ -8,8 +8,19 @@ const route = keyedRoutes<{ segments: SegmentService }>();
 const CreateSegmentBody = Type.Object(
   {
     name: NoNulString({ minLength: 1, maxLength: 200 }),
-    audience_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: "only this audience's contacts; all the project's unless given" })),
-    filter: Type.String({ minLength: 1, maxLength: 4000, description: "a condition as in a template's {{#if}}: plan == 'pro' and signup_date >= '2026-01-01'; names email, first_name, last_name, created_at and the declared properties" }),
+    audience_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 40,
+        description: "only this audience's contacts; all the project's unless given",
+      }),
+    ),
+    filter: Type.String({
+      minLength: 1,
+      maxLength: 4000,
+      description:
+        "a condition as in a template's {{#if}}: plan == 'pro' and signup_date >= '2026-01-01'; names email, first_name, last_name, created_at and the declared properties",
+    }),
   },
   { additionalProperties: false },
 );
@@ -64,7 +75,10 @@ export const segmentRoutes = [
     summary: "The segment's contacts now, newest first",
     query: MembersQuery,
     async handler({ services, principal, params, query }) {
-      return { status: 200, body: await services.segments.contacts(principal.project.id, params.id!, query.limit, query.cursor) };
+      return {
+        status: 200,
+        body: await services.segments.contacts(principal.project.id, params.id!, query.limit, query.cursor),
+      };
     },
   }),
 ];

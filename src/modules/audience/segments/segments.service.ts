@@ -17,7 +17,14 @@ export interface SegmentDeps {
   clock: Clock;
 }
 
-const present = (s: Segment) => ({ object: 'segment' as const, id: s.id, name: s.name, audience_id: s.audienceId, filter: s.filter, created_at: iso(s.createdAt) });
+const present = (s: Segment) => ({
+  object: 'segment' as const,
+  id: s.id,
+  name: s.name,
+  audience_id: s.audienceId,
+  filter: s.filter,
+  created_at: iso(s.createdAt),
+});
 
 /** Contacts read per page while a segment is evaluated. */
 const SCAN = 500;
@@ -40,13 +47,22 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
   const found: Contact[] = [];
   let before = cursor;
   for (;;) {
-    const rows = await pageOfContacts(deps.store.reader, projectId, { limit: SCAN, before, audienceId: s.audienceId ?? undefined });
-    for (const c of rows.slice(0, SCAN)) if (found.length <= limit && !c.pending && matches(s.compiled, contactValues(c, properties))) found.push(c);
+    const rows = await pageOfContacts(deps.store.reader, projectId, {
+      limit: SCAN,
+      before,
+      audienceId: s.audienceId ?? undefined,
+    });
+    for (const c of rows.slice(0, SCAN))
+      if (found.length <= limit && !c.pending && matches(s.compiled, contactValues(c, properties))) found.push(c);
     if (found.length > limit || rows.length <= SCAN) break;
     before = rows[SCAN - 1]!.id;
   }
   const { page, nextCursor } = idPage(found, limit);
-  return { object: 'list' as const, data: await presented(deps.store.reader, projectId, page), next_cursor: nextCursor };
+  return {
+    object: 'list' as const,
+    data: await presented(deps.store.reader, projectId, page),
+    next_cursor: nextCursor,
+  };
 }
 
 export function segmentService(deps: SegmentDeps) {
@@ -55,11 +71,21 @@ export function segmentService(deps: SegmentDeps) {
       // under the project's lock, so that the property it reads or the audience it uses is not deleted meanwhile
       deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
-        if (body.audience_id && !(await findAudience(trx, projectId, body.audience_id))) throw notFound(`audience ${body.audience_id}`);
+        if (body.audience_id && !(await findAudience(trx, projectId, body.audience_id)))
+          throw notFound(`audience ${body.audience_id}`);
         const compiled = compileFilter(body.filter, await listProperties(trx, projectId));
         if (!compiled.ok) throw validationError('filter', compiled.message);
         const now = deps.clock.now();
-        const s: Segment = { id: newId('segment', now), projectId, name: body.name, audienceId: body.audience_id ?? null, filter: body.filter, compiled: compiled.compiled, roots: compiled.roots, createdAt: now };
+        const s: Segment = {
+          id: newId('segment', now),
+          projectId,
+          name: body.name,
+          audienceId: body.audience_id ?? null,
+          filter: body.filter,
+          compiled: compiled.compiled,
+          roots: compiled.roots,
+          createdAt: now,
+        };
         await repo.insertSegment(trx, s);
         return present(s);
       }),
@@ -73,12 +99,17 @@ export function segmentService(deps: SegmentDeps) {
       await deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
         const broadcast = await broadcastUsing(trx, projectId, { segment: s.id });
-        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) sends to the segment ${s.id}; cancel or change it first`);
+        if (broadcast)
+          throw apiError(
+            'conflict',
+            `broadcast ${broadcast.id} (${broadcast.name}) sends to the segment ${s.id}; cancel or change it first`,
+          );
         await repo.deleteSegment(trx, s.id);
       });
       return { object: 'segment' as const, id: s.id, deleted: true };
     },
-    contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) => members(deps, projectId, id, limit, cursor),
+    contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) =>
+      members(deps, projectId, id, limit, cursor),
   };
 }
 

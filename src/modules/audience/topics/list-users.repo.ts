@@ -7,8 +7,15 @@ import type { Db } from '../../../store/db.js';
  * every contact). Here, in the module the others build on: the audiences,
  * segments and topics modules ask it, and the broadcasts module uses them.
  */
-export async function broadcastUsing(db: Db, projectId: string, what: { audience?: string; segment?: string; topic?: string }): Promise<{ id: string; name: string } | null> {
-  const q = db('broadcasts').select('id', 'name').where({ project_id: projectId }).whereIn('status', ['draft', 'scheduled', 'sending']);
+export async function broadcastUsing(
+  db: Db,
+  projectId: string,
+  what: { audience?: string; segment?: string; topic?: string },
+): Promise<{ id: string; name: string } | null> {
+  const q = db('broadcasts')
+    .select('id', 'name')
+    .where({ project_id: projectId })
+    .whereIn('status', ['draft', 'scheduled', 'sending']);
   if (what.audience !== undefined) q.andWhere({ audience_id: what.audience });
   if (what.segment !== undefined) q.andWhere({ segment_id: what.segment });
   if (what.topic !== undefined) q.andWhere({ topic_id: what.topic });

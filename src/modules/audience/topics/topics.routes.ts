@@ -9,7 +9,10 @@ const CreateTopicBody = Type.Object(
   {
     name: NoNulString({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(NoNulString({ maxLength: 1000 })),
-    default: StringEnum(['opt_in', 'opt_out'] as const, { description: "opt_in: only contacts who subscribed get the topic's broadcasts; opt_out: every contact but those who unsubscribed from it" }),
+    default: StringEnum(['opt_in', 'opt_out'] as const, {
+      description:
+        "opt_in: only contacts who subscribed get the topic's broadcasts; opt_out: every contact but those who unsubscribed from it",
+    }),
   },
   { additionalProperties: false },
 );

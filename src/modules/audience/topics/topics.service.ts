@@ -8,7 +8,14 @@ import type { Store } from '../../../store/store.js';
 import * as repo from './topics.repo.js';
 import type { Topic, TopicDefault } from './topics.repo.js';
 
-const present = (t: Topic) => ({ object: 'topic' as const, id: t.id, name: t.name, description: t.description, default: t.default, created_at: iso(t.createdAt) });
+const present = (t: Topic) => ({
+  object: 'topic' as const,
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  default: t.default,
+  created_at: iso(t.createdAt),
+});
 
 export function topicService(deps: { store: Store; clock: Clock }) {
   const existing = async (projectId: string, id: string) => {
@@ -17,8 +24,18 @@ export function topicService(deps: { store: Store; clock: Clock }) {
     return t;
   };
   return {
-    create: async (projectId: string, body: { name: string; description?: string | undefined; default: TopicDefault }) => {
-      const t: Topic = { id: newId('topic', deps.clock.now()), projectId, name: body.name, description: body.description ?? null, default: body.default, createdAt: deps.clock.now() };
+    create: async (
+      projectId: string,
+      body: { name: string; description?: string | undefined; default: TopicDefault },
+    ) => {
+      const t: Topic = {
+        id: newId('topic', deps.clock.now()),
+        projectId,
+        name: body.name,
+        description: body.description ?? null,
+        default: body.default,
+        createdAt: deps.clock.now(),
+      };
       await deps.store.tx((trx) => repo.insertTopic(trx, t));
       return present(t);
     },
@@ -32,7 +49,11 @@ export function topicService(deps: { store: Store; clock: Clock }) {
       await deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
         const broadcast = await broadcastUsing(trx, projectId, { topic: t.id });
-        if (broadcast) throw apiError('conflict', `broadcast ${broadcast.id} (${broadcast.name}) is on the topic ${t.id}; cancel or change it first`);
+        if (broadcast)
+          throw apiError(
+            'conflict',
+            `broadcast ${broadcast.id} (${broadcast.name}) is on the topic ${t.id}; cancel or change it first`,
+          );
         await repo.deleteTopic(trx, t.id);
       });
       return { object: 'topic' as const, id: t.id, deleted: true };

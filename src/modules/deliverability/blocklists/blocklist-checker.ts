@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DnsLookupError, describeDnsCode, type ARecords, type DnsblLookup } from '../../../dns/dnsbl-lookup.js';
 import { systemClock, type Clock } from '../../../lib/time.js';
-import { normalizeTarget, queryName, targetKind, type Blocklist, type BlocklistKind, type ListingState } from './dnsbl.js';
+import {
+  normalizeTarget,
+  queryName,
+  targetKind,
+  type Blocklist,
+  type BlocklistKind,
+  type ListingState,
+} from './dnsbl.js';
 import { CACHE_SECONDS, cacheSeconds, judgeAnswer } from './dnsbl-answers.js';
 
 export interface BlocklistResult {
@@ -90,7 +97,11 @@ class Gate {
   private paced(): Promise<void> {
     const mine = this.turn.then(async () => {
       // a timer may fire a little early: measure again instead of trusting one sleep
-      for (let wait = this.lastStart + this.gapMs - performance.now(); wait > 0; wait = this.lastStart + this.gapMs - performance.now()) {
+      for (
+        let wait = this.lastStart + this.gapMs - performance.now();
+        wait > 0;
+        wait = this.lastStart + this.gapMs - performance.now()
+      ) {
         await sleep(Math.ceil(wait));
       }
       this.lastStart = performance.now();
@@ -109,7 +120,15 @@ function plan(targets: readonly string[], lists: readonly Blocklist[]): Pair[] {
       if (kind && kind !== list.kind) continue;
       const name = kind ? queryName(target, list) : null;
       if (name) pairs.push({ target, list, name });
-      else pairs.push({ target, list, name, unaskable: kind ? 'the name to ask would be longer than 253 characters' : 'neither an IP address nor a domain name' });
+      else
+        pairs.push({
+          target,
+          list,
+          name,
+          unaskable: kind
+            ? 'the name to ask would be longer than 253 characters'
+            : 'neither an IP address nor a domain name',
+        });
     }
   }
   return pairs;
@@ -133,7 +152,8 @@ export class BlocklistChecker {
   constructor(opts: BlocklistCheckerOptions) {
     const concurrency = opts.concurrency ?? 4;
     const perSecond = opts.perSecond ?? 20;
-    if (!(concurrency >= 1) || !(perSecond > 0)) throw new RangeError('concurrency must be 1 or more and perSecond above 0');
+    if (!(concurrency >= 1) || !(perSecond > 0))
+      throw new RangeError('concurrency must be 1 or more and perSecond above 0');
     this.gate = new Gate(Math.floor(concurrency), perSecond);
     this.lookup = opts.lookup;
     this.clock = opts.clock ?? systemClock;
@@ -144,7 +164,9 @@ export class BlocklistChecker {
   /** One result per (target, list) of the same kind, in the order of targets, then lists. */
   async check(targets: readonly string[], lists: readonly Blocklist[]): Promise<BlocklistResult[]> {
     const pairs = plan(targets, lists);
-    const answers = await Promise.all(pairs.map((p) => (p.name ? this.answer(p.list, p.name) : this.unaskable(p.unaskable!))));
+    const answers = await Promise.all(
+      pairs.map((p) => (p.name ? this.answer(p.list, p.name) : this.unaskable(p.unaskable!))),
+    );
     return pairs.map((p, i) => ({ target: p.target, kind: p.list.kind, zone: p.list.zone, ...answers[i]! }));
   }
 
@@ -154,7 +176,13 @@ export class BlocklistChecker {
   }
 
   private unaskable(reason: string): Promise<Answer> {
-    return Promise.resolve({ state: 'error', codes: [], reason, checkedAt: this.clock.now(), ttlSeconds: CACHE_SECONDS.error });
+    return Promise.resolve({
+      state: 'error',
+      codes: [],
+      reason,
+      checkedAt: this.clock.now(),
+      ttlSeconds: CACHE_SECONDS.error,
+    });
   }
 
   private answer(list: Blocklist, name: string): Promise<Answer> {
@@ -184,7 +212,10 @@ export class BlocklistChecker {
     try {
       records = await this.gate.run(() => this.lookup.lookupA(name));
     } catch (e) {
-      const reason = e instanceof DnsLookupError ? `${describeDnsCode(e.code)} (${e.code}) for ${name}` : `the lookup of ${name} failed: ${String(e)}`;
+      const reason =
+        e instanceof DnsLookupError
+          ? `${describeDnsCode(e.code)} (${e.code}) for ${name}`
+          : `the lookup of ${name} failed: ${String(e)}`;
       return { state: 'error', codes: [], reason, checkedAt, ttlSeconds: CACHE_SECONDS.error };
     }
     if (records === 'nxdomain') return { state: 'clear', codes: [], checkedAt, ttlSeconds: CACHE_SECONDS.nxdomain };

@@ -66,7 +66,15 @@ export async function checksOfProject(db: Db, projectId: string): Promise<Stored
 
 export async function saveChecks(db: Db, checks: StoredCheck[]): Promise<void> {
   for (const c of checks) {
-    const row = { kind: c.kind, state: c.state, known_state: c.knownState, codes: JSON.stringify(c.codes), reason: c.reason, since: c.since, checked_at: c.checkedAt };
+    const row = {
+      kind: c.kind,
+      state: c.state,
+      known_state: c.knownState,
+      codes: JSON.stringify(c.codes),
+      reason: c.reason,
+      since: c.since,
+      checked_at: c.checkedAt,
+    };
     await db('blocklist_checks')
       .insert({ target: c.target, zone: c.zone, ...row })
       .onConflict(['target', 'zone'])
@@ -88,7 +96,10 @@ export async function dropChecksExcept(db: Db, ips: string[]): Promise<void> {
 
 /** The project of each verified domain, by name; and the projects that send from the appliance's IPs. */
 export async function verifiedDomainProjects(db: Db): Promise<Map<string, string>> {
-  const rows = (await db('domains').select('name', 'project_id').where('status', 'verified')) as Array<{ name: string; project_id: string }>;
+  const rows = (await db('domains').select('name', 'project_id').where('status', 'verified')) as Array<{
+    name: string;
+    project_id: string;
+  }>;
   return new Map(rows.map((r) => [r.name, r.project_id]));
 }
 

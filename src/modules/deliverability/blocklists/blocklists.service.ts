@@ -6,8 +6,23 @@ import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import { BlocklistChecker, type BlocklistResult } from './blocklist-checker.js';
 import { createDnsblLookup } from '../../../dns/dnsbl-lookup.js';
-import { changes, DEFAULT_BLOCKLISTS, targetKind, validateBlocklists, type Blocklist, type ListingPair } from './dnsbl.js';
-import { allChecks, checksOfProject, dropChecksExcept, lockChecks, saveChecks, verifiedDomainProjects, type StoredCheck } from './blocklists.repo.js';
+import {
+  changes,
+  DEFAULT_BLOCKLISTS,
+  targetKind,
+  validateBlocklists,
+  type Blocklist,
+  type ListingPair,
+} from './dnsbl.js';
+import {
+  allChecks,
+  checksOfProject,
+  dropChecksExcept,
+  lockChecks,
+  saveChecks,
+  verifiedDomainProjects,
+  type StoredCheck,
+} from './blocklists.repo.js';
 
 export interface BlocklistSettings {
   lists: readonly Blocklist[];
@@ -25,7 +40,10 @@ export interface BlocklistDeps {
 }
 
 /** The config's lists (null: the built-in ones) and IPs, checked: a bad entry stops the start, naming it. */
-export function blocklistSettings(config: { blocklists: { lists: unknown[] | null; ips: string[] }; outbound: { hostname: string } }): BlocklistSettings {
+export function blocklistSettings(config: {
+  blocklists: { lists: unknown[] | null; ips: string[] };
+  outbound: { hostname: string };
+}): BlocklistSettings {
   const lists = validateBlocklists(config.blocklists.lists ?? DEFAULT_BLOCKLISTS, 'blocklists.lists');
   if (!lists.ok) throw new Error(`config key ${lists.message}`);
   config.blocklists.ips.forEach((ip, i) => {
@@ -57,20 +75,32 @@ export interface BlocklistRun {
 export async function checkBlocklists(deps: BlocklistDeps, checker: BlocklistChecker): Promise<BlocklistRun> {
   const ips = await outboundIps(deps);
   const domains = await verifiedDomainProjects(deps.store.knex);
-  const results = deps.blocklists.lists.length ? await checker.check([...ips, ...domains.keys()], deps.blocklists.lists) : [];
+  const results = deps.blocklists.lists.length
+    ? await checker.check([...ips, ...domains.keys()], deps.blocklists.lists)
+    : [];
   const run: BlocklistRun = { targets: ips.length + domains.size, listed: 0, errors: 0, newlyListed: 0, delisted: 0 };
   await deps.store.tx(async (trx) => {
     await lockChecks(trx);
     const now = deps.clock.now();
     const before = new Map((await allChecks(trx)).map((c) => [`${c.target} ${c.zone}`, c]));
     const next = results.map((r) => stored(r, before.get(`${r.target} ${r.zone}`), now));
-    const known = [...before.values()].filter((c) => c.knownState !== null).map((c) => ({ target: c.target, zone: c.zone, state: c.knownState! }));
+    const known = [...before.values()]
+      .filter((c) => c.knownState !== null)
+      .map((c) => ({ target: c.target, zone: c.zone, state: c.knownState! }));
     const { listed, cleared } = changes(known, next);
-    const events = [...listed.map((p) => event('domain.blocklisted', p)), ...cleared.map((p) => event('domain.delisted', p))].flatMap((e) => e(domains, now, next, deps.blocklists.lists));
+    const events = [
+      ...listed.map((p) => event('domain.blocklisted', p)),
+      ...cleared.map((p) => event('domain.delisted', p)),
+    ].flatMap((e) => e(domains, now, next, deps.blocklists.lists));
     await saveChecks(trx, next);
     await dropChecksExcept(trx, ips);
     await insertEvents(trx, events);
-    Object.assign(run, { listed: next.filter((c) => c.knownState === 'listed').length, errors: next.filter((c) => c.state === 'error').length, newlyListed: listed.length, delisted: cleared.length });
+    Object.assign(run, {
+      listed: next.filter((c) => c.knownState === 'listed').length,
+      errors: next.filter((c) => c.state === 'error').length,
+      newlyListed: listed.length,
+      delisted: cleared.length,
+    });
   });
   return run;
 }
@@ -94,11 +124,35 @@ function stored(r: BlocklistResult, prev: StoredCheck | undefined, now: number):
  * an IP's to every project with a verified domain, since they all send from it.
  */
 function event(type: 'domain.blocklisted' | 'domain.delisted', pair: ListingPair) {
-  return (domains: Map<string, string>, now: number, checks: StoredCheck[], lists: readonly Blocklist[]): OutboxEvent[] => {
+  return (
+    domains: Map<string, string>,
+    now: number,
+    checks: StoredCheck[],
+    lists: readonly Blocklist[],
+  ): OutboxEvent[] => {
     const check = checks.find((c) => c.target === pair.target && c.zone === pair.zone)!;
-    const projects = check.kind === 'ip' ? [...new Set(domains.values())] : [domains.get(check.target)].filter((p): p is string => p !== undefined);
-    const data = { target: check.target, kind: check.kind, list: check.zone, list_name: lists.find((l) => l.zone === check.zone)?.name ?? check.zone, codes: check.codes, reason: check.reason };
-    return projects.map((projectId) => ({ id: newId('event', now), projectId, type, emailId: null, recipient: null, simulated: false, data, createdAt: now }));
+    const projects =
+      check.kind === 'ip'
+        ? [...new Set(domains.values())]
+        : [domains.get(check.target)].filter((p): p is string => p !== undefined);
+    const data = {
+      target: check.target,
+      kind: check.kind,
+      list: check.zone,
+      list_name: lists.find((l) => l.zone === check.zone)?.name ?? check.zone,
+      codes: check.codes,
+      reason: check.reason,
+    };
+    return projects.map((projectId) => ({
+      id: newId('event', now),
+      projectId,
+      type,
+      emailId: null,
+      recipient: null,
+      simulated: false,
+      data,
+      createdAt: now,
+    }));
   };
 }
 
@@ -106,7 +160,10 @@ function event(type: 'domain.blocklisted' | 'domain.delisted', pair: ListingPair
 export async function outboundIps(deps: Pick<BlocklistDeps, 'resolver' | 'blocklists'>): Promise<string[]> {
   if (deps.blocklists.ips.length) return [...deps.blocklists.ips];
   const ask = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
-  const found = [...(await ask(deps.resolver.resolve4(deps.blocklists.hostname))), ...(await ask(deps.resolver.resolve6(deps.blocklists.hostname)))];
+  const found = [
+    ...(await ask(deps.resolver.resolve4(deps.blocklists.hostname))),
+    ...(await ask(deps.resolver.resolve6(deps.blocklists.hostname))),
+  ];
   return found.filter((ip) => ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'unicast');
 }
 

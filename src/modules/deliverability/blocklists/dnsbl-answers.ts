@@ -48,7 +48,8 @@ function errorOf(family: Family, zone: string, a: string): string | null {
   const [, second, third, fourth] = a.split('.').map(Number) as [number, number, number, number];
   if (family === 'spamhaus') {
     if (SPAMHAUS_ERRORS[a]) return SPAMHAUS_ERRORS[a]!;
-    if (second === 255 && third === 255) return `Spamhaus error code ${a} (127.255.255.0/24 holds errors, never listings)`;
+    if (second === 255 && third === 255)
+      return `Spamhaus error code ${a} (127.255.255.0/24 holds errors, never listings)`;
     if (second === 0 && third <= 2 && fourth >= 2) return null;
   } else if (second === 0 && third === 0 && fourth >= 2) {
     return null;
@@ -57,8 +58,19 @@ function errorOf(family: Family, zone: string, a: string): string | null {
 }
 
 const BITS: Partial<Record<Family, [number, string][]>> = {
-  uribl: [[2, 'black'], [4, 'grey'], [8, 'red']],
-  surbl: [[4, 'DM'], [8, 'PH'], [16, 'MW'], [32, 'CT'], [64, 'ABUSE'], [128, 'CR']],
+  uribl: [
+    [2, 'black'],
+    [4, 'grey'],
+    [8, 'red'],
+  ],
+  surbl: [
+    [4, 'DM'],
+    [8, 'PH'],
+    [16, 'MW'],
+    [32, 'CT'],
+    [64, 'ABUSE'],
+    [128, 'CR'],
+  ],
 };
 
 /** The sublists a bitmask answer names, for a reason when the list gave no TXT. */
@@ -81,7 +93,10 @@ export function judgeAnswer(list: Blocklist, answer: readonly string[] | 'nxdoma
   const codes = [...new Set(answer)].sort();
   const errors = [...new Set(codes.map((a) => errorOf(family, list.zone, a)).filter((e): e is string => e !== null))];
   if (errors.length) return { state: 'error', codes, reason: errors.join('; ') };
-  const text = (txt ?? []).map((t) => t.trim()).filter(Boolean).join(' ');
+  const text = (txt ?? [])
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .join(' ');
   const named = sublists(family, codes);
   const reason = text || (named.length ? `listed on ${named.join(', ')}` : '');
   return reason ? { state: 'listed', codes, reason } : { state: 'listed', codes };

@@ -100,7 +100,14 @@ export function queryName(target: string, list: Blocklist): string | null {
   if (list.kind === 'ip') {
     if (!ip) return null;
     const bytes = ip.toByteArray();
-    prefix = ip.kind() === 'ipv4' ? bytes.reverse().join('.') : bytes.flatMap((b) => [b >> 4, b & 15]).reverse().map((n) => n.toString(16)).join('.');
+    prefix =
+      ip.kind() === 'ipv4'
+        ? bytes.reverse().join('.')
+        : bytes
+            .flatMap((b) => [b >> 4, b & 15])
+            .reverse()
+            .map((n) => n.toString(16))
+            .join('.');
   } else {
     if (ip) return null;
     prefix = domainToASCII(t);
@@ -114,31 +121,43 @@ export type BlocklistEntryCheck = { ok: true; list: Blocklist } | { ok: false; m
 
 /** One operator-configured entry (`where` names it, e.g. `blocklists[2]`); unknown keys are refused like the config schema's. */
 export function validateBlocklist(entry: unknown, where: string): BlocklistEntryCheck {
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return { ok: false, message: `${where}: must be an object with zone and kind` };
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+    return { ok: false, message: `${where}: must be an object with zone and kind` };
   const e = entry as Record<string, unknown>;
   const zone = typeof e.zone === 'string' ? normalizeTarget(e.zone) : '';
-  const fail = (why: string): BlocklistEntryCheck => ({ ok: false, message: `${zone ? `${where} (${zone})` : where}: ${why}` });
+  const fail = (why: string): BlocklistEntryCheck => ({
+    ok: false,
+    message: `${zone ? `${where} (${zone})` : where}: ${why}`,
+  });
   const unknown = Object.keys(e).filter((k) => !['zone', 'kind', 'name'].includes(k));
-  if (unknown.length) return fail(`unknown key ${unknown.map((k) => `'${k}'`).join(', ')} (zone, kind and name are known)`);
+  if (unknown.length)
+    return fail(`unknown key ${unknown.map((k) => `'${k}'`).join(', ')} (zone, kind and name are known)`);
   if (!zone) return fail('zone must be a DNS name such as zen.spamhaus.org');
   if (e.kind !== 'ip' && e.kind !== 'domain') return fail(`kind must be 'ip' or 'domain'`);
-  if (parseIp(zone) || !isDomainName(zone)) return fail(`zone is not a DNS name (letters, digits, '-' and '_' in dot-separated labels, two at least)`);
+  if (parseIp(zone) || !isDomainName(zone))
+    return fail(`zone is not a DNS name (letters, digits, '-' and '_' in dot-separated labels, two at least)`);
   const room = e.kind === 'ip' ? MAX_NAME - IPV6_PREFIX : MAX_NAME - 4;
-  if (zone.length > room) return fail(`zone is longer than ${room} characters, which leaves no room for the names asked`);
-  if (e.name !== undefined && (typeof e.name !== 'string' || !e.name.trim())) return fail('name must be a non-empty string');
+  if (zone.length > room)
+    return fail(`zone is longer than ${room} characters, which leaves no room for the names asked`);
+  if (e.name !== undefined && (typeof e.name !== 'string' || !e.name.trim()))
+    return fail('name must be a non-empty string');
   const list: Blocklist = { zone, kind: e.kind };
   if (typeof e.name === 'string') list.name = e.name.trim();
   return { ok: true, list };
 }
 
 /** Every entry, and no zone twice (the second would only double the queries). */
-export function validateBlocklists(entries: unknown, where = 'blocklists'): { ok: true; lists: Blocklist[] } | { ok: false; message: string } {
+export function validateBlocklists(
+  entries: unknown,
+  where = 'blocklists',
+): { ok: true; lists: Blocklist[] } | { ok: false; message: string } {
   if (!Array.isArray(entries)) return { ok: false, message: `${where}: must be a list` };
   const lists: Blocklist[] = [];
   for (const [i, entry] of entries.entries()) {
     const r = validateBlocklist(entry, `${where}[${i}]`);
     if (!r.ok) return r;
-    if (lists.some((l) => l.zone === r.list.zone)) return { ok: false, message: `${where}[${i}] (${r.list.zone}): the zone is listed twice` };
+    if (lists.some((l) => l.zone === r.list.zone))
+      return { ok: false, message: `${where}[${i}] (${r.list.zone}): the zone is listed twice` };
     lists.push(r.list);
   }
   return { ok: true, lists };
@@ -160,7 +179,10 @@ const pairKey = (p: ListingPair) => `${normalizeTarget(p.target)} ${normalizeTar
  * refusing resolver neither lists nor delists anybody): keep `lastKnown` as
  * the previous state so an error in between does not reset it.
  */
-export function changes(previous: readonly PairState[], current: readonly PairState[]): { listed: ListingPair[]; cleared: ListingPair[] } {
+export function changes(
+  previous: readonly PairState[],
+  current: readonly PairState[],
+): { listed: ListingPair[]; cleared: ListingPair[] } {
   const before = new Map(previous.map((p) => [pairKey(p), p.state]));
   const listed: ListingPair[] = [];
   const cleared: ListingPair[] = [];

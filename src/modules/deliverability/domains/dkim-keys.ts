@@ -13,7 +13,9 @@ const generate = promisify(generateKeyPair);
  * RFC 8301: RSA keys of at least 1024 bits, 2048 recommended.
  */
 export async function generateDomainKeys(now: number): Promise<DomainKey[]> {
-  return Promise.all(DKIM_SELECTORS.map((selector, i) => generateDomainKey(selector, i === 0 ? 'active' : 'standby', now)));
+  return Promise.all(
+    DKIM_SELECTORS.map((selector, i) => generateDomainKey(selector, i === 0 ? 'active' : 'standby', now)),
+  );
 }
 
 export async function generateDomainKey(selector: string, state: KeyState, now: number): Promise<DomainKey> {

@@ -23,7 +23,10 @@ export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | '
     const target = rotationTarget(keys, s);
     if ('refused' in target) throw apiError('conflict', `${d.name}: ${target.refused}`);
     if (!servedByCname(d.checks, target.selector, d.dkimToken, deps.domains.zone)) {
-      throw apiError('conflict', `${d.name}: the last check did not find ${target.selector}._domainkey.${d.name} as the CNAME to ${target.selector}.${d.dkimToken}.${deps.domains.zone}; a key published as a TXT record cannot change without a DNS edit (docs/dns.md)`);
+      throw apiError(
+        'conflict',
+        `${d.name}: the last check did not find ${target.selector}._domainkey.${d.name} as the CNAME to ${target.selector}.${d.dkimToken}.${deps.domains.zone}; a key published as a TXT record cannot change without a DNS edit (docs/dns.md)`,
+      );
     }
     return target.selector;
   };
@@ -34,7 +37,8 @@ export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | '
     await lockRows(trx, 'domains', [d.id]);
     const current = await repo.findDomainById(trx, d.id);
     if (!current) throw notFound(`domain ${d.id}`);
-    if (refusal(await domainKeys(trx, d.id)) !== selector) throw apiError('conflict', `${d.name}: its keys changed meanwhile; try again`);
+    if (refusal(await domainKeys(trx, d.id)) !== selector)
+      throw apiError('conflict', `${d.name}: its keys changed meanwhile; try again`);
     // published from the moment it is stored: the zone answers from the store
     await putKey(trx, d.id, { ...key, publishedAt: deps.clock.now() });
     return current;
@@ -42,7 +46,12 @@ export async function startRotation(deps: Pick<DomainDeps, 'store' | 'clock' | '
 }
 
 /** Whether public DNS, through dns.resolvers, shows this key at <selector>._domainkey.<domain>. */
-async function dnsShows(deps: Pick<DomainDeps, 'resolver'>, d: Domain, selector: string, publicKey: string): Promise<boolean> {
+async function dnsShows(
+  deps: Pick<DomainDeps, 'resolver'>,
+  d: Domain,
+  selector: string,
+  publicKey: string,
+): Promise<boolean> {
   try {
     const txt = await deps.resolver.resolveTxt(`${selector}._domainkey.${d.name}`);
     return txt.some((parts) => dkimPublicKeyOf(parts.join('')) === publicKey);
@@ -75,7 +84,8 @@ async function advanceDomain(deps: DomainDeps, d: Domain, sum: RotationSummary):
   }
   if (due.switchTo) {
     const pending = keys.find((k) => k.selector === due.switchTo)!;
-    if (await dnsShows(deps, d, pending.selector, pending.publicKey)) sum.switched += await switchTo(deps, d.id, pending);
+    if (await dnsShows(deps, d, pending.selector, pending.publicKey))
+      sum.switched += await switchTo(deps, d.id, pending);
     else sum.waiting++;
   }
   const target = rotationTarget(keys, s);
@@ -93,7 +103,11 @@ async function switchTo(deps: DomainDeps, domainId: string, pending: DomainKey):
     const d = await repo.findDomainById(trx, domainId);
     const keys = await domainKeys(trx, domainId);
     const now = deps.clock.now();
-    if (!d || !keys.some((k) => k.selector === pending.selector && k.state === 'pending' && k.publicKey === pending.publicKey)) return 0;
+    if (
+      !d ||
+      !keys.some((k) => k.selector === pending.selector && k.state === 'pending' && k.publicKey === pending.publicKey)
+    )
+      return 0;
     for (const k of switchedKeys(keys, pending.selector, now, deps.domains.dkim)) await setKeyState(trx, domainId, k);
     await repo.setActiveKey(trx, domainId, pending.selector, now);
     return 1;
@@ -101,10 +115,16 @@ async function switchTo(deps: DomainDeps, domainId: string, pending: DomainKey):
 }
 
 /** The dkim_rotation job: every domain with a step due. A domain that fails is reported and the others go on. */
-export async function advanceRotations(deps: DomainDeps, onError: (d: Domain, e: unknown) => void): Promise<RotationSummary> {
+export async function advanceRotations(
+  deps: DomainDeps,
+  onError: (d: Domain, e: unknown) => void,
+): Promise<RotationSummary> {
   const s = deps.domains.dkim;
   const sum: RotationSummary = { started: 0, switched: 0, retired: 0, waiting: 0 };
-  const domains = await repo.domainsToRotate(deps.store.knex, s.rotateAfterMs > 0 ? deps.clock.now() - s.rotateAfterMs : null);
+  const domains = await repo.domainsToRotate(
+    deps.store.knex,
+    s.rotateAfterMs > 0 ? deps.clock.now() - s.rotateAfterMs : null,
+  );
   for (const d of domains) {
     try {
       await advanceDomain(deps, d, sum);

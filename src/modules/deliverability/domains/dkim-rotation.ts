@@ -37,9 +37,15 @@ export interface RotatingDomain {
 }
 
 /** The selector a new key goes to, or why none can take one now. */
-export function rotationTarget(keys: readonly KeySlot[], s: RotationSettings): { selector: string } | { refused: string } {
+export function rotationTarget(
+  keys: readonly KeySlot[],
+  s: RotationSettings,
+): { selector: string } | { refused: string } {
   const pending = keys.find((k) => k.state === 'pending');
-  if (pending) return { refused: `a rotation is already under way: selector ${pending.selector} was published at ${iso(pending.publishedAt)} and signs from ${iso(pending.publishedAt + s.keyTtlMs)} once DNS shows it` };
+  if (pending)
+    return {
+      refused: `a rotation is already under way: selector ${pending.selector} was published at ${iso(pending.publishedAt)} and signs from ${iso(pending.publishedAt + s.keyTtlMs)} once DNS shows it`,
+    };
   const inUse = new Set(keys.filter((k) => k.state === 'active' || k.state === 'retiring').map((k) => k.selector));
   const free = DKIM_SELECTORS.filter((sel) => !inUse.has(sel));
   // a selector with no key left is taken before one holding a standby key nobody signed with
@@ -59,7 +65,9 @@ export interface DueSteps {
 }
 
 export function dueSteps(d: RotatingDomain, keys: readonly KeySlot[], now: number, s: RotationSettings): DueSteps {
-  const retire = keys.filter((k) => k.state === 'retiring' && k.retireAt !== null && k.retireAt <= now).map((k) => k.selector);
+  const retire = keys
+    .filter((k) => k.state === 'retiring' && k.retireAt !== null && k.retireAt <= now)
+    .map((k) => k.selector);
   const pending = keys.find((k) => k.state === 'pending');
   const switchTo = pending && pending.publishedAt + s.keyTtlMs < now ? pending.selector : null;
   const next = nextRotationAt(d, s);
@@ -68,7 +76,10 @@ export function dueSteps(d: RotatingDomain, keys: readonly KeySlot[], now: numbe
   return { retire, switchTo, start };
 }
 
-export function nextRotationAt(d: Pick<RotatingDomain, 'dkimActivatedAt'>, s: Pick<RotationSettings, 'rotateAfterMs'>): number | null {
+export function nextRotationAt(
+  d: Pick<RotatingDomain, 'dkimActivatedAt'>,
+  s: Pick<RotationSettings, 'rotateAfterMs'>,
+): number | null {
   return s.rotateAfterMs > 0 ? d.dkimActivatedAt + s.rotateAfterMs : null;
 }
 
@@ -88,8 +99,16 @@ export function presentDkim(d: RotatingDomain, keys: readonly KeySlot[], s: Rota
     active_selector: d.activeSelector,
     active_since: iso(d.dkimActivatedAt),
     next_rotation_at: iso(nextRotationAt(d, s)),
-    rotation: pending ? { selector: pending.selector, published_at: iso(pending.publishedAt), signs_from: iso(pending.publishedAt + s.keyTtlMs) } : null,
-    retiring: keys.filter((k) => k.state === 'retiring').map((k) => ({ selector: k.selector, removed_at: iso(k.retireAt) })),
+    rotation: pending
+      ? {
+          selector: pending.selector,
+          published_at: iso(pending.publishedAt),
+          signs_from: iso(pending.publishedAt + s.keyTtlMs),
+        }
+      : null,
+    retiring: keys
+      .filter((k) => k.state === 'retiring')
+      .map((k) => ({ selector: k.selector, removed_at: iso(k.retireAt) })),
   };
 }
 
@@ -99,7 +118,12 @@ export function presentDkim(d: RotatingDomain, keys: readonly KeySlot[], s: Rota
  * (checks.ts allows it) cannot have a key changed without a DNS edit: a new
  * key there would only make its record a mismatch and stop its live mail.
  */
-export function servedByCname(checks: Record<string, { dns: string; seen: string[] }>, selector: string, token: string, zone: string): boolean {
+export function servedByCname(
+  checks: Record<string, { dns: string; seen: string[] }>,
+  selector: string,
+  token: string,
+  zone: string,
+): boolean {
   const c = checks[`dkim:${selector}`];
   const target = `${selector}.${token}.${zone}`.toLowerCase();
   return c?.dns === 'found' && c.seen.some((v) => v.toLowerCase().replace(/\.$/, '') === target);

@@ -22,7 +22,10 @@ interface DmarcViewDeps {
 export async function dmarcSummaryOf(deps: DmarcViewDeps, d: Domain, days: number): Promise<DmarcSummary> {
   const rows = await rowsSince(deps.store.reader, d.id, deps.clock.now() - days * DAY_MS);
   // without its addresses (DNS down), the appliance's mail is still told by its DKIM selectors
-  const ips = await outboundIps({ resolver: deps.resolver, blocklists: { ips: deps.domains.outboundIps, hostname: deps.domains.hostname, lists: [] } }).catch(() => []);
+  const ips = await outboundIps({
+    resolver: deps.resolver,
+    blocklists: { ips: deps.domains.outboundIps, hostname: deps.domains.hostname, lists: [] },
+  }).catch(() => []);
   return summarize(rows, { domain: d.name, ips: new Set(ips), selectors: DKIM_SELECTORS });
 }
 

@@ -7,7 +7,16 @@ export interface DomainKey extends KeySlot {
 }
 
 function keyRow(domainId: string, k: DomainKey) {
-  return { domain_id: domainId, selector: k.selector, private_key: k.privateKeyPem, public_key: k.publicKey, created_at: k.publishedAt, published_at: k.publishedAt, state: k.state, retire_at: k.retireAt };
+  return {
+    domain_id: domainId,
+    selector: k.selector,
+    private_key: k.privateKeyPem,
+    public_key: k.publicKey,
+    created_at: k.publishedAt,
+    published_at: k.publishedAt,
+    state: k.state,
+    retire_at: k.retireAt,
+  };
 }
 
 /** A new domain's keys, inserted with it. */
@@ -16,7 +25,10 @@ export async function insertKeys(db: Db, domainId: string, keys: DomainKey[]): P
 }
 
 export async function domainKeys(db: Db, domainId: string): Promise<DomainKey[]> {
-  const rows = (await db('domain_keys').select('selector', 'private_key', 'public_key', 'state', 'published_at', 'created_at', 'retire_at').where({ domain_id: domainId }).orderBy('selector')) as Array<{
+  const rows = (await db('domain_keys')
+    .select('selector', 'private_key', 'public_key', 'state', 'published_at', 'created_at', 'retire_at')
+    .where({ domain_id: domainId })
+    .orderBy('selector')) as Array<{
     selector: string;
     private_key: string;
     public_key: string;
@@ -41,8 +53,14 @@ export async function putKey(db: Db, domainId: string, k: DomainKey): Promise<vo
   await db('domain_keys').insert(keyRow(domainId, k));
 }
 
-export async function setKeyState(db: Db, domainId: string, k: Pick<KeySlot, 'selector' | 'state' | 'retireAt'>): Promise<void> {
-  await db('domain_keys').where({ domain_id: domainId, selector: k.selector }).update({ state: k.state, retire_at: k.retireAt });
+export async function setKeyState(
+  db: Db,
+  domainId: string,
+  k: Pick<KeySlot, 'selector' | 'state' | 'retireAt'>,
+): Promise<void> {
+  await db('domain_keys')
+    .where({ domain_id: domainId, selector: k.selector })
+    .update({ state: k.state, retire_at: k.retireAt });
 }
 
 /** Retired keys' rows go, and with them their records in the zone. */
@@ -56,7 +74,10 @@ export async function deleteKeys(db: Db, domainId: string, selectors: string[]):
  * zone asks whether <token>.<zone> has names below it).
  */
 export async function publicKeyFor(db: Db, token: string, selector: string | null): Promise<string | null> {
-  const q = db('domain_keys as k').join('domains as d', 'd.id', 'k.domain_id').select('k.public_key').where({ 'd.dkim_token': token });
+  const q = db('domain_keys as k')
+    .join('domains as d', 'd.id', 'k.domain_id')
+    .select('k.public_key')
+    .where({ 'd.dkim_token': token });
   if (selector !== null) q.andWhere({ 'k.selector': selector });
   const row = (await q.first()) as { public_key: string } | undefined;
   return row?.public_key ?? null;

@@ -10,7 +10,11 @@ export const PENDING_GIVE_UP_MS = 72 * 3_600_000;
  * temporary_failure → verified; failed → verified.
  * `inconclusive`: DNS did not answer for a required record, so nothing is concluded.
  */
-export function nextStatus(current: DomainStatus, check: { allRequiredFound: boolean; inconclusive: boolean }, ageMs: number): DomainStatus {
+export function nextStatus(
+  current: DomainStatus,
+  check: { allRequiredFound: boolean; inconclusive: boolean },
+  ageMs: number,
+): DomainStatus {
   if (check.allRequiredFound) return 'verified';
   if (check.inconclusive) return current;
   switch (current) {

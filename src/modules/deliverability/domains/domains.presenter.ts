@@ -24,11 +24,20 @@ function dmarcNote(d: Domain, r: ExpectedRecord): { note?: string } {
   const published = check?.dns === 'found' ? check.seen[0] : undefined;
   if (!address || !published || published.toLowerCase().includes(address.toLowerCase())) return {};
   const rua = /(?:^|;)\s*rua\s*=\s*([^;]*)/i.exec(published)?.[1]?.trim();
-  return { note: rua ? `To receive DMARC reports here, add the address to the record's rua tag: rua=${rua},mailto:${address}` : `To receive DMARC reports here, add rua=mailto:${address}; to the record` };
+  return {
+    note: rua
+      ? `To receive DMARC reports here, add the address to the record's rua tag: rua=${rua},mailto:${address}`
+      : `To receive DMARC reports here, add rua=mailto:${address}; to the record`,
+  };
 }
 
 /** interface §2.2 */
-export function presentDomain(d: Domain, records: ExpectedRecord[], trackingAvailable: boolean, dkim: ReturnType<typeof presentDkim>) {
+export function presentDomain(
+  d: Domain,
+  records: ExpectedRecord[],
+  trackingAvailable: boolean,
+  dkim: ReturnType<typeof presentDkim>,
+) {
   const required = records.filter((r) => r.required);
   return {
     id: d.id,

@@ -57,8 +57,25 @@ interface DomainRow {
 }
 
 const COLUMNS = [
-  'id', 'project_id', 'name', 'region', 'status', 'failure_reason', 'verified_at', 'last_checked_at', 'open_tracking', 'click_tracking', 'list_unsubscribe',
-  'tls', 'return_path', 'dkim_token', 'active_selector', 'dkim_activated_at', 'checks', 'created_at', 'updated_at',
+  'id',
+  'project_id',
+  'name',
+  'region',
+  'status',
+  'failure_reason',
+  'verified_at',
+  'last_checked_at',
+  'open_tracking',
+  'click_tracking',
+  'list_unsubscribe',
+  'tls',
+  'return_path',
+  'dkim_token',
+  'active_selector',
+  'dkim_activated_at',
+  'checks',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const num = (v: number | null) => (v == null ? null : Number(v));
@@ -123,12 +140,22 @@ export async function insertDomain(db: Db, d: Domain, keys: DomainKey[]): Promis
  * a switch cannot put the old selector back.
  */
 export async function updateDomain(db: Db, d: Domain): Promise<void> {
-  const { id, project_id: _p, created_at: _c, dkim_token: _t, active_selector: _s, dkim_activated_at: _a, ...rest } = toRow(d);
+  const {
+    id,
+    project_id: _p,
+    created_at: _c,
+    dkim_token: _t,
+    active_selector: _s,
+    dkim_activated_at: _a,
+    ...rest
+  } = toRow(d);
   await db('domains').where({ id }).update(rest);
 }
 
 export async function setActiveKey(db: Db, id: string, selector: string, activatedAt: number): Promise<void> {
-  await db('domains').where({ id }).update({ active_selector: selector, dkim_activated_at: activatedAt, updated_at: activatedAt });
+  await db('domains')
+    .where({ id })
+    .update({ active_selector: selector, dkim_activated_at: activatedAt, updated_at: activatedAt });
 }
 
 export async function deleteDomain(db: Db, id: string): Promise<void> {
@@ -137,7 +164,8 @@ export async function deleteDomain(db: Db, id: string): Promise<void> {
 
 /** A domain of this project (another project's id is not found). */
 export async function findDomain(db: Db, projectId: string, id: string): Promise<Domain | null> {
-  const row = (await db('domains').select(COLUMNS).where({ id, project_id: projectId }).first()) as DomainRow | undefined;
+  const row = (await db('domains').select(COLUMNS).where({ id, project_id: projectId }).first()) as
+    DomainRow | undefined;
   return row ? fromRow(row) : null;
 }
 
@@ -147,7 +175,13 @@ export async function findDomainById(db: Db, id: string): Promise<Domain | null>
 }
 
 // the MX listener asks for every envelope recipient: a prepared statement
-const byName = prepared<DomainRow>((db, name) => db('domains').select(COLUMNS).where('name', name as string), 1);
+const byName = prepared<DomainRow>(
+  (db, name) =>
+    db('domains')
+      .select(COLUMNS)
+      .where('name', name as string),
+  1,
+);
 
 /** The domain whose DKIM token (the label its CNAMEs and its DMARC report address carry) this is. */
 export async function findDomainByToken(db: Db, token: string): Promise<Domain | null> {
@@ -161,14 +195,20 @@ export async function findDomainByName(db: Db, name: string): Promise<Domain | n
 }
 
 export async function listDomains(db: Db, projectId: string): Promise<Domain[]> {
-  const rows = (await db('domains').select(COLUMNS).where({ project_id: projectId }).orderBy('id', 'desc')) as DomainRow[];
+  const rows = (await db('domains')
+    .select(COLUMNS)
+    .where({ project_id: projectId })
+    .orderBy('id', 'desc')) as DomainRow[];
   return rows.map(fromRow);
 }
 
 /** "project|domain" of each of these domain names that is verified, in the project that has it, with whether it asks for one-click unsubscribe. */
 export async function verifiedDomainsOf(db: Db, names: string[]): Promise<Map<string, { listUnsubscribe: boolean }>> {
   if (!names.length) return new Map();
-  const rows = (await db('domains').select('project_id', 'name', 'list_unsubscribe').whereIn('name', names).andWhere('status', 'verified')) as Array<{ project_id: string; name: string; list_unsubscribe: number | boolean }>;
+  const rows = (await db('domains')
+    .select('project_id', 'name', 'list_unsubscribe')
+    .whereIn('name', names)
+    .andWhere('status', 'verified')) as Array<{ project_id: string; name: string; list_unsubscribe: number | boolean }>;
   return new Map(rows.map((r) => [`${r.project_id}|${r.name}`, { listUnsubscribe: Boolean(r.list_unsubscribe) }]));
 }
 
@@ -178,7 +218,8 @@ export async function listDomainsInStatus(db: Db, statuses: readonly DomainStatu
 }
 
 export async function countDomains(db: Db, projectId: string): Promise<number> {
-  const row = (await db('domains').where({ project_id: projectId }).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  const row = (await db('domains').where({ project_id: projectId }).count({ n: '*' }).first()) as
+    { n: number | string } | undefined;
   return Number(row?.n ?? 0);
 }
 
@@ -191,6 +232,7 @@ export async function domainsToRotate(db: Db, activatedBefore: number | null): P
   const q = db('domains')
     .select(COLUMNS)
     .whereIn('id', db('domain_keys').select('domain_id').whereIn('state', ['pending', 'retiring']));
-  if (activatedBefore !== null) q.orWhere((w) => w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore));
+  if (activatedBefore !== null)
+    q.orWhere((w) => w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore));
   return ((await q.orderBy('id')) as DomainRow[]).map(fromRow);
 }

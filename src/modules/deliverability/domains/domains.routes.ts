@@ -13,7 +13,10 @@ export const domainRoutes = [
     summary: 'Add a sending domain; answers the DNS records to publish',
     body: CreateDomainBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.domains.describe(await services.domains.create(principal.project, body)) };
+      return {
+        status: 201,
+        body: await services.domains.describe(await services.domains.create(principal.project, body)),
+      };
     },
   }),
   route({
@@ -23,7 +26,10 @@ export const domainRoutes = [
     summary: 'List sending domains',
     async handler({ services, principal }) {
       const list = await services.domains.list(principal.project.id);
-      return { status: 200, body: { object: 'list', data: await Promise.all(list.map((d) => services.domains.describe(d))) } };
+      return {
+        status: 200,
+        body: { object: 'list', data: await Promise.all(list.map((d) => services.domains.describe(d))) },
+      };
     },
   }),
   route({
@@ -32,7 +38,10 @@ export const domainRoutes = [
     scope: 'domains:manage',
     summary: 'Get a domain with its records and last check results',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.domains.describe(await services.domains.get(principal.project.id, params.id!)) };
+      return {
+        status: 200,
+        body: await services.domains.describe(await services.domains.get(principal.project.id, params.id!)),
+      };
     },
   }),
   route({
@@ -42,7 +51,10 @@ export const domainRoutes = [
     summary: 'Change tracking, TLS mode or the custom return path',
     body: UpdateDomainBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.domains.describe(await services.domains.update(principal.project.id, params.id!, body)) };
+      return {
+        status: 200,
+        body: await services.domains.describe(await services.domains.update(principal.project.id, params.id!, body)),
+      };
     },
   }),
   route({

@@ -1,8 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../../lib/schema.js';
 
-const ReturnPath = Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$', description: 'subdomain used as the envelope sender (MAIL FROM); default send' });
-const ListUnsubscribe = Type.Boolean({ description: 'every send from the domain asks for one-click unsubscribe, as the header List-Unsubscribe: <auto> does (docs/unsubscribe.md)' });
+const ReturnPath = Type.String({
+  pattern: '^[a-z0-9]([a-z0-9-]{0,28}[a-z0-9])?$',
+  description: 'subdomain used as the envelope sender (MAIL FROM); default send',
+});
+const ListUnsubscribe = Type.Boolean({
+  description:
+    'every send from the domain asks for one-click unsubscribe, as the header List-Unsubscribe: <auto> does (docs/unsubscribe.md)',
+});
 const Tls = StringEnum(['opportunistic', 'enforced'] as const, { description: 'enforced: only deliver over TLS' });
 
 /** POST /v1/domains (interface §4.2): no field is marked required; domain (or name) is needed in practice. */
@@ -36,5 +42,8 @@ export const UpdateDomainBody = Type.Object(
 );
 export type UpdateDomainBody = Static<typeof UpdateDomainBody>;
 
-export const InsightsQuery = Type.Object({ days: Type.Integer({ minimum: 1, maximum: 90, default: 30 }) }, { additionalProperties: false });
+export const InsightsQuery = Type.Object(
+  { days: Type.Integer({ minimum: 1, maximum: 90, default: 30 }) },
+  { additionalProperties: false },
+);
 export type InsightsQuery = Static<typeof InsightsQuery>;

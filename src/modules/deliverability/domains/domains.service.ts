@@ -16,7 +16,6 @@ import { domainDmarc } from './domain-dmarc.js';
 import { domainInsights } from './insights.service.js';
 import { recordsOf, verifyDomain } from './verification.service.js';
 
-
 export interface DomainInput {
   domain?: string | undefined;
   name?: string | undefined;
@@ -93,7 +92,9 @@ export async function createDomain(deps: DomainDeps, project: Project, input: Do
 function alreadyRegistered(existing: Domain, project: Project) {
   return apiError(
     'domain_already_registered',
-    existing.projectId === project.id ? `${existing.name} is already registered in this project (${existing.id})` : `${existing.name} is registered by another project`,
+    existing.projectId === project.id
+      ? `${existing.name} is already registered in this project (${existing.id})`
+      : `${existing.name} is registered by another project`,
   );
 }
 
@@ -105,10 +106,12 @@ function domainNameOf(input: DomainInput, s: DomainSettings): string {
   if (!checked.ok) throw validationError(field, checked.reason);
   if (input.domain !== undefined && input.name !== undefined) {
     const other = normalizeDomainName(input.name);
-    if (!other.ok || other.name !== checked.name) throw validationError('name', 'must be the same domain as domain when both are given');
+    if (!other.ok || other.name !== checked.name)
+      throw validationError('name', 'must be the same domain as domain when both are given');
   }
   for (const reserved of [s.testDomain, s.zone, s.hostname]) {
-    if (isSubdomainOf(checked.name, reserved)) throw validationError(field, `${checked.name} is reserved by this appliance`);
+    if (isSubdomainOf(checked.name, reserved))
+      throw validationError(field, `${checked.name} is reserved by this appliance`);
   }
   return checked.name;
 }
@@ -129,7 +132,11 @@ export async function getDomainById(deps: Pick<DomainDeps, 'store'>, id: string)
 /** The operator's view (CLI): a domain by id (dom_…) or by name, of any project. */
 export async function getDomainByIdOrName(deps: Pick<DomainDeps, 'store'>, given: string): Promise<Domain> {
   const name = normalizeDomainName(given);
-  const d = given.startsWith('dom_') ? await repo.findDomainById(deps.store.knex, given) : name.ok ? await repo.findDomainByName(deps.store.knex, name.name) : null;
+  const d = given.startsWith('dom_')
+    ? await repo.findDomainById(deps.store.knex, given)
+    : name.ok
+      ? await repo.findDomainByName(deps.store.knex, name.name)
+      : null;
   if (!d) throw notFound(`domain ${given}`);
   return d;
 }
@@ -138,7 +145,12 @@ export function listDomains(deps: Pick<DomainDeps, 'store'>, projectId: string):
   return repo.listDomains(deps.store.knex, projectId);
 }
 
-export async function updateDomain(deps: DomainDeps, projectId: string, id: string, patch: DomainPatch): Promise<Domain> {
+export async function updateDomain(
+  deps: DomainDeps,
+  projectId: string,
+  id: string,
+  patch: DomainPatch,
+): Promise<Domain> {
   const opens = agree(patch.open_tracking, patch.track_opens, 'track_opens');
   const clicks = agree(patch.click_tracking, patch.track_clicks, 'track_clicks');
   return deps.store.tx(async (trx) => {
@@ -165,7 +177,8 @@ export async function updateDomain(deps: DomainDeps, projectId: string, id: stri
 
 /** Both spellings of the interface (open_tracking / track_opens) may be sent, but must not disagree. */
 function agree(a: boolean | undefined, b: boolean | undefined, field: string): boolean | undefined {
-  if (a !== undefined && b !== undefined && a !== b) throw validationError(field, 'contradicts the other spelling of the same setting');
+  if (a !== undefined && b !== undefined && a !== b)
+    throw validationError(field, 'contradicts the other spelling of the same setting');
   return a ?? b;
 }
 
@@ -181,7 +194,12 @@ export async function deleteDomain(deps: Pick<DomainDeps, 'store'>, projectId: s
 /** The domain as the API and the CLI show it: with the records to publish and the last check of each. */
 export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain) {
   const keys = await domainKeys(deps.store.knex, d.id);
-  return presentDomain(d, await recordsOf(deps, d, keys), deps.domains.trackingAvailable, presentDkim(d, keys, deps.domains.dkim));
+  return presentDomain(
+    d,
+    await recordsOf(deps, d, keys),
+    deps.domains.trackingAvailable,
+    presentDkim(d, keys, deps.domains.dkim),
+  );
 }
 
 /** What the /v1/domains routes use. */

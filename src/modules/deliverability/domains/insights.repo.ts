@@ -7,12 +7,21 @@ import type { DailyCounts, InsightCounts, StreamCounts } from './insights.js';
  * emails of broadcasts (issue 27).
  */
 export async function insightCounts(db: Db, projectId: string, domain: string, since: number): Promise<StreamCounts> {
-  const live = (q: ReturnType<Db>) => q.where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' }).andWhere('e.created_at', '>=', since);
+  const live = (q: ReturnType<Db>) =>
+    q
+      .where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' })
+      .andWhere('e.created_at', '>=', since);
   const bulk = db.raw('case when e.broadcast_id is null then 0 else 1 end as bulk');
   type Counted<K extends string> = Array<Record<K, string> & { bulk: number | string; n: number | string }>;
   const [emails, recipients, events] = await Promise.all([
-    live(db('emails as e')).select('e.status', bulk).count({ n: '*' }).groupBy('e.status', 'bulk') as unknown as Promise<Counted<'status'>>,
-    live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id')).select('r.status', bulk).count({ n: '*' }).groupBy('r.status', 'bulk') as unknown as Promise<Counted<'status'>>,
+    live(db('emails as e'))
+      .select('e.status', bulk)
+      .count({ n: '*' })
+      .groupBy('e.status', 'bulk') as unknown as Promise<Counted<'status'>>,
+    live(db('email_recipients as r').join('emails as e', 'e.id', 'r.email_id'))
+      .select('r.status', bulk)
+      .count({ n: '*' })
+      .groupBy('r.status', 'bulk') as unknown as Promise<Counted<'status'>>,
     // Each open and click is an event row, but a recipient who opens a message three times is one
     // recipient who opened it: counted once per (email, recipient), so the rates stay within 0..1.
     db
@@ -27,7 +36,8 @@ export async function insightCounts(db: Db, projectId: string, domain: string, s
       .groupBy('o.type', 'o.bulk') as unknown as Promise<Counted<'type'>>,
   ]);
   const of = (stream: number): InsightCounts => {
-    const by = <K extends string>(rows: Counted<K>, key: K, value: string) => Number(rows.find((r) => r[key] === value && Number(r.bulk) === stream)?.n ?? 0);
+    const by = <K extends string>(rows: Counted<K>, key: K, value: string) =>
+      Number(rows.find((r) => r[key] === value && Number(r.bulk) === stream)?.n ?? 0);
     return {
       messages: emails.filter((r) => Number(r.bulk) === stream).reduce((sum, r) => sum + Number(r.n), 0),
       sent: by(emails, 'status', 'accepted'),
@@ -55,7 +65,11 @@ export async function insightDaily(db: Db, projectId: string, domain: string, si
     .andWhere('e.created_at', '>=', since)
     .select(db.raw(`e.created_at / ${DAY_MS} as day`), 'r.status')
     .count({ n: '*' })
-    .groupByRaw(`e.created_at / ${DAY_MS}, r.status`)) as Array<{ day: number | string; status: string; n: number | string }>;
+    .groupByRaw(`e.created_at / ${DAY_MS}, r.status`)) as Array<{
+    day: number | string;
+    status: string;
+    n: number | string;
+  }>;
   const days = new Map<number, DailyCounts>();
   for (const r of rows) {
     const day = Number(r.day);

@@ -11,7 +11,11 @@ import { dmarcSummaryOf } from './domain-dmarc.js';
 const DAY_MS = 86_400_000;
 
 /** interface §2.3 over the last `days` days of the domain's live mail. */
-export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 'domains' | 'resolver'>, d: Domain, days: number) {
+export async function domainInsights(
+  deps: Pick<DomainDeps, 'store' | 'clock' | 'domains' | 'resolver'>,
+  d: Domain,
+  days: number,
+) {
   const today = Math.floor(deps.clock.now() / DAY_MS);
   // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
   const since = deps.clock.now() - days * DAY_MS;
@@ -22,6 +26,10 @@ export async function domainInsights(deps: Pick<DomainDeps, 'store' | 'clock' | 
     dmarcSummaryOf(deps, d, days),
   ]);
   const blocklisted = listings.map((c) => ({ target: c.target, kind: c.kind, list: c.zone, since: iso(c.since) }));
-  const setup = { ...insightSetup(d, deps.domains.trackingAvailable), dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) }, blocklisted };
+  const setup = {
+    ...insightSetup(d, deps.domains.trackingAvailable),
+    dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) },
+    blocklisted,
+  };
   return computeInsights(d.name, days, counts, setup, { counts: daily, today }, dmarcTotals(dmarc));
 }

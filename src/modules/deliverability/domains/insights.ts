@@ -1,7 +1,12 @@
 import { dmarcPolicy } from '../../../dns/checks.js';
 import type { DmarcTotals } from '../../receiving/dmarc/dmarc-summary.js';
 import type { Domain } from './domains.repo.js';
-import { BOUNCE_RATE_AT_RISK, BOUNCE_RATE_WATCH, COMPLAINT_RATE_AT_RISK, COMPLAINT_RATE_WATCH } from './insights-thresholds.js';
+import {
+  BOUNCE_RATE_AT_RISK,
+  BOUNCE_RATE_WATCH,
+  COMPLAINT_RATE_AT_RISK,
+  COMPLAINT_RATE_WATCH,
+} from './insights-thresholds.js';
 
 export interface InsightCounts {
   messages: number;
@@ -66,7 +71,10 @@ export interface Recommendation {
  * them alone is not aligned. Tracking counts as on only when the platform can
  * serve it (`http.public_url` set): a domain's flags alone track nothing.
  */
-export function insightSetup(d: Pick<Domain, 'status' | 'checks' | 'openTracking' | 'clickTracking'>, trackingAvailable: boolean): InsightSetup {
+export function insightSetup(
+  d: Pick<Domain, 'status' | 'checks' | 'openTracking' | 'clickTracking'>,
+  trackingAvailable: boolean,
+): InsightSetup {
   const found = (key: string) => d.checks[key]?.dns === 'found';
   const policy = found('dmarc:txt') ? dmarcPolicy(d.checks['dmarc:txt']!.seen[0]) : null;
   return {
@@ -85,18 +93,45 @@ const ratio = (n: number, d: number) => (d > 0 ? n / d : 0);
  * fractions of the recipients whose outcome is known: delivered and bounced
  * of those that reached a final answer, complaints of those delivered.
  */
-export function computeInsights(domain: string, windowDays: number, counts: StreamCounts, setup: InsightSetup, daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 }, dmarc: DmarcTotals | null = null) {
+export function computeInsights(
+  domain: string,
+  windowDays: number,
+  counts: StreamCounts,
+  setup: InsightSetup,
+  daily: { counts: DailyCounts[]; today: number } = { counts: [], today: 0 },
+  dmarc: DmarcTotals | null = null,
+) {
   const totals = totalOf(counts);
   const rates = ratesOf(totals, setup);
   const recommendations = [...recommend(rates, setup), ...dmarcRecommendations(dmarc, setup, windowDays)];
-  const status = recommendations.some((r) => r.level === 'critical') ? 'at_risk' : recommendations.some((r) => r.level === 'warning') ? 'watch' : 'healthy';
-  const thresholds = { bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK }, complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK } };
+  const status = recommendations.some((r) => r.level === 'critical')
+    ? 'at_risk'
+    : recommendations.some((r) => r.level === 'warning')
+      ? 'watch'
+      : 'healthy';
+  const thresholds = {
+    bounce_rate: { watch: BOUNCE_RATE_WATCH, at_risk: BOUNCE_RATE_AT_RISK },
+    complaint_rate: { watch: COMPLAINT_RATE_WATCH, at_risk: COMPLAINT_RATE_AT_RISK },
+  };
   // issue 27: the two streams apart, so that a newsletter's complaints are not read as the receipts'
   const streams = {
     transactional: { totals: counts.transactional, rates: ratesOf(counts.transactional, setup) },
     broadcast: { totals: counts.broadcast, rates: ratesOf(counts.broadcast, setup) },
   };
-  return { object: 'domain_insights' as const, domain, window_days: windowDays, status, totals, rates, streams, setup, recommendations, thresholds, daily: dailySeries(daily.counts, daily.today, windowDays), dmarc_reports: dmarc };
+  return {
+    object: 'domain_insights' as const,
+    domain,
+    window_days: windowDays,
+    status,
+    totals,
+    rates,
+    streams,
+    setup,
+    recommendations,
+    thresholds,
+    daily: dailySeries(daily.counts, daily.today, windowDays),
+    dmarc_reports: dmarc,
+  };
 }
 
 function ratesOf(totals: InsightCounts, setup: InsightSetup) {
@@ -143,7 +178,11 @@ const ENFORCE_DAYS = 28;
 function dmarcRecommendations(d: DmarcTotals | null, setup: InsightSetup, windowDays: number): Recommendation[] {
   if (!d || d.messages === 0) return [];
   const out: Recommendation[] = [];
-  if (d.this_appliance_pass_rate !== null && d.this_appliance_messages >= 10 && d.this_appliance_pass_rate < OWN_PASS_WATCH) {
+  if (
+    d.this_appliance_pass_rate !== null &&
+    d.this_appliance_messages >= 10 &&
+    d.this_appliance_pass_rate < OWN_PASS_WATCH
+  ) {
     out.push({
       level: 'warning',
       code: 'dmarc_alignment_failing',
@@ -159,7 +198,12 @@ function dmarcRecommendations(d: DmarcTotals | null, setup: InsightSetup, window
       detail: `${d.unknown_messages} messages from ${d.unknown_sources} source(s) that are not this appliance used this domain in From. A service you use (a CRM, a help desk) needs its own DKIM and SPF; anything else is spoofing, which an enforced DMARC policy stops. GET /v1/domains/{id}/dmarc lists them.`,
     });
   }
-  if (setup.dmarc === 'monitoring' && windowDays >= 30 && d.days_covered >= ENFORCE_DAYS && (d.dmarc_pass_rate ?? 0) >= ENFORCE_PASS) {
+  if (
+    setup.dmarc === 'monitoring' &&
+    windowDays >= 30 &&
+    d.days_covered >= ENFORCE_DAYS &&
+    (d.dmarc_pass_rate ?? 0) >= ENFORCE_PASS
+  ) {
     out.push({
       level: 'info',
       code: 'ready_for_enforcement',
@@ -218,7 +262,8 @@ function recommend(rates: { bounced: number; complained: number }, setup: Insigh
       level: 'info',
       code: 'return_path_not_aligned',
       title: 'Bounces are not handled on your own domain',
-      detail: 'Publish the MX and SPF records of the return-path subdomain so that SPF aligns with your From domain for DMARC.',
+      detail:
+        'Publish the MX and SPF records of the return-path subdomain so that SPF aligns with your From domain for DMARC.',
     });
   }
   if (setup.dmarc === 'missing') {
@@ -226,14 +271,16 @@ function recommend(rates: { bounced: number; complained: number }, setup: Insigh
       level: 'warning',
       code: 'dmarc_missing',
       title: 'No DMARC record',
-      detail: 'Gmail and Yahoo require a DMARC record from bulk senders; publish at least "v=DMARC1; p=none;" at _dmarc.',
+      detail:
+        'Gmail and Yahoo require a DMARC record from bulk senders; publish at least "v=DMARC1; p=none;" at _dmarc.',
     });
   } else if (setup.dmarc === 'monitoring') {
     out.push({
       level: 'info',
       code: 'dmarc_not_enforced',
       title: 'DMARC only monitors',
-      detail: 'Once your reports show only legitimate mail, move the policy to p=quarantine or p=reject so that others cannot send as your domain.',
+      detail:
+        'Once your reports show only legitimate mail, move the policy to p=quarantine or p=reject so that others cannot send as your domain.',
     });
   }
   return out;

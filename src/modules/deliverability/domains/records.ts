@@ -21,7 +21,8 @@ export const spfValue = (hostname: string) => `v=spf1 a:${hostname} ~all`;
  * address is in the domain's own organisational domain and needs no
  * external-destination record (RFC 7489 §7.1). The token names the domain.
  */
-export const dmarcReportAddress = (token: string, returnPath: string, domain: string) => `dmarc+${token}@${returnPath}.${domain}`;
+export const dmarcReportAddress = (token: string, returnPath: string, domain: string) =>
+  `dmarc+${token}@${returnPath}.${domain}`;
 
 /** The starting policy: monitoring only, with reports to the appliance. */
 export const dmarcStart = (reportAddress: string) => `v=DMARC1; p=none; rua=mailto:${reportAddress};`;
@@ -34,19 +35,32 @@ export const dmarcStart = (reportAddress: string) => `v=DMARC1; p=none; rua=mail
 export function expectedRecords(s: RecordSettings): ExpectedRecord[] {
   const rp = `${s.returnPath}.${s.domain}`;
   return [
-    ...DKIM_SELECTORS.map(
-      (sel): ExpectedRecord => ({
-        key: `dkim:${sel}`,
-        purpose: 'dkim',
-        required: true,
-        type: 'CNAME',
-        name: `${sel}._domainkey.${s.domain}`,
-        value: `${sel}.${s.token}.${s.zone}`,
-        ...(s.publicKeys[sel] ? { publicKey: s.publicKeys[sel] } : {}),
-      }),
-    ),
-    { key: 'return_path:mx', purpose: 'return_path', required: false, type: 'MX', name: rp, value: s.hostname, priority: 10 },
+    ...DKIM_SELECTORS.map((sel): ExpectedRecord => ({
+      key: `dkim:${sel}`,
+      purpose: 'dkim',
+      required: true,
+      type: 'CNAME',
+      name: `${sel}._domainkey.${s.domain}`,
+      value: `${sel}.${s.token}.${s.zone}`,
+      ...(s.publicKeys[sel] ? { publicKey: s.publicKeys[sel] } : {}),
+    })),
+    {
+      key: 'return_path:mx',
+      purpose: 'return_path',
+      required: false,
+      type: 'MX',
+      name: rp,
+      value: s.hostname,
+      priority: 10,
+    },
     { key: 'spf:txt', purpose: 'spf', required: false, type: 'TXT', name: rp, value: spfValue(s.hostname) },
-    { key: 'dmarc:txt', purpose: 'dmarc', required: false, type: 'TXT', name: `_dmarc.${s.domain}`, value: dmarcStart(dmarcReportAddress(s.token, s.returnPath, s.domain)) },
+    {
+      key: 'dmarc:txt',
+      purpose: 'dmarc',
+      required: false,
+      type: 'TXT',
+      name: `_dmarc.${s.domain}`,
+      value: dmarcStart(dmarcReportAddress(s.token, s.returnPath, s.domain)),
+    },
   ];
 }

@@ -11,7 +11,11 @@ import { expectedRecords, type ExpectedRecord } from './records.js';
 // Checking a domain's records in public DNS: the lookups and the store around
 // the pure verdict of verification.ts.
 
-export async function recordsOf(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain, keys?: DomainKey[]): Promise<ExpectedRecord[]> {
+export async function recordsOf(
+  deps: Pick<DomainDeps, 'store' | 'domains'>,
+  d: Domain,
+  keys?: DomainKey[],
+): Promise<ExpectedRecord[]> {
   keys ??= await domainKeys(deps.store.knex, d.id);
   return expectedRecords({
     domain: d.name,

@@ -11,12 +11,21 @@ import type { ExpectedRecord } from './records.js';
  * another name: what was seen at the old name must not be stored as the
  * verdict on the new one.
  */
-export function stillCurrent(records: ExpectedRecord[], checked: Pick<Domain, 'returnPath'>, current: Pick<Domain, 'returnPath'>): ExpectedRecord[] {
+export function stillCurrent(
+  records: ExpectedRecord[],
+  checked: Pick<Domain, 'returnPath'>,
+  current: Pick<Domain, 'returnPath'>,
+): ExpectedRecord[] {
   if (checked.returnPath === current.returnPath) return records;
   return records.filter((r) => r.purpose !== 'return_path' && r.purpose !== 'spf');
 }
 
-export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<string, RecordCheck>, now: number): Domain {
+export function applyCheck(
+  d: Domain,
+  records: ExpectedRecord[],
+  results: Map<string, RecordCheck>,
+  now: number,
+): Domain {
   const checks: Record<string, StoredCheck> = { ...d.checks };
   for (const r of records) {
     const res = results.get(r.key);
@@ -34,7 +43,8 @@ export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<st
     status,
     lastCheckedAt: now,
     verifiedAt: status === 'verified' && d.status !== 'verified' ? now : d.verifiedAt,
-    failureReason: status === 'verified' ? null : (failureReason(missing, unanswered, checks, results) ?? d.failureReason),
+    failureReason:
+      status === 'verified' ? null : (failureReason(missing, unanswered, checks, results) ?? d.failureReason),
     updatedAt: now,
   };
 }
@@ -44,13 +54,22 @@ export function applyCheck(d: Domain, records: ExpectedRecord[], results: Map<st
  * (timeout, SERVFAIL, unreachable resolver) was not seen missing: saying
  * "not found" would send the customer to fix DNS that may well be right.
  */
-function failureReason(missing: ExpectedRecord[], unanswered: ExpectedRecord[], checks: Record<string, StoredCheck>, results: Map<string, RecordCheck>): string | null {
+function failureReason(
+  missing: ExpectedRecord[],
+  unanswered: ExpectedRecord[],
+  checks: Record<string, StoredCheck>,
+  results: Map<string, RecordCheck>,
+): string | null {
   const parts: string[] = [];
-  if (missing.length) parts.push(`required DNS records not found: ${missing.map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`).join(', ')}`);
+  if (missing.length)
+    parts.push(
+      `required DNS records not found: ${missing.map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`).join(', ')}`,
+    );
   if (unanswered.length) {
     const why = results.get(unanswered[0]!.key)?.seen[0]?.replace(/^lookup failed: /, '');
-    parts.push(`DNS lookups failed${why ? ` (${why})` : ''}, so these required records could not be checked: ${unanswered.map((r) => `${r.name} (${r.type})`).join(', ')}`);
+    parts.push(
+      `DNS lookups failed${why ? ` (${why})` : ''}, so these required records could not be checked: ${unanswered.map((r) => `${r.name} (${r.type})`).join(', ')}`,
+    );
   }
   return parts.length ? parts.join('; ') : null;
 }
-

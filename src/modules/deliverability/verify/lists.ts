@@ -21,9 +21,38 @@ export interface AddressLists {
 const require = createRequire(import.meta.url);
 
 /** RFC 2142 §3–5 and the mailboxes RFC 5321 requires */
-const RFC_2142 = ['info', 'marketing', 'sales', 'support', 'abuse', 'noc', 'security', 'postmaster', 'hostmaster', 'usenet', 'news', 'webmaster', 'www', 'uucp', 'ftp'];
+const RFC_2142 = [
+  'info',
+  'marketing',
+  'sales',
+  'support',
+  'abuse',
+  'noc',
+  'security',
+  'postmaster',
+  'hostmaster',
+  'usenet',
+  'news',
+  'webmaster',
+  'www',
+  'uucp',
+  'ftp',
+];
 const NOT_ROLES = new Set(['aaa', 'abc', 'test', 'user', 'hi', 'hello', 'me', 'mail', 'email']);
-const MORE_FREE = ['proton.me', 'pm.me', 'protonmail.ch', 'tuta.com', 'tuta.io', 'tutanota.com', 'tutanota.de', 'tutamail.com', 'fastmail.com', 'fastmail.fm', 'hey.com', 'skiff.com'];
+const MORE_FREE = [
+  'proton.me',
+  'pm.me',
+  'protonmail.ch',
+  'tuta.com',
+  'tuta.io',
+  'tutanota.com',
+  'tutanota.de',
+  'tutamail.com',
+  'fastmail.com',
+  'fastmail.fm',
+  'hey.com',
+  'skiff.com',
+];
 
 export interface ListOptions {
   /** verify.disposable_file: one domain a line, `!domain` takes one off the list, `#` starts a comment */
@@ -31,11 +60,23 @@ export interface ListOptions {
 }
 
 export function loadAddressLists(o: ListOptions): AddressLists {
-  const disposable = new Set((require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[]).map((d) => d.toLowerCase()));
+  const disposable = new Set(
+    (require('disposable-email-domains-js/dist/dict/disposable_email_blocklist.json') as string[]).map((d) =>
+      d.toLowerCase(),
+    ),
+  );
   const exceptions = new Set<string>();
   if (o.disposableFile) applyOperatorFile(disposable, exceptions, readFileSync(o.disposableFile, 'utf8'));
-  const free = new Set([...(require('email-providers/all.json') as string[]), ...MORE_FREE].map((d) => d.toLowerCase()).filter((d) => !disposable.has(d)));
-  const roles = new Set([...(require('role-based-email-addresses') as string[]), ...RFC_2142].map((r) => r.toLowerCase()).filter((r) => !NOT_ROLES.has(r) && !/^\d+$/.test(r)));
+  const free = new Set(
+    [...(require('email-providers/all.json') as string[]), ...MORE_FREE]
+      .map((d) => d.toLowerCase())
+      .filter((d) => !disposable.has(d)),
+  );
+  const roles = new Set(
+    [...(require('role-based-email-addresses') as string[]), ...RFC_2142]
+      .map((r) => r.toLowerCase())
+      .filter((r) => !NOT_ROLES.has(r) && !/^\d+$/.test(r)),
+  );
   return {
     isDisposable: (domain) => inList(disposable, exceptions, domain),
     isFreeProvider: (domain) => free.has(domain),

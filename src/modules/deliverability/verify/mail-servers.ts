@@ -38,7 +38,10 @@ export class MailServerLookup {
         // RFC 7505's null MX ("."), even when sent more than once, says the domain takes no mail; an MX
         // naming an IP address is not a host name (RFC 5321 §5.1) and MTAs refuse to use it. Either
         // way there is an MX, so the domain's own address is not tried.
-        const hosts = [...mx].filter((r) => r.exchange && r.exchange !== '.' && !isIP(r.exchange)).sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange)).map((r) => normalizeName(r.exchange));
+        const hosts = [...mx]
+          .filter((r) => r.exchange && r.exchange !== '.' && !isIP(r.exchange))
+          .sort((a, b) => a.priority - b.priority || a.exchange.localeCompare(b.exchange))
+          .map((r) => normalizeName(r.exchange));
         return hosts.length ? { kind: 'found', hosts: [...new Set(hosts)] } : { kind: 'none' };
       }
     } catch (e) {

@@ -56,7 +56,8 @@ export function readMailbox(address: string): Mailbox {
   if (!domain) return { ok: false, why: 'domain' };
   // RFC 6531 §3.3: the limits count octets of whichever form travels, the A-labels or the UTF-8 U-labels
   const domainOctets = Math.max(domain.length, Buffer.byteLength(domainPart.normalize('NFC'), 'utf8'));
-  if (domainOctets > MAX_DOMAIN || localOctets + 1 + domainOctets > MAX_ADDRESS) return { ok: false, why: 'longer than 254 octets' };
+  if (domainOctets > MAX_DOMAIN || localOctets + 1 + domainOctets > MAX_ADDRESS)
+    return { ok: false, why: 'longer than 254 octets' };
   return { ok: true, local, domain, smtputf8: /[^\x00-\x7f]/.test(local) };
 }
 

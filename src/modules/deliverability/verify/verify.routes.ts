@@ -14,7 +14,10 @@ export const verifyRoutes = [
     body: VerifyBatchBody,
     async handler({ services, principal, body }) {
       const { results, used, limit } = await services.verify.verify(principal.project.id, body.emails);
-      return { status: 200, body: { object: 'list', data: results, summary: summaryOf(results), verifications: { used, limit } } };
+      return {
+        status: 200,
+        body: { object: 'list', data: results, summary: summaryOf(results), verifications: { used, limit } },
+      };
     },
   }),
   route({

@@ -6,7 +6,13 @@ const Address = Type.String({ description: 'the address to check' });
 
 /** interface §4.4 */
 export const VerifyBatchBody = Type.Object(
-  { emails: Type.Array(Address, { minItems: 1, maxItems: 100, description: '1 to 100 addresses; one verification each' }) },
+  {
+    emails: Type.Array(Address, {
+      minItems: 1,
+      maxItems: 100,
+      description: '1 to 100 addresses; one verification each',
+    }),
+  },
   { additionalProperties: false },
 );
 export type VerifyBatchBody = Static<typeof VerifyBatchBody>;

@@ -59,8 +59,12 @@ export class VerifyService {
   async check(emails: string[]): Promise<EmailVerification[]> {
     const mailboxes = emails.map((e) => ({ email: e, box: readMailbox(e) }));
     const domains = [...new Set(mailboxes.flatMap((m) => (m.box.ok ? [m.box.domain] : [])))];
-    const answers = new Map(await Promise.all(domains.map(async (d) => [d, await this.deps.servers.lookup(d)] as const)));
-    return mailboxes.map(({ email, box }) => (box.ok ? this.judge(email, box.local, box.domain, answers.get(box.domain)!) : invalidSyntax(email)));
+    const answers = new Map(
+      await Promise.all(domains.map(async (d) => [d, await this.deps.servers.lookup(d)] as const)),
+    );
+    return mailboxes.map(({ email, box }) =>
+      box.ok ? this.judge(email, box.local, box.domain, answers.get(box.domain)!) : invalidSyntax(email),
+    );
   }
 
   private judge(email: string, local: string, domain: string, servers: MailServers): EmailVerification {
@@ -75,7 +79,14 @@ export class VerifyService {
     // a domain DNS says takes no mail may be a typo; one it did not answer about is not known to be
     const typo = servers.kind === 'none' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
     // what is known outranks what is not: the lists answer even when DNS does not
-    const result = servers.kind === 'none' ? 'invalid' : disposable || role ? 'risky' : servers.kind === 'unanswered' ? 'unknown' : 'valid';
+    const result =
+      servers.kind === 'none'
+        ? 'invalid'
+        : disposable || role
+          ? 'risky'
+          : servers.kind === 'unanswered'
+            ? 'unknown'
+            : 'valid';
     return {
       object: 'email_verification',
       email,
@@ -104,14 +115,21 @@ export class VerifyService {
     });
   }
 
-  private async month(db: Db, projectId: string, n: number): Promise<{ before: number; limit: number; period: string }> {
+  private async month(
+    db: Db,
+    projectId: string,
+    n: number,
+  ): Promise<{ before: number; limit: number; period: string }> {
     const period = verifyPeriod(this.deps.clock.now());
     const project = await findProject(db, projectId);
     if (!project) throw notFound(`project ${projectId}`);
     const limit = project.limits.verifications;
     const before = (await usageCounts(db, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
     if (limit > 0 && before + n > limit) {
-      throw apiError('quota_exhausted', `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`);
+      throw apiError(
+        'quota_exhausted',
+        `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`,
+      );
     }
     return { before, limit, period };
   }
@@ -141,5 +159,15 @@ export function buildVerifyService(o: VerifyOptions, store: Store, clock: Clock)
 }
 
 function invalidSyntax(email: unknown): EmailVerification {
-  return { object: 'email_verification', email: String(email), result: 'invalid', reasons: ['invalid_syntax'], suggestion: null, free_provider: false, role_account: false, disposable: false, mail_servers: [] };
+  return {
+    object: 'email_verification',
+    email: String(email),
+    result: 'invalid',
+    reasons: ['invalid_syntax'],
+    suggestion: null,
+    free_provider: false,
+    role_account: false,
+    disposable: false,
+    mail_servers: [],
+  };
 }

@@ -26,7 +26,17 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Types an endpoint gets only when it names them (CONTRACT §5, §7). */
-const OPT_IN: readonly EventType[] = ['email.received', 'email.ambiguous', 'email.unsubscribed', 'domain.blocklisted', 'domain.delisted', 'contact.created', 'contact.updated', 'contact.deleted', 'broadcast.sent'];
+const OPT_IN: readonly EventType[] = [
+  'email.received',
+  'email.ambiguous',
+  'email.unsubscribed',
+  'domain.blocklisted',
+  'domain.delisted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'broadcast.sent',
+];
 
 /** What an endpoint gets when it names no events (CONTRACT §5): interface §6's email events but email.received. */
 export const DEFAULT_SUBSCRIPTION: readonly EventType[] = EVENT_TYPES.filter((t) => !OPT_IN.includes(t));

@@ -48,11 +48,24 @@ interface EndpointEvents {
 }
 
 // most transactions emit events of one project: a prepared statement
-const subscribedOfOne = prepared<EndpointEvents>((db, projectId, active) => db('webhook_endpoints').select('project_id', 'events').where('project_id', projectId as string).andWhere('active', active as boolean), 2);
+const subscribedOfOne = prepared<EndpointEvents>(
+  (db, projectId, active) =>
+    db('webhook_endpoints')
+      .select('project_id', 'events')
+      .where('project_id', projectId as string)
+      .andWhere('active', active as boolean),
+  2,
+);
 
 /** The event types the active webhook endpoints of each project subscribe to, read in the caller's transaction. */
 async function subscribedTypes(db: Db, projectIds: string[]): Promise<Map<string, Set<string>>> {
-  const rows = projectIds.length === 1 ? await subscribedOfOne(db, projectIds[0], true) : ((await db('webhook_endpoints').select('project_id', 'events').whereIn('project_id', projectIds).andWhere('active', true)) as EndpointEvents[]);
+  const rows =
+    projectIds.length === 1
+      ? await subscribedOfOne(db, projectIds[0], true)
+      : ((await db('webhook_endpoints')
+          .select('project_id', 'events')
+          .whereIn('project_id', projectIds)
+          .andWhere('active', true)) as EndpointEvents[]);
   const out = new Map<string, Set<string>>();
   for (const r of rows) {
     const set = out.get(r.project_id) ?? new Set<string>();
@@ -87,14 +100,19 @@ const eventFromRow = (r: EventRow): OutboxEvent => ({
 });
 
 export async function eventsOfEmail(db: Db, emailId: string): Promise<OutboxEvent[]> {
-  return ((await db('events').select(EVENT_COLUMNS).where({ email_id: emailId }).orderBy('id', 'asc')) as EventRow[]).map(eventFromRow);
+  return (
+    (await db('events').select(EVENT_COLUMNS).where({ email_id: emailId }).orderBy('id', 'asc')) as EventRow[]
+  ).map(eventFromRow);
 }
 
 /**
  * Events not fanned out yet, oldest first, locked on PostgreSQL so that two
  * dispatchers never fan one out twice (the webhook dispatcher's outbox read).
  */
-export async function eventsToFanOut(trx: Knex.Transaction, limit: number): Promise<Array<Pick<OutboxEvent, 'id' | 'projectId' | 'type'>>> {
+export async function eventsToFanOut(
+  trx: Knex.Transaction,
+  limit: number,
+): Promise<Array<Pick<OutboxEvent, 'id' | 'projectId' | 'type'>>> {
   // the partial index's own predicate, literally: SQLite uses such an index only then
   const q = trx('events').select('id', 'project_id', 'type').whereRaw('fanned_out = false').orderBy('id').limit(limit);
   if (dialectOf(trx) === 'pg') q.forUpdate().skipLocked();
@@ -109,7 +127,9 @@ export async function markFannedOut(trx: Knex.Transaction, ids: string[]): Promi
 /** Events by id, in one query: a batch of claimed webhook deliveries reads its events at once. */
 export async function findEventsById(db: Db, ids: string[]): Promise<Map<string, OutboxEvent>> {
   if (!ids.length) return new Map();
-  const rows = (await db('events').select(EVENT_COLUMNS).whereIn('id', [...new Set(ids)])) as EventRow[];
+  const rows = (await db('events')
+    .select(EVENT_COLUMNS)
+    .whereIn('id', [...new Set(ids)])) as EventRow[];
   return new Map(rows.map((r) => [r.id, eventFromRow(r)]));
 }
 

@@ -48,7 +48,11 @@ const FRESH_ENDPOINT_SLOTS = 16;
 const WINDOWS_PRUNE_MS = 10 * 60_000;
 
 /** A claimed delivery with what its POST needs (null: deleted since it was claimed). */
-type Claimed = deliveryRepo.WebhookDelivery & { emailId: string | null; event: OutboxEvent | null; endpoint: repo.Endpoint | null };
+type Claimed = deliveryRepo.WebhookDelivery & {
+  emailId: string | null;
+  event: OutboxEvent | null;
+  endpoint: repo.Endpoint | null;
+};
 
 /**
  * A lease must outlast the request it covers, or a second process takes the
@@ -151,10 +155,15 @@ export class WebhookDispatcher {
       if (!events.length) return 0;
       const endpoints = await repo.activeEndpointsOf(trx, [...new Set(events.map((e) => e.projectId))]);
       const deliveries = events.flatMap((ev) =>
-        endpoints.filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type)).map((ep) => newDelivery(ev, ep.id, now, this.o.retryScheduleMs[0] ?? 0)),
+        endpoints
+          .filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type))
+          .map((ep) => newDelivery(ev, ep.id, now, this.o.retryScheduleMs[0] ?? 0)),
       );
       await deliveryRepo.insertDeliveries(trx, deliveries);
-      await markFannedOut(trx, events.map((e) => e.id));
+      await markFannedOut(
+        trx,
+        events.map((e) => e.id),
+      );
       return events.length;
     });
   }
@@ -166,7 +175,9 @@ export class WebhookDispatcher {
     const free = this.inFlight.roomOfEndpointsInFlight() + FRESH_ENDPOINT_SLOTS;
     const now = this.o.clock.now();
     const lease = { owner: this.o.owner, until: now + (this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs)) };
-    const claimed = await this.o.writer.run((trx) => deliveryRepo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }));
+    const claimed = await this.o.writer.run((trx) =>
+      deliveryRepo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }),
+    );
     // Keep each endpoint within its window; what does not fit waits for the next round. An event waits
     // too while an earlier one about the same email is on its way to that endpoint (LIFECYCLE:
     // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
@@ -177,18 +188,32 @@ export class WebhookDispatcher {
   }
 
   /** The events and endpoints of a claimed batch, read in two queries rather than two per delivery. */
-  private async withEventsAndEndpoints(taken: Array<deliveryRepo.WebhookDelivery & { emailId: string | null }>): Promise<Claimed[]> {
+  private async withEventsAndEndpoints(
+    taken: Array<deliveryRepo.WebhookDelivery & { emailId: string | null }>,
+  ): Promise<Claimed[]> {
     if (!taken.length) return [];
     const [events, endpoints] = await Promise.all([
-      findEventsById(this.o.store.reader, taken.map((d) => d.eventId)),
-      repo.findEndpointsById(this.o.store.reader, taken.map((d) => d.endpointId)),
+      findEventsById(
+        this.o.store.reader,
+        taken.map((d) => d.eventId),
+      ),
+      repo.findEndpointsById(
+        this.o.store.reader,
+        taken.map((d) => d.endpointId),
+      ),
     ]);
-    return taken.map((d) => ({ ...d, event: events.get(d.eventId) ?? null, endpoint: endpoints.get(d.endpointId) ?? null }));
+    return taken.map((d) => ({
+      ...d,
+      event: events.get(d.eventId) ?? null,
+      endpoint: endpoints.get(d.endpointId) ?? null,
+    }));
   }
 
   private track(d: Claimed): void {
     this.inFlight.add(d);
-    const p = this.attempt(d).catch((e: unknown) => this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'));
+    const p = this.attempt(d).catch((e: unknown) =>
+      this.o.logger.error({ err: e, delivery: d.id }, 'webhook attempt could not be recorded'),
+    );
     this.running.add(p);
     void p.finally(() => {
       this.running.delete(p);
@@ -217,7 +242,20 @@ export class WebhookDispatcher {
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
     const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);
-    const recorded = await this.o.writer.run((trx) => deliveryRepo.finishAttempt(trx, next, this.o.owner, { deliveryId: d.id, attempt, statusCode: result.status, durationMs: result.durationMs, error: result.error, createdAt: finished }));
-    if (!recorded) this.o.logger.warn({ delivery: d.id, attempt }, 'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded');
+    const recorded = await this.o.writer.run((trx) =>
+      deliveryRepo.finishAttempt(trx, next, this.o.owner, {
+        deliveryId: d.id,
+        attempt,
+        statusCode: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+        createdAt: finished,
+      }),
+    );
+    if (!recorded)
+      this.o.logger.warn(
+        { delivery: d.id, attempt },
+        'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded',
+      );
   }
 }

@@ -1,6 +1,15 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Logger } from '../../../log/logger.js';
-import { commentFrame, endFrame, eventFrame, HEARTBEAT_MS, type ListenEnd, type ListenFrame, type ListenOutcome, type ListenSink } from './listen-stream.js';
+import {
+  commentFrame,
+  endFrame,
+  eventFrame,
+  HEARTBEAT_MS,
+  type ListenEnd,
+  type ListenFrame,
+  type ListenOutcome,
+  type ListenSink,
+} from './listen-stream.js';
 
 /**
  * What a reader that does not keep up may have waiting. Beyond it a
@@ -36,7 +45,8 @@ export interface ListenSession {
   recheck: () => Promise<ListenEnd | null>;
 }
 
-export type Connected = { kind: 'connected'; stream: Readable } | { kind: 'taken' } | { kind: 'full' } | { kind: 'closing' };
+export type Connected =
+  { kind: 'connected'; stream: Readable } | { kind: 'taken' } | { kind: 'full' } | { kind: 'closing' };
 
 interface Listener {
   stream: PassThrough;
@@ -77,7 +87,8 @@ export class ListenHub {
   expectStream(endpointId: string, expire: () => Promise<void>): void {
     const timer = setTimeout(() => {
       this.unconnected.delete(endpointId);
-      if (!this.listeners.has(endpointId)) void this.settle(expire(), endpointId, 'an unconnected listen endpoint could not be deleted');
+      if (!this.listeners.has(endpointId))
+        void this.settle(expire(), endpointId, 'an unconnected listen endpoint could not be deleted');
     }, this.limits.connectWithinMs);
     timer.unref();
     this.unconnected.set(endpointId, { timer, expire });
@@ -96,7 +107,9 @@ export class ListenHub {
       stream.once('close', () => {
         this.listeners.delete(endpointId);
         if (!this.listeners.size) this.stopHeartbeat();
-        void this.settle(session.onClosed(), endpointId, 'a closed listen endpoint could not be deleted').finally(resolve);
+        void this.settle(session.onClosed(), endpointId, 'a closed listen endpoint could not be deleted').finally(
+          resolve,
+        );
       });
     });
     this.listeners.set(endpointId, { stream, done, recheck: session.recheck, checking: false });
@@ -175,7 +188,10 @@ export class ListenHub {
       const reason = await l.recheck();
       if (reason) this.end(endpointId, reason);
     } catch (e) {
-      this.logger.warn({ err: e, endpoint: endpointId }, 'could not check that a listen stream may stay open; checked again at the next heartbeat');
+      this.logger.warn(
+        { err: e, endpoint: endpointId },
+        'could not check that a listen stream may stay open; checked again at the next heartbeat',
+      );
     } finally {
       l.checking = false;
     }

@@ -24,7 +24,13 @@ export type ListenSink = (endpointId: string, frame: ListenFrame) => Promise<Lis
  * Why the API ended a stream, told in its last line (`: end: <reason>`) so
  * that the CLI can say what happened rather than guess at a dropped connection.
  */
-export const LISTEN_ENDS = ['endpoint_deleted', 'endpoint_changed', 'key_revoked', 'project_suspended', 'server_stopping'] as const;
+export const LISTEN_ENDS = [
+  'endpoint_deleted',
+  'endpoint_changed',
+  'key_revoked',
+  'project_suspended',
+  'server_stopping',
+] as const;
 export type ListenEnd = (typeof LISTEN_ENDS)[number];
 
 /** How often the stream carries a comment: often enough for proxies' idle timeouts (60 s is common) and for the CLI to notice a dead connection. */
@@ -88,7 +94,9 @@ export class EventStreamReader {
     this.data = [];
     try {
       const v = JSON.parse(text) as Partial<ListenFrame>;
-      return v && typeof v.body === 'string' && v.headers && typeof v.headers === 'object' ? { headers: v.headers, body: v.body } : null;
+      return v && typeof v.body === 'string' && v.headers && typeof v.headers === 'object'
+        ? { headers: v.headers, body: v.body }
+        : null;
     } catch {
       return null;
     }

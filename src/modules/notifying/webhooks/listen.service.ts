@@ -33,10 +33,20 @@ export const MAX_LISTEN_ENDPOINTS = 10;
  * created without them gets; deleted if its stream has not connected to this
  * process within the hub's connectWithinMs (60 s).
  */
-export async function createListenEndpoint(deps: Pick<ListenDeps, 'store' | 'clock' | 'hub'>, projectId: string, input: { events?: EventType[] | undefined }): Promise<Endpoint> {
+export async function createListenEndpoint(
+  deps: Pick<ListenDeps, 'store' | 'clock' | 'hub'>,
+  projectId: string,
+  input: { events?: EventType[] | undefined },
+): Promise<Endpoint> {
   const now = deps.clock.now();
   const id = newId('webhook', now);
-  const endpoint = newEndpoint(projectId, id, listenUrl(id), { events: input.events, description: 'posthorn listen' }, now);
+  const endpoint = newEndpoint(
+    projectId,
+    id,
+    listenUrl(id),
+    { events: input.events, description: 'posthorn listen' },
+    now,
+  );
   await deps.store.tx(async (trx) => {
     const open = await repo.countEndpointsWithUrlPrefix(trx, projectId, LISTEN_URL_PREFIX);
     if (open >= MAX_LISTEN_ENDPOINTS) {
@@ -57,18 +67,33 @@ export async function createListenEndpoint(deps: Pick<ListenDeps, 'store' | 'clo
  * key was revoked, the API is stopping) the endpoint is deleted with its
  * pending deliveries: nothing is left behind.
  */
-export async function openListenStream(deps: ListenDeps, projectId: string, id: string, keyId: string): Promise<Readable> {
+export async function openListenStream(
+  deps: ListenDeps,
+  projectId: string,
+  id: string,
+  keyId: string,
+): Promise<Readable> {
   const e = await repo.findEndpoint(deps.store.reader, projectId, id);
   if (!e) throw notFound(`webhook endpoint ${id}`);
-  if (!isListenEndpoint(e)) throw apiError('conflict', `webhook endpoint ${id} is not a posthorn listen endpoint (create one with POST /v1/webhooks/listen)`);
-  const connected = deps.hub.connect(id, { onClosed: () => deleteListenEndpoint(deps, id), recheck: () => standing(deps, projectId, id, keyId) });
+  if (!isListenEndpoint(e))
+    throw apiError(
+      'conflict',
+      `webhook endpoint ${id} is not a posthorn listen endpoint (create one with POST /v1/webhooks/listen)`,
+    );
+  const connected = deps.hub.connect(id, {
+    onClosed: () => deleteListenEndpoint(deps, id),
+    recheck: () => standing(deps, projectId, id, keyId),
+  });
   switch (connected.kind) {
     case 'connected':
       return connected.stream;
     case 'taken':
       throw apiError('conflict', `webhook endpoint ${id} has a listener connected already`);
     case 'full':
-      throw apiError('service_unavailable', 'this API process holds as many posthorn listen streams as it may; try again once one has stopped');
+      throw apiError(
+        'service_unavailable',
+        'this API process holds as many posthorn listen streams as it may; try again once one has stopped',
+      );
     case 'closing':
       throw apiError('service_unavailable', 'the API is stopping; connect again once it is back');
   }
@@ -80,11 +105,25 @@ export async function openListenStream(deps: ListenDeps, projectId: string, id: 
  * it unrevoked and holding webhooks:manage, its project not suspended; and
  * the endpoint still a listen endpoint (a deletion made by another process).
  */
-async function standing(deps: Pick<ListenDeps, 'store'>, projectId: string, id: string, keyId: string): Promise<ListenEnd | null> {
-  const [principal, e] = await Promise.all([findKeyWithProjectById(deps.store.reader, keyId), repo.findEndpoint(deps.store.reader, projectId, id)]);
+async function standing(
+  deps: Pick<ListenDeps, 'store'>,
+  projectId: string,
+  id: string,
+  keyId: string,
+): Promise<ListenEnd | null> {
+  const [principal, e] = await Promise.all([
+    findKeyWithProjectById(deps.store.reader, keyId),
+    repo.findEndpoint(deps.store.reader, projectId, id),
+  ]);
   if (!e) return 'endpoint_deleted';
   if (!isListenEndpoint(e)) return 'endpoint_changed';
-  if (!principal || principal.key.revokedAt !== null || principal.key.projectId !== projectId || !principal.key.scopes.includes('webhooks:manage')) return 'key_revoked';
+  if (
+    !principal ||
+    principal.key.revokedAt !== null ||
+    principal.key.projectId !== projectId ||
+    !principal.key.scopes.includes('webhooks:manage')
+  )
+    return 'key_revoked';
   if (principal.project.suspended) return 'project_suspended';
   return null;
 }

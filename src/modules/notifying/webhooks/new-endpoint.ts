@@ -3,7 +3,13 @@ import { generateWebhookSecret } from './sign.js';
 import type { Endpoint } from './webhooks.repo.js';
 
 /** An active endpoint with a new secret, subscribed to `events` or to what an endpoint created without them gets. */
-export function newEndpoint(projectId: string, id: string, url: string, input: { events?: EventType[] | undefined; description?: string | undefined }, now: number): Endpoint {
+export function newEndpoint(
+  projectId: string,
+  id: string,
+  url: string,
+  input: { events?: EventType[] | undefined; description?: string | undefined },
+  now: number,
+): Endpoint {
   return {
     id,
     projectId,

@@ -13,10 +13,18 @@ export function generateWebhookSecret(): string {
  */
 export function signatureHeader(secrets: readonly string[], rawBody: string, unixSeconds: number): string {
   const signed = `${unixSeconds}.${rawBody}`;
-  return [`t=${unixSeconds}`, ...secrets.map((s) => `v1=${createHmac('sha256', Buffer.from(s, 'utf8')).update(signed, 'utf8').digest('hex')}`)].join(',');
+  return [
+    `t=${unixSeconds}`,
+    ...secrets.map((s) => `v1=${createHmac('sha256', Buffer.from(s, 'utf8')).update(signed, 'utf8').digest('hex')}`),
+  ].join(',');
 }
 
 /** Secrets that sign a request sent at `now`: the current one, and the previous one during its grace period. */
-export function signingSecrets(e: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: number): string[] {
-  return e.previousSecret && e.previousSecretUntil !== null && e.previousSecretUntil > now ? [e.secret, e.previousSecret] : [e.secret];
+export function signingSecrets(
+  e: Pick<Endpoint, 'secret' | 'previousSecret' | 'previousSecretUntil'>,
+  now: number,
+): string[] {
+  return e.previousSecret && e.previousSecretUntil !== null && e.previousSecretUntil > now
+    ? [e.secret, e.previousSecret]
+    : [e.secret];
 }

@@ -7,7 +7,12 @@ import type { Endpoint } from './webhooks.repo.js';
 // its answer means.
 
 /** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
-export type WebhookPost = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<{ status: number; durationMs: number }>;
+export type WebhookPost = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+) => Promise<{ status: number; durationMs: number }>;
 
 /** how one POST went: error is null for a 2xx */
 export interface PostOutcome {
@@ -26,11 +31,24 @@ export interface PostContext {
 
 /** The body of every attempt at a delivery of `event`. */
 export function eventBody(event: OutboxEvent): string {
-  return JSON.stringify({ id: event.id, object: 'event', type: event.type, created_at: iso(event.createdAt), simulated: event.simulated, data: event.data });
+  return JSON.stringify({
+    id: event.id,
+    object: 'event',
+    type: event.type,
+    created_at: iso(event.createdAt),
+    simulated: event.simulated,
+    data: event.data,
+  });
 }
 
 /** One signed POST; null when shutdown cut it short (the claim makes it go out again). */
-export async function postSigned(c: PostContext, endpoint: Endpoint, eventId: string, attempt: number, body: string): Promise<PostOutcome | null> {
+export async function postSigned(
+  c: PostContext,
+  endpoint: Endpoint,
+  eventId: string,
+  attempt: number,
+  body: string,
+): Promise<PostOutcome | null> {
   // Signed afresh at every attempt: a new t= each time (interface §6).
   const now = c.clock.now();
   const headers = {
@@ -42,7 +60,12 @@ export async function postSigned(c: PostContext, endpoint: Endpoint, eventId: st
   };
   try {
     const res = await c.post(endpoint.url, headers, body, c.signal);
-    const error = res.status >= 200 && res.status <= 299 ? null : res.status >= 300 && res.status < 400 ? `redirect (${res.status}) not followed` : `HTTP ${res.status}`;
+    const error =
+      res.status >= 200 && res.status <= 299
+        ? null
+        : res.status >= 300 && res.status < 400
+          ? `redirect (${res.status}) not followed`
+          : `HTTP ${res.status}`;
     return { status: res.status, error, durationMs: res.durationMs };
   } catch (e) {
     if (c.signal.aborted) return null;

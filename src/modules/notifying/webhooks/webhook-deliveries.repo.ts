@@ -31,7 +31,19 @@ export interface AttemptRecord {
   createdAt: number;
 }
 
-const DELIVERY_COLUMNS = ['id', 'endpoint_id', 'event_id', 'project_id', 'state', 'attempts', 'next_attempt_at', 'last_status', 'last_error', 'created_at', 'updated_at'] as const;
+const DELIVERY_COLUMNS = [
+  'id',
+  'endpoint_id',
+  'event_id',
+  'project_id',
+  'state',
+  'attempts',
+  'next_attempt_at',
+  'last_status',
+  'last_error',
+  'created_at',
+  'updated_at',
+] as const;
 
 type DeliveryRow = {
   id: string;
@@ -63,7 +75,16 @@ const deliveryFromRow = (r: DeliveryRow): WebhookDelivery => ({
 
 /** A delivery's state as its row holds it, unleased: at creation and after an attempt. */
 function stateColumns(d: WebhookDelivery) {
-  return { state: d.state, attempts: d.attempts, next_attempt_at: d.nextAttemptAt, lease_owner: null, lease_until: null, last_status: d.lastStatus, last_error: d.lastError, updated_at: d.updatedAt };
+  return {
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.nextAttemptAt,
+    lease_owner: null,
+    lease_until: null,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    updated_at: d.updatedAt,
+  };
 }
 
 /**
@@ -91,7 +112,10 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
  * email). A delivery whose lease ran out (its process died mid-request) is
  * due again: at-least-once.
  */
-export async function claimDueDeliveries(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; skipEndpoints: string[] }): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
+export async function claimDueDeliveries(
+  trx: Knex.Transaction,
+  o: { now: number; limit: number; lease: Lease; skipEndpoints: string[] },
+): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
   const select = trx('webhook_deliveries as d')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .leftJoin('events as ev', 'ev.id', 'd.event_id')
@@ -104,7 +128,11 @@ export async function claimDueDeliveries(trx: Knex.Transaction, o: { now: number
     .orderBy('d.id')
     .limit(o.limit);
   if (o.skipEndpoints.length) select.whereNotIn('d.endpoint_id', o.skipEndpoints);
-  const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, { table: 'webhook_deliveries', alias: 'd', lease: o.lease });
+  const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, {
+    table: 'webhook_deliveries',
+    alias: 'd',
+    lease: o.lease,
+  });
   return rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
 }
 
@@ -120,9 +148,18 @@ export async function dropDeliveryLeases(db: Db): Promise<void> {
  * (its endpoint was deleted meanwhile).
  */
 export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a: AttemptRecord): Promise<boolean> {
-  const updated = await db('webhook_deliveries').where({ id: d.id, lease_owner: owner, state: 'pending' }).update(stateColumns(d));
+  const updated = await db('webhook_deliveries')
+    .where({ id: d.id, lease_owner: owner, state: 'pending' })
+    .update(stateColumns(d));
   if (!updated) return false;
-  await db('webhook_attempts').insert({ delivery_id: a.deliveryId, attempt: a.attempt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error, created_at: a.createdAt });
+  await db('webhook_attempts').insert({
+    delivery_id: a.deliveryId,
+    attempt: a.attempt,
+    status_code: a.statusCode,
+    duration_ms: a.durationMs,
+    error: a.error,
+    created_at: a.createdAt,
+  });
   return true;
 }
 
@@ -131,7 +168,12 @@ export async function releaseDeliveries(db: Db, ids: string[], owner: string): P
   await releaseLeases(db, 'webhook_deliveries', owner, ids);
 }
 
-export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: number, before?: string): Promise<WebhookDelivery[]> {
+export async function deliveriesOfEndpoint(
+  db: Db,
+  endpointId: string,
+  limit: number,
+  before?: string,
+): Promise<WebhookDelivery[]> {
   const q = db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ endpoint_id: endpointId });
   if (before) q.andWhere('id', '<', before);
   return ((await q.orderBy('id', 'desc').limit(limit)) as DeliveryRow[]).map(deliveryFromRow);
@@ -140,14 +182,21 @@ export async function deliveriesOfEndpoint(db: Db, endpointId: string, limit: nu
 /** The deliveries made of some events, oldest first (an email's timeline shows where its events went). */
 export async function deliveriesOfEvents(db: Db, projectId: string, eventIds: string[]): Promise<WebhookDelivery[]> {
   if (!eventIds.length) return [];
-  const rows = (await db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ project_id: projectId }).whereIn('event_id', eventIds).orderBy('id')) as DeliveryRow[];
+  const rows = (await db('webhook_deliveries')
+    .select(DELIVERY_COLUMNS)
+    .where({ project_id: projectId })
+    .whereIn('event_id', eventIds)
+    .orderBy('id')) as DeliveryRow[];
   return rows.map(deliveryFromRow);
 }
 
 export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<string, AttemptRecord[]>> {
   const out = new Map<string, AttemptRecord[]>(deliveryIds.map((id) => [id, []]));
   if (!deliveryIds.length) return out;
-  const rows = (await db('webhook_attempts').select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'created_at').whereIn('delivery_id', deliveryIds).orderBy('attempt')) as Array<{
+  const rows = (await db('webhook_attempts')
+    .select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'created_at')
+    .whereIn('delivery_id', deliveryIds)
+    .orderBy('attempt')) as Array<{
     delivery_id: string;
     attempt: number;
     status_code: number | null;
@@ -156,7 +205,16 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
     created_at: number;
   }>;
   for (const r of rows) {
-    out.get(r.delivery_id)!.push({ deliveryId: r.delivery_id, attempt: Number(r.attempt), statusCode: r.status_code == null ? null : Number(r.status_code), durationMs: Number(r.duration_ms), error: r.error, createdAt: Number(r.created_at) });
+    out
+      .get(r.delivery_id)!
+      .push({
+        deliveryId: r.delivery_id,
+        attempt: Number(r.attempt),
+        statusCode: r.status_code == null ? null : Number(r.status_code),
+        durationMs: Number(r.duration_ms),
+        error: r.error,
+        createdAt: Number(r.created_at),
+      });
   }
   return out;
 }

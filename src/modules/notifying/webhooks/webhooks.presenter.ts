@@ -32,6 +32,12 @@ export function presentDelivery(d: WebhookDelivery, attempts: AttemptRecord[]) {
     last_status_code: d.lastStatus,
     last_error: d.lastError,
     created_at: iso(d.createdAt),
-    attempt_log: attempts.map((a) => ({ attempt: a.attempt, status_code: a.statusCode, response_ms: a.durationMs, error: a.error, at: iso(a.createdAt) })),
+    attempt_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      status_code: a.statusCode,
+      response_ms: a.durationMs,
+      error: a.error,
+      at: iso(a.createdAt),
+    })),
   };
 }

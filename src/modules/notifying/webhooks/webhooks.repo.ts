@@ -31,7 +31,19 @@ interface EndpointRow {
   updated_at: number;
 }
 
-const ENDPOINT_COLUMNS = ['id', 'project_id', 'url', 'description', 'events', 'active', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at'] as const;
+const ENDPOINT_COLUMNS = [
+  'id',
+  'project_id',
+  'url',
+  'description',
+  'events',
+  'active',
+  'secret',
+  'previous_secret',
+  'previous_secret_until',
+  'created_at',
+  'updated_at',
+] as const;
 
 const endpointFromRow = (r: EndpointRow): Endpoint => ({
   id: r.id,
@@ -86,7 +98,11 @@ export async function deleteEndpointsWithUrlPrefix(db: Db, prefix: string): Prom
 
 /** How many endpoints of the project have a url starting with `prefix` (no `%` or `_` in it). */
 export async function countEndpointsWithUrlPrefix(db: Db, projectId: string, prefix: string): Promise<number> {
-  const row = (await db('webhook_endpoints').where({ project_id: projectId }).andWhere('url', 'like', `${prefix}%`).count({ n: '*' }).first()) as { n: number | string } | undefined;
+  const row = (await db('webhook_endpoints')
+    .where({ project_id: projectId })
+    .andWhere('url', 'like', `${prefix}%`)
+    .count({ n: '*' })
+    .first()) as { n: number | string } | undefined;
   return Number(row?.n ?? 0);
 }
 
@@ -95,28 +111,43 @@ export async function existingEndpointIds(db: Db, ids: string[]): Promise<Set<st
   const found = new Set<string>();
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += 500) {
-    const rows = (await db('webhook_endpoints').select('id').whereIn('id', unique.slice(i, i + 500))) as Array<{ id: string }>;
+    const rows = (await db('webhook_endpoints')
+      .select('id')
+      .whereIn('id', unique.slice(i, i + 500))) as Array<{ id: string }>;
     for (const r of rows) found.add(r.id);
   }
   return found;
 }
 
 export async function findEndpoint(db: Db, projectId: string, id: string): Promise<Endpoint | null> {
-  const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id, project_id: projectId }).first()) as EndpointRow | undefined;
+  const row = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ id, project_id: projectId }).first()) as
+    EndpointRow | undefined;
   return row ? endpointFromRow(row) : null;
 }
 
 export async function findEndpointsById(db: Db, ids: string[]): Promise<Map<string, Endpoint>> {
   if (!ids.length) return new Map();
-  const rows = (await db('webhook_endpoints').select(ENDPOINT_COLUMNS).whereIn('id', [...new Set(ids)])) as EndpointRow[];
+  const rows = (await db('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .whereIn('id', [...new Set(ids)])) as EndpointRow[];
   return new Map(rows.map((r) => [r.id, endpointFromRow(r)]));
 }
 
 export async function listEndpoints(db: Db, projectId: string): Promise<Endpoint[]> {
-  return ((await db('webhook_endpoints').select(ENDPOINT_COLUMNS).where({ project_id: projectId }).orderBy('id', 'desc')) as EndpointRow[]).map(endpointFromRow);
+  return (
+    (await db('webhook_endpoints')
+      .select(ENDPOINT_COLUMNS)
+      .where({ project_id: projectId })
+      .orderBy('id', 'desc')) as EndpointRow[]
+  ).map(endpointFromRow);
 }
 
 export async function activeEndpointsOf(db: Db, projectIds: string[]): Promise<Endpoint[]> {
   if (!projectIds.length) return [];
-  return ((await db('webhook_endpoints').select(ENDPOINT_COLUMNS).whereIn('project_id', projectIds).andWhere('active', true)) as EndpointRow[]).map(endpointFromRow);
+  return (
+    (await db('webhook_endpoints')
+      .select(ENDPOINT_COLUMNS)
+      .whereIn('project_id', projectIds)
+      .andWhere('active', true)) as EndpointRow[]
+  ).map(endpointFromRow);
 }

@@ -22,10 +22,14 @@ export const webhookRoutes = [
     method: 'POST',
     path: '/v1/webhooks/listen',
     scope: 'webhooks:manage',
-    summary: 'Create a temporary endpoint for `posthorn listen`: its deliveries go down GET /v1/webhooks/{id}/listen, and it is deleted when that stream closes; the signing secret is shown in this answer only',
+    summary:
+      'Create a temporary endpoint for `posthorn listen`: its deliveries go down GET /v1/webhooks/{id}/listen, and it is deleted when that stream closes; the signing secret is shown in this answer only',
     body: ListenBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: presentNewSecret(await services.webhooks.createListener(principal.project.id, body)) };
+      return {
+        status: 201,
+        body: presentNewSecret(await services.webhooks.createListener(principal.project.id, body)),
+      };
     },
   }),
   route({
@@ -37,7 +41,15 @@ export const webhookRoutes = [
     async handler({ services, principal, params }) {
       const stream = await services.webhooks.listen(principal.project.id, params.id!, principal.key.id);
       // no-store: nothing between here and the client keeps it; X-Accel-Buffering: nginx passes each line on at once
-      return { status: 200, headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' }, body: stream };
+      return {
+        status: 200,
+        headers: {
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'X-Accel-Buffering': 'no',
+        },
+        body: stream,
+      };
     },
   }),
   route({
@@ -46,7 +58,10 @@ export const webhookRoutes = [
     scope: 'webhooks:manage',
     summary: 'List endpoints',
     async handler({ services, principal }) {
-      return { status: 200, body: { object: 'list', data: (await services.webhooks.list(principal.project.id)).map(presentEndpoint) } };
+      return {
+        status: 200,
+        body: { object: 'list', data: (await services.webhooks.list(principal.project.id)).map(presentEndpoint) },
+      };
     },
   }),
   route({
@@ -65,7 +80,10 @@ export const webhookRoutes = [
     summary: 'Change the URL, events, description, or pause it',
     body: UpdateWebhookBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: presentEndpoint(await services.webhooks.update(principal.project.id, params.id!, body)) };
+      return {
+        status: 200,
+        body: presentEndpoint(await services.webhooks.update(principal.project.id, params.id!, body)),
+      };
     },
   }),
   route({
@@ -95,8 +113,20 @@ export const webhookRoutes = [
     summary: 'The delivery log of an endpoint: attempts, status codes, response times, errors',
     query: DeliveryLogQuery,
     async handler({ services, principal, params, query }) {
-      const { items, attempts, more } = await services.webhooks.deliveryLog(principal.project.id, params.id!, query.limit, query.cursor);
-      return { status: 200, body: { object: 'list', data: items.map((d) => presentDelivery(d, attempts.get(d.id) ?? [])), next_cursor: more ? items[items.length - 1]!.id : null } };
+      const { items, attempts, more } = await services.webhooks.deliveryLog(
+        principal.project.id,
+        params.id!,
+        query.limit,
+        query.cursor,
+      );
+      return {
+        status: 200,
+        body: {
+          object: 'list',
+          data: items.map((d) => presentDelivery(d, attempts.get(d.id) ?? [])),
+          next_cursor: more ? items[items.length - 1]!.id : null,
+        },
+      };
     },
   }),
   route({

@@ -2,7 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../../lib/schema.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 
-const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'https URL that must not resolve to a private address' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description: 'https URL that must not resolve to a private address',
+});
 const Events = Type.Array(StringEnum(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
 
 /** CONTRACT §5 */
@@ -13,7 +17,12 @@ export const CreateWebhookBody = Type.Object(
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), active: Type.Optional(Type.Boolean()), description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    active: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+  },
   { additionalProperties: false },
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
@@ -22,11 +31,17 @@ export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
 export const ListenBody = Type.Object({ events: Type.Optional(Events) }, { additionalProperties: false });
 export type ListenBody = Static<typeof ListenBody>;
 
-export const ReplayBody = Type.Object({ event_id: Type.String({ pattern: '^evt_[0-9a-z]{26}$' }) }, { additionalProperties: false });
+export const ReplayBody = Type.Object(
+  { event_id: Type.String({ pattern: '^evt_[0-9a-z]{26}$' }) },
+  { additionalProperties: false },
+);
 export type ReplayBody = Static<typeof ReplayBody>;
 
 export const DeliveryLogQuery = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }), cursor: Type.Optional(Type.String({ pattern: '^whd_[0-9a-z]{26}$' })) },
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ pattern: '^whd_[0-9a-z]{26}$' })),
+  },
   { additionalProperties: false },
 );
 export type DeliveryLogQuery = Static<typeof DeliveryLogQuery>;

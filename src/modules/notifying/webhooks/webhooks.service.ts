@@ -9,7 +9,13 @@ import type { ListenHub } from './listen-hub.js';
 import { createListenEndpoint, openListenStream } from './listen.service.js';
 import { newEndpoint } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
-import { attemptsOf, deliveriesOfEndpoint, deliveriesOfEvents, insertDeliveries, type WebhookDelivery } from './webhook-deliveries.repo.js';
+import {
+  attemptsOf,
+  deliveriesOfEndpoint,
+  deliveriesOfEvents,
+  insertDeliveries,
+  type WebhookDelivery,
+} from './webhook-deliveries.repo.js';
 import * as repo from './webhooks.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
 
@@ -38,14 +44,17 @@ async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
   return url;
 }
 
-export async function createEndpoint(deps: WebhookDeps, projectId: string, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<Endpoint> {
+export async function createEndpoint(
+  deps: WebhookDeps,
+  projectId: string,
+  input: { url: string; events?: EventType[] | undefined; description?: string | undefined },
+): Promise<Endpoint> {
   const url = await checkUrl(deps, input.url);
   const now = deps.clock.now();
   const endpoint = newEndpoint(projectId, newId('webhook', now), url, input, now);
   await deps.store.tx((trx) => repo.insertEndpoint(trx, endpoint));
   return endpoint;
 }
-
 
 export async function getEndpoint(deps: Pick<WebhookDeps, 'store'>, projectId: string, id: string): Promise<Endpoint> {
   const e = await repo.findEndpoint(deps.store.reader, projectId, id);
@@ -61,7 +70,12 @@ export async function updateEndpoint(
   deps: WebhookDeps,
   projectId: string,
   id: string,
-  patch: { url?: string | undefined; events?: EventType[] | undefined; active?: boolean | undefined; description?: string | null | undefined },
+  patch: {
+    url?: string | undefined;
+    events?: EventType[] | undefined;
+    active?: boolean | undefined;
+    description?: string | null | undefined;
+  },
 ): Promise<Endpoint> {
   const url = patch.url === undefined ? undefined : await checkUrl(deps, patch.url);
   return deps.store.tx(async (trx) => {
@@ -81,7 +95,11 @@ export async function updateEndpoint(
 }
 
 /** Deleting an endpoint deletes its deliveries, pending ones included: nothing more is sent to it (a listen stream here ends). */
-export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store' | 'listen'>, projectId: string, id: string): Promise<Endpoint> {
+export async function deleteEndpoint(
+  deps: Pick<WebhookDeps, 'store' | 'listen'>,
+  projectId: string,
+  id: string,
+): Promise<Endpoint> {
   const deleted = await deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, id);
     if (!e) throw notFound(`webhook endpoint ${id}`);
@@ -99,19 +117,34 @@ export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store' | 'listen'>
  * hours retires the older one at once (a receiver still on it fails), which
  * keeps the endpoint to two columns and the header to two signatures.
  */
-export async function rotateSecret(deps: Pick<WebhookDeps, 'store' | 'clock'>, projectId: string, id: string): Promise<Endpoint> {
+export async function rotateSecret(
+  deps: Pick<WebhookDeps, 'store' | 'clock'>,
+  projectId: string,
+  id: string,
+): Promise<Endpoint> {
   return deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, id);
     if (!e) throw notFound(`webhook endpoint ${id}`);
     const now = deps.clock.now();
-    const next: Endpoint = { ...e, secret: generateWebhookSecret(), previousSecret: e.secret, previousSecretUntil: now + OLD_SECRET_VALIDITY_MS, updatedAt: now };
+    const next: Endpoint = {
+      ...e,
+      secret: generateWebhookSecret(),
+      previousSecret: e.secret,
+      previousSecretUntil: now + OLD_SECRET_VALIDITY_MS,
+      updatedAt: now,
+    };
     await repo.saveEndpoint(trx, next);
     return next;
   });
 }
 
 /** interface §6 rule 4: a replay sends the same event (same id) again, as a new series of attempts. */
-export async function replayEvent(deps: WebhookDeps, projectId: string, endpointId: string, eventId: string): Promise<WebhookDelivery> {
+export async function replayEvent(
+  deps: WebhookDeps,
+  projectId: string,
+  endpointId: string,
+  eventId: string,
+): Promise<WebhookDelivery> {
   const delivery = await deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, endpointId);
     if (!e) throw notFound(`webhook endpoint ${endpointId}`);
@@ -126,12 +159,21 @@ export async function replayEvent(deps: WebhookDeps, projectId: string, endpoint
   return delivery;
 }
 
-export async function deliveryLog(deps: Pick<WebhookDeps, 'store'>, projectId: string, endpointId: string, limit: number, cursor?: string) {
+export async function deliveryLog(
+  deps: Pick<WebhookDeps, 'store'>,
+  projectId: string,
+  endpointId: string,
+  limit: number,
+  cursor?: string,
+) {
   const e = await repo.findEndpoint(deps.store.reader, projectId, endpointId);
   if (!e) throw notFound(`webhook endpoint ${endpointId}`);
   const page = await deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor);
   const items = page.slice(0, limit);
-  const attempts = await attemptsOf(deps.store.reader, items.map((d) => d.id));
+  const attempts = await attemptsOf(
+    deps.store.reader,
+    items.map((d) => d.id),
+  );
   return { items, attempts, more: page.length > limit };
 }
 
@@ -146,15 +188,20 @@ export function webhookService(deps: WebhookDeps) {
     create: (projectId: string, input: Parameters<typeof createEndpoint>[2]) => createEndpoint(deps, projectId, input),
     get: (projectId: string, id: string) => getEndpoint(deps, projectId, id),
     list: (projectId: string) => listEndpoints(deps, projectId),
-    update: (projectId: string, id: string, patch: Parameters<typeof updateEndpoint>[3]) => updateEndpoint(deps, projectId, id, patch),
+    update: (projectId: string, id: string, patch: Parameters<typeof updateEndpoint>[3]) =>
+      updateEndpoint(deps, projectId, id, patch),
     delete: (projectId: string, id: string) => deleteEndpoint(deps, projectId, id),
     rotateSecret: (projectId: string, id: string) => rotateSecret(deps, projectId, id),
-    deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) => deliveryLog(deps, projectId, id, limit, cursor),
-    deliveriesOfEvents: (projectId: string, eventIds: string[]) => deliveriesOfEvents(deps.store.reader, projectId, eventIds),
+    deliveryLog: (projectId: string, id: string, limit: number, cursor?: string) =>
+      deliveryLog(deps, projectId, id, limit, cursor),
+    deliveriesOfEvents: (projectId: string, eventIds: string[]) =>
+      deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
-    createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) => createListenEndpoint({ ...deps, hub: hubOf(deps) }, projectId, input),
+    createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) =>
+      createListenEndpoint({ ...deps, hub: hubOf(deps) }, projectId, input),
     /** `keyId`: the key that opens the stream, read again at each heartbeat */
-    listen: (projectId: string, id: string, keyId: string) => openListenStream({ ...deps, hub: hubOf(deps) }, projectId, id, keyId),
+    listen: (projectId: string, id: string, keyId: string) =>
+      openListenStream({ ...deps, hub: hubOf(deps) }, projectId, id, keyId),
     /** the API is stopping: every stream ended, their endpoints deleted */
     closeListeners: async () => deps.listen?.close(),
   };

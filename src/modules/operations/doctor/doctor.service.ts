@@ -3,8 +3,26 @@ import { createNameServerLookup } from '../../../dns/name-servers.js';
 import { createResolver } from '../../../dns/resolver.js';
 import { validationError } from '../../../lib/errors.js';
 import type { Store } from '../../../store/store.js';
-import { lookupFcrdns, lookupZone, probeSmtp, readDatabase, readDisk, readEventLoopLag, readTlsFacts, withTimeout, type SmtpListenerFacts } from './probes.js';
-import { judgeFcrdns, judgeProbe, judgeZone, report, type Check, type CheckName, type DoctorReport } from './verdicts.js';
+import {
+  lookupFcrdns,
+  lookupZone,
+  probeSmtp,
+  readDatabase,
+  readDisk,
+  readEventLoopLag,
+  readTlsFacts,
+  withTimeout,
+  type SmtpListenerFacts,
+} from './probes.js';
+import {
+  judgeFcrdns,
+  judgeProbe,
+  judgeZone,
+  report,
+  type Check,
+  type CheckName,
+  type DoctorReport,
+} from './verdicts.js';
 import { judgeDatabase, judgeDisk, judgeEventLoop, judgeTls } from './machine-verdicts.js';
 
 /** What the doctor looks at: slices of the configuration, the store, and the --probe target. */
@@ -40,7 +58,10 @@ export const DOCTOR_TIMEOUTS: DoctorTimeouts = { dnsMs: 2000, probeMs: 10_000, d
 
 /** HOST, HOST:PORT, [IPv6]:PORT or a bare IPv6 address; port 25 unless given. */
 /** Where a serve process of this config answers /metrics, seen from this machine (a wildcard bind is reached on loopback). */
-export function metricsUrlOf(http: { host: string; port: number }, metrics: { host: string; port: number | null }): string {
+export function metricsUrlOf(
+  http: { host: string; port: number },
+  metrics: { host: string; port: number | null },
+): string {
   const [host, port] = metrics.port !== null ? [metrics.host, metrics.port] : [http.host, http.port];
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
   return `http://${local.includes(':') ? `[${local}]` : local}:${port}/metrics`;
@@ -48,9 +69,14 @@ export function metricsUrlOf(http: { host: string; port: number }, metrics: { ho
 
 export function parseProbeTarget(s: string): { host: string; port: number } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
-  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : isIP(s) === 6 ? [s, undefined] : (s.split(/:(?=[^:]*$)/) as [string, string?]);
+  const [host, port] = bracketed
+    ? [bracketed[1]!, bracketed[2]]
+    : isIP(s) === 6
+      ? [s, undefined]
+      : (s.split(/:(?=[^:]*$)/) as [string, string?]);
   const n = port === undefined ? 25 : Number(port);
-  if (!host || !/^\d+$/.test(port ?? '25') || n < 1 || n > 65535) throw validationError('--probe', `expected HOST or HOST:PORT, got '${s}'`);
+  if (!host || !/^\d+$/.test(port ?? '25') || n < 1 || n > 65535)
+    throw validationError('--probe', `expected HOST or HOST:PORT, got '${s}'`);
   return { host, port: n };
 }
 
@@ -58,23 +84,59 @@ export function parseProbeTarget(s: string): { host: string; port: number } {
  * Runs every check at once (the network ones wait on timeouts, not on each
  * other) and reports each as it finishes; the report keeps a fixed order.
  */
-export async function runDoctor(input: DoctorInput, onCheck: (c: Check) => void = () => undefined, t: DoctorTimeouts = DOCTOR_TIMEOUTS): Promise<DoctorReport> {
+export async function runDoctor(
+  input: DoctorInput,
+  onCheck: (c: Check) => void = () => undefined,
+  t: DoctorTimeouts = DOCTOR_TIMEOUTS,
+): Promise<DoctorReport> {
   const target = input.probe;
   const resolver = createResolver({ servers: input.resolvers, timeoutMs: t.dnsMs, tries: 2 });
   const nameServers = createNameServerLookup({ servers: input.resolvers, timeoutMs: t.dnsMs, tries: 2 });
-  const label = target && (target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`);
+  const label =
+    target && (target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`);
   const checks: Array<[CheckName, () => Promise<Check>]> = [
-    ['port_25', async () => judgeProbe(label, target && (await probeSmtp(target.host, target.port, resolver, t.probeMs)), input.outboundMode === 'relay')],
+    [
+      'port_25',
+      async () =>
+        judgeProbe(
+          label,
+          target && (await probeSmtp(target.host, target.port, resolver, t.probeMs)),
+          input.outboundMode === 'relay',
+        ),
+    ],
     ['fcrdns', async () => judgeFcrdns(await lookupFcrdns(input.hostname, resolver))],
-    ['tls', async () => judgeTls(await readTlsFacts(input.tls, input.hostname, { dataDir: input.dataDir, listeners: input.smtpListeners }), input.hostname, input.now)],
-    ['dns_zone', async () => judgeZone(await lookupZone({ zone: input.zone, hostname: input.hostname, serverEnabled: input.dnsServerEnabled }, resolver, nameServers))],
+    [
+      'tls',
+      async () =>
+        judgeTls(
+          await readTlsFacts(input.tls, input.hostname, { dataDir: input.dataDir, listeners: input.smtpListeners }),
+          input.hostname,
+          input.now,
+        ),
+    ],
+    [
+      'dns_zone',
+      async () =>
+        judgeZone(
+          await lookupZone(
+            { zone: input.zone, hostname: input.hostname, serverEnabled: input.dnsServerEnabled },
+            resolver,
+            nameServers,
+          ),
+        ),
+    ],
     ['database', async () => judgeDatabase(await readDatabase(input.store, t.databaseMs))],
     ['disk', async () => judgeDisk(await readDisk(input.dataDir))],
     ['event_loop', async () => judgeEventLoop(await readEventLoopLag(input.metricsUrl, t.databaseMs))],
   ];
   const results = await Promise.all(
     checks.map(async ([name, run]) => {
-      const c = await withTimeout(run(), t.checkMs, name).catch((e: unknown): Check => ({ name, status: 'fail', message: (e as Error).message, hint: null }));
+      const c = await withTimeout(run(), t.checkMs, name).catch((e: unknown): Check => ({
+        name,
+        status: 'fail',
+        message: (e as Error).message,
+        hint: null,
+      }));
       onCheck(c);
       return c;
     }),

@@ -21,7 +21,10 @@ export class TimedOut extends Error {
 
 export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimedOut(what, ms)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TimedOut(what, ms)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 const detail = (e: unknown) => (e as { code?: string }).code ?? (e as Error).message;
@@ -47,24 +50,47 @@ async function addressesOf(name: string, resolver: DnsResolver): Promise<NameLoo
 export async function lookupFcrdns(hostname: string, resolver: DnsResolver): Promise<FcrdnsFacts> {
   const addresses = await addressesOf(hostname, resolver);
   const found = addresses.kind === 'found' ? addresses.values : [];
-  const ptrs = await Promise.all(found.map(async (address) => ({ address, names: await lookup(() => resolver.reverse(address)) })));
+  const ptrs = await Promise.all(
+    found.map(async (address) => ({ address, names: await lookup(() => resolver.reverse(address)) })),
+  );
   return { hostname, addresses, ptrs };
 }
 
-export async function lookupZone(o: { zone: string; hostname: string; serverEnabled: boolean }, resolver: DnsResolver, nameServers: (zone: string) => Promise<string[]>): Promise<ZoneFacts> {
+export async function lookupZone(
+  o: { zone: string; hostname: string; serverEnabled: boolean },
+  resolver: DnsResolver,
+  nameServers: (zone: string) => Promise<string[]>,
+): Promise<ZoneFacts> {
   const ns = await lookup(() => nameServers(o.zone));
   const listed = ns.kind === 'found' ? ns.values : [];
   const found = (l: NameLookup) => (l.kind === 'found' ? l.values : []);
-  const [host, ...each] = await Promise.all([addressesOf(o.hostname, resolver), ...listed.map((n) => addressesOf(n, resolver))]);
-  return { ...o, nameServers: ns, hostAddresses: found(host!), nameServerAddresses: listed.map((name, i) => ({ name, addresses: found(each[i]!) })) };
+  const [host, ...each] = await Promise.all([
+    addressesOf(o.hostname, resolver),
+    ...listed.map((n) => addressesOf(n, resolver)),
+  ]);
+  return {
+    ...o,
+    nameServers: ns,
+    hostAddresses: found(host!),
+    nameServerAddresses: listed.map((name, i) => ({ name, addresses: found(each[i]!) })),
+  };
 }
 
 /** Connect to host:port and read the SMTP greeting (RFC 5321 §4.3.1), then QUIT. */
-export async function probeSmtp(host: string, port: number, resolver: DnsResolver, timeoutMs: number): Promise<ProbeOutcome> {
+export async function probeSmtp(
+  host: string,
+  port: number,
+  resolver: DnsResolver,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
   let address = host;
   if (!isIP(host)) {
     const found = await addressesOf(host, resolver);
-    if (found.kind !== 'found') return { kind: 'no_address', detail: found.kind === 'error' ? `DNS did not answer for ${host} (${found.detail})` : `${host} has no address` };
+    if (found.kind !== 'found')
+      return {
+        kind: 'no_address',
+        detail: found.kind === 'error' ? `DNS did not answer for ${host} (${found.detail})` : `${host} has no address`,
+      };
     address = found.values[0]!;
   }
   return new Promise((resolve) => {
@@ -81,7 +107,10 @@ export async function probeSmtp(host: string, port: number, resolver: DnsResolve
       socket.on('error', () => undefined);
       resolve(outcome);
     };
-    const timer = setTimeout(() => done({ kind: 'timeout', detail: `no greeting within ${timeoutMs / 1000} s` }), timeoutMs);
+    const timer = setTimeout(
+      () => done({ kind: 'timeout', detail: `no greeting within ${timeoutMs / 1000} s` }),
+      timeoutMs,
+    );
     socket.on('data', (d) => {
       text += d.toString('latin1');
       // a multi-line greeting ends with the line whose code is followed by a space
@@ -89,7 +118,14 @@ export async function probeSmtp(host: string, port: number, resolver: DnsResolve
       if (last !== undefined) done({ kind: 'greeting', code: Number(last.slice(0, 3)), text: last.slice(4).trim() });
     });
     socket.on('error', (e: NodeJS.ErrnoException) => {
-      const kind = e.code === 'ECONNREFUSED' ? 'refused' : e.code === 'ETIMEDOUT' ? 'timeout' : e.code === 'EHOSTUNREACH' || e.code === 'ENETUNREACH' ? 'unreachable' : 'error';
+      const kind =
+        e.code === 'ECONNREFUSED'
+          ? 'refused'
+          : e.code === 'ETIMEDOUT'
+            ? 'timeout'
+            : e.code === 'EHOSTUNREACH' || e.code === 'ENETUNREACH'
+              ? 'unreachable'
+              : 'error';
       done({ kind, detail: e.code ?? e.message });
     });
     socket.on('close', () => done({ kind: 'closed', detail: 'the connection closed before a greeting' }));
@@ -104,9 +140,15 @@ export interface SmtpListenerFacts {
   secure: boolean;
 }
 
-export async function readTlsFacts(tls: { key: string | null; cert: string | null }, hostname: string, own: { dataDir: string; listeners: SmtpListenerFacts[] }): Promise<TlsFacts> {
+export async function readTlsFacts(
+  tls: { key: string | null; cert: string | null },
+  hostname: string,
+  own: { dataDir: string; listeners: SmtpListenerFacts[] },
+): Promise<TlsFacts> {
   if (!tls.key || !tls.cert) {
-    const facing = own.listeners.filter((l) => l.enabled && (l.secure || !isLoopbackAddress(l.host))).map((l) => l.name);
+    const facing = own.listeners
+      .filter((l) => l.enabled && (l.secure || !isLoopbackAddress(l.host)))
+      .map((l) => l.name);
     if (!facing.length) return { kind: 'not_configured' };
     const certPath = selfSignedFiles(own.dataDir).cert;
     const made = await access(certPath).then(
@@ -152,7 +194,10 @@ export async function readTlsFacts(tls: { key: string | null; cert: string | nul
  * have failed for lack of space, if they do (its marker file there).
  */
 export async function readDisk(dataDir: string): Promise<DiskFacts | { path: string; error: string }> {
-  const fullSince = await stat(join(dataDir, STORAGE_FULL_MARKER)).then((s) => s.mtimeMs, () => null);
+  const fullSince = await stat(join(dataDir, STORAGE_FULL_MARKER)).then(
+    (s) => s.mtimeMs,
+    () => null,
+  );
   for (let path = dataDir; ; path = dirname(path)) {
     try {
       const s = await statfs(path);
@@ -187,7 +232,10 @@ export async function readEventLoopLag(url: string, timeoutMs: number): Promise<
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     if (res.status !== 200) return { url, error: `status ${res.status}` };
     const text = await res.text();
-    const lags = [...text.matchAll(LAG)].map((m) => ({ thread: /thread="([^"]*)"/.exec(m[1]!)?.[1] ?? 'main', seconds: Number(m[2]) }));
+    const lags = [...text.matchAll(LAG)].map((m) => ({
+      thread: /thread="([^"]*)"/.exec(m[1]!)?.[1] ?? 'main',
+      seconds: Number(m[2]),
+    }));
     return { url, lags: lags.filter((l) => Number.isFinite(l.seconds)) };
   } catch (e) {
     return { url, error: detail(e) };

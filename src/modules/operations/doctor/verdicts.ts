@@ -21,7 +21,12 @@ export interface DoctorReport {
   checks: Check[];
 }
 
-export const check = (name: CheckName, status: CheckStatus, message: string, hint: string | null = null): Check => ({ name, status, message, hint });
+export const check = (name: CheckName, status: CheckStatus, message: string, hint: string | null = null): Check => ({
+  name,
+  status,
+  message,
+  hint,
+});
 
 export function report(checks: Check[]): DoctorReport {
   return { ok: checks.every((c) => c.status !== 'fail'), checks };
@@ -37,15 +42,24 @@ export function judgeProbe(target: string | null, outcome: ProbeOutcome | null, 
     return check(
       'port_25',
       'warn',
-      relayMode ? 'not run; outbound.mode is relay, so direct delivery does not need port 25' : 'not run: no --probe HOST given',
+      relayMode
+        ? 'not run; outbound.mode is relay, so direct delivery does not need port 25'
+        : 'not run: no --probe HOST given',
       'run posthorn doctor --probe HOST with the MX host of a domain you send to (e.g. the one `dig MX gmail.com` names): it connects to port 25 and reads the greeting',
     );
   }
   if (outcome.kind === 'greeting') {
-    if (outcome.code === 220) return check('port_25', 'ok', `${target} answered: ${outcome.code} ${outcome.text}`.trim());
-    return check('port_25', 'warn', `${target} is reachable but greeted with ${outcome.code} ${outcome.text}`.trim(), "the server refuses this machine's address: look it up on blocklists (e.g. Spamhaus) and check its PTR record");
+    if (outcome.code === 220)
+      return check('port_25', 'ok', `${target} answered: ${outcome.code} ${outcome.text}`.trim());
+    return check(
+      'port_25',
+      'warn',
+      `${target} is reachable but greeted with ${outcome.code} ${outcome.text}`.trim(),
+      "the server refuses this machine's address: look it up on blocklists (e.g. Spamhaus) and check its PTR record",
+    );
   }
-  const blocked = 'outbound TCP port 25 looks blocked: many hosting providers block it until asked; ask yours to open it, or send through a relay (outbound.mode: relay)';
+  const blocked =
+    'outbound TCP port 25 looks blocked: many hosting providers block it until asked; ask yours to open it, or send through a relay (outbound.mode: relay)';
   const hints: Record<Exclude<ProbeOutcome['kind'], 'greeting'>, string> = {
     refused: `nothing listens at ${target}, or a firewall rejects the connection; ${blocked}`,
     timeout: blocked,
@@ -72,16 +86,39 @@ const sameName = (a: string, b: string) => a.replace(/\.$/, '').toLowerCase() ==
 export function judgeFcrdns(f: FcrdnsFacts): Check {
   const host = f.hostname;
   if (!host.includes('.') || /(^|\.)localhost$/i.test(host)) {
-    return check('fcrdns', 'fail', `outbound.hostname is ${host}, which receiving servers cannot look up`, 'set outbound.hostname to the public name of this machine (the name its PTR record gives)');
+    return check(
+      'fcrdns',
+      'fail',
+      `outbound.hostname is ${host}, which receiving servers cannot look up`,
+      'set outbound.hostname to the public name of this machine (the name its PTR record gives)',
+    );
   }
-  if (f.addresses.kind === 'error') return check('fcrdns', 'fail', `DNS did not answer for ${host}: ${f.addresses.detail}`, 'check dns.resolvers');
-  if (f.addresses.kind === 'none') return check('fcrdns', 'fail', `${host} has no A or AAAA record`, `publish an A (and AAAA, if this machine sends over IPv6) record for ${host} with this machine's address`);
+  if (f.addresses.kind === 'error')
+    return check('fcrdns', 'fail', `DNS did not answer for ${host}: ${f.addresses.detail}`, 'check dns.resolvers');
+  if (f.addresses.kind === 'none')
+    return check(
+      'fcrdns',
+      'fail',
+      `${host} has no A or AAAA record`,
+      `publish an A (and AAAA, if this machine sends over IPv6) record for ${host} with this machine's address`,
+    );
   const bad = f.ptrs.filter((p) => p.names.kind !== 'found' || !p.names.values.some((n) => sameName(n, host)));
   if (!bad.length) return check('fcrdns', 'ok', `${host} → ${f.addresses.values.join(', ')} → ${host}`);
-  const seen = bad.map(({ address, names }) => `${address} has ${names.kind === 'found' ? `PTR ${names.values.join(', ')}` : names.kind === 'none' ? 'no PTR record' : `no PTR answer (${names.detail})`}`).join('; ');
+  const seen = bad
+    .map(
+      ({ address, names }) =>
+        `${address} has ${names.kind === 'found' ? `PTR ${names.values.join(', ')}` : names.kind === 'none' ? 'no PTR record' : `no PTR answer (${names.detail})`}`,
+    )
+    .join('; ');
   const fix = `ask whoever owns the address (usually the hosting provider) to set its reverse DNS to ${host}`;
-  if (bad.length < f.ptrs.length) return check('fcrdns', 'warn', `${seen}; the other addresses point back to ${host}`, fix);
-  return check('fcrdns', 'fail', `${seen}, not ${host}: receivers reject or junk mail whose sender's reverse DNS does not match`, fix);
+  if (bad.length < f.ptrs.length)
+    return check('fcrdns', 'warn', `${seen}; the other addresses point back to ${host}`, fix);
+  return check(
+    'fcrdns',
+    'fail',
+    `${seen}, not ${host}: receivers reject or junk mail whose sender's reverse DNS does not match`,
+    fix,
+  );
 }
 
 export interface ZoneFacts {
@@ -97,11 +134,31 @@ export interface ZoneFacts {
 
 export function judgeZone(f: ZoneFacts): Check {
   const delegate = `delegate it at its parent: ${f.zone}. NS ${f.hostname}. (with an A record for ${f.hostname}), so the DKIM CNAMEs of sending domains resolve`;
-  if (!f.serverEnabled) return check('dns_zone', 'warn', `dns.server.enabled is false: nothing here answers for ${f.zone}`, `set dns.server.enabled: true (port 53 reachable from the internet) and ${delegate}`);
-  if (f.nameServers.kind === 'error') return check('dns_zone', 'fail', `no answer for the NS records of ${f.zone}: ${f.nameServers.detail}`, `check that the built-in DNS server answers on port 53 from outside, and ${delegate}`);
-  if (f.nameServers.kind === 'none') return check('dns_zone', 'fail', `${f.zone} is not delegated: DNS has no NS record for it`, delegate);
+  if (!f.serverEnabled)
+    return check(
+      'dns_zone',
+      'warn',
+      `dns.server.enabled is false: nothing here answers for ${f.zone}`,
+      `set dns.server.enabled: true (port 53 reachable from the internet) and ${delegate}`,
+    );
+  if (f.nameServers.kind === 'error')
+    return check(
+      'dns_zone',
+      'fail',
+      `no answer for the NS records of ${f.zone}: ${f.nameServers.detail}`,
+      `check that the built-in DNS server answers on port 53 from outside, and ${delegate}`,
+    );
+  if (f.nameServers.kind === 'none')
+    return check('dns_zone', 'fail', `${f.zone} is not delegated: DNS has no NS record for it`, delegate);
   const names = f.nameServers.values;
-  const ours = (n: { name: string; addresses: string[] }) => sameName(n.name, f.hostname) || n.addresses.some((a) => f.hostAddresses.includes(a));
-  if (names.some((n) => sameName(n, f.hostname)) || f.nameServerAddresses.some(ours)) return check('dns_zone', 'ok', `${f.zone} is delegated to ${names.join(', ')}`);
-  return check('dns_zone', 'warn', `${f.zone} is delegated to ${names.join(', ')}, which is not ${f.hostname} nor at its address`, `if those servers are not this appliance, ${delegate}`);
+  const ours = (n: { name: string; addresses: string[] }) =>
+    sameName(n.name, f.hostname) || n.addresses.some((a) => f.hostAddresses.includes(a));
+  if (names.some((n) => sameName(n, f.hostname)) || f.nameServerAddresses.some(ours))
+    return check('dns_zone', 'ok', `${f.zone} is delegated to ${names.join(', ')}`);
+  return check(
+    'dns_zone',
+    'warn',
+    `${f.zone} is delegated to ${names.join(', ')}, which is not ${f.hostname} nor at its address`,
+    `if those servers are not this appliance, ${delegate}`,
+  );
 }

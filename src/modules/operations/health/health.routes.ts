@@ -18,7 +18,8 @@ export const healthRoutes = [
     method: 'GET',
     path: '/readyz',
     scope: null,
-    summary: 'Answers when the database answers, is migrated and takes writes; 503 otherwise (storage_full while the disk is full)',
+    summary:
+      'Answers when the database answers, is migrated and takes writes; 503 otherwise (storage_full while the disk is full)',
     async handler({ services }) {
       await services.health.ready();
       return { status: 200, body: { status: 'ready' } };

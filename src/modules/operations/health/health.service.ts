@@ -11,7 +11,10 @@ export function healthService(store: Store, logger: Logger) {
   return {
     async ready(): Promise<void> {
       const fullSince = await withTimeout(store.storageFull(), READY_TIMEOUT_MS).catch(() => store.storage.fullSince());
-      if (fullSince !== null) throw storageFull(`not ready: the server's storage has been full since ${new Date(fullSince).toISOString()}; writes are refused until space is freed`);
+      if (fullSince !== null)
+        throw storageFull(
+          `not ready: the server's storage has been full since ${new Date(fullSince).toISOString()}; writes are refused until space is freed`,
+        );
       let pending: string[];
       try {
         pending = await withTimeout(

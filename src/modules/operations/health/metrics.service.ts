@@ -15,7 +15,8 @@ export function metricsService(store: Store, logger: Logger, others: () => Promi
       try {
         const counts = await queueStateCounts(store.reader);
         // every state at 0 when no row is in it: a series that disappears reads as "no data", not as "empty"
-        for (const state of new Set([...QUEUE_STATES, ...Object.keys(counts)])) queueDepth.set({ state }, counts[state] ?? 0);
+        for (const state of new Set([...QUEUE_STATES, ...Object.keys(counts)]))
+          queueDepth.set({ state }, counts[state] ?? 0);
       } catch (e) {
         // the rest of the metrics still say something; the gauge keeps its last values
         logger.warn({ err: e }, 'metrics: could not read the queue depth');

@@ -24,7 +24,13 @@ const SETTLED: ReadonlySet<EmailStatus> = new Set(SETTLED_EMAIL_STATUSES);
  * such a report finds no email and is ignored (no suppression is added for
  * it). `queued`, `deferred` and `ambiguous` recipients keep their email.
  */
-const FINAL_RECIPIENT: ReadonlySet<RecipientStatus> = new Set<RecipientStatus>(['delivered', 'bounced', 'complained', 'failed', 'suppressed']);
+const FINAL_RECIPIENT: ReadonlySet<RecipientStatus> = new Set<RecipientStatus>([
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'suppressed',
+]);
 
 const DONE_ROW: QueueState = 'done';
 const PENDING_DELIVERY: WebhookDeliveryState = 'pending';
@@ -76,7 +82,10 @@ export interface Doomed {
  */
 export function candidatesOf(page: EmailCandidate[], cutoff: number): { candidates: string[]; done: boolean } {
   const old = page.filter((e) => e.createdAt < cutoff);
-  return { candidates: old.filter((e) => SETTLED.has(e.status) && e.updatedAt < cutoff).map((e) => e.id), done: page.length > 0 && old.length === 0 };
+  return {
+    candidates: old.filter((e) => SETTLED.has(e.status) && e.updatedAt < cutoff).map((e) => e.id),
+    done: page.length > 0 && old.length === 0,
+  };
 }
 
 /**

@@ -12,9 +12,28 @@ import type { DeliveryRef, Doomed, EmailCandidate, EmailHolds, EventRef } from '
 // event_id.
 
 /** Rows deleted, by table. */
-export type Deleted = Record<'emails' | 'email_recipients' | 'outbound_queue' | 'email_attachments' | 'events' | 'webhook_deliveries' | 'webhook_attempts' | 'inbound_emails', number>;
+export type Deleted = Record<
+  | 'emails'
+  | 'email_recipients'
+  | 'outbound_queue'
+  | 'email_attachments'
+  | 'events'
+  | 'webhook_deliveries'
+  | 'webhook_attempts'
+  | 'inbound_emails',
+  number
+>;
 
-export const noneDeleted = (): Deleted => ({ emails: 0, email_recipients: 0, outbound_queue: 0, email_attachments: 0, events: 0, webhook_deliveries: 0, webhook_attempts: 0, inbound_emails: 0 });
+export const noneDeleted = (): Deleted => ({
+  emails: 0,
+  email_recipients: 0,
+  outbound_queue: 0,
+  email_attachments: 0,
+  events: 0,
+  webhook_deliveries: 0,
+  webhook_attempts: 0,
+  inbound_emails: 0,
+});
 
 /** Where a walk is: the time and id of the last row it read (rows sort by both). */
 export interface Position {
@@ -46,24 +65,61 @@ function through(trx: Knex.Transaction, table: string, index: string): Knex.Quer
 }
 
 /** On PostgreSQL the rows a batch reads are locked, skipping those another transaction holds (a report being applied). */
-const locked = (trx: Knex.Transaction, q: Knex.QueryBuilder): Knex.QueryBuilder => (dialectOf(trx) === 'pg' ? q.forUpdate().skipLocked() : q);
+const locked = (trx: Knex.Transaction, q: Knex.QueryBuilder): Knex.QueryBuilder =>
+  dialectOf(trx) === 'pg' ? q.forUpdate().skipLocked() : q;
 
 /** The next rows made before the cutoff by `column`, after `after`. */
-function pageByTime(trx: Knex.Transaction, q: Knex.QueryBuilder, column: string, after: Position, cutoff: number, limit: number): Knex.QueryBuilder {
-  return locked(trx, q.andWhere(column, '<', cutoff).andWhereRaw(`(${column}, id) > (?, ?)`, [after.at, after.id]).orderBy([column, 'id']).limit(limit));
+function pageByTime(
+  trx: Knex.Transaction,
+  q: Knex.QueryBuilder,
+  column: string,
+  after: Position,
+  cutoff: number,
+  limit: number,
+): Knex.QueryBuilder {
+  return locked(
+    trx,
+    q
+      .andWhere(column, '<', cutoff)
+      .andWhereRaw(`(${column}, id) > (?, ?)`, [after.at, after.id])
+      .orderBy([column, 'id'])
+      .limit(limit),
+  );
 }
 
 /** The next emails after `after` in id order: the order they were made in. */
 export async function emailsAfter(trx: Knex.Transaction, after: string, limit: number): Promise<EmailCandidate[]> {
-  const q = trx('emails').select('id', 'status', 'created_at', 'updated_at').where('id', '>', after).orderBy('id').limit(limit);
-  const rows = (await locked(trx, q)) as Array<{ id: string; status: EmailStatus; created_at: number; updated_at: number }>;
-  return rows.map((r) => ({ id: r.id, status: r.status, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) }));
+  const q = trx('emails')
+    .select('id', 'status', 'created_at', 'updated_at')
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit);
+  const rows = (await locked(trx, q)) as Array<{
+    id: string;
+    status: EmailStatus;
+    created_at: number;
+    updated_at: number;
+  }>;
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  }));
 }
 
 /** The next received emails made before the cutoff, oldest first. */
-export async function inboundMadeBefore(trx: Knex.Transaction, after: Position, cutoff: number, limit: number): Promise<Array<{ id: string; createdAt: number }>> {
+export async function inboundMadeBefore(
+  trx: Knex.Transaction,
+  after: Position,
+  cutoff: number,
+  limit: number,
+): Promise<Array<{ id: string; createdAt: number }>> {
   const q = through(trx, 'inbound_emails', 'inbound_emails_by_time').select('id', 'created_at');
-  const rows = (await pageByTime(trx, q, 'created_at', after, cutoff, limit)) as Array<{ id: string; created_at: number }>;
+  const rows = (await pageByTime(trx, q, 'created_at', after, cutoff, limit)) as Array<{
+    id: string;
+    created_at: number;
+  }>;
   return rows.map((r) => ({ id: r.id, createdAt: Number(r.created_at) }));
 }
 
@@ -74,19 +130,33 @@ interface EventRow {
   created_at: number;
 }
 
-const eventRef = (r: EventRow): EventRef => ({ id: r.id, emailId: r.email_id, fannedOut: Boolean(r.fanned_out), createdAt: Number(r.created_at) });
+const eventRef = (r: EventRow): EventRef => ({
+  id: r.id,
+  emailId: r.email_id,
+  fannedOut: Boolean(r.fanned_out),
+  createdAt: Number(r.created_at),
+});
 
 /** The next events that belong to no email (email.received) made before the cutoff, oldest first. */
-export async function eventsOfNoEmailBefore(trx: Knex.Transaction, after: Position, cutoff: number, limit: number): Promise<EventRef[]> {
+export async function eventsOfNoEmailBefore(
+  trx: Knex.Transaction,
+  after: Position,
+  cutoff: number,
+  limit: number,
+): Promise<EventRef[]> {
   // `email_id is null` binds nothing: the partial index's own predicate, which SQLite needs to see to use it
-  const q = through(trx, 'events', 'events_without_email').select('id', 'email_id', 'fanned_out', 'created_at').whereNull('email_id');
+  const q = through(trx, 'events', 'events_without_email')
+    .select('id', 'email_id', 'fanned_out', 'created_at')
+    .whereNull('email_id');
   return ((await pageByTime(trx, q, 'created_at', after, cutoff, limit)) as EventRow[]).map(eventRef);
 }
 
 /** The webhook deliveries of these events. */
 export async function deliveriesOfEvents(db: Db, eventIds: string[]): Promise<DeliveryRef[]> {
   if (!eventIds.length) return [];
-  const rows = (await db('webhook_deliveries').select('id', 'event_id', 'state').whereIn('event_id', padded(eventIds))) as Array<{ id: string; event_id: string; state: WebhookDeliveryState }>;
+  const rows = (await db('webhook_deliveries')
+    .select('id', 'event_id', 'state')
+    .whereIn('event_id', padded(eventIds))) as Array<{ id: string; event_id: string; state: WebhookDeliveryState }>;
   return rows.map((r) => ({ id: r.id, eventId: r.event_id, state: r.state }));
 }
 
@@ -94,14 +164,24 @@ export async function deliveriesOfEvents(db: Db, eventIds: string[]): Promise<De
 export async function holdsOf(db: Db, emailIds: string[]): Promise<EmailHolds> {
   if (!emailIds.length) return { recipients: [], queueRows: [], events: [], deliveries: [] };
   const ids = padded(emailIds);
-  const recipients = (await db('email_recipients').select('email_id', 'status', 'updated_at').whereIn('email_id', ids)) as Array<{ email_id: string; status: RecipientStatus; updated_at: number }>;
-  const queueRows = (await db('outbound_queue').select('email_id', 'state').whereIn('email_id', ids)) as Array<{ email_id: string; state: QueueState }>;
-  const events = ((await db('events').select('id', 'email_id', 'fanned_out', 'created_at').whereIn('email_id', ids)) as EventRow[]).map(eventRef);
+  const recipients = (await db('email_recipients')
+    .select('email_id', 'status', 'updated_at')
+    .whereIn('email_id', ids)) as Array<{ email_id: string; status: RecipientStatus; updated_at: number }>;
+  const queueRows = (await db('outbound_queue').select('email_id', 'state').whereIn('email_id', ids)) as Array<{
+    email_id: string;
+    state: QueueState;
+  }>;
+  const events = (
+    (await db('events').select('id', 'email_id', 'fanned_out', 'created_at').whereIn('email_id', ids)) as EventRow[]
+  ).map(eventRef);
   return {
     recipients: recipients.map((r) => ({ emailId: r.email_id, status: r.status, updatedAt: Number(r.updated_at) })),
     queueRows: queueRows.map((q) => ({ emailId: q.email_id, state: q.state })),
     events,
-    deliveries: await deliveriesOfEvents(db, events.map((e) => e.id)),
+    deliveries: await deliveriesOfEvents(
+      db,
+      events.map((e) => e.id),
+    ),
   };
 }
 

@@ -2,7 +2,19 @@ import type { Knex } from 'knex';
 import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { candidatesOf, doomedEmails, doomedEvents } from './retention-rules.js';
-import { deleteDoomed, deleteInbound, deliveriesOfEvents, emailsAfter, eventsOfNoEmailBefore, holdsOf, inboundMadeBefore, noneDeleted, START, type Deleted, type Position } from './retention.repo.js';
+import {
+  deleteDoomed,
+  deleteInbound,
+  deliveriesOfEvents,
+  emailsAfter,
+  eventsOfNoEmailBefore,
+  holdsOf,
+  inboundMadeBefore,
+  noneDeleted,
+  START,
+  type Deleted,
+  type Position,
+} from './retention.repo.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -96,26 +108,71 @@ export function describePrune(r: PruneReport): string {
 }
 
 /** Where the next batch starts: after the last row of this one, unless this one came back short. */
-const nextAfter = (page: Array<{ id: string; at: number }>, limit: number): Position | null => (page.length < limit ? null : { at: page[page.length - 1]!.at, id: page[page.length - 1]!.id });
+const nextAfter = (page: Array<{ id: string; at: number }>, limit: number): Position | null =>
+  page.length < limit ? null : { at: page[page.length - 1]!.at, id: page[page.length - 1]!.id };
 
-async function pruneEmails(trx: Knex.Transaction, after: string, cutoff: number, limit: number): Promise<{ next: string | null; deleted: Deleted }> {
+async function pruneEmails(
+  trx: Knex.Transaction,
+  after: string,
+  cutoff: number,
+  limit: number,
+): Promise<{ next: string | null; deleted: Deleted }> {
   const page = await emailsAfter(trx, after, limit);
   const { candidates, done } = candidatesOf(page, cutoff);
   const deleted = noneDeleted();
-  if (candidates.length) await deleteDoomed(trx, doomedEmails(candidates, await holdsOf(trx, candidates), cutoff), deleted);
+  if (candidates.length)
+    await deleteDoomed(trx, doomedEmails(candidates, await holdsOf(trx, candidates), cutoff), deleted);
   return { next: done || page.length < limit ? null : page[page.length - 1]!.id, deleted };
 }
 
-async function pruneEventsOfNoEmail(trx: Knex.Transaction, after: Position, cutoff: number, limit: number): Promise<{ next: Position | null; deleted: Deleted }> {
+async function pruneEventsOfNoEmail(
+  trx: Knex.Transaction,
+  after: Position,
+  cutoff: number,
+  limit: number,
+): Promise<{ next: Position | null; deleted: Deleted }> {
   const page = await eventsOfNoEmailBefore(trx, after, cutoff, limit);
   const deleted = noneDeleted();
-  if (page.length) await deleteDoomed(trx, doomedEvents(page, await deliveriesOfEvents(trx, page.map((e) => e.id)), cutoff), deleted);
-  return { next: nextAfter(page.map((e) => ({ id: e.id, at: e.createdAt })), limit), deleted };
+  if (page.length)
+    await deleteDoomed(
+      trx,
+      doomedEvents(
+        page,
+        await deliveriesOfEvents(
+          trx,
+          page.map((e) => e.id),
+        ),
+        cutoff,
+      ),
+      deleted,
+    );
+  return {
+    next: nextAfter(
+      page.map((e) => ({ id: e.id, at: e.createdAt })),
+      limit,
+    ),
+    deleted,
+  };
 }
 
-async function pruneInbound(trx: Knex.Transaction, after: Position, cutoff: number, limit: number): Promise<{ next: Position | null; deleted: Deleted }> {
+async function pruneInbound(
+  trx: Knex.Transaction,
+  after: Position,
+  cutoff: number,
+  limit: number,
+): Promise<{ next: Position | null; deleted: Deleted }> {
   const page = await inboundMadeBefore(trx, after, cutoff, limit);
   const deleted = noneDeleted();
-  await deleteInbound(trx, page.map((m) => m.id), deleted);
-  return { next: nextAfter(page.map((m) => ({ id: m.id, at: m.createdAt })), limit), deleted };
+  await deleteInbound(
+    trx,
+    page.map((m) => m.id),
+    deleted,
+  );
+  return {
+    next: nextAfter(
+      page.map((m) => ({ id: m.id, at: m.createdAt })),
+      limit,
+    ),
+    deleted,
+  };
 }

@@ -24,7 +24,11 @@ const ACTIONS = new Set(['failed', 'delayed', 'delivered', 'relayed', 'expanded'
  * Diagnostic-Code; delivered and relayed ones carry no verdict.
  */
 export function readDeliveryStatus(text: string): DeliveryStatus {
-  const groups = text.replace(/\r\n/g, '\n').split(/\n[ \t]*\n/).map(fields).filter((g) => g.size > 0);
+  const groups = text
+    .replace(/\r\n/g, '\n')
+    .split(/\n[ \t]*\n/)
+    .map(fields)
+    .filter((g) => g.size > 0);
   let reportingMta: string | null = null;
   const recipients: ReportRecipient[] = [];
   for (const g of groups) {
@@ -38,14 +42,31 @@ export function readDeliveryStatus(text: string): DeliveryStatus {
     const diagnostic = g.has('diagnostic-code') ? typed(g.get('diagnostic-code')!) : null;
     // "Action: expired" (SendGrid and others, not RFC 3464): the reporter gave up retrying
     const expired = rawAction === 'expired';
-    const action = (ACTIONS.has(rawAction) ? rawAction : expired ? 'failed' : status?.startsWith('4') ? 'delayed' : status?.startsWith('2') ? 'delivered' : 'failed') as ReportRecipient['action'];
+    const action = (
+      ACTIONS.has(rawAction)
+        ? rawAction
+        : expired
+          ? 'failed'
+          : status?.startsWith('4')
+            ? 'delayed'
+            : status?.startsWith('2')
+              ? 'delivered'
+              : 'failed'
+    ) as ReportRecipient['action'];
     if (action !== 'failed' && action !== 'delayed') {
       recipients.push({ address, action, status, bounceType: null, reason: null, diagnostic });
       continue;
     }
     const b = classifyBounce({ status, diagnostic, final: action === 'failed' });
     const reason = expired && (b.reason === 'system_error' || b.reason === 'other') ? 'expired' : b.reason;
-    recipients.push({ address, action, status: b.status, bounceType: reason === 'expired' ? 'Transient' : b.bounceType, reason, diagnostic: b.diagnostic || null });
+    recipients.push({
+      address,
+      action,
+      status: b.status,
+      bounceType: reason === 'expired' ? 'Transient' : b.bounceType,
+      reason,
+      diagnostic: b.diagnostic || null,
+    });
   }
   return { reportingMta, recipients };
 }

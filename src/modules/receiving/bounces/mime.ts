@@ -78,12 +78,16 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
     part.parts = parts.map((p) => parsePart(p, depth + 1, counter));
     // the text before the first boundary is a note for old mail readers, unless it names an address: Courier 0.40
     // writes its notice there, and a report whose boundaries are missing altogether is all preamble
-    if (/@/.test(preamble)) part.parts.unshift(parsePart(`Content-Type: text/plain\n\n${preamble}`, depth + 1, counter));
+    if (/@/.test(preamble))
+      part.parts.unshift(parsePart(`Content-Type: text/plain\n\n${preamble}`, depth + 1, counter));
     return part;
   }
   if (type === 'message/rfc822' || type === 'message/global') {
     const encoding = (headers.get('content-transfer-encoding') ?? '').trim().toLowerCase();
-    part.raw = encoding === 'base64' || encoding === 'quoted-printable' ? transferDecode(realBody, encoding).toString('latin1') : realBody;
+    part.raw =
+      encoding === 'base64' || encoding === 'quoted-printable'
+        ? transferDecode(realBody, encoding).toString('latin1')
+        : realBody;
     part.parts = [parsePart(part.raw, depth + 1, counter)];
     return part;
   }
@@ -112,7 +116,10 @@ class LazyPart implements Part {
 
   get text(): string {
     if (!this.leaf) return '';
-    return (this.decoded ??= charsetDecode(transferDecode(this.raw, this.headers.get('content-transfer-encoding')), this.params.charset));
+    return (this.decoded ??= charsetDecode(
+      transferDecode(this.raw, this.headers.get('content-transfer-encoding')),
+      this.params.charset,
+    ));
   }
 }
 
@@ -135,7 +142,10 @@ export function contentType(value: string | null): { type: string; params: Recor
     const eq = p.indexOf('=');
     if (eq <= 0) continue;
     const key = p.slice(0, eq).trim().toLowerCase().replace(/\*$/, '');
-    params[key] = p.slice(eq + 1).trim().replace(/^"(.*)"$/s, '$1');
+    params[key] = p
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/s, '$1');
   }
   return { type: (type ?? '').toLowerCase() || 'text/plain', params };
 }
@@ -187,7 +197,9 @@ function transferDecode(body: string, encoding: string | null): Buffer {
       return Buffer.from(body.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
     case 'quoted-printable':
       return Buffer.from(
-        body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+        body
+          .replace(/=\r?\n/g, '')
+          .replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
         'latin1',
       );
     default:
@@ -227,9 +239,15 @@ export function decodeWords(value: string): string {
   return value
     .replace(/(\?=)\s+(?==\?)/g, '$1')
     .replace(/=\?([^?*]+)(?:\*[^?]*)?\?([BbQq])\?([^?]*)\?=/g, (_, charset: string, enc: string, text: string) => {
-      const bytes = enc.toUpperCase() === 'B'
-        ? Buffer.from(text, 'base64')
-        : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (__, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+      const bytes =
+        enc.toUpperCase() === 'B'
+          ? Buffer.from(text, 'base64')
+          : Buffer.from(
+              text
+                .replace(/_/g, ' ')
+                .replace(/=([0-9A-Fa-f]{2})/g, (__, h: string) => String.fromCharCode(parseInt(h, 16))),
+              'latin1',
+            );
       return charsetDecode(bytes, charset);
     });
 }

@@ -18,7 +18,8 @@ const COPY_STARTS = [
   /^[ \t]*Received:[ \t]+from\b/im,
 ];
 
-const TEMPORARY = /\b(?:delayed|delay(?:ed)? notification|will (?:continue|keep) (?:trying|to try)|will (?:be )?retr(?:y|ied)|has not (?:yet )?been delivered|still trying|warning: message|temporarily|not yet been delivered|no need to resend)\b/i;
+const TEMPORARY =
+  /\b(?:delayed|delay(?:ed)? notification|will (?:continue|keep) (?:trying|to try)|will (?:be )?retr(?:y|ied)|has not (?:yet )?been delivered|still trying|warning: message|temporarily|not yet been delivered|no need to resend)\b/i;
 const ADDRESS = /<?\b([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})\b>?/g;
 
 export interface PlainBounceContext {
@@ -43,14 +44,18 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     hits.push({ address, at: m.index!, end: m.index! + m[0].length });
   }
   // a text that quotes the envelope ("RCPT TO: x@y") names the recipient; other addresses are the message's From or Cc
-  const envelope = new Set([...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1]!.toLowerCase()));
+  const envelope = new Set(
+    [...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1]!.toLowerCase()),
+  );
   // after "did not reach the following recipient(s):" come the failures; what precedes is the message's summary
   const list = LIST_STARTS.exec(body);
   const listed = list ? hits.filter((h) => h.at > list.index) : [];
   const all = [...new Set((listed.length ? listed : hits).map((h) => h.address))].filter((a) => !contacts.has(a));
   const named = all.filter((a) => envelope.has(a));
   const addresses = named.length ? named : all;
-  const temporary = TEMPORARY.test(body.slice(0, 2000)) && !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
+  const temporary =
+    TEMPORARY.test(body.slice(0, 2000)) &&
+    !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
   if (!addresses.length) {
     const to = ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));
     return to.length ? [verdict(to[0]!.toLowerCase(), body, temporary)] : [];
@@ -67,13 +72,18 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
 }
 
 /** Where a bounce text starts listing the addresses that failed. */
-const LIST_STARTS = /did not reach the following recipient|following (?:recipients?|address(?:es)?|destinations?)(?:\(e?s\))? (?:had|has|have|could not|failed|were|was)|(?:could not|cannot|can't|unable to) be delivered to(?: the following)?:|delivery to the following (?:recipients?|address(?:es)?) (?:failed|has failed)/i;
+const LIST_STARTS =
+  /did not reach the following recipient|following (?:recipients?|address(?:es)?|destinations?)(?:\(e?s\))? (?:had|has|have|could not|failed|were|was)|(?:could not|cannot|can't|unable to) be delivered to(?: the following)?:|delivery to the following (?:recipients?|address(?:es)?) (?:failed|has failed)/i;
 
 /** An address the text gives to write to ("please contact <support@…>"), not one that failed. */
 function isContact(body: string, at: number, end: number): boolean {
   const before = body.slice(body.lastIndexOf('\n', at - 1) + 1, at);
   const after = body.slice(end, end + 30);
-  return /\b(?:contact|write to|e-?mail us|questions?|assistance|help ?desk|reach us|send (?:an? )?(?:e-?)?mail to)\b/i.test(before) || /^[\s>]*(?:へ|に|まで)?\s*(?:ご連絡|お問い?合わせ)/.test(after);
+  return (
+    /\b(?:contact|write to|e-?mail us|questions?|assistance|help ?desk|reach us|send (?:an? )?(?:e-?)?mail to)\b/i.test(
+      before,
+    ) || /^[\s>]*(?:へ|に|まで)?\s*(?:ご連絡|お問い?合わせ)/.test(after)
+  );
 }
 
 /** Reasons that blame the recipient's address: a refusal of the sender (at MAIL FROM) cannot mean them. */
@@ -83,13 +93,22 @@ function verdict(address: string, words: string, temporary: boolean): ReportReci
   const diagnostic = diagnosticOf(words);
   const replied = classifyBounce({ diagnostic, final: !temporary });
   // a reply that says nothing ("554 Service unavailable") leaves the reason to the lines around it (Sendmail's "mail.local: unknown user")
-  const around = isExplained(diagnostic) ? replied : classifyBounce({ diagnostic: shortened(words), final: !temporary });
+  const around = isExplained(diagnostic)
+    ? replied
+    : classifyBounce({ diagnostic: shortened(words), final: !temporary });
   const b = around.reason === 'other' ? replied : around;
   // "SMTP error … after MAIL FROM:<…>" (Exim), "(in reply to MAIL FROM command)" (Postfix): the server refused the sender
   const atMailFrom = /\bafter MAIL FROM\b|in reply to MAIL FROM\b/i.test(words) && ADDRESS_REASONS.has(b.reason);
   const reason = atMailFrom ? 'policy' : b.reason;
   const bounceType = atMailFrom ? 'Transient' : b.bounceType;
-  return { address, action: temporary ? 'delayed' : 'failed', status: b.status, bounceType, reason, diagnostic: b.diagnostic || null };
+  return {
+    address,
+    action: temporary ? 'delayed' : 'failed',
+    status: b.status,
+    bounceType,
+    reason,
+    diagnostic: b.diagnostic || null,
+  };
 }
 
 function shortened(words: string): string {
@@ -108,7 +127,9 @@ function cutCopy(text: string): string {
 }
 
 function hasReason(text: string): boolean {
-  return /\b[245]\d\d\b|\b[245]\.\d{1,3}\.\d{1,3}\b|unknown|not exist|no such|not found|full|quota|disabled|rejected|refused|denied|blocked|spam|too (?:large|big)|invalid|unavailable|expired|timed? ?out|listed/i.test(text);
+  return /\b[245]\d\d\b|\b[245]\.\d{1,3}\.\d{1,3}\b|unknown|not exist|no such|not found|full|quota|disabled|rejected|refused|denied|blocked|spam|too (?:large|big)|invalid|unavailable|expired|timed? ?out|listed/i.test(
+    text,
+  );
 }
 
 /**
@@ -116,6 +137,8 @@ function hasReason(text: string): boolean {
  * (with what follows it on its line), else the text itself, shortened.
  */
 function diagnosticOf(words: string): string {
-  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(words.replace(/\s+/g, ' ').trim());
+  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(
+    words.replace(/\s+/g, ' ').trim(),
+  );
   return reply ? shortened(reply[1]!) : shortened(words);
 }

@@ -28,7 +28,11 @@ export function readSesNotification(text: string): SesNotification | null {
   const mail = (inner.mail ?? {}) as Json;
   const headers = Array.isArray(mail.headers) ? (mail.headers as Json[]) : [];
   const id = headers.find((h) => String(h.name).toLowerCase() === 'message-id')?.value;
-  const base = { originalMessageId: typeof id === 'string' && /^<[^<>\s]+>$/.test(id.trim()) ? id.trim() : null, reportingMta: null, feedbackType: null };
+  const base = {
+    originalMessageId: typeof id === 'string' && /^<[^<>\s]+>$/.test(id.trim()) ? id.trim() : null,
+    reportingMta: null,
+    feedbackType: null,
+  };
   if (type === 'Bounce') return { ...base, kind: 'bounce', ...bounced((inner.bounce ?? {}) as Json) };
   if (type === 'Complaint') return { ...base, kind: 'complaint', ...complained((inner.complaint ?? {}) as Json) };
   return { ...base, kind: 'other', recipients: [] };
@@ -36,21 +40,43 @@ export function readSesNotification(text: string): SesNotification | null {
 
 function bounced(bounce: Json): Pick<SesNotification, 'recipients' | 'reportingMta'> {
   const list = Array.isArray(bounce.bouncedRecipients) ? (bounce.bouncedRecipients as Json[]) : [];
-  const recipients = list.filter((r) => typeof r.emailAddress === 'string').map((r): ReportRecipient => {
-    const status = typeof r.status === 'string' ? r.status : null;
-    const diagnostic = typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^\s*smtp\s*;\s*/i, '') : null;
-    const delayed = String(r.action ?? '').toLowerCase() === 'delayed';
-    const b = classifyBounce({ status, diagnostic, final: !delayed });
-    return { address: String(r.emailAddress).toLowerCase(), action: delayed ? 'delayed' : 'failed', status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null };
-  });
+  const recipients = list
+    .filter((r) => typeof r.emailAddress === 'string')
+    .map((r): ReportRecipient => {
+      const status = typeof r.status === 'string' ? r.status : null;
+      const diagnostic = typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^\s*smtp\s*;\s*/i, '') : null;
+      const delayed = String(r.action ?? '').toLowerCase() === 'delayed';
+      const b = classifyBounce({ status, diagnostic, final: !delayed });
+      return {
+        address: String(r.emailAddress).toLowerCase(),
+        action: delayed ? 'delayed' : 'failed',
+        status: b.status,
+        bounceType: b.bounceType,
+        reason: b.reason,
+        diagnostic: b.diagnostic || null,
+      };
+    });
   const mta = typeof bounce.reportingMTA === 'string' ? bounce.reportingMTA.replace(/^\s*[A-Za-z]+\s*;\s*/, '') : null;
   return { recipients, reportingMta: mta };
 }
 
 function complained(complaint: Json): Pick<SesNotification, 'recipients' | 'feedbackType'> {
   const list = Array.isArray(complaint.complainedRecipients) ? (complaint.complainedRecipients as Json[]) : [];
-  const recipients = list.filter((r) => typeof r.emailAddress === 'string').map((r): ReportRecipient => ({ address: String(r.emailAddress).toLowerCase(), action: 'failed', status: null, bounceType: null, reason: null, diagnostic: null }));
-  return { recipients, feedbackType: typeof complaint.complaintFeedbackType === 'string' ? complaint.complaintFeedbackType.toLowerCase() : 'abuse' };
+  const recipients = list
+    .filter((r) => typeof r.emailAddress === 'string')
+    .map((r): ReportRecipient => ({
+      address: String(r.emailAddress).toLowerCase(),
+      action: 'failed',
+      status: null,
+      bounceType: null,
+      reason: null,
+      diagnostic: null,
+    }));
+  return {
+    recipients,
+    feedbackType:
+      typeof complaint.complaintFeedbackType === 'string' ? complaint.complaintFeedbackType.toLowerCase() : 'abuse',
+  };
 }
 
 /** JSON as sent, or with the line folds a mail system put into its long lines ("…Nya!\n aan…") taken out. */

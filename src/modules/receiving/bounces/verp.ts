@@ -22,7 +22,11 @@ export function readVerp(address: string): { emailId: string; recipientId: strin
   if (at < 0) return null;
   const m = VERP.exec(address.slice(0, at).toLowerCase());
   if (!m) return null;
-  return { emailId: `${ID_PREFIX.email}_${m[1]}`, recipientId: m[2] ? `${ID_PREFIX.recipient}_${m[2]}` : null, host: address.slice(at + 1).toLowerCase() };
+  return {
+    emailId: `${ID_PREFIX.email}_${m[1]}`,
+    recipientId: m[2] ? `${ID_PREFIX.recipient}_${m[2]}` : null,
+    host: address.slice(at + 1).toLowerCase(),
+  };
 }
 
 /** The email a Message-ID the appliance wrote names (<body@outbound.hostname>, accept-rules.ts), or null. */

@@ -42,7 +42,11 @@ function add(t: Tally, r: SummaryRow): void {
   if (r.dkimEval === 'pass' || r.spfEval === 'pass') t.passed += r.count;
 }
 
-const rates = (t: Tally) => ({ dkim_aligned: rate(t.dkimAligned, t.messages), spf_aligned: rate(t.spfAligned, t.messages), dmarc_pass: rate(t.passed, t.messages) });
+const rates = (t: Tally) => ({
+  dkim_aligned: rate(t.dkimAligned, t.messages),
+  spf_aligned: rate(t.spfAligned, t.messages),
+  dmarc_pass: rate(t.passed, t.messages),
+});
 
 /**
  * A row is this appliance's mail when it came from one of its IPs, or when
@@ -52,7 +56,12 @@ const rates = (t: Tally) => ({ dkim_aligned: rate(t.dkimAligned, t.messages), sp
  */
 export function isOwn(r: SummaryRow, own: OwnMail): boolean {
   if (own.ips.has(r.sourceIp)) return true;
-  return r.dkim.some((d) => d.result === 'pass' && d.domain.toLowerCase() === own.domain && own.selectors.includes((d.selector ?? '').toLowerCase()));
+  return r.dkim.some(
+    (d) =>
+      d.result === 'pass' &&
+      d.domain.toLowerCase() === own.domain &&
+      own.selectors.includes((d.selector ?? '').toLowerCase()),
+  );
 }
 
 /** GET /v1/domains/{id}/dmarc: totals, per reporter and per source IP, and the sources that are not this appliance. */
@@ -81,8 +90,17 @@ export function summarize(rows: readonly SummaryRow[], own: OwnMail, maxSources 
     first = first === null ? r.begin : Math.min(first, r.begin);
     last = last === null ? r.end : Math.max(last, r.end);
   }
-  const bySize = <T extends Tally>(a: [string, T], b: [string, T]) => b[1].messages - a[1].messages || a[0].localeCompare(b[0]);
-  const sourceList = [...sources].sort(bySize).map(([ip, s]) => ({ source_ip: ip, messages: s.messages, rates: rates(s), this_appliance: s.own, header_from: [...s.headerFrom].sort() }));
+  const bySize = <T extends Tally>(a: [string, T], b: [string, T]) =>
+    b[1].messages - a[1].messages || a[0].localeCompare(b[0]);
+  const sourceList = [...sources]
+    .sort(bySize)
+    .map(([ip, s]) => ({
+      source_ip: ip,
+      messages: s.messages,
+      rates: rates(s),
+      this_appliance: s.own,
+      header_from: [...s.headerFrom].sort(),
+    }));
   const ownTally = emptyTally();
   for (const r of rows) if (sources.get(r.sourceIp)!.own) add(ownTally, r);
   return {
@@ -93,7 +111,9 @@ export function summarize(rows: readonly SummaryRow[], own: OwnMail, maxSources 
     rates: rates(all),
     this_appliance: { messages: ownTally.messages, rates: rates(ownTally) },
     dispositions,
-    reporters: [...reporters].sort(bySize).map(([org, t]) => ({ org_name: org, reports: t.reports.size, messages: t.messages, rates: rates(t) })),
+    reporters: [...reporters]
+      .sort(bySize)
+      .map(([org, t]) => ({ org_name: org, reports: t.reports.size, messages: t.messages, rates: rates(t) })),
     sources: sourceList.slice(0, maxSources),
     unknown_senders: sourceList.filter((s) => !s.this_appliance).slice(0, maxSources),
   };
@@ -128,6 +148,9 @@ export function dmarcTotals(s: DmarcSummary): DmarcTotals {
     this_appliance_messages: s.this_appliance.messages,
     unknown_sources: s.unknown_senders.length,
     unknown_messages: s.unknown_senders.reduce((n, u) => n + u.messages, 0),
-    days_covered: s.first_report_begin === null || s.last_report_end === null ? 0 : Math.floor((s.last_report_end - s.first_report_begin) / 86_400_000),
+    days_covered:
+      s.first_report_begin === null || s.last_report_end === null
+        ? 0
+        : Math.floor((s.last_report_end - s.first_report_begin) / 86_400_000),
   };
 }

@@ -16,7 +16,10 @@ export interface ReportOwner {
  * duplicate.
  */
 export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport, now: number): Promise<string | null> {
-  const seen = await db('dmarc_reports').select('id').where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId }).first();
+  const seen = await db('dmarc_reports')
+    .select('id')
+    .where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId })
+    .first();
   if (seen) return null;
   const id = newId('dmarcReport', now);
   const messages = r.rows.reduce((n, row) => n + row.count, 0);
@@ -39,7 +42,10 @@ export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport
     })
     .onConflict(['domain_id', 'org_name', 'report_id'])
     .ignore();
-  const stored = (await db('dmarc_reports').select('id').where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId }).first()) as { id: string } | undefined;
+  const stored = (await db('dmarc_reports')
+    .select('id')
+    .where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId })
+    .first()) as { id: string } | undefined;
   if (stored?.id !== id) return null;
   await insertRows(
     db,
@@ -65,10 +71,24 @@ export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport
 export async function rowsSince(db: Db, domainId: string, since: number): Promise<SummaryRow[]> {
   const rows = (await db('dmarc_rows as w')
     .join('dmarc_reports as r', 'r.id', 'w.report_id')
-    .select('r.org_name', 'r.report_id', 'r.begin_at', 'r.end_at', 'w.source_ip', 'w.count', 'w.disposition', 'w.dkim_eval', 'w.spf_eval', 'w.header_from', 'w.dkim')
+    .select(
+      'r.org_name',
+      'r.report_id',
+      'r.begin_at',
+      'r.end_at',
+      'w.source_ip',
+      'w.count',
+      'w.disposition',
+      'w.dkim_eval',
+      'w.spf_eval',
+      'w.header_from',
+      'w.dkim',
+    )
     .where('r.domain_id', domainId)
     .andWhere('r.end_at', '>', since)
-    .orderBy([{ column: 'r.end_at' }, { column: 'w.report_id' }, { column: 'w.seq' }])) as Array<Record<string, string | number>>;
+    .orderBy([{ column: 'r.end_at' }, { column: 'w.report_id' }, { column: 'w.seq' }])) as Array<
+    Record<string, string | number>
+  >;
   return rows.map((x) => ({
     orgName: String(x.org_name),
     reportId: String(x.report_id),
@@ -85,11 +105,18 @@ export async function rowsSince(db: Db, domainId: string, since: number): Promis
 }
 
 /** The registered domain a report is about: its policy domain, or the nearest parent registered here. */
-export async function domainOfReport(db: Db, reportDomain: string): Promise<{ id: string; projectId: string; name: string } | null> {
+export async function domainOfReport(
+  db: Db,
+  reportDomain: string,
+): Promise<{ id: string; projectId: string; name: string } | null> {
   const labels = reportDomain.toLowerCase().split('.');
   const names = labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
   if (!names.length) return null;
-  const rows = (await db('domains').select('id', 'project_id', 'name').whereIn('name', names)) as Array<{ id: string; project_id: string; name: string }>;
+  const rows = (await db('domains').select('id', 'project_id', 'name').whereIn('name', names)) as Array<{
+    id: string;
+    project_id: string;
+    name: string;
+  }>;
   const best = rows.sort((a, b) => b.name.length - a.name.length)[0];
   return best ? { id: best.id, projectId: best.project_id, name: best.name } : null;
 }

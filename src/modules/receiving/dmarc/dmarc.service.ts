@@ -8,7 +8,8 @@ import type { MailedReports } from './report-mail.js';
 import { readAggregateReport, type AggregateReport } from './report-xml.js';
 
 /** A report is about a domain when its policy domain is that domain or one of its subdomains. */
-export const reportFits = (report: AggregateReport, domain: string) => report.domain === domain || report.domain.endsWith(`.${domain}`);
+export const reportFits = (report: AggregateReport, domain: string) =>
+  report.domain === domain || report.domain.endsWith(`.${domain}`);
 
 export interface DmarcTarget {
   domainId: string;
@@ -22,12 +23,19 @@ export interface DmarcTarget {
  * about another domain is not stored (anyone can mail the address; the token
  * only says which domain the receiver meant).
  */
-export async function storeMailedReports(trx: Knex.Transaction, targets: DmarcTarget[], mailed: MailedReports, now: number) {
+export async function storeMailedReports(
+  trx: Knex.Transaction,
+  targets: DmarcTarget[],
+  mailed: MailedReports,
+  now: number,
+) {
   const out = { stored: 0, duplicate: 0, refused: [...mailed.refused] };
   for (const report of mailed.reports) {
     const target = targets.find((t) => reportFits(report, t.domain));
     if (!target) {
-      out.refused.push(`a report about ${report.domain} came to the report address of ${targets.map((t) => t.domain).join(', ')}`);
+      out.refused.push(
+        `a report about ${report.domain} came to the report address of ${targets.map((t) => t.domain).join(', ')}`,
+      );
       continue;
     }
     if (await storeReport(trx, target, report, now)) out.stored++;
@@ -46,12 +54,15 @@ export async function importReport(deps: { store: Store; clock: Clock }, bytes: 
   try {
     report = readAggregateReport(bytes, filename);
   } catch (e) {
-    if (e instanceof ReportError) throw validationError('file', `${filename} is not a readable DMARC aggregate report (${e.code}): ${e.message}`);
+    if (e instanceof ReportError)
+      throw validationError('file', `${filename} is not a readable DMARC aggregate report (${e.code}): ${e.message}`);
     throw e;
   }
   const domain = await domainOfReport(deps.store.knex, report.domain);
   if (!domain) throw notFound(`domain ${report.domain} (the report's policy domain)`);
-  const id = await deps.store.tx((trx) => storeReport(trx, { domainId: domain.id, projectId: domain.projectId }, report, deps.clock.now()));
+  const id = await deps.store.tx((trx) =>
+    storeReport(trx, { domainId: domain.id, projectId: domain.projectId }, report, deps.clock.now()),
+  );
   return {
     object: 'dmarc_report' as const,
     id,

@@ -49,7 +49,12 @@ function firstMeaningfulByte(bytes: Uint8Array): number | undefined {
 
 /** By magic bytes, never by name: reporters name `.zip` files that are gzip and the reverse. */
 export function detectFormat(bytes: Uint8Array): ReportFileFormat | null {
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))) return 'zip';
+  if (
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    ((bytes[2] === 3 && bytes[3] === 4) || (bytes[2] === 5 && bytes[3] === 6))
+  )
+    return 'zip';
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'gzip';
   return firstMeaningfulByte(bytes) === 0x3c ? 'xml' : null;
 }
@@ -62,17 +67,26 @@ export function outputLimit(compressed: number): number {
 /** Inflates raw deflate data, stopping as soon as the output passes `limit`. */
 function inflateLimited(data: Uint8Array, limit: number, what: string): { output: Buffer; consumed: number } {
   try {
-    const { buffer, engine } = inflateRawSync(data, { maxOutputLength: limit, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const { buffer, engine } = inflateRawSync(data, { maxOutputLength: limit, info: true }) as unknown as {
+      buffer: Buffer;
+      engine: { bytesWritten: number };
+    };
     return { output: buffer, consumed: engine.bytesWritten };
   } catch (e) {
-    if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw new ReportError('corrupt', `${what} does not decompress: ${(e as Error).message}`);
-    if (limit >= MAX_XML_BYTES) throw new ReportError('too_large', `${what} decompresses to more than ${MAX_XML_BYTES} bytes`);
-    throw new ReportError('ratio', `${what} decompresses more than ${MAX_RATIO} times its size (stopped at ${limit} bytes)`);
+    if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE')
+      throw new ReportError('corrupt', `${what} does not decompress: ${(e as Error).message}`);
+    if (limit >= MAX_XML_BYTES)
+      throw new ReportError('too_large', `${what} decompresses to more than ${MAX_XML_BYTES} bytes`);
+    throw new ReportError(
+      'ratio',
+      `${what} decompresses more than ${MAX_RATIO} times its size (stopped at ${limit} bytes)`,
+    );
   }
 }
 
 function need(bytes: Buffer, offset: number, length: number, what: string): void {
-  if (offset < 0 || offset + length > bytes.length) throw new ReportError('corrupt', `${what} runs past the end of the file`);
+  if (offset < 0 || offset + length > bytes.length)
+    throw new ReportError('corrupt', `${what} runs past the end of the file`);
 }
 
 /** The gzip header's length (RFC 1952 §2.3): fixed part, then the optional fields FLG announces. */
@@ -133,12 +147,15 @@ function listZipMembers(bytes: Buffer): ZipMember[] {
   const end = findZipEnd(bytes);
   const count = bytes.readUInt16LE(end + 10);
   let p = bytes.readUInt32LE(end + 16);
-  if (count === 0xffff || p === 0xffffffff) throw new ReportError('corrupt', 'zip64 archives are not read (a report is far smaller)');
-  if (count > MAX_ZIP_MEMBERS) throw new ReportError('not_a_report', `zip file has ${count} members; a report has one XML file`);
+  if (count === 0xffff || p === 0xffffffff)
+    throw new ReportError('corrupt', 'zip64 archives are not read (a report is far smaller)');
+  if (count > MAX_ZIP_MEMBERS)
+    throw new ReportError('not_a_report', `zip file has ${count} members; a report has one XML file`);
   const members: ZipMember[] = [];
   for (let i = 0; i < count; i++) {
     need(bytes, p, ZIP_CENTRAL_SIZE, 'zip central directory');
-    if (bytes.readUInt32LE(p) !== ZIP_CENTRAL) throw new ReportError('corrupt', 'zip central directory entry has a bad signature');
+    if (bytes.readUInt32LE(p) !== ZIP_CENTRAL)
+      throw new ReportError('corrupt', 'zip central directory entry has a bad signature');
     const nameLength = bytes.readUInt16LE(p + 28);
     need(bytes, p + ZIP_CENTRAL_SIZE, nameLength, 'zip member name');
     members.push({
@@ -160,14 +177,19 @@ function pickXmlMember(members: ZipMember[]): ZipMember {
   if (xml.length === 1) return xml[0]!;
   const names = members.map((m) => m.name).join(', ') || 'none';
   if (xml.length === 0) throw new ReportError('not_a_report', `zip file has no .xml member (members: ${names})`);
-  throw new ReportError('not_a_report', `zip file has ${xml.length} .xml members; a report has one (members: ${names})`);
+  throw new ReportError(
+    'not_a_report',
+    `zip file has ${xml.length} .xml members; a report has one (members: ${names})`,
+  );
 }
 
 /** The member's compressed bytes, located through its local header (whose extra field may differ). */
 function memberData(bytes: Buffer, m: ZipMember): Buffer {
   need(bytes, m.localOffset, ZIP_LOCAL_SIZE, 'zip local header');
-  if (bytes.readUInt32LE(m.localOffset) !== ZIP_LOCAL) throw new ReportError('corrupt', `zip local header of ${m.name} has a bad signature`);
-  const start = m.localOffset + ZIP_LOCAL_SIZE + bytes.readUInt16LE(m.localOffset + 26) + bytes.readUInt16LE(m.localOffset + 28);
+  if (bytes.readUInt32LE(m.localOffset) !== ZIP_LOCAL)
+    throw new ReportError('corrupt', `zip local header of ${m.name} has a bad signature`);
+  const start =
+    m.localOffset + ZIP_LOCAL_SIZE + bytes.readUInt16LE(m.localOffset + 26) + bytes.readUInt16LE(m.localOffset + 28);
   need(bytes, start, m.compressedSize, `zip member ${m.name}`);
   return bytes.subarray(start, start + m.compressedSize);
 }
@@ -178,9 +200,12 @@ function unzipReport(bytes: Buffer): Buffer {
   const data = memberData(bytes, member);
   let output: Buffer;
   if (member.method === 0) output = data;
-  else if (member.method === 8) output = inflateLimited(data, outputLimit(bytes.length), `zip member ${member.name}`).output;
-  else throw new ReportError('corrupt', `zip member ${member.name} uses compression method ${member.method}, not deflate`);
-  if (crc32(output) !== member.crc) throw new ReportError('corrupt', `zip member ${member.name} fails its CRC-32 check`);
+  else if (member.method === 8)
+    output = inflateLimited(data, outputLimit(bytes.length), `zip member ${member.name}`).output;
+  else
+    throw new ReportError('corrupt', `zip member ${member.name} uses compression method ${member.method}, not deflate`);
+  if (crc32(output) !== member.crc)
+    throw new ReportError('corrupt', `zip member ${member.name} fails its CRC-32 check`);
   return output;
 }
 
@@ -196,7 +221,8 @@ function xmlText(bytes: Uint8Array, what: string): string {
 /** The XML text of one report attachment; `filename` and `contentType` only make messages clearer. */
 export function readReportFile(bytes: Uint8Array, filename?: string, contentType?: string): string {
   const what = [filename, contentType && `(${contentType})`].filter(Boolean).join(' ') || 'the attachment';
-  if (bytes.length > MAX_COMPRESSED_BYTES) throw new ReportError('too_large', `${what} is ${bytes.length} bytes; at most ${MAX_COMPRESSED_BYTES} are read`);
+  if (bytes.length > MAX_COMPRESSED_BYTES)
+    throw new ReportError('too_large', `${what} is ${bytes.length} bytes; at most ${MAX_COMPRESSED_BYTES} are read`);
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const format = detectFormat(buffer);
   switch (format) {

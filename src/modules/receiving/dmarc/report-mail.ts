@@ -22,10 +22,12 @@ export async function reportsOfMessage(raw: Buffer): Promise<MailedReports> {
   const m = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
   const parts = m.attachments.filter((a) => LIKELY.test(a.filename ?? '') || TYPES.test(a.contentType ?? ''));
   const candidates = parts.map((a) => ({ bytes: a.content, name: a.filename ?? a.contentType }));
-  if (!candidates.length && m.text && /<feedback[\s>]/.test(m.text)) candidates.push({ bytes: Buffer.from(m.text.trim()), name: 'the message body' });
+  if (!candidates.length && m.text && /<feedback[\s>]/.test(m.text))
+    candidates.push({ bytes: Buffer.from(m.text.trim()), name: 'the message body' });
   const out: MailedReports = { reports: [], refused: [] };
   // a report is one attachment; a message with many is not a receiver's, and each costs a parse
-  for (const c of candidates.slice(MAX_PARTS)) out.refused.push(`${c.name}: more than ${MAX_PARTS} report parts in one message`);
+  for (const c of candidates.slice(MAX_PARTS))
+    out.refused.push(`${c.name}: more than ${MAX_PARTS} report parts in one message`);
   for (const c of candidates.slice(0, MAX_PARTS)) {
     try {
       out.reports.push(readAggregateReport(c.bytes, c.name));

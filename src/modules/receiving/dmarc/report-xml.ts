@@ -119,14 +119,16 @@ const missing = (what: string) => new ReportError('not_a_report', `the report ha
 /** A count or a time: digits only, so "-3", "1e3" and "12abc" are refused rather than guessed. */
 function wholeNumber(value: string | undefined, what: string): number {
   const n = value !== undefined && /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw new ReportError('not_a_report', `${what} is "${value ?? ''}", not a whole number`);
+  if (!Number.isSafeInteger(n))
+    throw new ReportError('not_a_report', `${what} is "${value ?? ''}", not a whole number`);
   return n;
 }
 
 function sourceIp(value: string | undefined, index: number): string {
   const ip = value ?? '';
   const valid = ipaddr.IPv4.isValidFourPartDecimal(ip) || (ip.includes(':') && ipaddr.IPv6.isValid(ip));
-  if (!valid) throw new ReportError('not_a_report', `record ${index + 1}: <source_ip> "${ip}" is not an IPv4 or IPv6 address`);
+  if (!valid)
+    throw new ReportError('not_a_report', `record ${index + 1}: <source_ip> "${ip}" is not an IPv4 or IPv6 address`);
   return ip;
 }
 
@@ -141,7 +143,11 @@ const verdict = (value: string | undefined): Verdict => (value === 'pass' ? 'pas
 function dkimResults(auth: unknown): DkimResult[] {
   return list(isNode(auth) ? auth.dkim : undefined).map((d) => {
     const selector = text(d, 'selector');
-    return { domain: lower(d, 'domain') ?? '', ...(selector ? { selector } : {}), result: lower(d, 'result') ?? 'none' };
+    return {
+      domain: lower(d, 'domain') ?? '',
+      ...(selector ? { selector } : {}),
+      result: lower(d, 'result') ?? 'none',
+    };
   });
 }
 
@@ -194,8 +200,10 @@ function readPolicy(published: unknown): PublishedPolicy {
 function refuseDeclarations(xml: string): void {
   if (/<!ENTITY/i.test(xml)) throw new ReportError('unsafe_xml', 'the XML declares an entity; reports never need one');
   for (const m of xml.matchAll(/<!DOCTYPE/gi)) {
-    const bare = /^<!DOCTYPE\s+[A-Za-z_][\w:.-]*(?:\s+(?:SYSTEM\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')|PUBLIC\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')))?\s*>/i;
-    if (!bare.test(xml.slice(m.index))) throw new ReportError('unsafe_xml', 'the XML has a DOCTYPE with declarations of its own; reports never need one');
+    const bare =
+      /^<!DOCTYPE\s+[A-Za-z_][\w:.-]*(?:\s+(?:SYSTEM\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')|PUBLIC\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')\s+(?:"[^"<>[\]]*"|'[^'<>[\]]*')))?\s*>/i;
+    if (!bare.test(xml.slice(m.index)))
+      throw new ReportError('unsafe_xml', 'the XML has a DOCTYPE with declarations of its own; reports never need one');
   }
 }
 
@@ -203,7 +211,8 @@ function refuseDeclarations(xml: string): void {
 function parseXml(xml: string): Node {
   refuseDeclarations(xml);
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw new ReportError('corrupt', `the XML is malformed: ${valid.err.msg} (line ${valid.err.line})`);
+  if (valid !== true)
+    throw new ReportError('corrupt', `the XML is malformed: ${valid.err.msg} (line ${valid.err.line})`);
   try {
     return parser.parse(xml) as Node;
   } catch (e) {
@@ -221,7 +230,8 @@ function feedbackOf(tree: Node): Node {
 function readRows(feedback: Node): ReportRow[] {
   const records = list(feedback.record);
   if (records.length === 0) throw missing('<record>');
-  if (records.length > MAX_ROWS) throw new ReportError('too_large', `the report has ${records.length} records; at most ${MAX_ROWS} are read`);
+  if (records.length > MAX_ROWS)
+    throw new ReportError('too_large', `the report has ${records.length} records; at most ${MAX_ROWS} are read`);
   return records.map(readRow);
 }
 

@@ -47,16 +47,30 @@ function verdicts(email: Email, t: ReportTarget): Array<[string, ReportVerdict]>
   const { report } = t;
   const byAddress = new Map(email.recipients.map((r) => [r.address.toLowerCase(), r.id]));
   if (report.kind === 'complaint') {
-    const ids = t.recipientId ? [t.recipientId] : report.recipients.map((r) => byAddress.get(r.address)).filter((id): id is string => !!id);
+    const ids = t.recipientId
+      ? [t.recipientId]
+      : report.recipients.map((r) => byAddress.get(r.address)).filter((id): id is string => !!id);
     // an ARF report that hides the complainer (redacted Original-Rcpt-To) is about the only recipient, if there is one
     if (!ids.length && email.recipients.length === 1) ids.push(email.recipients[0]!.id);
-    return ids.map((id) => [id, { kind: 'complained', feedbackType: report.feedbackType ?? 'abuse', userAgent: report.userAgent }]);
+    return ids.map((id) => [
+      id,
+      { kind: 'complained', feedbackType: report.feedbackType ?? 'abuse', userAgent: report.userAgent },
+    ]);
   }
   if (t.recipientId) {
     const named = email.recipients.find((r) => r.id === t.recipientId);
-    const about = report.recipients.find((r) => r.address === named?.address.toLowerCase()) ?? report.recipients.find(isFailure) ?? null;
+    const about =
+      report.recipients.find((r) => r.address === named?.address.toLowerCase()) ??
+      report.recipients.find(isFailure) ??
+      null;
     // a bounce sent to the VERP address of one recipient is about that recipient, whatever address its text names (forwarding, aliases)
-    const v = about ? verdict(about, report) : { kind: 'bounced' as const, bounce: classifyBounce({ diagnostic: '', final: true }), reportingMta: report.reportingMta };
+    const v = about
+      ? verdict(about, report)
+      : {
+          kind: 'bounced' as const,
+          bounce: classifyBounce({ diagnostic: '', final: true }),
+          reportingMta: report.reportingMta,
+        };
     return v ? [[t.recipientId, v]] : [];
   }
   return report.recipients.flatMap((r): Array<[string, ReportVerdict]> => {
@@ -71,6 +85,11 @@ const isFailure = (r: ReportRecipient) => r.action === 'failed' || r.action === 
 function verdict(r: ReportRecipient, report: Report): ReportVerdict | null {
   if (!isFailure(r)) return null;
   // the report reader classified it already (modules/receiving/bounces): the same verdict `posthorn inbound parse` shows
-  const bounce = r.bounceType && r.reason && r.status ? { bounceType: r.bounceType, reason: r.reason, status: r.status, diagnostic: r.diagnostic ?? '' } : classifyBounce({ status: r.status, diagnostic: r.diagnostic, final: r.action === 'failed' });
-  return r.action === 'delayed' ? { kind: 'delayed', bounce, reportingMta: report.reportingMta } : { kind: 'bounced', bounce, reportingMta: report.reportingMta };
+  const bounce =
+    r.bounceType && r.reason && r.status
+      ? { bounceType: r.bounceType, reason: r.reason, status: r.status, diagnostic: r.diagnostic ?? '' }
+      : classifyBounce({ status: r.status, diagnostic: r.diagnostic, final: r.action === 'failed' });
+  return r.action === 'delayed'
+    ? { kind: 'delayed', bounce, reportingMta: report.reportingMta }
+    : { kind: 'bounced', bounce, reportingMta: report.reportingMta };
 }

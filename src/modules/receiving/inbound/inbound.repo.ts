@@ -29,7 +29,20 @@ interface InboundRow {
   created_at: number;
 }
 
-const LIST_COLUMNS = ['id', 'project_id', 'mail_from', 'rcpt_to', 'from_header', 'to_header', 'cc_header', 'subject', 'message_id', 'attachments', 'size', 'created_at'] as const;
+const LIST_COLUMNS = [
+  'id',
+  'project_id',
+  'mail_from',
+  'rcpt_to',
+  'from_header',
+  'to_header',
+  'cc_header',
+  'subject',
+  'message_id',
+  'attachments',
+  'size',
+  'created_at',
+] as const;
 const COLUMNS = [...LIST_COLUMNS, 'text', 'html', 'headers'] as const;
 
 const fromRow = (r: InboundRow): InboundEmail => ({
@@ -72,19 +85,29 @@ export async function insertInbound(db: Db, m: InboundEmail, raw: Buffer): Promi
 }
 
 /** Newest first; `before` is the previous page's last id. */
-export async function listInbound(db: Db, projectId: string, limit: number, before: string | undefined): Promise<{ items: InboundEmail[]; more: boolean }> {
+export async function listInbound(
+  db: Db,
+  projectId: string,
+  limit: number,
+  before: string | undefined,
+): Promise<{ items: InboundEmail[]; more: boolean }> {
   const q = db('inbound_emails').select(LIST_COLUMNS).where('project_id', projectId);
   if (before) q.andWhere('id', '<', before);
   const rows = (await q.orderBy('id', 'desc').limit(limit + 1)) as InboundRow[];
-  return { items: rows.slice(0, limit).map((r) => fromRow({ ...r, text: null, html: null, headers: '' })), more: rows.length > limit };
+  return {
+    items: rows.slice(0, limit).map((r) => fromRow({ ...r, text: null, html: null, headers: '' })),
+    more: rows.length > limit,
+  };
 }
 
 export async function findInbound(db: Db, projectId: string, id: string): Promise<InboundEmail | null> {
-  const row = (await db('inbound_emails').select(COLUMNS).where({ project_id: projectId, id }).first()) as InboundRow | undefined;
+  const row = (await db('inbound_emails').select(COLUMNS).where({ project_id: projectId, id }).first()) as
+    InboundRow | undefined;
   return row ? fromRow(row) : null;
 }
 
 export async function rawOf(db: Db, projectId: string, id: string): Promise<Buffer | null> {
-  const row = (await db('inbound_emails').select('raw').where({ project_id: projectId, id }).first()) as { raw: Buffer | Uint8Array } | undefined;
+  const row = (await db('inbound_emails').select('raw').where({ project_id: projectId, id }).first()) as
+    { raw: Buffer | Uint8Array } | undefined;
   return row ? Buffer.from(row.raw) : null;
 }

@@ -17,7 +17,14 @@ export const inboundRoutes = [
     query: ListInboundQuery,
     async handler({ services, principal, query }) {
       const { items, more } = await services.inbound.list(principal.project.id, query.limit, query.cursor);
-      return { status: 200, body: { object: 'list', data: items.map(presentInboundSummary), next_cursor: more ? items[items.length - 1]!.id : null } };
+      return {
+        status: 200,
+        body: {
+          object: 'list',
+          data: items.map(presentInboundSummary),
+          next_cursor: more ? items[items.length - 1]!.id : null,
+        },
+      };
     },
   }),
   route({
@@ -47,7 +54,11 @@ export const inboundRoutes = [
     async handler({ services, principal, params }) {
       if (!/^\d{1,3}$/.test(params.index!)) throw validationError('index', 'must be the attachment index (0, 1, …)');
       const a = await services.inbound.attachment(principal.project.id, params.id!, Number(params.index));
-      return { status: 200, headers: { 'Content-Type': a.contentType, 'Content-Disposition': attachmentDisposition(a.filename) }, body: a.content };
+      return {
+        status: 200,
+        headers: { 'Content-Type': a.contentType, 'Content-Disposition': attachmentDisposition(a.filename) },
+        body: a.content,
+      };
     },
   }),
 ];

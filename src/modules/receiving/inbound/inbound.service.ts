@@ -66,7 +66,12 @@ export class InboundService {
   private readonly domains: TtlCache<Domain | null>;
 
   constructor(private readonly deps: InboundDeps) {
-    this.domains = new TtlCache<Domain | null>(2000, (d) => d !== null, () => deps.clock.now(), 10_000);
+    this.domains = new TtlCache<Domain | null>(
+      2000,
+      (d) => d !== null,
+      () => deps.clock.now(),
+      10_000,
+    );
   }
 
   private domain(name: string): Promise<Domain | null> {
@@ -86,15 +91,21 @@ export class InboundService {
     const reports = dmarc ? await this.dmarcTarget(address, host, dmarc[1]!) : null;
     if (reports) return reports;
     const verp = readVerp(address);
-    if (verp) return (await this.returnPathHost(host)) ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId } : null;
-    if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local)) return { kind: 'report', address, emailId: null, recipientId: null };
+    if (verp)
+      return (await this.returnPathHost(host))
+        ? { kind: 'report', address, emailId: verp.emailId, recipientId: verp.recipientId }
+        : null;
+    if (host === this.deps.hostname.toLowerCase() && REPORT_BOXES.has(local))
+      return { kind: 'report', address, emailId: null, recipientId: null };
     const domain = await this.domain(host);
     return domain && domain.status === 'verified' ? { kind: 'receive', address, projectId: domain.projectId } : null;
   }
 
   /** unsubscribe+<token>@ a return-path host or outbound.hostname: the mailto of List-Unsubscribe (docs/unsubscribe.md). */
   private async unsubscribeTarget(address: string, host: string, token: string): Promise<Target | null> {
-    const recipientId = this.deps.unsubscribeKey ? verifyUnsubscribeToken(await this.deps.unsubscribeKey(), token) : null;
+    const recipientId = this.deps.unsubscribeKey
+      ? verifyUnsubscribeToken(await this.deps.unsubscribeKey(), token)
+      : null;
     if (!recipientId || !(await this.returnPathHost(host))) return null;
     return { kind: 'unsubscribe', address, recipientId };
   }
@@ -121,21 +132,34 @@ export class InboundService {
     const dmarc = targets.filter((t): t is Extract<Target, { kind: 'dmarc' }> => t.kind === 'dmarc');
     const needs = { report: reports.length > 0, received: receivers.length > 0, dmarc: dmarc.length > 0 };
     const read = !this.deps.read || readableHere(raw, needs) ? readInbound : this.deps.read;
-    const { report, received, mailed } = needs.report || needs.received || needs.dmarc ? await read({ raw, needs }) : { report: null, received: null, mailed: null };
+    const { report, received, mailed } =
+      needs.report || needs.received || needs.dmarc
+        ? await read({ raw, needs })
+        : { report: null, received: null, mailed: null };
     const now = this.deps.clock.now();
     const hostname = this.deps.hostname;
     return this.deps.writer.run(async (trx) => {
       let applied = 0;
       if (report && (report.kind === 'bounce' || report.kind === 'complaint')) {
         const verp = reports.find((t) => t.emailId);
-        const emailId = verp?.emailId ?? (report.originalMessageId ? emailOfMessageId(report.originalMessageId, hostname) : null);
-        if (emailId) applied = await applyReports(trx, { emailId, recipientId: verp?.recipientId ?? null, report, now });
+        const emailId =
+          verp?.emailId ?? (report.originalMessageId ? emailOfMessageId(report.originalMessageId, hostname) : null);
+        if (emailId)
+          applied = await applyReports(trx, { emailId, recipientId: verp?.recipientId ?? null, report, now });
       }
       const ids: string[] = [];
       if (received) {
         const events: OutboxEvent[] = [];
         for (const [projectId, rcpts] of groupBy(receivers)) {
-          const m: InboundEmail = { id: newId('inbound', now), projectId, mailFrom, rcptTo: rcpts, ...received, size: raw.length, createdAt: now };
+          const m: InboundEmail = {
+            id: newId('inbound', now),
+            projectId,
+            mailFrom,
+            rcptTo: rcpts,
+            ...received,
+            size: raw.length,
+            createdAt: now,
+          };
           await insertInbound(trx, m, raw);
           events.push(receivedEvent(m, now));
           ids.push(m.id);
@@ -143,12 +167,23 @@ export class InboundService {
         await insertEvents(trx, events);
       }
       const dmarcReports = mailed ? await storeMailedReports(trx, dmarc, mailed, now) : undefined;
-      for (const u of targets) if (u.kind === 'unsubscribe' && (await recordUnsubscribe(trx, u.recipientId, now, 'mailto'))?.recorded) applied++;
-      return { kind: received ? 'received' : dmarcReports ? 'dmarc_report' : report?.kind ?? 'other', applied, received: ids, ...(dmarcReports ? { dmarcReports } : {}) };
+      for (const u of targets)
+        if (u.kind === 'unsubscribe' && (await recordUnsubscribe(trx, u.recipientId, now, 'mailto'))?.recorded)
+          applied++;
+      return {
+        kind: received ? 'received' : dmarcReports ? 'dmarc_report' : (report?.kind ?? 'other'),
+        applied,
+        received: ids,
+        ...(dmarcReports ? { dmarcReports } : {}),
+      };
     });
   }
 
-  async list(projectId: string, limit: number, before: string | undefined): Promise<{ items: InboundEmail[]; more: boolean }> {
+  async list(
+    projectId: string,
+    limit: number,
+    before: string | undefined,
+  ): Promise<{ items: InboundEmail[]; more: boolean }> {
     return listInbound(this.deps.store.reader, projectId, limit, before);
   }
 
@@ -164,11 +199,20 @@ export class InboundService {
     return raw;
   }
 
-  async attachment(projectId: string, id: string, index: number): Promise<{ content: Buffer; contentType: string; filename: string }> {
+  async attachment(
+    projectId: string,
+    id: string,
+    index: number,
+  ): Promise<{ content: Buffer; contentType: string; filename: string }> {
     const found = await (this.deps.readAttachment ?? readAttachment)({ raw: await this.raw(projectId, id), index });
     if (!found) throw notFound(`attachment ${index} of inbound email ${id}`);
     // a Buffer cloned across threads arrives as a Uint8Array
-    return { ...found, content: Buffer.isBuffer(found.content) ? found.content : Buffer.from(found.content.buffer, found.content.byteOffset, found.content.byteLength) };
+    return {
+      ...found,
+      content: Buffer.isBuffer(found.content)
+        ? found.content
+        : Buffer.from(found.content.buffer, found.content.byteOffset, found.content.byteLength),
+    };
   }
 }
 

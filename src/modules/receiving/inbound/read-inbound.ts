@@ -66,7 +66,10 @@ export function unreadable(e: unknown): InputRefused {
   return new InputRefused(limit, `the message could not be read: ${message}`);
 }
 
-export type ReadAttachment = (input: { raw: Uint8Array; index: number }) => Promise<{ content: Uint8Array; contentType: string; filename: string } | null>;
+export type ReadAttachment = (input: {
+  raw: Uint8Array;
+  index: number;
+}) => Promise<{ content: Uint8Array; contentType: string; filename: string } | null>;
 
 /** One attachment of a stored received message (GET /v1/inbound/{id}/attachments/{n}): the message is read again, off the API thread in serve. */
 export const readAttachment: ReadAttachment = async ({ raw, index }) => {

@@ -64,8 +64,17 @@ export async function parseReceived(raw: Buffer): Promise<ReceivedMessage> {
 }
 
 /** The content of the n-th attachment (0-based, as listed), read again from the stored bytes. */
-export async function attachmentContent(raw: Buffer, n: number): Promise<{ content: Buffer; contentType: string; filename: string } | null> {
+export async function attachmentContent(
+  raw: Buffer,
+  n: number,
+): Promise<{ content: Buffer; contentType: string; filename: string } | null> {
   const m: ParsedMail = await simpleParser(raw, AS_WRITTEN);
   const a = m.attachments[n];
-  return a ? { content: a.content, contentType: a.contentType || 'application/octet-stream', filename: a.filename ?? `attachment-${n + 1}` } : null;
+  return a
+    ? {
+        content: a.content,
+        contentType: a.contentType || 'application/octet-stream',
+        filename: a.filename ?? `attachment-${n + 1}`,
+      }
+    : null;
 }

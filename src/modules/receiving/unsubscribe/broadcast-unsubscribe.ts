@@ -16,7 +16,11 @@ import type { OutboxEvent } from '../../notifying/events/events.repo.js';
  * undefined when the contact or the broadcast is gone (the caller then
  * suppresses the address as for any other email).
  */
-export async function unsubscribeContact(trx: Knex.Transaction, email: Email, now: number): Promise<{ events: OutboxEvent[]; topicId: string | null } | null | undefined> {
+export async function unsubscribeContact(
+  trx: Knex.Transaction,
+  email: Email,
+  now: number,
+): Promise<{ events: OutboxEvent[]; topicId: string | null } | null | undefined> {
   if (!email.broadcastId || !email.contactId) return undefined;
   // the one-click POST and the page's button may come at once: one of them records it
   await lockRows(trx, 'contacts', [email.contactId]);

@@ -14,12 +14,28 @@ export interface UnsubscribeSubject {
 }
 
 export async function subjectOf(db: Db, recipientId: string): Promise<UnsubscribeSubject | null> {
-  const row = (await db('email_recipients').select('email_id').where({ id: recipientId }).first()) as { email_id: string } | undefined;
+  const row = (await db('email_recipients').select('email_id').where({ id: recipientId }).first()) as
+    { email_id: string } | undefined;
   const email = row ? await findEmailById(db, row.email_id) : null;
   const recipient = email?.recipients.find((r) => r.id === recipientId);
-  if (email && recipient) return { projectId: email.projectId, address: recipient.address, fromDomain: email.fromDomain, emailId: email.id, email };
+  if (email && recipient)
+    return {
+      projectId: email.projectId,
+      address: recipient.address,
+      fromDomain: email.fromDomain,
+      emailId: email.id,
+      email,
+    };
   const link = await unsubscribeLinkOf(db, recipientId);
-  return link ? { projectId: link.projectId, address: link.address, fromDomain: link.fromDomain, emailId: link.emailId, email: null } : null;
+  return link
+    ? {
+        projectId: link.projectId,
+        address: link.address,
+        fromDomain: link.fromDomain,
+        emailId: link.emailId,
+        email: null,
+      }
+    : null;
 }
 
 export const pruneUnsubscribeLinks = deleteUnsubscribeLinksBefore;

@@ -29,7 +29,10 @@ export interface Unsubscribed {
 }
 
 /** Whom a token names, for the confirmation page (a GET changes nothing: link scanners follow links). */
-export async function describeToken(deps: UnsubscribeDeps, token: string): Promise<{ address: string; domain: string } | null> {
+export async function describeToken(
+  deps: UnsubscribeDeps,
+  token: string,
+): Promise<{ address: string; domain: string } | null> {
   const id = verifyUnsubscribeToken(await deps.key(), token);
   const found = id ? await subjectOf(deps.store.reader, id) : null;
   return found ? { address: found.address, domain: found.fromDomain } : null;
@@ -43,13 +46,22 @@ export async function describeToken(deps: UnsubscribeDeps, token: string): Promi
  * Idempotent: an address that unsubscribed already records nothing.
  * Null for a token that does not verify or names nothing stored.
  */
-export async function unsubscribe(deps: UnsubscribeDeps, token: string, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
+export async function unsubscribe(
+  deps: UnsubscribeDeps,
+  token: string,
+  method: UnsubscribeMethod,
+): Promise<Unsubscribed | null> {
   const id = verifyUnsubscribeToken(await deps.key(), token);
   return id ? deps.store.tx((trx) => recordUnsubscribe(trx, id, deps.clock.now(), method)) : null;
 }
 
 /** The unsubscription of one recipient, in the caller's transaction (the inbound listener's for the mailto address). */
-export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: string, now: number, method: UnsubscribeMethod): Promise<Unsubscribed | null> {
+export async function recordUnsubscribe(
+  trx: Knex.Transaction,
+  recipientId: string,
+  now: number,
+  method: UnsubscribeMethod,
+): Promise<Unsubscribed | null> {
   const s = await subjectOf(trx, recipientId);
   if (!s) return null;
   const done = { address: s.address, domain: s.fromDomain };
@@ -57,11 +69,19 @@ export async function recordUnsubscribe(trx: Knex.Transaction, recipientId: stri
   if (fromBroadcast === null) return { ...done, recorded: false };
   if (fromBroadcast) {
     const details = { method, ...(fromBroadcast.topicId ? { topic_id: fromBroadcast.topicId } : {}) };
-    await insertEvents(trx, [emailEvent(s.email!, 'email.unsubscribed', now, s.address, details), ...fromBroadcast.events]);
+    await insertEvents(trx, [
+      emailEvent(s.email!, 'email.unsubscribed', now, s.address, details),
+      ...fromBroadcast.events,
+    ]);
     return { ...done, recorded: true };
   }
-  if (!(await markUnsubscribed(trx, { projectId: s.projectId, address: s.address, emailId: s.emailId, createdAt: now }))) return { ...done, recorded: false };
-  await insertEvents(trx, [s.email ? emailEvent(s.email, 'email.unsubscribed', now, s.address, { method }) : eventOfGoneEmail(s, now, method)]);
+  if (
+    !(await markUnsubscribed(trx, { projectId: s.projectId, address: s.address, emailId: s.emailId, createdAt: now }))
+  )
+    return { ...done, recorded: false };
+  await insertEvents(trx, [
+    s.email ? emailEvent(s.email, 'email.unsubscribed', now, s.address, { method }) : eventOfGoneEmail(s, now, method),
+  ]);
   return { ...done, recorded: true };
 }
 
@@ -82,7 +102,8 @@ function eventOfGoneEmail(s: UnsubscribeSubject, now: number, method: Unsubscrib
 export function unsubscribeService(deps: UnsubscribeDeps) {
   return {
     /** the links of emails accepted more than UNSUBSCRIBE_LINK_DAYS ago (the suppressions_prune job) */
-    pruneLinks: () => pruneUnsubscribeLinks(deps.store.knex, deps.clock.now() - UNSUBSCRIBE_LINK_DAYS * 86_400_000, 5000),
+    pruneLinks: () =>
+      pruneUnsubscribeLinks(deps.store.knex, deps.clock.now() - UNSUBSCRIBE_LINK_DAYS * 86_400_000, 5000),
     describe: (token: string) => describeToken(deps, token),
     unsubscribe: (token: string, method: UnsubscribeMethod) => unsubscribe(deps, token, method),
   };

@@ -116,15 +116,17 @@ export class AcceptQueue implements Acceptor {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
       const claim: ClaimHolder = { current: null };
-      this.opts.writer.runCommitted((trx) => this.storeBatch(trx, requestsOf(batch), claim)).then(
-        (committed) => this.settle(batch, committed, claim),
-        (e: unknown) => {
-          giveBack(claim);
-          // no room: alone, each would fail the same way (the store logs it, once a minute)
-          if (isStorageRefusal(e)) for (const p of batch) p.reject(e);
-          else void this.oneByOne(batch, e);
-        },
-      );
+      this.opts.writer
+        .runCommitted((trx) => this.storeBatch(trx, requestsOf(batch), claim))
+        .then(
+          (committed) => this.settle(batch, committed, claim),
+          (e: unknown) => {
+            giveBack(claim);
+            // no room: alone, each would fail the same way (the store logs it, once a minute)
+            if (isStorageRefusal(e)) for (const p of batch) p.reject(e);
+            else void this.oneByOne(batch, e);
+          },
+        );
     }
     this.running = false;
   }
@@ -153,20 +155,34 @@ export class AcceptQueue implements Acceptor {
     }
   }
 
-  private settle(batch: Pending[], { value: { outcomes, queued }, durable, seq }: Committed<Stored>, claim: ClaimHolder): void {
+  private settle(
+    batch: Pending[],
+    { value: { outcomes, queued }, durable, seq }: Committed<Stored>,
+    claim: ClaimHolder,
+  ): void {
     acceptCommits.inc();
     acceptBatchSize.observe(batch.length);
-    durable.catch((e: unknown) => this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'));
+    durable.catch((e: unknown) =>
+      this.logger.error({ err: e, size: batch.length }, 'a committed batch of emails could not be made durable'),
+    );
     const taken = claim.current;
     claim.current = null;
     // nothing is sent of a commit that may be lost
-    if (taken) durable.then(() => taken.handOver(), () => taken.giveBack());
+    if (taken)
+      durable.then(
+        () => taken.handOver(),
+        () => taken.giveBack(),
+      );
     batch.forEach((p, i) => {
       const o = outcomes[i]!;
       if (o instanceof ApiError) p.reject(o);
       else p.resolve({ value: o, durable, seq });
     });
-    if (queued) durable.then(() => this.opts.onStored?.(), () => undefined);
+    if (queued)
+      durable.then(
+        () => this.opts.onStored?.(),
+        () => undefined,
+      );
   }
 
   /**
@@ -176,7 +192,12 @@ export class AcceptQueue implements Acceptor {
    * `work` gets the transaction and `store`, which stores requests there and
    * gives each one's outcome; what it throws rolls back all of it.
    */
-  storeAlong<T>(work: (trx: Knex.Transaction, store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>) => Promise<T>): Promise<Committed<T>> {
+  storeAlong<T>(
+    work: (
+      trx: Knex.Transaction,
+      store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
+    ) => Promise<T>,
+  ): Promise<Committed<T>> {
     const claim: ClaimHolder = { current: null };
     let queued = false;
     return this.opts.writer
@@ -193,8 +214,16 @@ export class AcceptQueue implements Acceptor {
           acceptCommits.inc();
           const taken = claim.current;
           claim.current = null;
-          if (taken) committed.durable.then(() => taken.handOver(), () => taken.giveBack());
-          if (queued) committed.durable.then(() => this.opts.onStored?.(), () => undefined);
+          if (taken)
+            committed.durable.then(
+              () => taken.handOver(),
+              () => taken.giveBack(),
+            );
+          if (queued)
+            committed.durable.then(
+              () => this.opts.onStored?.(),
+              () => undefined,
+            );
           return committed;
         },
         (e: unknown) => {

@@ -75,7 +75,15 @@ export interface AcceptPlan {
  */
 export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings: AcceptSettings): AcceptPlan {
   const { now } = facts;
-  const plan: AcceptPlan = { outcomes: [], emails: [], rows: [], events: [], attachments: new Map(), usage: [], answers: [] };
+  const plan: AcceptPlan = {
+    outcomes: [],
+    emails: [],
+    rows: [],
+    events: [],
+    attachments: new Map(),
+    usage: [],
+    answers: [],
+  };
   const limits = new LimitBook(facts.usage, now);
   const answered = new Map(facts.answered);
   for (const req of batch) {
@@ -102,7 +110,14 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
       // the 202 shows the email as accepted (queued, attempts 0), whatever its simulation did next
       const answer: RecordedAnswer = { hash: req.idempotency.hash, status: 202, body: presentEmail(email) };
       answered.set(answerKey(req.project.id, req.idempotency.key), answer);
-      plan.answers.push({ projectId: req.project.id, key: req.idempotency.key, createdAt: now, hash: answer.hash, status: answer.status, body: answer.body });
+      plan.answers.push({
+        projectId: req.project.id,
+        key: req.idempotency.key,
+        createdAt: now,
+        hash: answer.hash,
+        status: answer.status,
+        body: answer.body,
+      });
     }
   }
   plan.usage = limits.increments();
@@ -112,18 +127,25 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
 function refuse(req: AcceptRequest, facts: AcceptFacts, limits: LimitBook): ApiError | null {
   const { prepared, project } = req;
   if (req.environment === 'live' && !facts.verified.has(`${project.id}|${prepared.from.domain}`)) {
-    return apiError('domain_not_verified', `the From domain ${prepared.from.domain} is not a verified domain of this project`);
+    return apiError(
+      'domain_not_verified',
+      `the From domain ${prepared.from.domain} is not a verified domain of this project`,
+    );
   }
   const sendable = recipientsOf(req, facts).filter((r) => !r.suppressed);
-  if (!sendable.length) return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
-  if (req.environment === 'live') return limits.take(facts.projects.get(project.id) ?? project, sendable.length, req.broadcast !== undefined);
+  if (!sendable.length)
+    return apiError('recipient_suppressed', 'every recipient is on the suppression list; nothing was queued');
+  if (req.environment === 'live')
+    return limits.take(facts.projects.get(project.id) ?? project, sendable.length, req.broadcast !== undefined);
   return null;
 }
 
 /** The headers stored: a verified domain that asks for one-click unsubscribe on every send adds `<auto>`. */
 function headersOf(req: AcceptRequest, facts: AcceptFacts): Record<string, string> {
   const domain = facts.verified.get(`${req.project.id}|${req.prepared.from.domain}`);
-  return req.environment === 'live' && domain?.listUnsubscribe ? withAutoUnsubscribe(req.prepared.headers) : req.prepared.headers;
+  return req.environment === 'live' && domain?.listUnsubscribe
+    ? withAutoUnsubscribe(req.prepared.headers)
+    : req.prepared.headers;
 }
 
 function draftOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSettings): EmailDraft {
@@ -178,13 +200,33 @@ function routed(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSettings
  * the queue for its retry; scheduled test mail waits like any other. Its
  * queue row is dropped when the walk is over and nothing could put it back.
  */
-function settleSimulated(email: Email, rows: QueueRow[], now: number, testDomain: string | undefined): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | null {
+function settleSimulated(
+  email: Email,
+  rows: QueueRow[],
+  now: number,
+  testDomain: string | undefined,
+): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | null {
   // test mail goes out in one transaction (routeOf gives it one route): a walk of several rows is the worker's
-  if (testDomain === undefined || email.environment !== 'test' || email.status !== 'queued' || rows.length !== 1) return null;
+  if (testDomain === undefined || email.environment !== 'test' || email.status !== 'queued' || rows.length !== 1)
+    return null;
   // as the worker's claim leaves them: submitting, one attempt
   const row = claimRow(rows[0]!, now, null);
   const claimed = claimEmail(email, now);
-  const { outcomes, providerMessageId } = simulateAttempt(claimed, claimed.recipients.filter((r) => r.queueRowId === row.id), testDomain, row.attempts);
-  const change = applyOutcomes(claimed, row, outcomes, { now, retryScheduleMs: SIMULATED_RETRY_MS, otherRows: [], providerMessageId });
-  return { email: change.email, rows: keepsQueueRow(change.email, change.row) ? [change.row] : [], events: change.events };
+  const { outcomes, providerMessageId } = simulateAttempt(
+    claimed,
+    claimed.recipients.filter((r) => r.queueRowId === row.id),
+    testDomain,
+    row.attempts,
+  );
+  const change = applyOutcomes(claimed, row, outcomes, {
+    now,
+    retryScheduleMs: SIMULATED_RETRY_MS,
+    otherRows: [],
+    providerMessageId,
+  });
+  return {
+    email: change.email,
+    rows: keepsQueueRow(change.email, change.row) ? [change.row] : [],
+    events: change.events,
+  };
 }

@@ -18,16 +18,29 @@ import { insertQueueRows } from './queue.repo.js';
  */
 
 /** What the rules must see as stored now, read in the batch's transaction: one query per kind for the whole batch. */
-export async function readAcceptFacts(trx: Knex.Transaction, batch: AcceptRequest[], now: number, since: number): Promise<AcceptFacts> {
+export async function readAcceptFacts(
+  trx: Knex.Transaction,
+  batch: AcceptRequest[],
+  now: number,
+  since: number,
+): Promise<AcceptFacts> {
   const live = batch.filter((p) => p.environment === 'live');
   const liveProjects = [...new Set(live.map((p) => p.project.id))];
   return {
     now,
-    suppressed: await suppressedAmong(trx, batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))), now),
+    suppressed: await suppressedAmong(
+      trx,
+      batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))),
+      now,
+    ),
     verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),
     projects: await findProjectsById(trx, liveProjects),
     usage: await usageCounts(trx, liveProjects, Object.values(periodsOf(now))),
-    answered: await answersFor(trx, batch.flatMap((p) => (p.idempotency ? [{ projectId: p.project.id, key: p.idempotency.key }] : [])), since),
+    answered: await answersFor(
+      trx,
+      batch.flatMap((p) => (p.idempotency ? [{ projectId: p.project.id, key: p.idempotency.key }] : [])),
+      since,
+    ),
   };
 }
 

@@ -6,12 +6,97 @@ import { extname } from 'node:path';
  * installers and shortcuts that run code when opened.
  */
 const BLOCKED_EXTENSIONS = new Set([
-  'ade', 'adp', 'apk', 'appx', 'appxbundle', 'bat', 'cab', 'chm', 'cmd', 'com', 'cpl', 'diagcab', 'diagcfg', 'diagpack', 'dll', 'dmg', 'ex', 'ex_', 'exe',
-  'hta', 'img', 'ins', 'iso', 'isp', 'jar', 'jnlp', 'js', 'jse', 'lib', 'lnk', 'mde', 'mjs', 'msc', 'msi', 'msix', 'msixbundle', 'msp', 'mst', 'nsh', 'pif', 'ps1',
-  'psm1', 'ps1xml', 'psc1', 'reg', 'scr', 'sct', 'shb', 'sh', 'sys', 'vb', 'vbe', 'vbs', 'vhd', 'vxd', 'wsc', 'wsf', 'wsh', 'xll', 'app', 'command', 'deb', 'rpm',
+  'ade',
+  'adp',
+  'apk',
+  'appx',
+  'appxbundle',
+  'bat',
+  'cab',
+  'chm',
+  'cmd',
+  'com',
+  'cpl',
+  'diagcab',
+  'diagcfg',
+  'diagpack',
+  'dll',
+  'dmg',
+  'ex',
+  'ex_',
+  'exe',
+  'hta',
+  'img',
+  'ins',
+  'iso',
+  'isp',
+  'jar',
+  'jnlp',
+  'js',
+  'jse',
+  'lib',
+  'lnk',
+  'mde',
+  'mjs',
+  'msc',
+  'msi',
+  'msix',
+  'msixbundle',
+  'msp',
+  'mst',
+  'nsh',
+  'pif',
+  'ps1',
+  'psm1',
+  'ps1xml',
+  'psc1',
+  'reg',
+  'scr',
+  'sct',
+  'shb',
+  'sh',
+  'sys',
+  'vb',
+  'vbe',
+  'vbs',
+  'vhd',
+  'vxd',
+  'wsc',
+  'wsf',
+  'wsh',
+  'xll',
+  'app',
+  'command',
+  'deb',
+  'rpm',
   // scripts that an interpreter on the recipient's machine runs when opened, beyond Gmail's list
-  'py', 'pyw', 'pyc', 'pl', 'rb', 'php', 'bash', 'ksh', 'csh', 'zsh', 'scpt', 'applescript', 'gadget', 'inf', 'ps2', 'ps2xml', 'psc2', 'psd1', 'msh', 'msh1',
-  'msh2', 'mshxml', 'application', 'appref-ms', 'workflow', 'action', 'run',
+  'py',
+  'pyw',
+  'pyc',
+  'pl',
+  'rb',
+  'php',
+  'bash',
+  'ksh',
+  'csh',
+  'zsh',
+  'scpt',
+  'applescript',
+  'gadget',
+  'inf',
+  'ps2',
+  'ps2xml',
+  'psc2',
+  'psd1',
+  'msh',
+  'msh1',
+  'msh2',
+  'mshxml',
+  'application',
+  'appref-ms',
+  'workflow',
+  'action',
+  'run',
 ]);
 
 /**
@@ -22,10 +107,15 @@ const BLOCKED_EXTENSIONS = new Set([
  */
 export function checkAttachmentName(filename: string): string | null {
   if (/[\r\n\0/\\]/.test(filename)) return 'must be a plain file name without path separators or line breaks';
-  const cleaned = filename.trim().replace(/[.\s]+$/, '').toLowerCase();
+  const cleaned = filename
+    .trim()
+    .replace(/[.\s]+$/, '')
+    .toLowerCase();
   const dot = cleaned.lastIndexOf('.');
   const extension = dot > 0 ? cleaned.slice(dot + 1).trim() : '';
-  return BLOCKED_EXTENSIONS.has(extension) ? `has the extension .${extension}: executables and scripts are refused` : null;
+  return BLOCKED_EXTENSIONS.has(extension)
+    ? `has the extension .${extension}: executables and scripts are refused`
+    : null;
 }
 
 /**
@@ -53,17 +143,45 @@ export function sniffExecutable(bytes: Buffer): string | null {
   }
   if (bytes.length >= 2 && bytes[0] === 0x23 && bytes[1] === 0x21) return 'script (#!)';
   // A UTF-8 BOM before the shebang does not make it less of a script.
-  if (bytes.length >= 5 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf && bytes[3] === 0x23 && bytes[4] === 0x21) return 'script (#!)';
+  if (
+    bytes.length >= 5 &&
+    bytes[0] === 0xef &&
+    bytes[1] === 0xbb &&
+    bytes[2] === 0xbf &&
+    bytes[3] === 0x23 &&
+    bytes[4] === 0x21
+  )
+    return 'script (#!)';
   return null;
 }
 
 const TYPES: Record<string, string> = {
-  txt: 'text/plain', csv: 'text/csv', html: 'text/html', htm: 'text/html', ics: 'text/calendar', xml: 'application/xml', json: 'application/json',
-  pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
-  webp: 'image/webp', svg: 'image/svg+xml', doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ppt: 'application/vnd.ms-powerpoint',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', odt: 'application/vnd.oasis.opendocument.text', mp3: 'audio/mpeg',
-  mp4: 'video/mp4', eml: 'message/rfc822',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  html: 'text/html',
+  htm: 'text/html',
+  ics: 'text/calendar',
+  xml: 'application/xml',
+  json: 'application/json',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  gz: 'application/gzip',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text',
+  mp3: 'audio/mpeg',
+  mp4: 'video/mp4',
+  eml: 'message/rfc822',
 };
 
 export function guessContentType(filename: string): string {

@@ -8,7 +8,14 @@ export async function insertAttachments(db: Db, attachments: Map<string, StoredA
   for (const [emailId, list] of attachments) {
     if (list.length) {
       await db('email_attachments').insert(
-        list.map((a, position) => ({ email_id: emailId, position, filename: a.filename, content_type: a.contentType, content_id: a.contentId, content: a.content })),
+        list.map((a, position) => ({
+          email_id: emailId,
+          position,
+          filename: a.filename,
+          content_type: a.contentType,
+          content_id: a.contentId,
+          content: a.content,
+        })),
       );
     }
   }
@@ -18,17 +25,29 @@ export async function insertAttachments(db: Db, attachments: Map<string, StoredA
 export async function attachmentCounts(db: Db, ids: string[]): Promise<Map<string, number>> {
   const counts = new Map(ids.map((id) => [id, 0]));
   if (!ids.length) return counts;
-  const rows = (await db('email_attachments').select('email_id').count({ n: '*' }).whereIn('email_id', ids).groupBy('email_id')) as Array<{ email_id: string; n: number | string }>;
+  const rows = (await db('email_attachments')
+    .select('email_id')
+    .count({ n: '*' })
+    .whereIn('email_id', ids)
+    .groupBy('email_id')) as Array<{ email_id: string; n: number | string }>;
   for (const r of rows) counts.set(r.email_id, Number(r.n));
   return counts;
 }
 
 export async function attachmentsOf(db: Db, emailId: string): Promise<StoredAttachment[]> {
-  const rows = (await db('email_attachments').select('filename', 'content_type', 'content_id', 'content').where({ email_id: emailId }).orderBy('position')) as Array<{
+  const rows = (await db('email_attachments')
+    .select('filename', 'content_type', 'content_id', 'content')
+    .where({ email_id: emailId })
+    .orderBy('position')) as Array<{
     filename: string;
     content_type: string;
     content_id: string | null;
     content: Buffer;
   }>;
-  return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, content: Buffer.from(r.content) }));
+  return rows.map((r) => ({
+    filename: r.filename,
+    contentType: r.content_type,
+    contentId: r.content_id,
+    content: Buffer.from(r.content),
+  }));
 }

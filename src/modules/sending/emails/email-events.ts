@@ -8,7 +8,13 @@ import type { Email } from './email.js';
  * or template variables. `recipient` is the address concerned, or the first
  * recipient for events about the whole email (sent, scheduled, failed).
  */
-export function emailEvent(email: Email, type: EventType, now: number, recipient?: string | null, details: Record<string, unknown> = {}): OutboxEvent {
+export function emailEvent(
+  email: Email,
+  type: EventType,
+  now: number,
+  recipient?: string | null,
+  details: Record<string, unknown> = {},
+): OutboxEvent {
   const rcpt = recipient ?? email.recipients[0]?.address ?? null;
   return {
     id: newId('event', now),

@@ -17,7 +17,17 @@ interface RecipientRow {
   updated_at: number;
 }
 
-const RECIPIENT_COLUMNS = ['id', 'email_id', 'address', 'kind', 'status', 'details', 'queue_row_id', 'delay_notified', 'updated_at'] as const;
+const RECIPIENT_COLUMNS = [
+  'id',
+  'email_id',
+  'address',
+  'kind',
+  'status',
+  'details',
+  'queue_row_id',
+  'delay_notified',
+  'updated_at',
+] as const;
 
 function recipientFromRow(r: RecipientRow): Recipient {
   return {
@@ -54,24 +64,53 @@ export async function insertRecipients(db: Db, emails: Email[]): Promise<void> {
 }
 
 // One email's recipients, as the inbound listener reads them for each report: a prepared statement.
-const recipientsOfOne = prepared<RecipientRow>((db, id) => db('email_recipients').select(RECIPIENT_COLUMNS).where('email_id', id as string).orderBy('id', 'asc'), 1);
+const recipientsOfOne = prepared<RecipientRow>(
+  (db, id) =>
+    db('email_recipients')
+      .select(RECIPIENT_COLUMNS)
+      .where('email_id', id as string)
+      .orderBy('id', 'asc'),
+  1,
+);
 
 /** The recipients of each of these emails, in id order (an empty list for an email without any). */
 export async function recipientsOf(db: Db, emailIds: string[]): Promise<Map<string, Recipient[]>> {
   const byEmail = new Map<string, Recipient[]>(emailIds.map((id) => [id, []]));
   if (!emailIds.length) return byEmail;
-  const rows = emailIds.length === 1 ? await recipientsOfOne(db, emailIds[0]) : ((await db('email_recipients').select(RECIPIENT_COLUMNS).whereIn('email_id', emailIds).orderBy('id', 'asc')) as RecipientRow[]);
+  const rows =
+    emailIds.length === 1
+      ? await recipientsOfOne(db, emailIds[0])
+      : ((await db('email_recipients')
+          .select(RECIPIENT_COLUMNS)
+          .whereIn('email_id', emailIds)
+          .orderBy('id', 'asc')) as RecipientRow[]);
   for (const r of rows) byEmail.get(r.email_id)!.push(recipientFromRow(r));
   return byEmail;
 }
 
 const updateRecipient = prepared(
   (db, status, details, queueRowId, delayNotified, updatedAt, id) =>
-    db('email_recipients').update({ status, details, queue_row_id: queueRowId, delay_notified: delayNotified, updated_at: updatedAt } as Record<string, string>).where('id', id as string),
+    db('email_recipients')
+      .update({
+        status,
+        details,
+        queue_row_id: queueRowId,
+        delay_notified: delayNotified,
+        updated_at: updatedAt,
+      } as Record<string, string>)
+      .where('id', id as string),
   6,
 );
 
 /** Persist the mutable parts of a recipient after a state change (a prepared statement: the queue's hot path). */
 export async function saveRecipient(db: Db, r: Recipient): Promise<void> {
-  await updateRecipient(db, r.status, r.details ? JSON.stringify(r.details) : null, r.queueRowId, r.delayNotified, r.updatedAt, r.id);
+  await updateRecipient(
+    db,
+    r.status,
+    r.details ? JSON.stringify(r.details) : null,
+    r.queueRowId,
+    r.delayNotified,
+    r.updatedAt,
+    r.id,
+  );
 }

@@ -43,9 +43,34 @@ export interface EmailRow {
 }
 
 export const EMAIL_COLUMNS = [
-  'id', 'project_id', 'environment', 'status', 'status_reason', 'from_header', 'from_domain', 'to_list', 'cc_list', 'bcc_list', 'reply_to',
-  'subject', 'body_html', 'body_text', 'template_id', 'template_version', 'tags', 'headers', 'request_id', 'scheduled_at', 'attempts',
-  'provider_message_id', 'message_id', 'accepted_at', 'created_at', 'updated_at', 'broadcast_id', 'contact_id',
+  'id',
+  'project_id',
+  'environment',
+  'status',
+  'status_reason',
+  'from_header',
+  'from_domain',
+  'to_list',
+  'cc_list',
+  'bcc_list',
+  'reply_to',
+  'subject',
+  'body_html',
+  'body_text',
+  'template_id',
+  'template_version',
+  'tags',
+  'headers',
+  'request_id',
+  'scheduled_at',
+  'attempts',
+  'provider_message_id',
+  'message_id',
+  'accepted_at',
+  'created_at',
+  'updated_at',
+  'broadcast_id',
+  'contact_id',
 ] as const;
 
 /** The list view does not need the bodies. */
@@ -120,7 +145,11 @@ function emailRow(e: Email): EmailRow {
   };
 }
 
-export async function insertEmails(db: Db, emails: Email[], attachments: Map<string, StoredAttachment[]> = new Map()): Promise<void> {
+export async function insertEmails(
+  db: Db,
+  emails: Email[],
+  attachments: Map<string, StoredAttachment[]> = new Map(),
+): Promise<void> {
   if (!emails.length) return;
   await insertRows(db, 'emails', emails.map(emailRow) as unknown as Array<Record<string, unknown>>);
   await insertRecipients(db, emails);
@@ -130,14 +159,32 @@ export async function insertEmails(db: Db, emails: Email[], attachments: Map<str
 const updateEmailState = prepared(
   (db, status, reason, scheduledAt, attempts, providerId, acceptedAt, updatedAt, id) =>
     db('emails')
-      .update({ status, status_reason: reason, scheduled_at: scheduledAt, attempts, provider_message_id: providerId, accepted_at: acceptedAt, updated_at: updatedAt } as Record<string, string>)
+      .update({
+        status,
+        status_reason: reason,
+        scheduled_at: scheduledAt,
+        attempts,
+        provider_message_id: providerId,
+        accepted_at: acceptedAt,
+        updated_at: updatedAt,
+      } as Record<string, string>)
       .where('id', id as string),
   8,
 );
 
 /** Persist the mutable parts of an email after a state change (the queue's hot path: a prepared statement). */
 export async function saveEmailState(db: Db, e: Email): Promise<void> {
-  await updateEmailState(db, e.status, e.statusReason, e.scheduledAt, e.attempts, e.providerMessageId, e.acceptedAt, e.updatedAt, e.id);
+  await updateEmailState(
+    db,
+    e.status,
+    e.statusReason,
+    e.scheduledAt,
+    e.attempts,
+    e.providerMessageId,
+    e.acceptedAt,
+    e.updatedAt,
+    e.id,
+  );
 }
 
 /**
@@ -153,6 +200,11 @@ export async function saveClaimedEmails(db: Db, emails: Email[], attempted: Set<
     const status = group[0]!.status;
     if (group.some((e) => e.status !== status)) throw new Error('a claim leaves its emails in one status');
     const set = counted ? { status, attempts: db.raw('attempts + 1'), updated_at: now } : { status, updated_at: now };
-    await db('emails').whereIn('id', group.map((e) => e.id)).update(set);
+    await db('emails')
+      .whereIn(
+        'id',
+        group.map((e) => e.id),
+      )
+      .update(set);
   }
 }

@@ -4,9 +4,26 @@
 
 import type { BounceType } from '../../receiving/bounces/classify-bounce.js';
 
-export const EMAIL_STATUSES = ['scheduled', 'queued', 'submitting', 'accepted', 'ambiguous', 'failed', 'suppressed'] as const;
+export const EMAIL_STATUSES = [
+  'scheduled',
+  'queued',
+  'submitting',
+  'accepted',
+  'ambiguous',
+  'failed',
+  'suppressed',
+] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
-export const RECIPIENT_STATUSES = ['queued', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'] as const;
+export const RECIPIENT_STATUSES = [
+  'queued',
+  'deferred',
+  'delivered',
+  'bounced',
+  'complained',
+  'failed',
+  'ambiguous',
+  'suppressed',
+] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 export type Environment = 'live' | 'test';
 export type RecipientKind = 'to' | 'cc' | 'bcc';

@@ -46,6 +46,13 @@ export function presentEmailEvent(e: OutboxEvent, deliveries: WebhookDelivery[])
     simulated: e.simulated,
     data: e.data,
     created_at: iso(e.createdAt),
-    webhook_deliveries: deliveries.map((d) => ({ id: d.id, endpoint_id: d.endpointId, status: d.state, attempts: d.attempts, last_status_code: d.lastStatus, last_error: d.lastError })),
+    webhook_deliveries: deliveries.map((d) => ({
+      id: d.id,
+      endpoint_id: d.endpointId,
+      status: d.state,
+      attempts: d.attempts,
+      last_status_code: d.lastStatus,
+      last_error: d.lastError,
+    })),
   };
 }

@@ -14,11 +14,18 @@ import type { Email, EmailStatus } from './email.js';
 // re-exported for src/mta/claim-batch.ts until it imports them from their own repos
 
 // One email's row, as the inbound listener reads it for each report: a prepared statement.
-const summaryById = prepared<EmailRow>((db, id) => db('emails').select(SUMMARY_COLUMNS).where('id', id as string), 1);
+const summaryById = prepared<EmailRow>(
+  (db, id) =>
+    db('emails')
+      .select(SUMMARY_COLUMNS)
+      .where('id', id as string),
+  1,
+);
 
 /** An email of this project, or null: another project's id is simply not found. */
 export async function findEmail(db: Db, projectId: string, id: string): Promise<Email | null> {
-  const row = (await db('emails').select(EMAIL_COLUMNS).where({ id, project_id: projectId }).first()) as EmailRow | undefined;
+  const row = (await db('emails').select(EMAIL_COLUMNS).where({ id, project_id: projectId }).first()) as
+    EmailRow | undefined;
   if (!row) return null;
   return emailFromRow(row, (await recipientsOf(db, [id])).get(id)!);
 }
@@ -32,8 +39,16 @@ export async function findEmailById(db: Db, id: string): Promise<Email | null> {
 /** With `withBodies: false` html and text come back null: what recording an outcome needs, read at a fraction of the cost. */
 export async function findEmailsById(db: Db, ids: string[], withBodies = true): Promise<Email[]> {
   if (!ids.length) return [];
-  const rows = ids.length === 1 && !withBodies ? await summaryById(db, ids[0]) : ((await db('emails').select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS).whereIn('id', ids)) as EmailRow[]);
-  const recipients = await recipientsOf(db, rows.map((r) => r.id));
+  const rows =
+    ids.length === 1 && !withBodies
+      ? await summaryById(db, ids[0])
+      : ((await db('emails')
+          .select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS)
+          .whereIn('id', ids)) as EmailRow[]);
+  const recipients = await recipientsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => emailFromRow(r, recipients.get(r.id)!));
 }
 
@@ -52,7 +67,11 @@ export interface ListFilter {
 }
 
 /** Newest first by id (ids are time-ordered); one row more than asked tells whether a next page exists. */
-export async function listEmails(db: Db, projectId: string, f: ListFilter): Promise<{ emails: Email[]; more: boolean }> {
+export async function listEmails(
+  db: Db,
+  projectId: string,
+  f: ListFilter,
+): Promise<{ emails: Email[]; more: boolean }> {
   const q = db('emails').select(SUMMARY_COLUMNS).where('project_id', projectId);
   if (f.before) q.andWhere('id', '<', f.before);
   if (f.status) q.andWhere('status', f.status);
@@ -67,12 +86,18 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   if (f.createdBefore !== undefined) q.andWhere('created_at', '<', f.createdBefore);
   const rows = (await q.orderBy('id', 'desc').limit(f.limit + 1)) as EmailRow[];
   const page = rows.slice(0, f.limit);
-  const recipients = await recipientsOf(db, page.map((r) => r.id));
+  const recipients = await recipientsOf(
+    db,
+    page.map((r) => r.id),
+  );
   return { emails: page.map((r) => emailFromRow(r, recipients.get(r.id)!)), more: rows.length > f.limit };
 }
 
 /** How many emails there are in each status (posthorn queue stats). */
 export async function emailStatusCounts(db: Db): Promise<Record<string, number>> {
-  const rows = (await db('emails').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: string; n: number | string }>;
+  const rows = (await db('emails').select('status').count({ n: '*' }).groupBy('status')) as Array<{
+    status: string;
+    n: number | string;
+  }>;
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

@@ -20,7 +20,9 @@ export const emailRoutes = [
     async handler({ services, principal, body, requestId, header }) {
       const sent = await services.emails.send(principal, body, requestId, header('idempotency-key'));
       // a retry with the same Idempotency-Key gets the answer the first request got
-      return sent.replay ? { status: sent.replay.status, body: sent.replay.body } : { status: 202, body: presentEmail(sent.email) };
+      return sent.replay
+        ? { status: sent.replay.status, body: sent.replay.body }
+        : { status: 202, body: presentEmail(sent.email) };
     },
   }),
   route({
@@ -35,13 +37,20 @@ export const emailRoutes = [
         before: query.cursor,
         status: query.status,
         to: query.to === undefined ? undefined : recipientFilter(query.to),
-        tag: query.tag === undefined ? undefined : { name: query.tag.slice(0, query.tag.indexOf(':')), value: query.tag.slice(query.tag.indexOf(':') + 1) },
+        tag:
+          query.tag === undefined
+            ? undefined
+            : { name: query.tag.slice(0, query.tag.indexOf(':')), value: query.tag.slice(query.tag.indexOf(':') + 1) },
         createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
         createdBefore: query.created_before === undefined ? undefined : Date.parse(query.created_before),
       });
       return {
         status: 200,
-        body: { object: 'list', data: emails.map(presentEmail), next_cursor: more ? emails[emails.length - 1]!.id : null },
+        body: {
+          object: 'list',
+          data: emails.map(presentEmail),
+          next_cursor: more ? emails[emails.length - 1]!.id : null,
+        },
       };
     },
   }),
@@ -71,10 +80,20 @@ export const emailRoutes = [
     async handler({ services, principal, params }) {
       const projectId = principal.project.id;
       const events = await services.emails.events(projectId, params.id!);
-      const deliveries = await services.webhooks.deliveriesOfEvents(projectId, events.map((e) => e.id));
+      const deliveries = await services.webhooks.deliveriesOfEvents(
+        projectId,
+        events.map((e) => e.id),
+      );
       const byEvent = new Map<string, typeof deliveries>();
       for (const d of deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
-      return { status: 200, body: { object: 'list', data: events.map((e) => presentEmailEvent(e, byEvent.get(e.id) ?? [])), next_cursor: null } };
+      return {
+        status: 200,
+        body: {
+          object: 'list',
+          data: events.map((e) => presentEmailEvent(e, byEvent.get(e.id) ?? [])),
+          next_cursor: null,
+        },
+      };
     },
   }),
   route({

@@ -7,14 +7,19 @@ import { LANGUAGE_PATTERN, TEMPLATE_ID_PATTERN } from '../templates/templates.sc
 const Address = Type.String({ minLength: 1, maxLength: 254 });
 const Recipients = Type.Array(Address, { maxItems: 50 });
 
-
 export const Attachment = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     content: Type.Optional(Type.String({ minLength: 1, pattern: '^[A-Za-z0-9+/]*={0,2}$', description: 'base64' })),
-    path: Type.Optional(Type.String({ format: 'uri', maxLength: 2000, description: 'https URL the service downloads' })),
-    content_type: Type.Optional(Type.String({ maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$' })),
-    content_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'shows the image inline as cid:<content_id>' })),
+    path: Type.Optional(
+      Type.String({ format: 'uri', maxLength: 2000, description: 'https URL the service downloads' }),
+    ),
+    content_type: Type.Optional(
+      Type.String({ maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$' }),
+    ),
+    content_id: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'shows the image inline as cid:<content_id>' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -58,17 +63,28 @@ export const SendEmailBody = Type.Object(
 export type SendEmailBody = Static<typeof SendEmailBody>;
 
 /** PATCH /v1/emails/{id} */
-export const RescheduleBody = Type.Object({ scheduled_at: Type.String({ format: 'date-time' }) }, { additionalProperties: false });
+export const RescheduleBody = Type.Object(
+  { scheduled_at: Type.String({ format: 'date-time' }) },
+  { additionalProperties: false },
+);
 export type RescheduleBody = Static<typeof RescheduleBody>;
 
 /** GET /v1/emails (interface §4.1) */
 export const ListEmailsQuery = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(Type.String({ pattern: '^msg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^msg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' }),
+    ),
     status: Type.Optional(StringEnum(EMAIL_STATUSES)),
     to: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
-    tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}:', maxLength: 321, description: 'name:value, e.g. kind:receipt (the email carries this tag with this value)' })),
+    tag: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_.-]{1,64}:',
+        maxLength: 321,
+        description: 'name:value, e.g. kind:receipt (the email carries this tag with this value)',
+      }),
+    ),
     created_after: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after this time' })),
     created_before: Type.Optional(Type.String({ format: 'date-time', description: 'created before this time' })),
   },

@@ -15,12 +15,23 @@ import type { SendEmailBody } from './emails.schema.js';
 import { checkIdempotencyKey, differentBody, KeysInFlight, requestHash } from './idempotency.js';
 import { deleteKeysOlderThan, findAnswer } from './idempotency.repo.js';
 import { reschedule } from './lifecycle.js';
-import { checkAttachmentBytes, MAX_ATTACHMENT_BYTES, prepareEmail, scheduleTime, type PendingAttachment, type PreparedEmail } from './prepare.js';
+import {
+  checkAttachmentBytes,
+  MAX_ATTACHMENT_BYTES,
+  prepareEmail,
+  scheduleTime,
+  type PendingAttachment,
+  type PreparedEmail,
+} from './prepare.js';
 import { queueRowsOfEmail, saveQueueRow } from './queue.repo.js';
 import type { TemplateService } from '../templates/templates.service.js';
 
 /** Downloads an attachment `path` through the SSRF guard; throws an ApiError naming the field on failure. */
-export type AttachmentFetcher = (url: string, field: string, maxBytes: number) => Promise<{ content: Buffer; contentType: string | null }>;
+export type AttachmentFetcher = (
+  url: string,
+  field: string,
+  maxBytes: number,
+) => Promise<{ content: Buffer; contentType: string | null }>;
 
 export interface EmailDeps {
   store: Store;
@@ -42,19 +53,32 @@ export class EmailService {
    * it before (or 409); fetch attachments; then the accept's group commit,
    * which records the key's answer with the email.
    */
-  async send(principal: Principal, body: SendEmailBody, requestId: string, idempotencyKey: string | undefined): Promise<Accepted> {
+  async send(
+    principal: Principal,
+    body: SendEmailBody,
+    requestId: string,
+    idempotencyKey: string | undefined,
+  ): Promise<Accepted> {
     const now = this.deps.clock.now();
     const prepared = prepareEmail(body, now);
     const environment = principal.key.mode;
     if (environment === 'live' && !principal.project.approved) {
-      throw apiError('account_not_approved', 'live sending waits for this project to be approved; test keys work meanwhile');
+      throw apiError(
+        'account_not_approved',
+        'live sending waits for this project to be approved; test keys work meanwhile',
+      );
     }
     if (idempotencyKey === undefined) return this.accept(principal, prepared, requestId, null);
     checkIdempotencyKey(idempotencyKey);
     const idempotency = { key: idempotencyKey, hash: requestHash(body) };
     const leave = this.keysInFlight.enter(principal.project.id, idempotencyKey, idempotency.hash);
     try {
-      const answer = await findAnswer(this.deps.store.reader, principal.project.id, idempotencyKey, now - this.deps.idempotencyTtlMs);
+      const answer = await findAnswer(
+        this.deps.store.reader,
+        principal.project.id,
+        idempotencyKey,
+        now - this.deps.idempotencyTtlMs,
+      );
       if (answer && answer.hash !== idempotency.hash) throw differentBody();
       if (answer) {
         // what was read is committed; a retry is told it only once that commit is on disk too
@@ -68,14 +92,30 @@ export class EmailService {
   }
 
   // The request is written out whole: a spread adding fields would take V8's slow path on every send.
-  private async accept(principal: Principal, prepared: PreparedEmail, requestId: string, idempotency: AcceptRequest['idempotency']): Promise<Accepted> {
+  private async accept(
+    principal: Principal,
+    prepared: PreparedEmail,
+    requestId: string,
+    idempotency: AcceptRequest['idempotency'],
+  ): Promise<Accepted> {
     if (prepared.template) await this.render(principal.project.id, prepared, prepared.template);
     const attachments = await this.resolveAttachments(prepared.attachments);
-    return this.deps.accept.submit({ project: principal.project, environment: principal.key.mode, prepared, attachments, requestId, idempotency });
+    return this.deps.accept.submit({
+      project: principal.project,
+      environment: principal.key.mode,
+      prepared,
+      attachments,
+      requestId,
+      idempotency,
+    });
   }
 
   /** A template send gets its content here, test keys as live ones; the email records what it was rendered from. */
-  private async render(projectId: string, prepared: PreparedEmail, t: NonNullable<PreparedEmail['template']>): Promise<void> {
+  private async render(
+    projectId: string,
+    prepared: PreparedEmail,
+    t: NonNullable<PreparedEmail['template']>,
+  ): Promise<void> {
     const { version, rendered } = await this.deps.templates.renderForSend(projectId, {
       templateId: t.id,
       version: t.version,
@@ -101,11 +141,22 @@ export class EmailService {
         checkAttachmentBytes(fetched.content, `${a.field}.path`);
         content = fetched.content;
         // the server's Content-Type is a hint only: one that is not a plain type/subtype is not kept
-        if (fetched.contentType && fetched.contentType.length <= 100 && /^[\w.+-]+\/[\w.+-]+$/.test(fetched.contentType)) contentType ??= fetched.contentType;
+        if (
+          fetched.contentType &&
+          fetched.contentType.length <= 100 &&
+          /^[\w.+-]+\/[\w.+-]+$/.test(fetched.contentType)
+        )
+          contentType ??= fetched.contentType;
         total += content.length;
-        if (total > MAX_ATTACHMENT_BYTES) throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
+        if (total > MAX_ATTACHMENT_BYTES)
+          throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
       }
-      out.push({ filename: a.filename!, contentType: contentType ?? guessContentType(a.filename!), contentId: a.contentId, content });
+      out.push({
+        filename: a.filename!,
+        contentType: contentType ?? guessContentType(a.filename!),
+        contentId: a.contentId,
+        content,
+      });
     }
     return out;
   }

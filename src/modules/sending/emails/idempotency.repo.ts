@@ -13,15 +13,29 @@ interface Row {
   created_at: number;
 }
 
-const COLUMNS = ['project_id', 'key', 'request_hash', 'state', 'response_status', 'response_body', 'created_at'] as const;
+const COLUMNS = [
+  'project_id',
+  'key',
+  'request_hash',
+  'state',
+  'response_status',
+  'response_body',
+  'created_at',
+] as const;
 
 // `state` is 'done' for every row written now. A row 'running' was a claim of an older version,
 // made before its request was stored: it never holds an answer, and a retry takes its key.
 const answerOf = (r: Row): RecordedAnswer | null =>
-  r.state === 'done' ? { hash: r.request_hash, status: Number(r.response_status), body: JSON.parse(r.response_body!) as unknown } : null;
+  r.state === 'done'
+    ? { hash: r.request_hash, status: Number(r.response_status), body: JSON.parse(r.response_body!) as unknown }
+    : null;
 
 /** The answers recorded since `since` for these keys, by answerKey: one query for a batch. */
-export async function answersFor(db: Db, keys: Array<{ projectId: string; key: string }>, since: number): Promise<Map<string, RecordedAnswer>> {
+export async function answersFor(
+  db: Db,
+  keys: Array<{ projectId: string; key: string }>,
+  since: number,
+): Promise<Map<string, RecordedAnswer>> {
   const out = new Map<string, RecordedAnswer>();
   if (!keys.length) return out;
   const wanted = new Set(keys.map((k) => answerKey(k.projectId, k.key)));
@@ -38,9 +52,22 @@ export async function answersFor(db: Db, keys: Array<{ projectId: string; key: s
 }
 
 // every keyed send asks once before it is accepted (SMTP submission keys every message by its Message-ID)
-const answerRows = prepared<Row>((db, key, projectId, since) => db('idempotency_keys').select(COLUMNS).where('key', key as string).andWhere('project_id', projectId as string).andWhere('created_at', '>', since as number), 3);
+const answerRows = prepared<Row>(
+  (db, key, projectId, since) =>
+    db('idempotency_keys')
+      .select(COLUMNS)
+      .where('key', key as string)
+      .andWhere('project_id', projectId as string)
+      .andWhere('created_at', '>', since as number),
+  3,
+);
 
-export async function findAnswer(db: Db, projectId: string, key: string, since: number): Promise<RecordedAnswer | null> {
+export async function findAnswer(
+  db: Db,
+  projectId: string,
+  key: string,
+  since: number,
+): Promise<RecordedAnswer | null> {
   const row = (await answerRows(db, key, projectId, since))[0];
   return row ? answerOf(row) : null;
 }
@@ -68,7 +95,15 @@ export async function recordAnswers(db: Db, records: IdempotencyRecord[], since:
   await insertRows(
     db,
     'idempotency_keys',
-    records.map((r) => ({ project_id: r.projectId, key: r.key, request_hash: r.hash, state: 'done', response_status: r.status, response_body: JSON.stringify(r.body), created_at: r.createdAt })),
+    records.map((r) => ({
+      project_id: r.projectId,
+      key: r.key,
+      request_hash: r.hash,
+      state: 'done',
+      response_status: r.status,
+      response_body: JSON.stringify(r.body),
+      created_at: r.createdAt,
+    })),
   );
 }
 

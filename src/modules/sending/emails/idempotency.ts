@@ -31,7 +31,8 @@ export const answerKey = (projectId: string, key: string) => `${projectId}\u0000
 /** interface §8: at most 255 printable characters. */
 export function checkIdempotencyKey(key: string): void {
   if (key.length < 1 || key.length > 255) throw validationError('Idempotency-Key', 'must be 1 to 255 characters');
-  if (!/^[\x20-\x7e]+$/.test(key)) throw validationError('Idempotency-Key', 'must contain printable ASCII characters only');
+  if (!/^[\x20-\x7e]+$/.test(key))
+    throw validationError('Idempotency-Key', 'must contain printable ASCII characters only');
 }
 
 /** The same request means the same JSON value, whatever the key order or spacing. */
@@ -50,7 +51,8 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v) ?? 'null';
 }
 
-export const differentBody = () => apiError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
+export const differentBody = () =>
+  apiError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
 
 /** The keyed requests this process is answering now: a second one with the same key waits for nobody, it is refused. */
 export class KeysInFlight {
@@ -60,7 +62,10 @@ export class KeysInFlight {
   enter(projectId: string, key: string, hash: string): () => void {
     const k = answerKey(projectId, key);
     const other = this.running.get(k);
-    if (other !== undefined) throw other === hash ? apiError('idempotency_conflict', 'a request with this Idempotency-Key is still being processed') : differentBody();
+    if (other !== undefined)
+      throw other === hash
+        ? apiError('idempotency_conflict', 'a request with this Idempotency-Key is still being processed')
+        : differentBody();
     this.running.set(k, hash);
     return () => {
       if (this.running.get(k) === hash) this.running.delete(k);

@@ -12,7 +12,10 @@ import type { QueueRow } from './queue.repo.js';
  */
 
 /** An email as the accept builds it, before the state machine gives it and its recipients a status. */
-export type EmailDraft = Omit<Email, 'status' | 'statusReason' | 'attempts' | 'providerMessageId' | 'acceptedAt' | 'updatedAt' | 'recipients'>;
+export type EmailDraft = Omit<
+  Email,
+  'status' | 'statusReason' | 'attempts' | 'providerMessageId' | 'acceptedAt' | 'updatedAt' | 'recipients'
+>;
 
 export interface RecipientDraft {
   address: string;
@@ -29,7 +32,11 @@ export interface RecipientDraft {
  * (email.suppressed). The caller has refused a send whose recipients are all
  * suppressed (422): nothing of it is stored.
  */
-export function acceptEmail(draft: EmailDraft, recipients: RecipientDraft[], now: number): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } {
+export function acceptEmail(
+  draft: EmailDraft,
+  recipients: RecipientDraft[],
+  now: number,
+): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } {
   const rows = new Map<string, QueueRow>();
   const dueAt = draft.scheduledAt ?? now;
   const list = recipients.map((r): Recipient => {
@@ -37,18 +44,45 @@ export function acceptEmail(draft: EmailDraft, recipients: RecipientDraft[], now
     if (!r.suppressed) {
       row = rows.get(r.route) ?? null;
       if (!row) {
-        row = { id: newId('queueRow', now), emailId: draft.id, projectId: draft.projectId, route: r.route, state: 'queued', attempts: 0, nextAttemptAt: dueAt, leaseOwner: null, leaseUntil: null, dataStarted: false, bulk: draft.broadcastId !== null, createdAt: now, updatedAt: now };
+        row = {
+          id: newId('queueRow', now),
+          emailId: draft.id,
+          projectId: draft.projectId,
+          route: r.route,
+          state: 'queued',
+          attempts: 0,
+          nextAttemptAt: dueAt,
+          leaseOwner: null,
+          leaseUntil: null,
+          dataStarted: false,
+          bulk: draft.broadcastId !== null,
+          createdAt: now,
+          updatedAt: now,
+        };
         rows.set(r.route, row);
       }
     }
-    return { id: newId('recipient', now), address: r.address, kind: r.kind, status: r.suppressed ? 'suppressed' : 'queued', details: null, queueRowId: row?.id ?? null, delayNotified: false, updatedAt: now };
+    return {
+      id: newId('recipient', now),
+      address: r.address,
+      kind: r.kind,
+      status: r.suppressed ? 'suppressed' : 'queued',
+      details: null,
+      queueRowId: row?.id ?? null,
+      delayNotified: false,
+      updatedAt: now,
+    };
   });
   const email = newEmail(draft, draft.scheduledAt ? 'scheduled' : 'queued', list, now);
   const events: OutboxEvent[] = [];
   recipients.forEach((r, i) => {
-    if (r.suppressed) events.push(emailEvent(email, 'email.suppressed', now, list[i]!.address, { reason: r.suppressed }));
+    if (r.suppressed)
+      events.push(emailEvent(email, 'email.suppressed', now, list[i]!.address, { reason: r.suppressed }));
   });
-  if (email.scheduledAt !== null) events.push(emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt).toISOString() }));
+  if (email.scheduledAt !== null)
+    events.push(
+      emailEvent(email, 'email.scheduled', now, null, { scheduled_at: new Date(email.scheduledAt).toISOString() }),
+    );
   return { email, rows: [...rows.values()], events };
 }
 

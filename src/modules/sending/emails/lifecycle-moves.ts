@@ -47,5 +47,6 @@ function check<S extends string>(what: string, moves: Record<S, readonly S[]>, f
 }
 
 export const moveEmail = (e: Email, to: EmailStatus): EmailStatus => check('email', EMAIL_MOVES, e.status, to);
-export const moveRecipient = (r: Recipient, to: RecipientStatus): RecipientStatus => check('recipient', RECIPIENT_MOVES, r.status, to);
+export const moveRecipient = (r: Recipient, to: RecipientStatus): RecipientStatus =>
+  check('recipient', RECIPIENT_MOVES, r.status, to);
 export const moveRow = (q: QueueRow, to: QueueState): QueueState => check('queue row', QUEUE_MOVES, q.state, to);

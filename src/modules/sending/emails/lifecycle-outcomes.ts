@@ -49,7 +49,12 @@ export interface ApplyContext {
  * and Recipient): new recipient states, the row's next state (queued for a
  * retry, or done), the email's status and the events to write with them.
  */
-export function applyOutcomes(email: Email, row: QueueRow, outcomes: Map<string, RecipientOutcome>, ctx: ApplyContext): Change {
+export function applyOutcomes(
+  email: Email,
+  row: QueueRow,
+  outcomes: Map<string, RecipientOutcome>,
+  ctx: ApplyContext,
+): Change {
   const { now } = ctx;
   let next: Email = { ...email, updatedAt: now };
   const events: OutboxEvent[] = [];
@@ -63,11 +68,24 @@ export function applyOutcomes(email: Email, row: QueueRow, outcomes: Map<string,
   const waiting = recipients.some((r) => r.queueRowId === row.id && (r.status === 'deferred' || r.status === 'queued'));
   const retryIn = ctx.retryScheduleMs[row.attempts - 1];
   const nextRow: QueueRow = waiting
-    ? { ...row, state: moveRow(row, 'queued'), nextAttemptAt: now + (retryIn ?? 0), leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now }
+    ? {
+        ...row,
+        state: moveRow(row, 'queued'),
+        nextAttemptAt: now + (retryIn ?? 0),
+        leaseOwner: null,
+        leaseUntil: null,
+        dataStarted: false,
+        updatedAt: now,
+      }
     : { ...row, state: moveRow(row, 'done'), leaseOwner: null, leaseUntil: null, updatedAt: now };
 
   const status = emailStatus(next, recipients, [nextRow, ...ctx.otherRows]);
-  next = { ...next, recipients, status: moveEmail(email, status), statusReason: statusReason(status, recipients, ctx.failureReason) };
+  next = {
+    ...next,
+    recipients,
+    status: moveEmail(email, status),
+    statusReason: statusReason(status, recipients, ctx.failureReason),
+  };
   if (status === 'failed' && email.status !== 'failed' && !result.perRecipientFailure) {
     events.push(emailEvent(next, 'email.failed', now, null, { reason: next.statusReason }));
   }
@@ -79,7 +97,11 @@ export function applyOutcomes(email: Email, row: QueueRow, outcomes: Map<string,
  * (email.sent, once, before the rest), naming a recipient the provider took:
  * never one skipped as suppressed or left for another queue row.
  */
-function sentEvent(email: Email, outcomes: Map<string, RecipientOutcome>, ctx: ApplyContext): { email: Email; events: OutboxEvent[] } {
+function sentEvent(
+  email: Email,
+  outcomes: Map<string, RecipientOutcome>,
+  ctx: ApplyContext,
+): { email: Email; events: OutboxEvent[] } {
   const first = email.recipients.find((r) => {
     const kind = outcomes.get(r.id)?.kind;
     return kind === 'delivered' || kind === 'complained';
@@ -89,7 +111,8 @@ function sentEvent(email: Email, outcomes: Map<string, RecipientOutcome>, ctx: A
     const sent = { ...email, acceptedAt: ctx.now, providerMessageId: ctx.providerMessageId ?? email.providerMessageId };
     return { email: sent, events: [emailEvent(sent, 'email.sent', ctx.now, first.address)] };
   }
-  if (!email.providerMessageId && ctx.providerMessageId) return { email: { ...email, providerMessageId: ctx.providerMessageId }, events: [] };
+  if (!email.providerMessageId && ctx.providerMessageId)
+    return { email: { ...email, providerMessageId: ctx.providerMessageId }, events: [] };
   return { email, events: [] };
 }
 
@@ -103,7 +126,11 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
   const recipients = email.recipients.map((r): Recipient => {
     const o = outcomes.get(r.id);
     if (!o) return r;
-    const set = (status: RecipientStatus, details: RecipientDetails | null, extra: Partial<Recipient> = {}): Recipient => ({ ...r, status: moveRecipient(r, status), details, updatedAt: now, ...extra });
+    const set = (
+      status: RecipientStatus,
+      details: RecipientDetails | null,
+      extra: Partial<Recipient> = {},
+    ): Recipient => ({ ...r, status: moveRecipient(r, status), details, updatedAt: now, ...extra });
     const mx = 'mx' in o && o.mx ? o.mx : null;
     switch (o.kind) {
       case 'delivered':
@@ -125,7 +152,13 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
           events.push(emailEvent(email, 'email.failed', now, r.address, { reason }));
           return set('failed', { reply: o.reply, reason });
         }
-        if (!r.delayNotified) events.push(emailEvent(email, 'email.delivery_delayed', now, r.address, { diagnostic: o.reply, next_attempt_at: new Date(now + retryIn).toISOString() }));
+        if (!r.delayNotified)
+          events.push(
+            emailEvent(email, 'email.delivery_delayed', now, r.address, {
+              diagnostic: o.reply,
+              next_attempt_at: new Date(now + retryIn).toISOString(),
+            }),
+          );
         return set('deferred', answer(o.reply, mx), { delayNotified: true });
       }
       case 'ambiguous':
@@ -145,7 +178,12 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
 
 /** email.bounced's details (interface §6; the reason list is docs/bounces.md's). */
 export function bounceDetails(b: Bounce, reportingMta: string | null): Record<string, unknown> {
-  const d: Record<string, unknown> = { bounce_type: b.bounceType, reason: b.reason, status: b.status, diagnostic: b.diagnostic };
+  const d: Record<string, unknown> = {
+    bounce_type: b.bounceType,
+    reason: b.reason,
+    status: b.status,
+    diagnostic: b.diagnostic,
+  };
   if (reportingMta) d.reporting_mta = reportingMta;
   return d;
 }
@@ -155,7 +193,11 @@ export function bounceDetails(b: Bounce, reportingMta: string | null): Record<st
  * (null when unknown), the stage, the last reply or error, and what to do
  * about it. There is no API route for a retry: only the CLI sends it again.
  */
-export function ambiguousDetails(emailId: string, o: { reply: string; stage: AmbiguousStage }, host: string | null): Record<string, unknown> {
+export function ambiguousDetails(
+  emailId: string,
+  o: { reply: string; stage: AmbiguousStage },
+  host: string | null,
+): Record<string, unknown> {
   return {
     host,
     stage: o.stage,
@@ -165,7 +207,9 @@ export function ambiguousDetails(emailId: string, o: { reply: string; stage: Amb
 }
 
 export function bouncedRecipient(reply: string, b: Bounce, mx: string | null): RecipientDetails {
-  return mx ? { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status, mx } : { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status };
+  return mx
+    ? { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status, mx }
+    : { reply, bounce_type: b.bounceType, reason: b.reason, status: b.status };
 }
 
 /** A server's answer as a recipient's details (literals: a spread adding `mx` would take V8's slow path). */
@@ -176,7 +220,8 @@ export function emailStatus(email: Email, recipients: Recipient[], rows: QueueRo
   if (rows.some((q) => q.state === 'submitting')) return 'submitting';
   if (email.acceptedAt !== null) return 'accepted';
   if (recipients.some((r) => r.status === 'ambiguous')) return 'ambiguous';
-  if (rows.some((q) => q.state === 'queued')) return email.status === 'scheduled' && rows.every((q) => q.attempts === 0) ? 'scheduled' : 'queued';
+  if (rows.some((q) => q.state === 'queued'))
+    return email.status === 'scheduled' && rows.every((q) => q.attempts === 0) ? 'scheduled' : 'queued';
   if (recipients.every((r) => r.status === 'suppressed')) return 'suppressed';
   return 'failed';
 }
@@ -184,7 +229,12 @@ export function emailStatus(email: Email, recipients: Recipient[], rows: QueueRo
 export function statusReason(status: EmailStatus, recipients: Recipient[], failureReason?: string): string | null {
   switch (status) {
     case 'failed':
-      return failureReason ?? (recipients.every((r) => r.status === 'bounced' || r.status === 'suppressed') ? 'every recipient bounced' : 'no recipient could be reached');
+      return (
+        failureReason ??
+        (recipients.every((r) => r.status === 'bounced' || r.status === 'suppressed')
+          ? 'every recipient bounced'
+          : 'no recipient could be reached')
+      );
     case 'ambiguous':
       return 'the receiving server did not answer after the message was transmitted; it is not sent again unless an operator retries it';
     case 'suppressed':

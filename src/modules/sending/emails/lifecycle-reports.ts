@@ -38,11 +38,21 @@ export function applyReport(email: Email, recipientId: string, v: ReportVerdict,
       if (r.status !== 'delivered') return null;
       events.push(emailEvent(email, 'email.bounced', now, r.address, bounceDetails(v.bounce, v.reportingMta)));
       if (live && v.bounce.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
-      next = { ...r, status: moveRecipient(r, 'bounced'), details: bouncedRecipient(v.bounce.diagnostic, v.bounce, r.details?.mx ?? null), updatedAt: now };
+      next = {
+        ...r,
+        status: moveRecipient(r, 'bounced'),
+        details: bouncedRecipient(v.bounce.diagnostic, v.bounce, r.details?.mx ?? null),
+        updatedAt: now,
+      };
       break;
     case 'complained':
       if (r.status !== 'delivered') return null;
-      events.push(emailEvent(email, 'email.complained', now, r.address, { feedback_type: v.feedbackType, user_agent: v.userAgent }));
+      events.push(
+        emailEvent(email, 'email.complained', now, r.address, {
+          feedback_type: v.feedbackType,
+          user_agent: v.userAgent,
+        }),
+      );
       if (live) suppress.push({ address: r.address, reason: 'complaint' });
       next = { ...r, status: moveRecipient(r, 'complained'), updatedAt: now };
       break;

@@ -15,7 +15,13 @@ import type { QueueRow } from './queue.repo.js';
  * return, in the transaction that writes the events. Pure: no I/O.
  */
 
-export { applyOutcomes, type AmbiguousStage, type ApplyContext, type Change, type RecipientOutcome } from './lifecycle-outcomes.js';
+export {
+  applyOutcomes,
+  type AmbiguousStage,
+  type ApplyContext,
+  type Change,
+  type RecipientOutcome,
+} from './lifecycle-outcomes.js';
 export { IllegalTransition } from './lifecycle-moves.js';
 export { acceptEmail, type EmailDraft, type RecipientDraft } from './lifecycle-accept.js';
 
@@ -43,12 +49,25 @@ export function waitingOn(email: Email, q: QueueRow): Recipient[] {
  * from this.
  */
 export function claimRow(q: QueueRow, now: number, lease: Lease | null): QueueRow {
-  return { ...q, state: moveRow(q, 'submitting'), attempts: q.attempts + 1, dataStarted: false, leaseOwner: lease?.owner ?? q.leaseOwner, leaseUntil: lease?.until ?? q.leaseUntil, updatedAt: now };
+  return {
+    ...q,
+    state: moveRow(q, 'submitting'),
+    attempts: q.attempts + 1,
+    dataStarted: false,
+    leaseOwner: lease?.owner ?? q.leaseOwner,
+    leaseUntil: lease?.until ?? q.leaseUntil,
+    updatedAt: now,
+  };
 }
 
 /** The email of a claimed row; `attempted`: whether an SMTP transaction starts (LIFECYCLE: `attempts` counts them). */
 export function claimEmail(email: Email, now: number, attempted = true): Email {
-  return { ...email, status: moveEmail(email, 'submitting'), attempts: email.attempts + (attempted ? 1 : 0), updatedAt: now };
+  return {
+    ...email,
+    status: moveEmail(email, 'submitting'),
+    attempts: email.attempts + (attempted ? 1 : 0),
+    updatedAt: now,
+  };
 }
 
 /**
@@ -56,27 +75,64 @@ export function claimEmail(email: Email, now: number, attempted = true): Email {
  * started goes back to the queue, due now; the email's status follows its
  * rows. (One whose body may have gone: ambiguousAfterCrash.)
  */
-export function requeueOrphan(email: Email, q: QueueRow, others: QueueRow[], now: number): { email: Email; row: QueueRow } {
-  const row: QueueRow = { ...q, state: moveRow(q, 'queued'), leaseOwner: null, leaseUntil: null, nextAttemptAt: now, updatedAt: now };
+export function requeueOrphan(
+  email: Email,
+  q: QueueRow,
+  others: QueueRow[],
+  now: number,
+): { email: Email; row: QueueRow } {
+  const row: QueueRow = {
+    ...q,
+    state: moveRow(q, 'queued'),
+    leaseOwner: null,
+    leaseUntil: null,
+    nextAttemptAt: now,
+    updatedAt: now,
+  };
   const status = emailStatus(email, email.recipients, [row, ...others]);
   return { email: { ...email, status: moveEmail(email, status), updatedAt: now }, row };
 }
 
 /** The outcome of a row whose process died after the body may have started: only the receiving server knows. */
 export const ambiguousAfterCrash = (email: Email, q: QueueRow) =>
-  new Map(waitingOn(email, q).map((r) => [r.id, { kind: 'ambiguous' as const, stage: 'crash' as const, reply: 'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown' }]));
+  new Map(
+    waitingOn(email, q).map((r) => [
+      r.id,
+      {
+        kind: 'ambiguous' as const,
+        stage: 'crash' as const,
+        reply:
+          'the appliance stopped while the message was being transmitted; whether the server accepted it is unknown',
+      },
+    ]),
+  );
 
 /**
  * PATCH /v1/emails/{id}: scheduled (or queued with a future scheduled_at and
  * no attempt yet) → scheduled at `at` (email.scheduled). Anything on its way
  * or done is refused with the reason.
  */
-export function reschedule(email: Email, rows: QueueRow[], at: number, now: number): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | { refused: string } {
-  const waiting = email.status === 'scheduled' || (email.status === 'queued' && email.scheduledAt !== null && email.scheduledAt > now && email.attempts === 0);
-  if (!waiting) return { refused: `email ${email.id} is ${email.status}: only an email still waiting for its scheduled time can be rescheduled` };
-  if (rows.some((q) => q.state !== 'queued' || q.attempts > 0)) return { refused: `email ${email.id} is already on its way` };
+export function reschedule(
+  email: Email,
+  rows: QueueRow[],
+  at: number,
+  now: number,
+): { email: Email; rows: QueueRow[]; events: OutboxEvent[] } | { refused: string } {
+  const waiting =
+    email.status === 'scheduled' ||
+    (email.status === 'queued' && email.scheduledAt !== null && email.scheduledAt > now && email.attempts === 0);
+  if (!waiting)
+    return {
+      refused: `email ${email.id} is ${email.status}: only an email still waiting for its scheduled time can be rescheduled`,
+    };
+  if (rows.some((q) => q.state !== 'queued' || q.attempts > 0))
+    return { refused: `email ${email.id} is already on its way` };
   const next: Email = { ...email, status: moveEmail(email, 'scheduled'), scheduledAt: at, updatedAt: now };
-  return { email: next, rows: rows.map((q) => ({ ...q, nextAttemptAt: at, updatedAt: now })), events: [emailEvent(next, 'email.scheduled', now, null, { scheduled_at: new Date(at).toISOString() })] };
+  return {
+    email: next,
+    rows: rows.map((q) => ({ ...q, nextAttemptAt: at, updatedAt: now })),
+    events: [emailEvent(next, 'email.scheduled', now, null, { scheduled_at: new Date(at).toISOString() })],
+  };
 }
 
 /**
@@ -84,16 +140,43 @@ export function reschedule(email: Email, rows: QueueRow[], at: number, now: numb
  * first copy did not arrive puts the ambiguous recipients back in the queue,
  * due now; the only way ambiguous mail goes out again.
  */
-export function retryAmbiguous(email: Email, rows: QueueRow[], now: number): { email: Email; recipients: Recipient[]; rows: QueueRow[] } | { refused: string } {
+export function retryAmbiguous(
+  email: Email,
+  rows: QueueRow[],
+  now: number,
+): { email: Email; recipients: Recipient[]; rows: QueueRow[] } | { refused: string } {
   const ambiguous = email.recipients.filter((r) => r.status === 'ambiguous');
-  if (!ambiguous.length) return { refused: `email ${email.id} has no ambiguous recipient (status ${email.status}); only ambiguous mail is retried by hand` };
+  if (!ambiguous.length)
+    return {
+      refused: `email ${email.id} has no ambiguous recipient (status ${email.status}); only ambiguous mail is retried by hand`,
+    };
   const recipients = ambiguous.map((r): Recipient => ({ ...r, status: moveRecipient(r, 'queued'), updatedAt: now }));
   const retried = new Map(recipients.map((r) => [r.id, r]));
   const all = email.recipients.map((r) => retried.get(r.id) ?? r);
   const carrying = new Set(ambiguous.map((r) => r.queueRowId));
-  const back = rows.filter((q) => carrying.has(q.id)).map((q): QueueRow => ({ ...q, state: moveRow(q, 'queued'), nextAttemptAt: now, leaseOwner: null, leaseUntil: null, dataStarted: false, updatedAt: now }));
+  const back = rows
+    .filter((q) => carrying.has(q.id))
+    .map((q): QueueRow => ({
+      ...q,
+      state: moveRow(q, 'queued'),
+      nextAttemptAt: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      dataStarted: false,
+      updatedAt: now,
+    }));
   const status: EmailStatus = email.acceptedAt !== null ? 'accepted' : 'queued';
-  return { email: { ...email, recipients: all, status: moveEmail(email, status), statusReason: statusReason(status, all), updatedAt: now }, recipients, rows: back };
+  return {
+    email: {
+      ...email,
+      recipients: all,
+      status: moveEmail(email, status),
+      statusReason: statusReason(status, all),
+      updatedAt: now,
+    },
+    recipients,
+    rows: back,
+  };
 }
 
 /**

@@ -25,11 +25,24 @@ export class LimitBook {
    * usage shows the two streams apart.
    */
   take(project: Project, n: number, broadcast = false): ApiError | null {
-    const count = (period: string) => (this.used.get(`${project.id}|${period}`) ?? 0) + (this.added.get(`${project.id}|${period}`) ?? 0);
+    const count = (period: string) =>
+      (this.used.get(`${project.id}|${period}`) ?? 0) + (this.added.get(`${project.id}|${period}`) ?? 0);
     const { daily, monthly } = project.limits;
-    if (daily > 0 && count(this.periods.day) + n > daily) return apiError('daily_limit_exceeded', `this project may send to ${daily} live recipients a day; today's allowance is used up`);
-    if (monthly > 0 && count(this.periods.month) + n > monthly) return apiError('quota_exhausted', `this project may send to ${monthly} live recipients a month; this month's allowance is used up`);
-    for (const period of [this.periods.day, this.periods.month, ...(broadcast ? [broadcastPeriod(this.periods.day), broadcastPeriod(this.periods.month)] : [])]) {
+    if (daily > 0 && count(this.periods.day) + n > daily)
+      return apiError(
+        'daily_limit_exceeded',
+        `this project may send to ${daily} live recipients a day; today's allowance is used up`,
+      );
+    if (monthly > 0 && count(this.periods.month) + n > monthly)
+      return apiError(
+        'quota_exhausted',
+        `this project may send to ${monthly} live recipients a month; this month's allowance is used up`,
+      );
+    for (const period of [
+      this.periods.day,
+      this.periods.month,
+      ...(broadcast ? [broadcastPeriod(this.periods.day), broadcastPeriod(this.periods.month)] : []),
+    ]) {
       this.added.set(`${project.id}|${period}`, (this.added.get(`${project.id}|${period}`) ?? 0) + n);
     }
     return null;

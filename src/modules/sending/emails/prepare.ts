@@ -54,7 +54,8 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
   const lists = { to: body.to ?? [], cc: body.cc ?? [], bcc: body.bcc ?? [] };
   const total = lists.to.length + lists.cc.length + lists.bcc.length;
   if (total === 0) throw validationError('to', 'at least one recipient is required (to, cc or bcc)');
-  if (total > MAX_RECIPIENTS) throw validationError('to', `at most ${MAX_RECIPIENTS} recipients in total across to, cc and bcc (got ${total})`);
+  if (total > MAX_RECIPIENTS)
+    throw validationError('to', `at most ${MAX_RECIPIENTS} recipients in total across to, cc and bcc (got ${total})`);
   const recipients: PreparedEmail['recipients'] = [];
   const seen = new Set<string>();
   for (const kind of ['to', 'cc', 'bcc'] as const) {
@@ -70,9 +71,11 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
   (body.reply_to ?? []).forEach((item, i) => parse(item, `reply_to[${i}]`));
   // CONTRACT §4: a line break in a header value would let the client add headers of its own; NUL is
   // no character of a header field at all (RFC 5322 §2.2), as for the custom headers.
-  if (body.subject !== undefined && /[\r\n\0]/.test(body.subject)) throw validationError('subject', 'must not contain CR, LF or NUL characters');
+  if (body.subject !== undefined && /[\r\n\0]/.test(body.subject))
+    throw validationError('subject', 'must not contain CR, LF or NUL characters');
   // PostgreSQL's text cannot hold NUL, and no mail body needs one (RFC 5322 §2.3 forbids it outside binary MIME)
-  for (const part of ['html', 'text'] as const) if (body[part]?.includes('\0')) throw validationError(part, 'must not contain a NUL character (U+0000)');
+  for (const part of ['html', 'text'] as const)
+    if (body[part]?.includes('\0')) throw validationError(part, 'must not contain a NUL character (U+0000)');
   const headerProblem = checkCustomHeaders(body.headers ?? {});
   if (headerProblem) throw validationError(headerProblem.field, headerProblem.message);
   return {
@@ -82,7 +85,15 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
     bcc: lists.bcc.map((s) => s.trim()),
     replyTo: body.reply_to ? body.reply_to.map((s) => s.trim()) : null,
     recipients,
-    template: body.template_id === undefined ? null : { id: body.template_id, version: body.template_version ?? null, variables: body.variables ?? {}, language: body.language ?? null },
+    template:
+      body.template_id === undefined
+        ? null
+        : {
+            id: body.template_id,
+            version: body.template_version ?? null,
+            variables: body.variables ?? {},
+            language: body.language ?? null,
+          },
     // a template send's content is its rendering, filled in before the accept
     subject: body.subject ?? '',
     html: body.html ?? null,
@@ -99,7 +110,11 @@ export function prepareEmail(body: SendEmailBody, now: number): PreparedEmail {
 function checkContent(body: SendEmailBody): void {
   const hasContent = body.subject !== undefined || body.html !== undefined || body.text !== undefined;
   if (body.template_id !== undefined) {
-    if (hasContent) throw validationError('template_id', 'cannot be combined with subject, html or text: send either content or a template');
+    if (hasContent)
+      throw validationError(
+        'template_id',
+        'cannot be combined with subject, html or text: send either content or a template',
+      );
     return;
   }
   for (const f of ['template_version', 'variables', 'language'] as const) {
@@ -119,11 +134,17 @@ function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
   let total = 0;
   return (body.attachments ?? []).map((a, i) => {
     const field = `attachments[${i}]`;
-    if ((a.content === undefined) === (a.path === undefined)) throw validationError(field, 'needs exactly one of content or path');
-    if (a.path !== undefined && !a.path.toLowerCase().startsWith('https://')) throw validationError(`${field}.path`, 'must be an https URL');
+    if ((a.content === undefined) === (a.path === undefined))
+      throw validationError(field, 'needs exactly one of content or path');
+    if (a.path !== undefined && !a.path.toLowerCase().startsWith('https://'))
+      throw validationError(`${field}.path`, 'must be an https URL');
     const filename = a.filename ?? (a.path ? filenameFromUrl(a.path) : null);
     if (!filename) throw validationError(`${field}.filename`, 'is required');
-    if (filename.length > 255) throw validationError(`${field}.filename`, 'must be at most 255 characters (it was taken from the path: send a filename)');
+    if (filename.length > 255)
+      throw validationError(
+        `${field}.filename`,
+        'must be at most 255 characters (it was taken from the path: send a filename)',
+      );
     const nameProblem = checkAttachmentName(filename);
     if (nameProblem) throw validationError(`${field}.filename`, nameProblem);
     let content: Buffer | null = null;
@@ -132,9 +153,17 @@ function prepareAttachments(body: SendEmailBody): PendingAttachment[] {
       if (!content) throw validationError(`${field}.content`, 'is not valid base64');
       checkAttachmentBytes(content, `${field}.content`);
       total += content.length;
-      if (total > MAX_ATTACHMENT_BYTES) throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
+      if (total > MAX_ATTACHMENT_BYTES)
+        throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
     }
-    return { field, filename, contentType: a.content_type ?? null, contentId: a.content_id ?? null, content, path: a.path ?? null };
+    return {
+      field,
+      filename,
+      contentType: a.content_type ?? null,
+      contentId: a.content_id ?? null,
+      content,
+      path: a.path ?? null,
+    };
   });
 }
 

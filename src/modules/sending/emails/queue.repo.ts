@@ -49,7 +49,21 @@ interface Row {
   updated_at: number;
 }
 
-const COLUMNS = ['id', 'email_id', 'project_id', 'route', 'state', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'data_started', 'bulk', 'created_at', 'updated_at'] as const;
+const COLUMNS = [
+  'id',
+  'email_id',
+  'project_id',
+  'route',
+  'state',
+  'attempts',
+  'next_attempt_at',
+  'lease_owner',
+  'lease_until',
+  'data_started',
+  'bulk',
+  'created_at',
+  'updated_at',
+] as const;
 
 function fromRow(r: Row): QueueRow {
   return {
@@ -94,17 +108,41 @@ export async function insertQueueRows(db: Db, list: QueueRow[]): Promise<void> {
 const updateRow = prepared(
   (db, state, attempts, nextAttemptAt, leaseOwner, leaseUntil, dataStarted, updatedAt, id) =>
     db(TABLE)
-      .update({ state, attempts, next_attempt_at: nextAttemptAt, lease_owner: leaseOwner, lease_until: leaseUntil, data_started: dataStarted, updated_at: updatedAt } as Record<string, string>)
+      .update({
+        state,
+        attempts,
+        next_attempt_at: nextAttemptAt,
+        lease_owner: leaseOwner,
+        lease_until: leaseUntil,
+        data_started: dataStarted,
+        updated_at: updatedAt,
+      } as Record<string, string>)
       .where('id', id as string),
   8,
 );
 
 /** Persist a row as a transition of lifecycle.ts left it (the queue's hot path: a prepared statement). */
 export async function saveQueueRow(db: Db, q: QueueRow): Promise<void> {
-  await updateRow(db, q.state, q.attempts, q.nextAttemptAt, q.leaseOwner, q.leaseUntil, q.dataStarted, q.updatedAt, q.id);
+  await updateRow(
+    db,
+    q.state,
+    q.attempts,
+    q.nextAttemptAt,
+    q.leaseOwner,
+    q.leaseUntil,
+    q.dataStarted,
+    q.updatedAt,
+    q.id,
+  );
 }
 
-const dropRow = prepared((db, id) => db(TABLE).delete().where('id', id as string), 1);
+const dropRow = prepared(
+  (db, id) =>
+    db(TABLE)
+      .delete()
+      .where('id', id as string),
+  1,
+);
 
 /** A finished row that nothing reads again (lifecycle.ts keepsQueueRow). */
 export async function deleteQueueRow(db: Db, id: string): Promise<void> {
@@ -123,7 +161,10 @@ export const queueRowsOfEmail = (db: Db, emailId: string) => queueRowsOfEmails(d
  * submitting, one more attempt, no data started, held by `lease`. Returns
  * them as they were before the claim; the caller applies claimRow.
  */
-export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limit: number; lease: Lease; bulkLimit?: number }): Promise<QueueRow[]> {
+export async function claimDueRows(
+  trx: Knex.Transaction,
+  o: { now: number; limit: number; lease: Lease; bulkLimit?: number },
+): Promise<QueueRow[]> {
   // broadcast mail waits behind transactional mail: it gets only the room the latter leaves, and at most bulkLimit
   const rows = await claimStream(trx, o, false, o.limit);
   const bulk = Math.min(o.limit - rows.length, o.bulkLimit ?? o.limit);
@@ -131,9 +172,24 @@ export async function claimDueRows(trx: Knex.Transaction, o: { now: number; limi
   return rows.map(fromRow);
 }
 
-function claimStream(trx: Knex.Transaction, o: { now: number; lease: Lease }, bulk: boolean, limit: number): Promise<Row[]> {
-  const select = trx(TABLE).select(COLUMNS).where('state', 'queued').andWhere('bulk', bulk).andWhere('next_attempt_at', '<=', o.now).orderBy('next_attempt_at').limit(limit);
-  return claimRows<Row>(trx, select, { table: TABLE, lease: o.lease, set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now } });
+function claimStream(
+  trx: Knex.Transaction,
+  o: { now: number; lease: Lease },
+  bulk: boolean,
+  limit: number,
+): Promise<Row[]> {
+  const select = trx(TABLE)
+    .select(COLUMNS)
+    .where('state', 'queued')
+    .andWhere('bulk', bulk)
+    .andWhere('next_attempt_at', '<=', o.now)
+    .orderBy('next_attempt_at')
+    .limit(limit);
+  return claimRows<Row>(trx, select, {
+    table: TABLE,
+    lease: o.lease,
+    set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now },
+  });
 }
 
 /** The next time anything is due (or, without `bulk`, any transactional mail), to sleep until then. */
@@ -146,14 +202,22 @@ export async function nextDueAt(db: Db, bulk = true): Promise<number | null> {
 
 /** Rows left submitting by a process that is gone (its lease ran out, or, with `all`, any: SQLite at start). */
 export async function orphanedRows(trx: Knex.Transaction, now: number, all: boolean): Promise<QueueRow[]> {
-  return ((await lapsedLeases(trx, TABLE, now, all).select(COLUMNS).andWhere('state', 'submitting')) as Row[]).map(fromRow);
+  return ((await lapsedLeases(trx, TABLE, now, all).select(COLUMNS).andWhere('state', 'submitting')) as Row[]).map(
+    fromRow,
+  );
 }
 
 export async function renewQueueLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
   await renewLeases(db, TABLE, owner, ids, until);
 }
 
-const setDataStarted = prepared((db, started, id) => db(TABLE).update({ data_started: started } as Record<string, string>).where('id', id as string), 2);
+const setDataStarted = prepared(
+  (db, started, id) =>
+    db(TABLE)
+      .update({ data_started: started } as Record<string, string>)
+      .where('id', id as string),
+  2,
+);
 
 /** Written, and committed, before the message body goes out. */
 export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
@@ -161,6 +225,9 @@ export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
 }
 
 export async function queueStateCounts(db: Db): Promise<Record<string, number>> {
-  const rows = (await db(TABLE).select('state').count({ n: '*' }).groupBy('state')) as Array<{ state: string; n: number | string }>;
+  const rows = (await db(TABLE).select('state').count({ n: '*' }).groupBy('state')) as Array<{
+    state: string;
+    n: number | string;
+  }>;
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }

@@ -40,13 +40,28 @@ export async function queueStats(store: Store) {
 export async function showQueuedEmail(store: Store, emailId: string) {
   const email = await findEmailById(store.reader, emailId);
   if (!email) throw notFound(`email ${emailId}`);
-  const [rows, events] = await Promise.all([queueRowsOfEmail(store.reader, emailId), eventsOfEmail(store.reader, emailId)]);
+  const [rows, events] = await Promise.all([
+    queueRowsOfEmail(store.reader, emailId),
+    eventsOfEmail(store.reader, emailId),
+  ]);
   return {
     ...presentEmail(email),
     project_id: email.projectId,
     message_id: email.messageId,
-    recipients: email.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status, details: r.details })),
-    queue: rows.map((q) => ({ id: q.id, route: q.route || '(one transaction)', state: q.state, attempts: q.attempts, next_attempt_at: iso(q.nextAttemptAt), data_started: q.dataStarted })),
+    recipients: email.recipients.map((r) => ({
+      address: r.address,
+      kind: r.kind,
+      status: r.status,
+      details: r.details,
+    })),
+    queue: rows.map((q) => ({
+      id: q.id,
+      route: q.route || '(one transaction)',
+      state: q.state,
+      attempts: q.attempts,
+      next_attempt_at: iso(q.nextAttemptAt),
+      data_started: q.dataStarted,
+    })),
     events: events.map((e) => ({ id: e.id, type: e.type, recipient: e.recipient, created_at: iso(e.createdAt) })),
   };
 }

@@ -2,7 +2,13 @@ import { Headers as SplitHeaders } from '@zone-eu/mailsplit';
 import { MailParser, simpleParser, type AddressObject, type HeaderLines } from 'mailparser';
 
 /** mailparser read for the message as written: no derived text or html parts, links left alone. */
-export const AS_WRITTEN = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepCidLinks: true } as const;
+export const AS_WRITTEN = {
+  skipHtmlToText: true,
+  skipTextToHtml: true,
+  skipTextLinks: true,
+  skipImageLinks: true,
+  keepCidLinks: true,
+} as const;
 
 /** What submittedEmail reads of a message, as simpleParser gives it. */
 export interface ReadMessage {
@@ -14,13 +20,21 @@ export interface ReadMessage {
   messageId?: string | undefined;
   text?: string | undefined;
   html?: string | false | undefined;
-  attachments: Array<{ filename?: string | undefined; content: Buffer; contentType: string; cid?: string | undefined; related?: boolean | undefined }>;
+  attachments: Array<{
+    filename?: string | undefined;
+    content: Buffer;
+    contentType: string;
+    cid?: string | undefined;
+    related?: boolean | undefined;
+  }>;
   headerLines: HeaderLines;
 }
 
 // mailparser's own header reading (address lists, Message-ID form, first-of-kind), without its
 // streams: one parser, used only for processHeaders, which keeps no state between calls
-const headerReader = new MailParser(AS_WRITTEN) as unknown as { processHeaders(lines: HeaderLines): Map<string, unknown> };
+const headerReader = new MailParser(AS_WRITTEN) as unknown as {
+  processHeaders(lines: HeaderLines): Map<string, unknown>;
+};
 
 /** A submitted message as simpleParser reads it, the common one-part text message without it. */
 export async function readMessage(raw: Buffer): Promise<ReadMessage> {
@@ -53,7 +67,9 @@ export function readOnePart(raw: Buffer): ReadMessage | null {
   const mime = (type?.value ?? 'text/plain').toLowerCase();
   const params = Object.keys(type?.params ?? {});
   if (!TEXT_TYPES.has(mime) || params.some((p) => p !== 'charset') || headers.has('content-disposition')) return null;
-  const encoding = String(headers.get('content-transfer-encoding') ?? '').trim().toLowerCase();
+  const encoding = String(headers.get('content-transfer-encoding') ?? '')
+    .trim()
+    .toLowerCase();
   if (!PLAIN_ENCODINGS.has(encoding)) return null;
   const body = raw.subarray(end + 4);
   const charset = (type?.params.charset ?? '').trim().toLowerCase();

@@ -2,7 +2,12 @@ import type { Bounce } from '../../receiving/bounces/classify-bounce.js';
 import type { RecipientOutcome } from './lifecycle.js';
 import type { Email, Recipient } from './email.js';
 
-const SIMULATED_BOUNCE: Bounce = { bounceType: 'Permanent', reason: 'user_unknown', status: '5.1.1', diagnostic: '550 5.1.1 simulated bounce: the mailbox does not exist' };
+const SIMULATED_BOUNCE: Bounce = {
+  bounceType: 'Permanent',
+  reason: 'user_unknown',
+  status: '5.1.1',
+  diagnostic: '550 5.1.1 simulated bounce: the mailbox does not exist',
+};
 
 /** Test keys retry a simulated delay after this long, so a whole walk takes about a second. */
 export const SIMULATED_RETRY_MS = [1000];
@@ -23,7 +28,9 @@ function simulateOutcome(address: string, testDomain: string, attempt: number): 
     case 'complained':
       return { kind: 'complained', reply: '250 2.0.0 OK: simulated delivery, then a simulated spam complaint' };
     case 'delayed':
-      return attempt <= 1 ? { kind: 'deferred', reply: '451 4.2.0 simulated delay: the mailbox is temporarily unavailable' } : delivered;
+      return attempt <= 1
+        ? { kind: 'deferred', reply: '451 4.2.0 simulated delay: the mailbox is temporarily unavailable' }
+        : delivered;
     case 'ambiguous':
       return { kind: 'ambiguous', stage: 'data', reply: 'simulated: the connection was lost after the end of DATA' };
     default:
@@ -37,6 +44,14 @@ function simulateOutcome(address: string, testDomain: string, attempt: number): 
  * email's Message-ID, as direct delivery records it (LIFECYCLE: test keys
  * reach the same states, so an accepted test email has one too).
  */
-export function simulateAttempt(email: Pick<Email, 'messageId'>, recipients: Recipient[], testDomain: string, attempt: number): { outcomes: Map<string, RecipientOutcome>; providerMessageId: string } {
-  return { outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, testDomain, attempt)])), providerMessageId: email.messageId };
+export function simulateAttempt(
+  email: Pick<Email, 'messageId'>,
+  recipients: Recipient[],
+  testDomain: string,
+  attempt: number,
+): { outcomes: Map<string, RecipientOutcome>; providerMessageId: string } {
+  return {
+    outcomes: new Map(recipients.map((r) => [r.id, simulateOutcome(r.address, testDomain, attempt)])),
+    providerMessageId: email.messageId,
+  };
 }

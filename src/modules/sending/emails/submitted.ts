@@ -45,7 +45,8 @@ export function submittedEmailHere(raw: Buffer, envelope: { from: string; to: st
 }
 
 function submittedFrom(m: ReadMessage, envelope: { from: string; to: string[] }): Submitted {
-  const named = (field: AddressObject | AddressObject[] | undefined) => new Set(addresses(field).map((a) => a.toLowerCase()));
+  const named = (field: AddressObject | AddressObject[] | undefined) =>
+    new Set(addresses(field).map((a) => a.toLowerCase()));
   const inTo = named(m.to);
   const inCc = named(m.cc);
   const to: string[] = [];
@@ -76,7 +77,10 @@ function submittedFrom(m: ReadMessage, envelope: { from: string; to: string[] })
   for (const h of m.headerLines) {
     if (isServiceHeader(h.key) || !/^[A-Za-z][A-Za-z0-9-]{0,63}$/.test(h.key)) continue;
     const name = h.line.slice(0, h.line.indexOf(':')).trim();
-    headers[name] = h.line.slice(h.line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+    headers[name] = h.line
+      .slice(h.line.indexOf(':') + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
   }
   if (Object.keys(headers).length) body.headers = headers;
   const messageId = m.messageId?.trim();
@@ -86,5 +90,7 @@ function submittedFrom(m: ReadMessage, envelope: { from: string; to: string[] })
 /** The addresses of an address header as mailparser reads it, groups flattened. */
 export function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
   if (!field) return [];
-  return (Array.isArray(field) ? field : [field]).flatMap((f) => f.value.flatMap((v) => (v.address ? [v.address] : (v.group ?? []).map((g) => g.address ?? '').filter(Boolean))));
+  return (Array.isArray(field) ? field : [field]).flatMap((f) =>
+    f.value.flatMap((v) => (v.address ? [v.address] : (v.group ?? []).map((g) => g.address ?? '').filter(Boolean))),
+  );
 }

@@ -18,8 +18,19 @@ export interface ReportedMail {
  * about a broadcast email, which takes the contact out of broadcast mail instead (a complaint
  * about a newsletter must not stop the person's receipts). Returns the events to store with it.
  */
-export async function suppressAfterMail(trx: Knex.Transaction, email: ReportedMail, s: { address: string; reason: 'bounce' | 'complaint' }, now: number): Promise<OutboxEvent[]> {
+export async function suppressAfterMail(
+  trx: Knex.Transaction,
+  email: ReportedMail,
+  s: { address: string; reason: 'bounce' | 'complaint' },
+  now: number,
+): Promise<OutboxEvent[]> {
   if (s.reason === 'complaint' && email.broadcastId) return leaveBroadcastMail(trx, email, now);
-  await suppressFromMail(trx, { projectId: email.projectId, address: s.address, reason: s.reason, emailId: email.id, createdAt: now });
+  await suppressFromMail(trx, {
+    projectId: email.projectId,
+    address: s.address,
+    reason: s.reason,
+    emailId: email.id,
+    createdAt: now,
+  });
   return [];
 }

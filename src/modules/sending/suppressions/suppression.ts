@@ -9,7 +9,8 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
  * ask for List-Unsubscribe (newsletters, notifications). A password reset or
  * a receipt, which carries none, still reaches the person (docs/unsubscribe.md).
  */
-export const blocksSend = (reason: SuppressionReason, asksForUnsubscribe: boolean) => reason !== 'unsubscribe' || asksForUnsubscribe;
+export const blocksSend = (reason: SuppressionReason, asksForUnsubscribe: boolean) =>
+  reason !== 'unsubscribe' || asksForUnsubscribe;
 
 export interface Suppression {
   projectId: string;

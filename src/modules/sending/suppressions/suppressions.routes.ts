@@ -30,7 +30,12 @@ export const suppressionRoutes = [
     summary: 'Suppress an address: nothing more is sent to it (201; 200 when it already was, with its first reason)',
     body: AddSuppressionBody,
     async handler({ services, principal, body }) {
-      const { suppression, created } = await services.suppressions.add(principal.project.id, body.email, body.reason, body.expires_at === undefined ? null : Date.parse(body.expires_at));
+      const { suppression, created } = await services.suppressions.add(
+        principal.project.id,
+        body.email,
+        body.reason,
+        body.expires_at === undefined ? null : Date.parse(body.expires_at),
+      );
       return { status: created ? 201 : 200, body: presentSuppression(suppression) };
     },
   }),
@@ -40,7 +45,13 @@ export const suppressionRoutes = [
     scope: 'suppressions:manage',
     summary: 'Take an address off the suppression list',
     async handler({ services, principal, params }) {
-      return { status: 200, body: { ...presentSuppression(await services.suppressions.remove(principal.project.id, params.email!)), deleted: true } };
+      return {
+        status: 200,
+        body: {
+          ...presentSuppression(await services.suppressions.remove(principal.project.id, params.email!)),
+          deleted: true,
+        },
+      };
     },
   }),
 ];

@@ -4,7 +4,16 @@ import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { findProject } from '../../account/projects/projects.repo.js';
 import type { Suppression, SuppressionReason } from './suppression.js';
-import { addSuppression, deleteExpiredSuppressions, findSuppression, listSuppressions, pageOfSuppressions, removeSuppression, type SuppressionFilter, type SuppressionPosition } from './suppressions.repo.js';
+import {
+  addSuppression,
+  deleteExpiredSuppressions,
+  findSuppression,
+  listSuppressions,
+  pageOfSuppressions,
+  removeSuppression,
+  type SuppressionFilter,
+  type SuppressionPosition,
+} from './suppressions.repo.js';
 
 // The one way suppressions are listed, added and removed by hand: the
 // /v1/suppressions routes and `posthorn suppression` both call it. The
@@ -49,7 +58,8 @@ export async function suppressAddress(
   return deps.store.tx(async (trx) => {
     const before = await findSuppression(trx, projectId, address, now);
     // an unsubscription gives way to a suppression of all mail (suppressions.repo.ts addSuppression)
-    if (before && !(before.reason === 'unsubscribe' && s.reason !== 'unsubscribe')) return { suppression: before, created: false };
+    if (before && !(before.reason === 'unsubscribe' && s.reason !== 'unsubscribe'))
+      return { suppression: before, created: false };
     await addSuppression(trx, s);
     return { suppression: s, created: true };
   });
@@ -67,7 +77,14 @@ export async function pageOfSuppressed(
   opts: { limit: number; cursor?: string | undefined } & SuppressionFilter,
 ): Promise<{ items: Suppression[]; nextCursor: string | null }> {
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor);
-  const rows = await pageOfSuppressions(deps.store.reader, projectId, opts.limit, after, { reason: opts.reason, contains: opts.contains?.toLowerCase() }, deps.clock.now());
+  const rows = await pageOfSuppressions(
+    deps.store.reader,
+    projectId,
+    opts.limit,
+    after,
+    { reason: opts.reason, contains: opts.contains?.toLowerCase() },
+    deps.clock.now(),
+  );
   const items = rows.slice(0, opts.limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > opts.limit && last ? encodeCursor(last) : null };
@@ -99,7 +116,8 @@ export function decodeCursor(cursor: string): SuppressionPosition {
 export function suppressionService(deps: SuppressionDeps) {
   return {
     list: (projectId: string, opts: Parameters<typeof pageOfSuppressed>[2]) => pageOfSuppressed(deps, projectId, opts),
-    add: (projectId: string, email: string, reason?: SuppressionReason, expiresAt?: number | null) => suppressAddress(deps, projectId, email, reason, 'email', expiresAt ?? null),
+    add: (projectId: string, email: string, reason?: SuppressionReason, expiresAt?: number | null) =>
+      suppressAddress(deps, projectId, email, reason, 'email', expiresAt ?? null),
     /** The suppressions-prune job: expired ones deleted, 500 to a transaction. */
     async pruneExpired(): Promise<number> {
       let total = 0;

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../../lib/errors.js';
-import { checkVariables, RenderNeedsRoom, renderTemplate as renderTree, RenderTooLarge, type CompiledTemplate } from './language/index.js';
+import {
+  checkVariables,
+  RenderNeedsRoom,
+  renderTemplate as renderTree,
+  RenderTooLarge,
+  type CompiledTemplate,
+} from './language/index.js';
 import type { CompiledParts, CompiledVersion, TemplateVersion } from './template.js';
 import type { SplitItem } from './templates.schema.js';
 import { htmlToText } from './text-from-html.js';
@@ -16,7 +22,10 @@ export interface RenderedContent {
 }
 
 /** A send's `language`: the exact tag, then its base (`pt-BR` → `pt`), then the main version. */
-export function partsFor(v: CompiledVersion, language: string | null | undefined): { parts: CompiledParts; translation: string | null } {
+export function partsFor(
+  v: CompiledVersion,
+  language: string | null | undefined,
+): { parts: CompiledParts; translation: string | null } {
   if (language) {
     const tag = language.toLowerCase();
     if (v.translations[tag]) return { parts: v.translations[tag], translation: v.tags?.[tag] ?? tag };
@@ -26,7 +35,8 @@ export function partsFor(v: CompiledVersion, language: string | null | undefined
   return { parts: v.main, translation: null };
 }
 
-const invalid = (field: string, message: string) => new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
+const invalid = (field: string, message: string) =>
+  new ApiError(400, 'invalid_variables', `${field}: ${message}`, field);
 
 /**
  * What the thread answering HTTP renders itself (renderVersion's `light`):
@@ -36,7 +46,14 @@ const invalid = (field: string, message: string) => new ApiError(400, 'invalid_v
  */
 export const LIGHT_RENDER = { steps: 10_000, htmlToTextChars: 8_000 };
 
-function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, html: boolean, language: string | null | undefined, part: string, light: boolean): string {
+function renderPart(
+  t: CompiledTemplate,
+  variables: Record<string, unknown>,
+  html: boolean,
+  language: string | null | undefined,
+  part: string,
+  light: boolean,
+): string {
   let out: string;
   try {
     out = renderTree(t, variables, { html, language, ...(light ? { light: LIGHT_RENDER.steps } : {}) });
@@ -53,33 +70,51 @@ function renderPart(t: CompiledTemplate, variables: Record<string, unknown>, htm
  * breaks a value brings are folded into spaces, so that no variable can
  * add a header; a NUL is refused.
  */
-export function renderVersion(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined, light = false): RenderedContent {
+export function renderVersion(
+  version: TemplateVersion,
+  variables: Record<string, unknown>,
+  language: string | null | undefined,
+  light = false,
+): RenderedContent {
   const problem = checkVariables(version.variables, variables);
   if (problem) throw invalid(`variables.${problem.variable}`, problem.message);
   const { parts, translation } = partsFor(version.compiled, language);
   const subject = oneLine(renderPart(parts.subject, variables, false, language, 'subject', light));
   if (subject === '') throw invalid('variables', 'the subject renders empty with these variables');
   // a value may bring NUL, which no header field may hold (RFC 5322 §2.2); unlike a line break it has no harmless fold
-  if (subject.includes('\0')) throw invalid('variables', 'the subject renders with a NUL character (U+0000) with these variables');
-  if (subject.length > 998) throw invalid('variables', `the subject renders to ${subject.length} characters with these variables (at most 998)`);
+  if (subject.includes('\0'))
+    throw invalid('variables', 'the subject renders with a NUL character (U+0000) with these variables');
+  if (subject.length > 998)
+    throw invalid(
+      'variables',
+      `the subject renders to ${subject.length} characters with these variables (at most 998)`,
+    );
   const html = parts.html ? renderPart(parts.html, variables, true, language, 'html', light) : null;
   let text = parts.text ? renderPart(parts.text, variables, false, language, 'text', light) : null;
   if (parts.textFromRenderedHtml && html !== null) {
     if (light && html.length > LIGHT_RENDER.htmlToTextChars) throw new RenderNeedsRoom();
     text = htmlToText(html);
-  }
-  else if (parts.textGenerated && text !== null) text = tidy(text);
+  } else if (parts.textGenerated && text !== null) text = tidy(text);
   return { subject, html, text, translation };
 }
 
 // Line by line, in linear time: a regex with \s* around the line breaks backtracks quadratically on long runs of spaces.
 function oneLine(s: string): string {
-  return s.split(/\r\n|\r|\n/).map((l) => l.trim()).filter((l) => l !== '').join(' ');
+  return s
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .join(' ');
 }
 
 /** A generated text part: no spaces at line ends, at most one blank line in a row. */
 function tidy(s: string): string {
-  return s.split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  return s
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /**

@@ -16,7 +16,12 @@ export class TemplateCache {
   private cachedSize = 0;
 
   constructor(clock: Clock, headTtlMs: number) {
-    this.heads = new TtlCache(headTtlMs, (t) => t !== null, () => clock.now(), 10_000);
+    this.heads = new TtlCache(
+      headTtlMs,
+      (t) => t !== null,
+      () => clock.now(),
+      10_000,
+    );
   }
 
   /** The template's row as last read within the TTL, else read by `load` (a missing template is not kept). */

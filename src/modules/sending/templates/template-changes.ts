@@ -21,15 +21,49 @@ export function publishedContent(body: PublishTemplateBody): VersionContent {
 }
 
 /** The template a publish leaves: the next version of the one there, or a new one at version 1. */
-export function publishedTemplate(old: Template | null, projectId: string, body: PublishTemplateBody, now: number): Template {
+export function publishedTemplate(
+  old: Template | null,
+  projectId: string,
+  body: PublishTemplateBody,
+  now: number,
+): Template {
   return old
-    ? { ...old, name: body.name ?? old.name, category: body.category ?? old.category, latestVersion: old.latestVersion + 1, updatedAt: now }
-    : { uid: newId('template', now), projectId, id: body.id, name: body.name ?? body.id, category: body.category ?? null, split: null, latestVersion: 1, createdAt: now, updatedAt: now };
+    ? {
+        ...old,
+        name: body.name ?? old.name,
+        category: body.category ?? old.category,
+        latestVersion: old.latestVersion + 1,
+        updatedAt: now,
+      }
+    : {
+        uid: newId('template', now),
+        projectId,
+        id: body.id,
+        name: body.name ?? body.id,
+        category: body.category ?? null,
+        split: null,
+        latestVersion: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
 }
 
 /** The version a publish adds: the template's newest. */
-export function publishedVersion(template: Template, content: VersionContent, compiled: CompiledVersion, now: number): TemplateVersion {
-  return { ...content, templateUid: template.uid, templateId: template.id, version: template.latestVersion, compiled, restoredFrom: null, createdAt: now };
+export function publishedVersion(
+  template: Template,
+  content: VersionContent,
+  compiled: CompiledVersion,
+  now: number,
+): TemplateVersion {
+  return {
+    ...content,
+    templateUid: template.uid,
+    templateId: template.id,
+    version: template.latestVersion,
+    compiled,
+    restoredFrom: null,
+    createdAt: now,
+  };
 }
 
 /** PATCH /v1/templates/{id}: what is given replaces what was (null clears category and split). */
@@ -47,7 +81,8 @@ export function updatedTemplate(old: Template, body: UpdateTemplateBody, now: nu
 export function checkSplit(split: NonNullable<UpdateTemplateBody['split']>, latest: number): void {
   const seen = new Set<number>();
   split.forEach((s, i) => {
-    if (s.version > latest) throw validationError(`split[${i}].version`, `version ${s.version} does not exist (the latest is ${latest})`);
+    if (s.version > latest)
+      throw validationError(`split[${i}].version`, `version ${s.version} does not exist (the latest is ${latest})`);
     if (seen.has(s.version)) throw validationError(`split[${i}].version`, `version ${s.version} is named twice`);
     seen.add(s.version);
   });
@@ -56,4 +91,11 @@ export function checkSplit(split: NonNullable<UpdateTemplateBody['split']>, late
 }
 
 /** What a stored version was published from. */
-export const contentOf = (v: TemplateVersion): VersionContent => ({ subject: v.subject, html: v.html, text: v.text, design: v.design, translations: v.translations, variables: v.variables });
+export const contentOf = (v: TemplateVersion): VersionContent => ({
+  subject: v.subject,
+  html: v.html,
+  text: v.text,
+  design: v.design,
+  translations: v.translations,
+  variables: v.variables,
+});

@@ -4,7 +4,13 @@ import type { Template, TemplateVersion, TemplateVersionInfo } from './template.
 
 /** interface §2.4: the list item. Versions are never deleted one by one, so their count is the latest number. */
 export function presentSummary(t: Template) {
-  return { id: t.id, name: t.name, latest_version: t.latestVersion, versions: t.latestVersion, created_at: iso(t.createdAt) };
+  return {
+    id: t.id,
+    name: t.name,
+    latest_version: t.latestVersion,
+    versions: t.latestVersion,
+    created_at: iso(t.createdAt),
+  };
 }
 
 /** interface §2.4 `template_version`; `restored_from` when it is a restored copy. */
@@ -41,5 +47,13 @@ export function presentTemplate(t: Template, versions: TemplateVersionInfo[]) {
 
 /** The preview (issue 20's shape): `language` is the translation used, null for the main version. */
 export function presentRendered(v: TemplateVersion, r: RenderedContent) {
-  return { object: 'rendered_template' as const, template_id: v.templateId, version: v.version, language: r.translation, subject: r.subject, html: r.html, text: r.text };
+  return {
+    object: 'rendered_template' as const,
+    template_id: v.templateId,
+    version: v.version,
+    language: r.translation,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+  };
 }

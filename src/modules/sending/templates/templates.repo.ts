@@ -29,8 +29,29 @@ interface VersionRow {
   created_at: number;
 }
 
-const TEMPLATE_COLUMNS = ['uid', 'project_id', 'id', 'name', 'category', 'split', 'latest_version', 'created_at', 'updated_at'] as const;
-const VERSION_COLUMNS = ['template_uid', 'version', 'subject', 'html', 'text', 'design', 'translations', 'variables', 'restored_from', 'created_at'] as const;
+const TEMPLATE_COLUMNS = [
+  'uid',
+  'project_id',
+  'id',
+  'name',
+  'category',
+  'split',
+  'latest_version',
+  'created_at',
+  'updated_at',
+] as const;
+const VERSION_COLUMNS = [
+  'template_uid',
+  'version',
+  'subject',
+  'html',
+  'text',
+  'design',
+  'translations',
+  'variables',
+  'restored_from',
+  'created_at',
+] as const;
 
 const templateFromRow = (r: TemplateRow): Template => ({
   uid: r.uid,
@@ -71,12 +92,17 @@ const versionFromRow = (r: VersionRow, templateId: string): TemplateVersionInfo 
 });
 
 export async function findTemplate(db: Db, projectId: string, id: string): Promise<Template | null> {
-  const row = (await db('templates').select(TEMPLATE_COLUMNS).where({ project_id: projectId, id }).first()) as TemplateRow | undefined;
+  const row = (await db('templates').select(TEMPLATE_COLUMNS).where({ project_id: projectId, id }).first()) as
+    TemplateRow | undefined;
   return row ? templateFromRow(row) : null;
 }
 
 /** The same, its row locked for the rest of the transaction on PostgreSQL (SQLite's one writer already excludes). */
-export async function findTemplateForUpdate(trx: Knex.Transaction, projectId: string, id: string): Promise<Template | null> {
+export async function findTemplateForUpdate(
+  trx: Knex.Transaction,
+  projectId: string,
+  id: string,
+): Promise<Template | null> {
   const q = trx('templates').select(TEMPLATE_COLUMNS).where({ project_id: projectId, id });
   const row = (await (dialectOf(trx) === 'pg' ? q.forUpdate() : q).first()) as TemplateRow | undefined;
   return row ? templateFromRow(row) : null;
@@ -84,7 +110,13 @@ export async function findTemplateForUpdate(trx: Knex.Transaction, projectId: st
 
 /** Newest first. */
 export async function listTemplates(db: Db, projectId: string): Promise<Template[]> {
-  const rows = (await db('templates').select(TEMPLATE_COLUMNS).where({ project_id: projectId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'uid', order: 'desc' }])) as TemplateRow[];
+  const rows = (await db('templates')
+    .select(TEMPLATE_COLUMNS)
+    .where({ project_id: projectId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'uid', order: 'desc' },
+    ])) as TemplateRow[];
   return rows.map(templateFromRow);
 }
 
@@ -120,12 +152,18 @@ export async function insertVersion(db: Db, v: TemplateVersion): Promise<void> {
 
 /** One version with what a send renders (`compiled`). */
 export async function findVersion(db: Db, t: Template, version: number): Promise<TemplateVersion | null> {
-  const row = (await db('template_versions').select([...VERSION_COLUMNS, 'compiled']).where({ template_uid: t.uid, version }).first()) as VersionRow | undefined;
+  const row = (await db('template_versions')
+    .select([...VERSION_COLUMNS, 'compiled'])
+    .where({ template_uid: t.uid, version })
+    .first()) as VersionRow | undefined;
   return row ? { ...versionFromRow(row, t.id), compiled: JSON.parse(row.compiled!) } : null;
 }
 
 /** Every version, newest first, without the compiled trees. */
 export async function listVersions(db: Db, t: Template): Promise<TemplateVersionInfo[]> {
-  const rows = (await db('template_versions').select(VERSION_COLUMNS).where({ template_uid: t.uid }).orderBy('version', 'desc')) as VersionRow[];
+  const rows = (await db('template_versions')
+    .select(VERSION_COLUMNS)
+    .where({ template_uid: t.uid })
+    .orderBy('version', 'desc')) as VersionRow[];
   return rows.map((r) => versionFromRow(r, t.id));
 }

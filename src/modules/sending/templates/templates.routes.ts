@@ -1,7 +1,13 @@
 import { notFound } from '../../../lib/errors.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentRendered, presentSummary, presentTemplate, presentVersion } from './templates.presenter.js';
-import { MAX_VERSION, PublishTemplateBody, RenderTemplateBody, RestoreTemplateBody, UpdateTemplateBody } from './templates.schema.js';
+import {
+  MAX_VERSION,
+  PublishTemplateBody,
+  RenderTemplateBody,
+  RestoreTemplateBody,
+  UpdateTemplateBody,
+} from './templates.schema.js';
 import type { TemplateService } from './templates.service.js';
 
 const route = keyedRoutes<{ templates: TemplateService }>();
@@ -32,7 +38,10 @@ export const templateRoutes = [
     scope: 'templates:manage',
     summary: 'List templates with their latest version, newest first',
     async handler({ services, principal }) {
-      return { status: 200, body: { object: 'list', data: (await services.templates.list(principal.project.id)).map(presentSummary) } };
+      return {
+        status: 200,
+        body: { object: 'list', data: (await services.templates.list(principal.project.id)).map(presentSummary) },
+      };
     },
   }),
   route({
@@ -53,7 +62,10 @@ export const templateRoutes = [
     body: UpdateTemplateBody,
     async handler({ services, principal, params, body }) {
       const t = await services.templates.update(principal.project.id, params.id!, body);
-      return { status: 200, body: { object: 'template', id: t.id, name: t.name, category: t.category, split: t.split } };
+      return {
+        status: 200,
+        body: { object: 'template', id: t.id, name: t.name, category: t.category, split: t.split },
+      };
     },
   }),
   route({
@@ -72,7 +84,12 @@ export const templateRoutes = [
     scope: 'templates:manage',
     summary: 'Get one version of a template',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentVersion(await services.templates.version(principal.project.id, params.id!, versionParam(params.version))) };
+      return {
+        status: 200,
+        body: presentVersion(
+          await services.templates.version(principal.project.id, params.id!, versionParam(params.version)),
+        ),
+      };
     },
   }),
   route({
@@ -83,7 +100,10 @@ export const templateRoutes = [
     body: RestoreTemplateBody,
     async handler({ services, principal, params, body }) {
       const { template, version } = await services.templates.restore(principal.project.id, params.id!, body.version);
-      return { status: 201, body: { object: 'template', id: template.id, version: version.version, restored_from: body.version } };
+      return {
+        status: 201,
+        body: { object: 'template', id: template.id, version: version.version, restored_from: body.version },
+      };
     },
   }),
   route({

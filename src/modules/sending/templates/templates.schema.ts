@@ -33,7 +33,12 @@ export const Variables = Type.Unsafe<Record<string, VariableDefinition>>({
 });
 
 export const Translation = Type.Object(
-  { subject: Type.Optional(Subject), html: Type.Optional(Body), text: Type.Optional(Body), design: Type.Optional(Design) },
+  {
+    subject: Type.Optional(Subject),
+    html: Type.Optional(Body),
+    text: Type.Optional(Body),
+    design: Type.Optional(Design),
+  },
   { additionalProperties: false },
 );
 export type Translation = Static<typeof Translation>;
@@ -48,7 +53,12 @@ export const PublishTemplateBody = Type.Object(
     text: Type.Optional(Body),
     design: Type.Optional(Design),
     translations: Type.Optional(
-      Type.Unsafe<Record<string, Translation>>({ type: 'object', maxProperties: 50, propertyNames: { pattern: LANGUAGE_PATTERN }, additionalProperties: Translation }),
+      Type.Unsafe<Record<string, Translation>>({
+        type: 'object',
+        maxProperties: 50,
+        propertyNames: { pattern: LANGUAGE_PATTERN },
+        additionalProperties: Translation,
+      }),
     ),
     variables: Type.Optional(Variables),
   },
@@ -58,7 +68,10 @@ export type PublishTemplateBody = Static<typeof PublishTemplateBody>;
 
 const Version = Type.Integer({ minimum: 1, maximum: MAX_VERSION });
 
-export const SplitItem = Type.Object({ version: Version, percent: Type.Integer({ minimum: 1, maximum: 100 }) }, { additionalProperties: false });
+export const SplitItem = Type.Object(
+  { version: Version, percent: Type.Integer({ minimum: 1, maximum: 100 }) },
+  { additionalProperties: false },
+);
 export type SplitItem = Static<typeof SplitItem>;
 
 export const UpdateTemplateBody = Type.Object(

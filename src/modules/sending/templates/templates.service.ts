@@ -5,7 +5,14 @@ import type { Store } from '../../../store/store.js';
 import { renderVersion, splitVersion, type RenderedContent } from './render-version.js';
 import type { CompiledVersion, Template, TemplateVersion, TemplateVersionInfo, VersionContent } from './template.js';
 import { TemplateCache } from './template-cache.js';
-import { checkSplit, contentOf, publishedContent, publishedTemplate, publishedVersion, updatedTemplate } from './template-changes.js';
+import {
+  checkSplit,
+  contentOf,
+  publishedContent,
+  publishedTemplate,
+  publishedVersion,
+  updatedTemplate,
+} from './template-changes.js';
 import { RenderNeedsRoom } from './language/index.js';
 import * as repo from './templates.repo.js';
 import type { PublishTemplateBody, RenderTemplateBody, UpdateTemplateBody } from './templates.schema.js';
@@ -26,7 +33,11 @@ export interface TemplateDeps {
    * without them, here.
    */
   compile?: (content: VersionContent) => Promise<CompiledVersion>;
-  renderOffThread?: (job: { version: TemplateVersion; variables: Record<string, unknown>; language: string | null }) => Promise<RenderedContent>;
+  renderOffThread?: (job: {
+    version: TemplateVersion;
+    variables: Record<string, unknown>;
+    language: string | null;
+  }) => Promise<RenderedContent>;
 }
 
 /** What a template send needs (interface §4.1). */
@@ -48,7 +59,10 @@ export class TemplateService {
   }
 
   /** POST /v1/templates: a new template at version 1, or the next version of an existing one. */
-  async publish(projectId: string, body: PublishTemplateBody): Promise<{ template: Template; version: TemplateVersion }> {
+  async publish(
+    projectId: string,
+    body: PublishTemplateBody,
+  ): Promise<{ template: Template; version: TemplateVersion }> {
     const content = publishedContent(body);
     const compiled = await this.compile(content);
     const write = () =>
@@ -118,7 +132,11 @@ export class TemplateService {
    * version stored before a rule it breaks (a javascript: link) is refused
    * rather than copied.
    */
-  async restore(projectId: string, id: string, from: number): Promise<{ template: Template; version: TemplateVersion }> {
+  async restore(
+    projectId: string,
+    id: string,
+    from: number,
+  ): Promise<{ template: Template; version: TemplateVersion }> {
     const found = await this.find(projectId, id);
     const source = await this.versionOf(found, from);
     const compiled = await this.compile(contentOf(source));
@@ -129,7 +147,13 @@ export class TemplateService {
       const now = this.deps.clock.now();
       const template: Template = { ...old, latestVersion: old.latestVersion + 1, updatedAt: now };
       await repo.saveTemplate(trx, template);
-      const version: TemplateVersion = { ...source, compiled, version: template.latestVersion, restoredFrom: from, createdAt: now };
+      const version: TemplateVersion = {
+        ...source,
+        compiled,
+        version: template.latestVersion,
+        restoredFrom: from,
+        createdAt: now,
+      };
       await repo.insertVersion(trx, version);
       return { template, version };
     });
@@ -138,7 +162,11 @@ export class TemplateService {
   }
 
   /** POST /v1/templates/{id}/render: the preview, with the same variable checks as a send. */
-  async render(projectId: string, id: string, body: RenderTemplateBody): Promise<{ version: TemplateVersion; rendered: RenderedContent }> {
+  async render(
+    projectId: string,
+    id: string,
+    body: RenderTemplateBody,
+  ): Promise<{ version: TemplateVersion; rendered: RenderedContent }> {
     const template = await this.find(projectId, id);
     const version = await this.versionOf(template, body.version ?? template.latestVersion);
     return { version, rendered: await this.rendered(version, body.variables ?? {}, body.language ?? null) };
@@ -150,21 +178,37 @@ export class TemplateService {
    * variables and language. An unknown template or version is refused as a
    * field of the send (400), not as a missing resource.
    */
-  async renderForSend(projectId: string, req: TemplateSendRequest): Promise<{ version: number; rendered: RenderedContent }> {
-    const template = await this.cache.head(projectId, req.templateId, () => repo.findTemplate(this.deps.store.reader, projectId, req.templateId));
+  async renderForSend(
+    projectId: string,
+    req: TemplateSendRequest,
+  ): Promise<{ version: number; rendered: RenderedContent }> {
+    const template = await this.cache.head(projectId, req.templateId, () =>
+      repo.findTemplate(this.deps.store.reader, projectId, req.templateId),
+    );
     if (!template) throw validationError('template_id', `no template '${req.templateId}' in this project`);
-    const n = req.version ?? (template.split ? splitVersion(template.split, template.id, req.firstRecipient) : template.latestVersion);
-    if (n > template.latestVersion) throw validationError('template_version', `template '${template.id}' has no version ${n} (latest is ${template.latestVersion})`);
+    const n =
+      req.version ??
+      (template.split ? splitVersion(template.split, template.id, req.firstRecipient) : template.latestVersion);
+    if (n > template.latestVersion)
+      throw validationError(
+        'template_version',
+        `template '${template.id}' has no version ${n} (latest is ${template.latestVersion})`,
+      );
     const version = await this.versionOf(template, n).catch((e: unknown) => {
       // deleted since its row was read (another appliance, a delete a moment ago): the send names no template
-      if (e instanceof ApiError && e.code === 'not_found') throw validationError('template_id', `no template '${req.templateId}' in this project`);
+      if (e instanceof ApiError && e.code === 'not_found')
+        throw validationError('template_id', `no template '${req.templateId}' in this project`);
       throw e;
     });
     return { version: n, rendered: await this.rendered(version, req.variables, req.language) };
   }
 
   /** A rendering small enough is done here; one that needs more steps than LIGHT_RENDER goes to the pool. */
-  private async rendered(version: TemplateVersion, variables: Record<string, unknown>, language: string | null | undefined): Promise<RenderedContent> {
+  private async rendered(
+    version: TemplateVersion,
+    variables: Record<string, unknown>,
+    language: string | null | undefined,
+  ): Promise<RenderedContent> {
     if (!this.deps.renderOffThread) return renderVersion(version, variables, language);
     try {
       return renderVersion(version, variables, language, true);

@@ -32,8 +32,10 @@ export function compileVersion(content: VersionContent): CompiledVersion {
   // translations inherit the main version's parts: each distinct source is parsed (and converted to text) once
   const memo = new Map<string, CompiledTemplate | null>();
   try {
-    if (content.design && content.html !== null) throw validationError('html', 'a version has a design or html, not both: the design generates the html');
-    if (!content.design && content.html === null && content.text === null) throw validationError('html', 'html, text or design is required');
+    if (content.design && content.html !== null)
+      throw validationError('html', 'a version has a design or html, not both: the design generates the html');
+    if (!content.design && content.html === null && content.text === null)
+      throw validationError('html', 'html, text or design is required');
     const main = compileParts(
       {
         subject: [content.subject, 'subject'],
@@ -48,7 +50,11 @@ export function compileVersion(content: VersionContent): CompiledVersion {
     const tags: Record<string, string> = {};
     for (const [lang, t] of Object.entries(content.translations)) {
       const key = lang.toLowerCase();
-      if (tags[key] !== undefined) throw validationError(`translations.${lang}`, `is the same language as translations.${tags[key]} (tags are compared without case)`);
+      if (tags[key] !== undefined)
+        throw validationError(
+          `translations.${lang}`,
+          `is the same language as translations.${tags[key]} (tags are compared without case)`,
+        );
       tags[key] = lang;
       translations[key] = compileParts(translationSources(content, lang, t), content.variables, memo);
     }
@@ -67,12 +73,24 @@ export function compileVersion(content: VersionContent): CompiledVersion {
  */
 function translationSources(main: VersionContent, lang: string, t: Translation): PartSources {
   const at = `translations.${lang}`;
-  if (t.design && t.html !== undefined) throw validationError(`${at}.html`, 'a translation has a design or html, not both: the design generates the html');
+  if (t.design && t.html !== undefined)
+    throw validationError(`${at}.html`, 'a translation has a design or html, not both: the design generates the html');
   const own = t.design !== undefined || t.html !== undefined;
-  const design: PartSources['design'] = t.design ? [t.design, `${at}.design`] : !own && main.design ? [main.design, 'design'] : null;
-  const html: PartSources['html'] = t.html !== undefined ? [t.html, `${at}.html`] : !own && main.html !== null ? [main.html, 'html'] : null;
-  const text: PartSources['text'] = t.text !== undefined ? [t.text, `${at}.text`] : !own && main.text !== null ? [main.text, 'text'] : null;
-  return { subject: t.subject !== undefined ? [t.subject, `${at}.subject`] : [main.subject, 'subject'], html, text, design };
+  const design: PartSources['design'] = t.design
+    ? [t.design, `${at}.design`]
+    : !own && main.design
+      ? [main.design, 'design']
+      : null;
+  const html: PartSources['html'] =
+    t.html !== undefined ? [t.html, `${at}.html`] : !own && main.html !== null ? [main.html, 'html'] : null;
+  const text: PartSources['text'] =
+    t.text !== undefined ? [t.text, `${at}.text`] : !own && main.text !== null ? [main.text, 'text'] : null;
+  return {
+    subject: t.subject !== undefined ? [t.subject, `${at}.subject`] : [main.subject, 'subject'],
+    html,
+    text,
+    design,
+  };
 }
 
 function compileParts(src: PartSources, declared: Declared, memo: Map<string, CompiledTemplate | null>): CompiledParts {
@@ -83,7 +101,9 @@ function compileParts(src: PartSources, declared: Declared, memo: Map<string, Co
   };
   // a design's generated sources hold {{#url}} around its URL fields (an author's never do)
   const compile = (source: string, field: string, generated = false) =>
-    once(generated ? 'design' : 'tree', source, field, () => compileTemplate(source, field, declared, { urlFields: generated }))!;
+    once(generated ? 'design' : 'tree', source, field, () =>
+      compileTemplate(source, field, declared, { urlFields: generated }),
+    )!;
   const subject = compile(src.subject[0], src.subject[1]);
   let htmlSource = src.html;
   let textSource = src.text;
@@ -110,7 +130,10 @@ function compileParts(src: PartSources, declared: Declared, memo: Map<string, Co
         source = textSourceFromHtml(html0);
       } catch (e) {
         // html-to-text recurses per element: HTML nested thousands deep overflows it, here and at every send
-        throw validationError(field, `cannot be turned into a text part (${(e as Error).message}): send a text part too`);
+        throw validationError(
+          field,
+          `cannot be turned into a text part (${(e as Error).message}): send a text part too`,
+        );
       }
       try {
         return source === null ? null : compileTemplate(source, field, declared);
@@ -130,7 +153,8 @@ function checkDesignAt(design: Design, field: string, declared: Declared): void 
   try {
     checkDesign(design, declared);
   } catch (e) {
-    if (e instanceof TemplateError && field !== 'design') throw new TemplateError(field + e.field.slice('design'.length), e.line, e.column, e.reason);
+    if (e instanceof TemplateError && field !== 'design')
+      throw new TemplateError(field + e.field.slice('design'.length), e.line, e.column, e.reason);
     throw e;
   }
 }

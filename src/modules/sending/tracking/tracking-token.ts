@@ -18,7 +18,12 @@ const b64url = (b: Buffer) => b.toString('base64url');
  * 128 bits kept) makes it impossible to forge a redirect to anywhere else.
  */
 export function signTrackingToken(key: Buffer, claim: TrackingClaim): string {
-  const body = [claim.kind === 'open' ? 'o' : 'c', claim.emailId.slice(4), claim.recipientId.slice(4), ...(claim.url !== undefined ? [claim.url] : [])];
+  const body = [
+    claim.kind === 'open' ? 'o' : 'c',
+    claim.emailId.slice(4),
+    claim.recipientId.slice(4),
+    ...(claim.url !== undefined ? [claim.url] : []),
+  ];
   const payload = b64url(Buffer.from(JSON.stringify(body), 'utf8'));
   return `${payload}.${mac(key, payload)}`;
 }
@@ -32,7 +37,12 @@ export function verifyTrackingToken(key: Buffer, token: string): TrackingClaim |
     const [k, email, recipient, url] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as string[];
     if ((k !== 'o' && k !== 'c') || !email || !recipient) return null;
     if (k === 'c' && typeof url !== 'string') return null;
-    return { kind: k === 'o' ? 'open' : 'click', emailId: `msg_${email}`, recipientId: `rcp_${recipient}`, ...(k === 'c' ? { url: url! } : {}) };
+    return {
+      kind: k === 'o' ? 'open' : 'click',
+      emailId: `msg_${email}`,
+      recipientId: `rcp_${recipient}`,
+      ...(k === 'c' ? { url: url! } : {}),
+    };
   } catch {
     return null;
   }

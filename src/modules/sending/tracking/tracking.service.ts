@@ -42,13 +42,20 @@ export interface TrackingDeps {
 }
 
 /** One recipient's HTML with its open pixel and/or rewritten links. */
-export async function trackedHtml(deps: TrackingDeps, html: string, ids: { emailId: string; recipientId: string }, want: { opens: boolean; clicks: boolean }): Promise<string> {
+export async function trackedHtml(
+  deps: TrackingDeps,
+  html: string,
+  ids: { emailId: string; recipientId: string },
+  want: { opens: boolean; clicks: boolean },
+): Promise<string> {
   if (!deps.publicUrl || (!want.opens && !want.clicks)) return html;
   const key = await deps.key();
   const base = deps.publicUrl;
   return addTracking(html, {
     ...(want.opens ? { open: `${base}/t/o/${signTrackingToken(key, { kind: 'open', ...ids })}` } : {}),
-    ...(want.clicks ? { click: (url: string) => `${base}/t/c/${signTrackingToken(key, { kind: 'click', ...ids, url })}` } : {}),
+    ...(want.clicks
+      ? { click: (url: string) => `${base}/t/c/${signTrackingToken(key, { kind: 'click', ...ids, url })}` }
+      : {}),
   });
 }
 
@@ -58,15 +65,28 @@ export async function trackedHtml(deps: TrackingDeps, html: string, ids: { email
  * tracking is on for the domain: an open or click of mail sent before the
  * domain turned it off (or was deleted) records nothing; the link still works.
  */
-export async function recordTracking(deps: TrackingDeps, claim: TrackingClaim, userAgent: string | null): Promise<void> {
+export async function recordTracking(
+  deps: TrackingDeps,
+  claim: TrackingClaim,
+  userAgent: string | null,
+): Promise<void> {
   const email = await findEmailById(deps.store.reader, claim.emailId);
   const recipient = email?.recipients.find((r) => r.id === claim.recipientId);
   if (!email || !recipient) return;
   const domain = await findDomainByName(deps.store.reader, email.fromDomain);
-  if (!domain || domain.projectId !== email.projectId || !(claim.kind === 'click' ? domain.clickTracking : domain.openTracking)) return;
+  if (
+    !domain ||
+    domain.projectId !== email.projectId ||
+    !(claim.kind === 'click' ? domain.clickTracking : domain.openTracking)
+  )
+    return;
   const now = deps.clock.now();
   const details = claim.kind === 'click' ? { url: claim.url, user_agent: userAgent } : { user_agent: userAgent };
-  await deps.store.tx((trx) => insertEvents(trx, [emailEvent(email, claim.kind === 'click' ? 'email.clicked' : 'email.opened', now, recipient.address, details)]));
+  await deps.store.tx((trx) =>
+    insertEvents(trx, [
+      emailEvent(email, claim.kind === 'click' ? 'email.clicked' : 'email.opened', now, recipient.address, details),
+    ]),
+  );
 }
 
 /**
@@ -79,12 +99,16 @@ export function trackingService(deps: TrackingDeps, logger: Logger) {
   const follow = async (token: string, kind: TrackingKind, userAgent: string | null): Promise<TrackingClaim> => {
     const claim = verifyTrackingToken(await deps.key(), token);
     if (!claim || claim.kind !== kind) throw apiError('not_found', 'no such tracking link');
-    await recordTracking(deps, claim, userAgent).catch((e: unknown) => logger.warn({ err: e }, 'could not record a tracking event'));
+    await recordTracking(deps, claim, userAgent).catch((e: unknown) =>
+      logger.warn({ err: e }, 'could not record a tracking event'),
+    );
     return claim;
   };
   return {
-    open: async (token: string, userAgent: string | null): Promise<void> => void (await follow(token, 'open', userAgent)),
-    click: async (token: string, userAgent: string | null): Promise<string> => (await follow(token, 'click', userAgent)).url!,
+    open: async (token: string, userAgent: string | null): Promise<void> =>
+      void (await follow(token, 'open', userAgent)),
+    click: async (token: string, userAgent: string | null): Promise<string> =>
+      (await follow(token, 'click', userAgent)).url!,
   };
 }
 

@@ -1,4 +1,11 @@
-import { checkWrittenUrl, compileCondition, compileTemplate, TemplateError, type Declared, type UrlUse } from '../language/index.js';
+import {
+  checkWrittenUrl,
+  compileCondition,
+  compileTemplate,
+  TemplateError,
+  type Declared,
+  type UrlUse,
+} from '../language/index.js';
 import type { Block, Design } from './design.schema.js';
 
 // At publish, every field of a design that can hold placeholders is compiled
@@ -28,23 +35,44 @@ function checkFields(object: Record<string, unknown>, at: string, declared: Decl
 function checkRows(block: Extract<Block, { type: 'table' }>, at: string, declared: Declared): void {
   const spec = Object.hasOwn(declared, block.rows) ? declared[block.rows] : undefined;
   if (!spec) throw new TemplateError(`${at}.rows`, 1, 1, `variable '${block.rows}' is not declared under variables`);
-  if (spec.type !== 'array') throw new TemplateError(`${at}.rows`, 1, 1, `variable '${block.rows}' is declared as ${spec.type}: a table needs an array`);
+  if (spec.type !== 'array')
+    throw new TemplateError(
+      `${at}.rows`,
+      1,
+      1,
+      `variable '${block.rows}' is declared as ${spec.type}: a table needs an array`,
+    );
 }
 
 /** The fields of a block that become an href or a src, by their path under the block. */
 export function urlFieldsOf(b: Block): Array<{ field: string; url: string; use: UrlUse }> {
   const f = (field: string, url: string | undefined, use: UrlUse) => (url ? [{ field, url, use }] : []);
   switch (b.type) {
-    case 'button': return f('url', b.url, 'link');
+    case 'button':
+      return f('url', b.url, 'link');
     case 'image':
-    case 'logo': return [...f('url', b.url, 'image'), ...f('link', b.link, 'link')];
-    case 'columns': return [...f('image_url', b.image_url, 'image'), ...f('button_url', b.button_url, 'link')];
-    case 'product': return [...f('image_url', b.image_url, 'image'), ...f('url', b.url, 'link')];
-    case 'social': return b.links.flatMap((l, j) => f(`links[${j}].url`, l.url, 'link'));
-    case 'signature': return f('website', b.website, 'link');
+    case 'logo':
+      return [...f('url', b.url, 'image'), ...f('link', b.link, 'link')];
+    case 'columns':
+      return [...f('image_url', b.image_url, 'image'), ...f('button_url', b.button_url, 'link')];
+    case 'product':
+      return [...f('image_url', b.image_url, 'image'), ...f('url', b.url, 'link')];
+    case 'social':
+      return b.links.flatMap((l, j) => f(`links[${j}].url`, l.url, 'link'));
+    case 'signature':
+      return f('website', b.website, 'link');
     case 'event':
-    case 'rating': return f('url', b.url, 'link');
-    case 'heading': case 'text': case 'divider': case 'spacer': case 'footer': case 'discount': case 'list': case 'quote': case 'table':
+    case 'rating':
+      return f('url', b.url, 'link');
+    case 'heading':
+    case 'text':
+    case 'divider':
+    case 'spacer':
+    case 'footer':
+    case 'discount':
+    case 'list':
+    case 'quote':
+    case 'table':
       return [];
   }
 }

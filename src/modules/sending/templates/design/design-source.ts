@@ -1,7 +1,27 @@
 import { conditionOf } from './check-design.js';
 import type { Block, Design } from './design.schema.js';
-import { buttonHtml, dividerHtml, footerHtml, headingHtml, imageHtml, listHtml, logoHtml, quoteHtml, spacerHtml, textHtml } from './html-blocks.js';
-import { columnsHtml, discountHtml, eventHtml, productHtml, ratingHtml, signatureHtml, socialHtml, tableHtml } from './html-blocks-rich.js';
+import {
+  buttonHtml,
+  dividerHtml,
+  footerHtml,
+  headingHtml,
+  imageHtml,
+  listHtml,
+  logoHtml,
+  quoteHtml,
+  spacerHtml,
+  textHtml,
+} from './html-blocks.js';
+import {
+  columnsHtml,
+  discountHtml,
+  eventHtml,
+  productHtml,
+  ratingHtml,
+  signatureHtml,
+  socialHtml,
+  tableHtml,
+} from './html-blocks-rich.js';
 import { documentHtml } from './html-document.js';
 import type { HtmlContext } from './html-parts.js';
 import { paletteOf } from './palette.js';
@@ -17,24 +37,42 @@ export { checkDesign } from './check-design.js';
 
 function blockHtml(b: Block, ctx: HtmlContext): string {
   switch (b.type) {
-    case 'heading': return headingHtml(b, ctx);
-    case 'text': return textHtml(b, ctx);
-    case 'button': return buttonHtml(b, ctx);
-    case 'image': return imageHtml(b);
-    case 'divider': return dividerHtml(b, ctx);
-    case 'spacer': return spacerHtml(b);
-    case 'footer': return footerHtml(b, ctx);
-    case 'logo': return logoHtml(b);
-    case 'columns': return columnsHtml(b, ctx);
-    case 'product': return productHtml(b, ctx);
-    case 'discount': return discountHtml(b, ctx);
-    case 'social': return socialHtml(b, ctx);
-    case 'list': return listHtml(b, ctx);
-    case 'quote': return quoteHtml(b, ctx);
-    case 'signature': return signatureHtml(b, ctx);
-    case 'event': return eventHtml(b, ctx);
-    case 'rating': return ratingHtml(b, ctx);
-    case 'table': return tableHtml(b, ctx);
+    case 'heading':
+      return headingHtml(b, ctx);
+    case 'text':
+      return textHtml(b, ctx);
+    case 'button':
+      return buttonHtml(b, ctx);
+    case 'image':
+      return imageHtml(b);
+    case 'divider':
+      return dividerHtml(b, ctx);
+    case 'spacer':
+      return spacerHtml(b);
+    case 'footer':
+      return footerHtml(b, ctx);
+    case 'logo':
+      return logoHtml(b);
+    case 'columns':
+      return columnsHtml(b, ctx);
+    case 'product':
+      return productHtml(b, ctx);
+    case 'discount':
+      return discountHtml(b, ctx);
+    case 'social':
+      return socialHtml(b, ctx);
+    case 'list':
+      return listHtml(b, ctx);
+    case 'quote':
+      return quoteHtml(b, ctx);
+    case 'signature':
+      return signatureHtml(b, ctx);
+    case 'event':
+      return eventHtml(b, ctx);
+    case 'rating':
+      return ratingHtml(b, ctx);
+    case 'table':
+      return tableHtml(b, ctx);
   }
 }
 

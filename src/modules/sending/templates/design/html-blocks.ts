@@ -36,23 +36,33 @@ export function spacerHtml(b: BlockOf<'spacer'>): string {
 }
 
 export function footerHtml(b: BlockOf<'footer'>, { p }: HtmlContext): string {
-  return row(paragraphs(b.text, `${typeStyle(p, 13, 20, p.muted)}text-align:center;`, 'ph-muted', 8), { pad: `18px ${PAD_X}px 8px`, align: 'center' });
+  return row(paragraphs(b.text, `${typeStyle(p, 13, 20, p.muted)}text-align:center;`, 'ph-muted', 8), {
+    pad: `18px ${PAD_X}px 8px`,
+    align: 'center',
+  });
 }
 
 export function logoHtml(b: BlockOf<'logo'>): string {
   const align = b.align ?? 'left';
-  return row(image(b.url, b.alt ?? '', b.width ?? 140, { link: b.link || undefined, align }), { pad: `20px ${PAD_X}px 8px`, align });
+  return row(image(b.url, b.alt ?? '', b.width ?? 140, { link: b.link || undefined, align }), {
+    pad: `20px ${PAD_X}px 8px`,
+    align,
+  });
 }
 
 export function listHtml(b: BlockOf<'list'>, { p }: HtmlContext): string {
   const tag = b.ordered ? 'ol' : 'ul';
-  const items = b.items.map((item) => `<li class="ph-text" style="margin:0 0 6px;${typeStyle(p, 16, 24)}">${htmlOf(item)}</li>`).join('');
+  const items = b.items
+    .map((item) => `<li class="ph-text" style="margin:0 0 6px;${typeStyle(p, 16, 24)}">${htmlOf(item)}</li>`)
+    .join('');
   return row(`<${tag} style="margin:0;padding:0 0 0 24px;${typeStyle(p, 16, 24)}">${items}</${tag}>`);
 }
 
 export function quoteHtml(b: BlockOf<'quote'>, { p }: HtmlContext): string {
   const text = paragraphs(b.text, `${typeStyle(p, 18, 28)}font-style:italic;`, 'ph-text', 12);
-  const author = b.author ? `<p class="ph-muted" style="margin:10px 0 0;${typeStyle(p, 14, 20, p.muted)}">&mdash; ${htmlOf(b.author)}</p>` : '';
+  const author = b.author
+    ? `<p class="ph-muted" style="margin:10px 0 0;${typeStyle(p, 14, 20, p.muted)}">&mdash; ${htmlOf(b.author)}</p>`
+    : '';
   const bar = `<td style="padding:4px 0 4px 18px;border-left:4px solid ${p.accent};">${text}${author}</td>`;
   return row(`<table ${LAYOUT} width="100%" style="width:100%;"><tr>${bar}</tr></table>`, { pad: `14px ${PAD_X}px` });
 }

@@ -32,11 +32,22 @@ export function row(inner: string, options: { pad?: string; align?: Align; cls?:
 /** Paragraphs of a text field; blank lines separate them, single newlines are <br>. */
 export function paragraphs(source: string, style: string, cls: string, gap = 16): string {
   const ps = paragraphsOf(source);
-  return ps.map((text, i) => `<p class="${cls}" style="margin:0 0 ${i === ps.length - 1 ? 0 : gap}px;${style}">${htmlOf(withoutStandaloneTags(text))}</p>`).join('');
+  return ps
+    .map(
+      (text, i) =>
+        `<p class="${cls}" style="margin:0 0 ${i === ps.length - 1 ? 0 : gap}px;${style}">${htmlOf(withoutStandaloneTags(text))}</p>`,
+    )
+    .join('');
 }
 
 /** A bulletproof button: the padded cell carries the colour, so it shows even where the link's padding is dropped. */
-export function button(p: Palette, label: string, url: string, align: Align, size: 'large' | 'small' = 'large'): string {
+export function button(
+  p: Palette,
+  label: string,
+  url: string,
+  align: Align,
+  size: 'large' | 'small' = 'large',
+): string {
   const [fontSize, padding] = size === 'large' ? [16, '13px 28px'] : [14, '10px 20px'];
   const table = `<table ${LAYOUT} style="margin:${align === 'center' ? '0 auto' : align === 'right' ? '0 0 0 auto' : '0'};border-collapse:separate;">`;
   const cell = `<td align="center" bgcolor="${p.accent}" style="background-color:${p.accent};border-radius:6px;mso-padding-alt:${padding};">`;
@@ -47,19 +58,32 @@ export function button(p: Palette, label: string, url: string, align: Align, siz
 }
 
 /** An image scaled to `width` (and narrower on a phone); its height follows its own aspect ratio. */
-export function image(url: string, alt: string, width: number, options: { fluid?: boolean; link?: string; align?: Align } = {}): string {
+export function image(
+  url: string,
+  alt: string,
+  width: number,
+  options: { fluid?: boolean; link?: string; align?: Align } = {},
+): string {
   // a block image ignores text-align: its margins place it
   const margin = options.align === 'center' ? 'margin:0 auto;' : options.align === 'right' ? 'margin:0 0 0 auto;' : '';
   const style = `display:block;${margin}width:${options.fluid ? '100%' : `${width}px`};max-width:${options.fluid ? `${width}px` : '100%'};height:auto;border:0;outline:none;text-decoration:none;`;
   const img = `<img src="${attrOf(urlSource(url, 'image'))}" alt="${attrOf(alt)}" width="${width}" border="0"${options.fluid ? ' class="ph-fluid"' : ''} style="${style}">`;
-  return options.link ? `<a href="${attrOf(urlSource(options.link, 'link'))}" target="_blank" style="text-decoration:none;">${img}</a>` : img;
+  return options.link
+    ? `<a href="${attrOf(urlSource(options.link, 'link'))}" target="_blank" style="text-decoration:none;">${img}</a>`
+    : img;
 }
 
 export const link = (p: Palette, url: string, label: string, extra = '') =>
   `<a href="${attrOf(urlSource(url, 'link'))}" target="_blank" class="ph-link" style="color:${p.accentText};text-decoration:underline;${extra}">${htmlOf(label)}</a>`;
 
 /** Image and body side by side; on a phone they stack with the image first (dir="rtl" puts it on the right meanwhile). */
-export function mediaRow(imageHtml: string, body: string, imageWidth: number, side: 'left' | 'right', width = INNER): string {
+export function mediaRow(
+  imageHtml: string,
+  body: string,
+  imageWidth: number,
+  side: 'left' | 'right',
+  width = INNER,
+): string {
   const gap = 24;
   const bodyWidth = width - imageWidth - gap;
   const imageCell = `<td class="ph-col" width="${imageWidth}" valign="top" dir="ltr" style="width:${imageWidth}px;vertical-align:top;">${imageHtml}</td>`;

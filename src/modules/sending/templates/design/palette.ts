@@ -26,10 +26,20 @@ export interface Palette {
   msoFont: string;
 }
 
-export const DARK = { background: '#0f1115', card: '#1b1e24', text: '#e6e8eb', muted: '#a3a9b3', border: '#3a3f48', tint: '#23272f' } as const;
+export const DARK = {
+  background: '#0f1115',
+  card: '#1b1e24',
+  text: '#e6e8eb',
+  muted: '#a3a9b3',
+  border: '#3a3f48',
+  tint: '#23272f',
+} as const;
 
 const FONTS = {
-  sans: { font: "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif", msoFont: 'Arial, sans-serif' },
+  sans: {
+    font: "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif",
+    msoFont: 'Arial, sans-serif',
+  },
   serif: { font: "Georgia, Cambria, 'Times New Roman', Times, serif", msoFont: "Georgia, 'Times New Roman', serif" },
 } as const;
 

@@ -25,13 +25,16 @@ export function splitTags(source: string): Piece[] {
   return pieces;
 }
 
-const mapText = (pieces: Piece[], f: (text: string) => string) => pieces.map((p) => (p.tag ? p.text : f(p.text))).join('');
+const mapText = (pieces: Piece[], f: (text: string) => string) =>
+  pieces.map((p) => (p.tag ? p.text : f(p.text))).join('');
 
 /** One line of text for HTML: escaped around the tags, newlines as `<br>`. */
-export const htmlOf = (source: string) => mapText(splitTags(source), (t) => escapeHtml(t.replace(/\r\n?/g, '\n')).replace(/\n/g, '<br>'));
+export const htmlOf = (source: string) =>
+  mapText(splitTags(source), (t) => escapeHtml(t.replace(/\r\n?/g, '\n')).replace(/\n/g, '<br>'));
 
 /** An attribute value (href, src, alt): escaped around the tags, on one line. */
-export const attrOf = (source: string) => mapText(splitTags(source), (t) => escapeHtml(t.replace(/\s*[\r\n]+\s*/g, ' ')));
+export const attrOf = (source: string) =>
+  mapText(splitTags(source), (t) => escapeHtml(t.replace(/\s*[\r\n]+\s*/g, ' ')));
 
 const BLANK_LINE = /[ \t]*\r?\n(?:[ \t]*\r?\n)+/;
 
@@ -70,7 +73,10 @@ export function withoutStandaloneTags(paragraph: string): string {
     drop(nl < 0 ? lineStart - 1 : lineStart, start);
     drop(end, nl < 0 ? lineEnd : nl + 1);
   }
-  return paragraph.split('').filter((_, i) => !dropped[i]).join('');
+  return paragraph
+    .split('')
+    .filter((_, i) => !dropped[i])
+    .join('');
 }
 
 /** Text for the plain-text part: newlines normalised, one blank line between paragraphs. */

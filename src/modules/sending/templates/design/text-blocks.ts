@@ -22,19 +22,38 @@ function tableText(b: BlockOf<'table'>): string {
 
 function ratingText(b: BlockOf<'rating'>): string {
   const scale = [1, 2, 3, 4, 5].map((n) => {
-    const label = n === 1 && b.low_label ? ` (${oneLine(b.low_label)})` : n === 5 && b.high_label ? ` (${oneLine(b.high_label)})` : '';
+    const label =
+      n === 1 && b.low_label
+        ? ` (${oneLine(b.low_label)})`
+        : n === 5 && b.high_label
+          ? ` (${oneLine(b.high_label)})`
+          : '';
     return `${n}${label} [${urlText(ratingUrl(b.url, n))}]`;
   });
   return lines(oneLine(b.question), ...scale);
 }
 
 function signatureText(b: BlockOf<'signature'>): string {
-  const role = [b.title, b.company].filter((s) => s).map((s) => oneLine(s!)).join(', ');
-  return lines(oneLine(b.name), role, b.email && oneLine(b.email), b.phone && oneLine(b.phone), b.website && urlText(b.website));
+  const role = [b.title, b.company]
+    .filter((s) => s)
+    .map((s) => oneLine(s!))
+    .join(', ');
+  return lines(
+    oneLine(b.name),
+    role,
+    b.email && oneLine(b.email),
+    b.phone && oneLine(b.phone),
+    b.website && urlText(b.website),
+  );
 }
 
 const quoteText = (b: BlockOf<'quote'>) =>
-  lines(...plainOf(b.text).split('\n').map((l) => `> ${l}`.trimEnd()), b.author && `> -- ${oneLine(b.author)}`);
+  lines(
+    ...plainOf(b.text)
+      .split('\n')
+      .map((l) => `> ${l}`.trimEnd()),
+    b.author && `> -- ${oneLine(b.author)}`,
+  );
 
 const discountText = (b: BlockOf<'discount'>) =>
   `${oneLine(b.headline || 'Your discount')}\n\n    ${oneLine(b.code)}${b.details ? `\n\n${oneLine(b.details)}` : ''}`;
@@ -57,9 +76,18 @@ export function blockText(b: Block): string {
     case 'spacer':
       return '';
     case 'columns':
-      return lines(b.title && oneLine(b.title), b.text && plainOf(b.text), !!b.button_label && !!b.button_url && linked(b.button_label, b.button_url));
+      return lines(
+        b.title && oneLine(b.title),
+        b.text && plainOf(b.text),
+        !!b.button_label && !!b.button_url && linked(b.button_label, b.button_url),
+      );
     case 'product':
-      return lines(oneLine(b.name), b.description && oneLine(b.description), b.price && oneLine(b.price), b.url && linked(b.button_label || 'View', b.url));
+      return lines(
+        oneLine(b.name),
+        b.description && oneLine(b.description),
+        b.price && oneLine(b.price),
+        b.url && linked(b.button_label || 'View', b.url),
+      );
     case 'discount':
       return discountText(b);
     case 'social':
@@ -71,7 +99,15 @@ export function blockText(b: Block): string {
     case 'signature':
       return signatureText(b);
     case 'event':
-      return lines(oneLine(b.title), [b.date, b.time].filter((s) => s).map((s) => oneLine(s!)).join(', '), b.place && oneLine(b.place), b.url && linked(b.button_label || 'Add to calendar', b.url));
+      return lines(
+        oneLine(b.title),
+        [b.date, b.time]
+          .filter((s) => s)
+          .map((s) => oneLine(s!))
+          .join(', '),
+        b.place && oneLine(b.place),
+        b.url && linked(b.button_label || 'Add to calendar', b.url),
+      );
     case 'rating':
       return ratingText(b);
     case 'table':

@@ -19,7 +19,17 @@ export interface Path {
   keys: string[];
 }
 
-export const FILTER_NAMES = ['upper', 'lower', 'capitalize', 'trim', 'truncate', 'number', 'currency', 'date', 'url'] as const;
+export const FILTER_NAMES = [
+  'upper',
+  'lower',
+  'capitalize',
+  'trim',
+  'truncate',
+  'number',
+  'currency',
+  'date',
+  'url',
+] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
 /** One segment of a pipe: a filter (with its checked argument) or a fallback text. */

@@ -1,4 +1,12 @@
-import { FILTER_NAMES, type CompareOp, type Condition, type FilterName, type Literal, type Path, type PipeStep } from './ast.js';
+import {
+  FILTER_NAMES,
+  type CompareOp,
+  type Condition,
+  type FilterName,
+  type Literal,
+  type Path,
+  type PipeStep,
+} from './ast.js';
 import type { Where } from './errors.js';
 import { checkFilterArg } from './filters.js';
 
@@ -49,7 +57,12 @@ function segments(inner: string, offset: number): Array<[string, number]> {
 }
 
 /** `path | filter:arg | fallback`: CONTRACT §6's pipe, left to right. */
-export function parseOutput(inner: string, offset: number, where: Where, checkRoot: RootCheck): { out: Path; pipe: PipeStep[] } {
+export function parseOutput(
+  inner: string,
+  offset: number,
+  where: Where,
+  checkRoot: RootCheck,
+): { out: Path; pipe: PipeStep[] } {
   const [head, ...rest] = segments(inner, offset);
   const out = parsePath(head![0], head![1], where, checkRoot);
   const pipe = rest.map(([text, at]) => parseStep(text, at, where));
@@ -59,7 +72,8 @@ export function parseOutput(inner: string, offset: number, where: Where, checkRo
 function parseStep(text: string, at: number, where: Where): PipeStep {
   if (text === '') throw where.error(at, 'nothing after | (a filter such as upper, or a fallback text)');
   if (isQuoted(text)) return { fallback: unquote(text, at, where) };
-  if (text[0] === "'" || text[0] === '"') throw where.error(at, `the quoted text starting here is never closed with ${text[0]}`);
+  if (text[0] === "'" || text[0] === '"')
+    throw where.error(at, `the quoted text starting here is never closed with ${text[0]}`);
   const colon = text.indexOf(':');
   const name = (colon < 0 ? text : text.slice(0, colon)).trim();
   if (!(FILTER_NAMES as readonly string[]).includes(name)) return { fallback: text };
@@ -103,7 +117,8 @@ function tokenize(text: string, offset: number, where: Where): CondToken[] {
     else if (m[2]) out.push({ t: 'op', v: m[2], at });
     else if (m[3]) out.push({ t: 'not', v: '!', at });
     else if (m[4]) out.push({ t: 'word', v: m[4], at });
-    else if (m[5] === "'" || m[5] === '"') throw where.error(at, `the quoted text starting here is never closed with ${m[5]}`);
+    else if (m[5] === "'" || m[5] === '"')
+      throw where.error(at, `the quoted text starting here is never closed with ${m[5]}`);
     else throw where.error(at, `unexpected '${m[5]}' in a condition`);
   }
   return out;
@@ -113,7 +128,7 @@ function tokenize(text: string, offset: number, where: Where): CondToken[] {
 export function parseCondition(text: string, offset: number, where: Where, checkRoot: RootCheck): Condition {
   const tokens = tokenize(text, offset, where);
   const end = offset + text.length;
-  if (tokens.length === 0) throw where.error(offset, 'a condition is expected (e.g. plan == \'pro\')');
+  if (tokens.length === 0) throw where.error(offset, "a condition is expected (e.g. plan == 'pro')");
   let i = 0;
   const peekWord = (w: string) => tokens[i]?.t === 'word' && tokens[i]!.v === w;
   const term = (): Condition => {
@@ -125,7 +140,8 @@ export function parseCondition(text: string, offset: number, where: Where, check
       i++;
       return { not: parsePath(next.v, next.at, where, checkRoot) };
     }
-    if (tok.t !== 'word' || tok.v === 'and' || tok.v === 'or') throw where.error(tok.at, `a variable is expected here, not '${tok.v}'`);
+    if (tok.t !== 'word' || tok.v === 'and' || tok.v === 'or')
+      throw where.error(tok.at, `a variable is expected here, not '${tok.v}'`);
     const path = parsePath(tok.v, tok.at, where, checkRoot);
     i++;
     const op = tokens[i];
@@ -146,7 +162,8 @@ export function parseCondition(text: string, offset: number, where: Where, check
     return ors.length === 1 ? ors[0]! : { or: ors };
   };
   const cond = all();
-  if (i < tokens.length) throw where.error(tokens[i]!.at, `unexpected '${tokens[i]!.v}': join conditions with and / or`);
+  if (i < tokens.length)
+    throw where.error(tokens[i]!.at, `unexpected '${tokens[i]!.v}': join conditions with and / or`);
   return cond;
 }
 
@@ -158,5 +175,8 @@ function literal(tok: CondToken, where: Where): Literal {
     if (tok.v === 'null') return null;
     if (/^-?\d+(\.\d+)?$/.test(tok.v)) return Number(tok.v);
   }
-  throw where.error(tok.at, `compare with a quoted text, a number, true, false or null, not '${tok.v}'${tok.t === 'word' ? ` (write '${tok.v}' in quotes)` : ''}`);
+  throw where.error(
+    tok.at,
+    `compare with a quoted text, a number, true, false or null, not '${tok.v}'${tok.t === 'word' ? ` (write '${tok.v}' in quotes)` : ''}`,
+  );
 }

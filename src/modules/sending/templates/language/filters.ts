@@ -9,22 +9,29 @@ const DATE_STYLES = ['short', 'medium', 'long', 'full'] as const;
 const DATE_PATTERN = /^(?:YYYY|MM|DD|HH|mm|ss|[ \-/.:,T])+$/;
 
 /** The argument a filter takes, checked at publish: a reason when it is wrong. */
-export function checkFilterArg(name: FilterName, arg: string | number | null): { arg: string | number | null } | string {
+export function checkFilterArg(
+  name: FilterName,
+  arg: string | number | null,
+): { arg: string | number | null } | string {
   switch (name) {
     case 'truncate':
-      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg < 1) return 'truncate needs a length of at least 1, e.g. truncate:40';
+      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg < 1)
+        return 'truncate needs a length of at least 1, e.g. truncate:40';
       return { arg };
     case 'number':
       if (arg === null) return { arg };
-      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg < 0 || arg > 20) return 'number takes the count of decimals, 0..20, e.g. number:2';
+      if (typeof arg !== 'number' || !Number.isInteger(arg) || arg < 0 || arg > 20)
+        return 'number takes the count of decimals, 0..20, e.g. number:2';
       return { arg };
     case 'currency':
       if (arg === null) return { arg: 'USD' };
-      if (typeof arg !== 'string' || !/^[A-Za-z]{3}$/.test(arg)) return `currency needs a 3-letter ISO 4217 code, e.g. currency:'EUR' (got ${JSON.stringify(arg)})`;
+      if (typeof arg !== 'string' || !/^[A-Za-z]{3}$/.test(arg))
+        return `currency needs a 3-letter ISO 4217 code, e.g. currency:'EUR' (got ${JSON.stringify(arg)})`;
       return { arg: arg.toUpperCase() };
     case 'date':
       if (arg === null) return { arg: 'medium' };
-      if (typeof arg === 'string' && ((DATE_STYLES as readonly string[]).includes(arg) || DATE_PATTERN.test(arg))) return { arg };
+      if (typeof arg === 'string' && ((DATE_STYLES as readonly string[]).includes(arg) || DATE_PATTERN.test(arg)))
+        return { arg };
       return `date takes 'short', 'medium', 'long', 'full' or a pattern of YYYY MM DD HH mm ss (got ${JSON.stringify(arg)})`;
     default:
       if (arg !== null) return `${name} takes no argument`;
@@ -84,25 +91,43 @@ const two = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 function formatDate(d: Date, style: string, locale: string): string {
   if ((DATE_STYLES as readonly string[]).includes(style)) {
-    return remember(dateFormats, `${locale}|${style}`, () => new Intl.DateTimeFormat(locale, { dateStyle: style as 'short', timeZone: 'UTC' })).format(d);
+    return remember(
+      dateFormats,
+      `${locale}|${style}`,
+      () => new Intl.DateTimeFormat(locale, { dateStyle: style as 'short', timeZone: 'UTC' }),
+    ).format(d);
   }
   return style.replace(/YYYY|MM|DD|HH|mm|ss/g, (t) => {
     switch (t) {
-      case 'YYYY': return String(d.getUTCFullYear()).padStart(4, '0');
-      case 'MM': return two(d.getUTCMonth() + 1);
-      case 'DD': return two(d.getUTCDate());
-      case 'HH': return two(d.getUTCHours());
-      case 'mm': return two(d.getUTCMinutes());
-      default: return two(d.getUTCSeconds());
+      case 'YYYY':
+        return String(d.getUTCFullYear()).padStart(4, '0');
+      case 'MM':
+        return two(d.getUTCMonth() + 1);
+      case 'DD':
+        return two(d.getUTCDate());
+      case 'HH':
+        return two(d.getUTCHours());
+      case 'mm':
+        return two(d.getUTCMinutes());
+      default:
+        return two(d.getUTCSeconds());
     }
   });
 }
 
 /** Applies one filter to a present value; `text` is the value as it would be inserted. A value it cannot read passes unchanged. */
-export function applyFilter(name: FilterName, arg: string | number | null, value: unknown, text: (v: unknown) => string, locale: string): unknown {
+export function applyFilter(
+  name: FilterName,
+  arg: string | number | null,
+  value: unknown,
+  text: (v: unknown) => string,
+  locale: string,
+): unknown {
   switch (name) {
-    case 'upper': return text(value).toLocaleUpperCase(locale);
-    case 'lower': return text(value).toLocaleLowerCase(locale);
+    case 'upper':
+      return text(value).toLocaleUpperCase(locale);
+    case 'lower':
+      return text(value).toLocaleLowerCase(locale);
     case 'capitalize': {
       const s = text(value);
       const first = s.codePointAt(0);
@@ -110,21 +135,34 @@ export function applyFilter(name: FilterName, arg: string | number | null, value
       const n = first > 0xffff ? 2 : 1;
       return s.slice(0, n).toLocaleUpperCase(locale) + s.slice(n);
     }
-    case 'trim': return text(value).trim();
+    case 'trim':
+      return text(value).trim();
     case 'truncate': {
       const s = text(value);
       if (s.length <= (arg as number)) return s;
       const chars = Array.from(s);
-      return chars.length <= (arg as number) ? s : `${chars.slice(0, arg as number).join('').trimEnd()}…`;
+      return chars.length <= (arg as number)
+        ? s
+        : `${chars
+            .slice(0, arg as number)
+            .join('')
+            .trimEnd()}…`;
     }
     case 'number': {
       const n = toNumber(value);
       if (n === null) return value;
-      return arg === null ? numberFormat(locale, 'n', {}).format(n) : numberFormat(locale, `n${arg}`, { minimumFractionDigits: arg as number, maximumFractionDigits: arg as number }).format(n);
+      return arg === null
+        ? numberFormat(locale, 'n', {}).format(n)
+        : numberFormat(locale, `n${arg}`, {
+            minimumFractionDigits: arg as number,
+            maximumFractionDigits: arg as number,
+          }).format(n);
     }
     case 'currency': {
       const n = toNumber(value);
-      return n === null ? value : numberFormat(locale, `c${arg}`, { style: 'currency', currency: arg as string }).format(n);
+      return n === null
+        ? value
+        : numberFormat(locale, `c${arg}`, { style: 'currency', currency: arg as string }).format(n);
     }
     case 'date': {
       const d = toDate(value);
@@ -138,4 +176,5 @@ export function applyFilter(name: FilterName, arg: string | number | null, value
 }
 
 // encodeURIComponent throws on a lone surrogate, which JSON can bring: it becomes U+FFFD as TextEncoder makes it
-const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');

@@ -6,6 +6,13 @@ export { TemplateError, Where } from './errors.js';
 export { compileCondition, compileTemplate, type CompileOptions } from './parser.js';
 export { urlProblem } from './urls.js';
 export { checkWrittenUrl } from './written-urls.js';
-export { RENDER_BUDGET, RenderNeedsRoom, RenderTooLarge, renderTemplate, testCondition, type RenderOptions } from './render.js';
+export {
+  RENDER_BUDGET,
+  RenderNeedsRoom,
+  RenderTooLarge,
+  renderTemplate,
+  testCondition,
+  type RenderOptions,
+} from './render.js';
 export { checkVariables } from './variables.js';
 export { tagSpans } from './lexer.js';

@@ -1,7 +1,8 @@
 import type { Where } from './errors.js';
 
 /** A piece of source: literal text, or a `{{ … }}` tag with its inside and where both start. */
-export type Token = { kind: 'text'; text: string } | { kind: 'tag'; inner: string; start: number; innerStart: number; block: boolean };
+export type Token =
+  { kind: 'text'; text: string } | { kind: 'tag'; inner: string; start: number; innerStart: number; block: boolean };
 
 /**
  * Splits a source into text and tags. A tag ends at the first `}}`. Block
@@ -19,7 +20,10 @@ export function lex(source: string, where: Where): Token[] {
     }
     if (open > i) tokens.push({ kind: 'text', text: source.slice(i, open) });
     if (source.charCodeAt(open + 2) === 123 /* { */) {
-      throw where.error(open, '{{{ … }}} is not supported: values are always escaped in html, and inserted as they are in subject and text');
+      throw where.error(
+        open,
+        '{{{ … }}} is not supported: values are always escaped in html, and inserted as they are in subject and text',
+      );
     }
     const close = closingBraces(source, open + 2);
     if (close < 0) throw where.error(open, '{{ is never closed with }}');

@@ -37,7 +37,12 @@ export interface CompileOptions {
  * Source → tree, at publish (interface §2.4): every mistake and every
  * undeclared placeholder is refused with the field, line and column.
  */
-export function compileTemplate(source: string, field: string, declared: Declared, options: CompileOptions = {}): CompiledTemplate {
+export function compileTemplate(
+  source: string,
+  field: string,
+  declared: Declared,
+  options: CompileOptions = {},
+): CompiledTemplate {
   const where = new Where(source, field);
   return { nodes: new Parser(where, declared, options.urlFields === true).parse(lex(source, where)) };
 }
@@ -45,14 +50,20 @@ export function compileTemplate(source: string, field: string, declared: Declare
 /** A design block's `when`: the condition of an `{{#if}}` on its own (line 1). */
 export function compileCondition(source: string, field: string, declared: Declared): CompiledCondition {
   const where = new Where(source, field);
-  return parseCondition(source, 0, where, rootCheck(where, declared, () => ({ aliases: [], inLoop: false })));
+  return parseCondition(
+    source,
+    0,
+    where,
+    rootCheck(where, declared, () => ({ aliases: [], inLoop: false })),
+  );
 }
 
 function rootCheck(where: Where, declared: Declared, scope: () => { aliases: string[]; inLoop: boolean }): RootCheck {
   return (root, offset) => {
     const { aliases, inLoop } = scope();
     if (root.startsWith('@')) {
-      if (!LOOP_VARIABLES.has(root)) throw where.error(offset, `unknown '${root}': inside {{#each}} there are @index, @first and @last`);
+      if (!LOOP_VARIABLES.has(root))
+        throw where.error(offset, `unknown '${root}': inside {{#each}} there are @index, @first and @last`);
       if (!inLoop) throw where.error(offset, `${root} is only available inside {{#each}}`);
       return;
     }
@@ -100,23 +111,32 @@ class Parser {
     const rest = body.slice(word.length);
     const restAt = at + word.length + (rest.length - rest.trimStart().length);
     switch (word) {
-      case '#if': return this.openIf(t.start, rest.trim(), restAt);
-      case '#each': return this.openEach(t.start, rest.trim(), restAt);
-      case 'else': return this.otherwise(t.start, rest.trim(), restAt);
+      case '#if':
+        return this.openIf(t.start, rest.trim(), restAt);
+      case '#each':
+        return this.openEach(t.start, rest.trim(), restAt);
+      case 'else':
+        return this.otherwise(t.start, rest.trim(), restAt);
       case '/if':
-      case '/each': return this.close(t.start, word.slice(1) as 'if' | 'each', rest);
+      case '/each':
+        return this.close(t.start, word.slice(1) as 'if' | 'each', rest);
     }
     if (this.urlFields && word === '#url') return this.openUrl(t.start, rest.trim());
     if (this.urlFields && word === '/url') return this.close(t.start, 'url', rest);
-    if (word.startsWith('#')) throw this.where.error(t.start, `unknown block {{${word}}}: there are {{#if}} and {{#each}}`);
-    if (word.startsWith('/')) throw this.where.error(t.start, `unknown closing tag {{${word}}}: there are {{/if}} and {{/each}}`);
+    if (word.startsWith('#'))
+      throw this.where.error(t.start, `unknown block {{${word}}}: there are {{#if}} and {{#each}}`);
+    if (word.startsWith('/'))
+      throw this.where.error(t.start, `unknown closing tag {{${word}}}: there are {{/if}} and {{/each}}`);
     this.into().push(parseOutput(body, at, this.where, this.check));
   }
 
   private openIf(start: number, cond: string, at: number): void {
-    if (cond === '') throw this.where.error(start, '{{#if}} needs a condition, e.g. {{#if plan == \'pro\'}}');
+    if (cond === '') throw this.where.error(start, "{{#if}} needs a condition, e.g. {{#if plan == 'pro'}}");
     this.checkDepth(start);
-    const node: IfNode = { branches: [{ when: parseCondition(cond, at, this.where, this.check), body: [] }], otherwise: null };
+    const node: IfNode = {
+      branches: [{ when: parseCondition(cond, at, this.where, this.check), body: [] }],
+      otherwise: null,
+    };
     this.into().push(node);
     this.open.push({ kind: 'if', start, node, into: node.branches[0]!.body, elseAt: null });
   }
@@ -124,19 +144,27 @@ class Parser {
   private openEach(start: number, spec: string, at: number): void {
     this.checkDepth(start);
     const m = /^(\S+)\s+as\s+(\S+)$/.exec(spec);
-    if (!m) throw this.where.error(start, "{{#each}} needs a list and a name for its items: {{#each items as item}}");
+    if (!m) throw this.where.error(start, '{{#each}} needs a list and a name for its items: {{#each items as item}}');
     const list = parsePath(m[1]!, at, this.where, this.check);
     const aliasAt = at + spec.lastIndexOf(m[2]!);
-    if (!ALIAS.test(m[2]!) || RESERVED.has(m[2]!)) throw this.where.error(aliasAt, `'${m[2]}' cannot name the items of a list (a name like item)`);
-    const spec0 = list.keys.length === 0 && Object.hasOwn(this.declared, list.root) && !this.open.some((o) => (o.node as EachNode).as === list.root) ? this.declared[list.root] : undefined;
-    if (spec0 && spec0.type !== 'array') throw this.where.error(at, `'${list.root}' is declared as ${spec0.type}: {{#each}} needs an array`);
+    if (!ALIAS.test(m[2]!) || RESERVED.has(m[2]!))
+      throw this.where.error(aliasAt, `'${m[2]}' cannot name the items of a list (a name like item)`);
+    const spec0 =
+      list.keys.length === 0 &&
+      Object.hasOwn(this.declared, list.root) &&
+      !this.open.some((o) => (o.node as EachNode).as === list.root)
+        ? this.declared[list.root]
+        : undefined;
+    if (spec0 && spec0.type !== 'array')
+      throw this.where.error(at, `'${list.root}' is declared as ${spec0.type}: {{#each}} needs an array`);
     const node: EachNode = { each: list, as: m[2]!, body: [], otherwise: null };
     this.into().push(node);
     this.open.push({ kind: 'each', start, node, into: node.body, elseAt: null });
   }
 
   private openUrl(start: number, use: string): void {
-    if (use !== 'link' && use !== 'image') throw this.where.error(start, '{{#url}} is for a link or an image: {{#url link}}');
+    if (use !== 'link' && use !== 'image')
+      throw this.where.error(start, '{{#url}} is for a link or an image: {{#url link}}');
     if (this.open.some((o) => o.kind === 'url')) throw this.where.error(start, '{{#url}} cannot stand inside {{#url}}');
     const node: UrlNode = { url: [], use: use as UrlUse, whole: false };
     this.into().push(node);
@@ -146,7 +174,8 @@ class Parser {
   private otherwise(start: number, rest: string, at: number): void {
     const o = this.open[this.open.length - 1];
     if (!o || o.kind === 'url') throw this.where.error(start, '{{else}} outside {{#if}} or {{#each}}');
-    if (o.elseAt !== null) throw this.where.error(start, `no {{else …}} can follow the {{else}} of this block (${this.position(o.elseAt)})`);
+    if (o.elseAt !== null)
+      throw this.where.error(start, `no {{else …}} can follow the {{else}} of this block (${this.position(o.elseAt)})`);
     if (rest === '') {
       o.elseAt = start;
       o.into = (o.node as IfNode | EachNode).otherwise = [];
@@ -166,7 +195,11 @@ class Parser {
     if (rest.trim() !== '') throw this.where.error(start, `{{/${kind}}} takes nothing more`);
     const o = this.open.pop();
     if (!o) throw this.where.error(start, `{{/${kind}}} without a matching {{#${kind}}}`);
-    if (o.kind !== kind) throw this.where.error(start, `{{/${kind}}} closes the {{#${o.kind}}} opened at ${this.position(o.start)}; close it with {{/${o.kind}}} first`);
+    if (o.kind !== kind)
+      throw this.where.error(
+        start,
+        `{{/${kind}}} closes the {{#${o.kind}}} opened at ${this.position(o.start)}; close it with {{/${o.kind}}} first`,
+      );
     if (o.kind === 'url') encodeUrlParts(o.node as UrlNode);
   }
 

@@ -61,11 +61,24 @@ export class RenderTooLarge extends Error {
 }
 
 const tooLong = () => new RenderTooLarge(`more than ${MAX_RENDERED.toLocaleString('en')} characters`);
-const tooMuch = (s: { light: boolean }) => (s.light ? new RenderNeedsRoom() : new RenderTooLarge(`more than ${RENDER_BUDGET.toLocaleString('en')} steps`));
+const tooMuch = (s: { light: boolean }) =>
+  s.light ? new RenderNeedsRoom() : new RenderTooLarge(`more than ${RENDER_BUDGET.toLocaleString('en')} steps`);
 
-export function renderTemplate(t: CompiledTemplate, variables: Record<string, unknown>, options: RenderOptions): string {
+export function renderTemplate(
+  t: CompiledTemplate,
+  variables: Record<string, unknown>,
+  options: RenderOptions,
+): string {
   const light = options.light !== undefined && options.light < RENDER_BUDGET;
-  return renderNodes(t.nodes, { vars: variables, loops: [], html: options.html, locale: localeOf(options.language), budget: light ? options.light! : RENDER_BUDGET, light, room: MAX_RENDERED });
+  return renderNodes(t.nodes, {
+    vars: variables,
+    loops: [],
+    html: options.html,
+    locale: localeOf(options.language),
+    budget: light ? options.light! : RENDER_BUDGET,
+    light,
+    room: MAX_RENDERED,
+  });
 }
 
 function renderNodes(nodes: Node[], s: Scope): string {
@@ -132,7 +145,10 @@ function resolve(p: Path, s: Scope): unknown {
   // own properties only: a variable named "constructor" must not reach Object's
   if (!found) v = Object.hasOwn(s.vars, root) ? s.vars[root] : undefined;
   for (let i = 0; i < p.keys.length && v !== undefined; i++) {
-    v = v !== null && typeof v === 'object' && Object.hasOwn(v, p.keys[i]!) ? (v as Record<string, unknown>)[p.keys[i]!] : undefined;
+    v =
+      v !== null && typeof v === 'object' && Object.hasOwn(v, p.keys[i]!)
+        ? (v as Record<string, unknown>)[p.keys[i]!]
+        : undefined;
   }
   return v;
 }

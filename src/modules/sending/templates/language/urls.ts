@@ -11,7 +11,10 @@ type UrlNode = Extract<Node, { url: Node[] }>;
 /** Schemes that run code or carry a page of their own where they are followed. */
 const REFUSED = new Set(['javascript', 'vbscript', 'data']);
 /** What a variable that gives a whole URL may give. */
-const FROM_VARIABLE: Record<UrlUse, ReadonlySet<string>> = { link: new Set(['http', 'https', 'mailto']), image: new Set(['http', 'https']) };
+const FROM_VARIABLE: Record<UrlUse, ReadonlySet<string>> = {
+  link: new Set(['http', 'https', 'mailto']),
+  image: new Set(['http', 'https']),
+};
 
 const INVISIBLE = /[\s\p{Cc}\p{Cf}]/gu;
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
@@ -97,5 +100,7 @@ function encodeOutputs(nodes: Node[] | null, skipFirst: boolean, walk: Walk): vo
 export function encodeUrlParts(node: UrlNode): void {
   const first = node.url[0];
   node.whole = first !== undefined && typeof first !== 'string' && 'out' in first && !encodes(first.pipe);
-  encodeOutputs(node.url, node.whole, { address: typeof first === 'string' && MAILTO.test(first.replace(INVISIBLE, '')) });
+  encodeOutputs(node.url, node.whole, {
+    address: typeof first === 'string' && MAILTO.test(first.replace(INVISIBLE, '')),
+  });
 }

@@ -15,7 +15,10 @@ const kindOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null'
  * `invalid_variables`): the first required one missing (or null) or of the
  * wrong type. Variables the version does not declare are ignored.
  */
-export function checkVariables(declared: Declared, variables: Record<string, unknown>): { variable: string; message: string } | null {
+export function checkVariables(
+  declared: Declared,
+  variables: Record<string, unknown>,
+): { variable: string; message: string } | null {
   for (const name of Object.keys(declared)) {
     const spec = declared[name]!;
     const v = Object.hasOwn(variables, name) ? variables[name] : undefined;
@@ -23,7 +26,11 @@ export function checkVariables(declared: Declared, variables: Record<string, unk
       if (spec.required !== false) return { variable: name, message: 'is required by the template' };
       continue;
     }
-    if (!TYPE_OF[spec.type](v)) return { variable: name, message: `must be ${spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type} (got ${kindOf(v)})` };
+    if (!TYPE_OF[spec.type](v))
+      return {
+        variable: name,
+        message: `must be ${spec.type === 'array' || spec.type === 'object' ? 'an' : 'a'} ${spec.type} (got ${kindOf(v)})`,
+      };
   }
   return null;
 }

@@ -46,7 +46,12 @@ export function checkWrittenUrl(source: string, field: string, declared: Declare
  * takes only blanks from a text: the n-th text with a visible character is
  * the n-th such run between the tags.
  */
-function partsOf(source: string, nodes: Node[], where: Where, fallbackProblem: (text: string, at: number) => void): Part[] {
+function partsOf(
+  source: string,
+  nodes: Node[],
+  where: Where,
+  fallbackProblem: (text: string, at: number) => void,
+): Part[] {
   const literals: number[] = [];
   const placeholders: number[] = [];
   let from = 0;
@@ -99,7 +104,11 @@ function turned(body: Part[], starts: Starts, refuse: (start: string, at: number
 }
 
 /** Each start with the text added: a settled one is refused or dropped; the open ones go on. */
-function extend(starts: Starts, part: { text: string; at: number }, refuse: (start: string, at: number) => void): Starts {
+function extend(
+  starts: Starts,
+  part: { text: string; at: number },
+  refuse: (start: string, at: number) => void,
+): Starts {
   const piece = compactUrl(part.text);
   const out: Starts = new Map();
   for (const [start, at] of starts) {
