@@ -46,14 +46,14 @@ export async function dashboardPhase(): Promise<DashboardFigures> {
           ),
         );
         await page.goto(path, { waitUntil: 'load' });
-        const t = (await page.evaluate('JSON.stringify(performance.getEntriesByType("navigation")[0])')) as string;
+        const t = await page.evaluate<string>('JSON.stringify(performance.getEntriesByType("navigation")[0])');
         const nav = JSON.parse(t) as { domContentLoadedEventEnd: number; loadEventEnd: number };
         await page.waitForLoadState('networkidle');
         const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
         await fresh.close();
         runs.push({ interactive: nav.domContentLoadedEventEnd, load: nav.loadEventEnd, bytes });
       }
-      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       pages[name] = {
         interactive_ms: Math.round(median(runs.map((r) => r.interactive))),
         load_ms: Math.round(median(runs.map((r) => r.load))),

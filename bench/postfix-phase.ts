@@ -314,7 +314,7 @@ class Instance {
     return Object.fromEntries(
       stdout.split('\n').flatMap((line) => {
         const m = /^(\S+) =\s?(.*)$/.exec(line);
-        return m ? [[m[1]!, m[2]!.trim()]] : [];
+        return m ? [[m[1], m[2].trim()]] : [];
       }),
     );
   }
@@ -323,7 +323,10 @@ class Instance {
     try {
       await run(POSTFIX, ['-c', this.conf, 'start']);
     } catch (e) {
-      throw new Error(`postfix -c ${this.conf} start failed: ${(e as { stderr?: string }).stderr ?? e}\n${this.log()}`);
+      throw new Error(
+        `postfix -c ${this.conf} start failed: ${(e as { stderr?: string }).stderr ?? String(e)}\n${this.log()}`,
+        { cause: e },
+      );
     }
     this.running = true;
   }
@@ -425,7 +428,7 @@ async function relayOver(
   const sent = Promise.all(
     sessions.map(async (session) => {
       while (next < messages.length) {
-        const m = messages[next++]!;
+        const m = messages[next++];
         const reply = await session.send(m.from, [m.to], m.raw);
         if (!reply.startsWith('250')) throw new Error(`postfix refused a message: ${reply}\n${o.instance.log()}`);
       }
@@ -437,16 +440,17 @@ async function relayOver(
   const sample: Buffer[] = [];
   let last = 0;
   let quietSince = Date.now();
-  let failed: unknown = null;
-  sent.catch((e: unknown) => (failed = e));
+  // a holder, not a `let`: TypeScript does not see the callback's assignment, and would narrow a `let` to null
+  const failure: { error: Error | null } = { error: null };
+  sent.catch((e: unknown) => (failure.error = e instanceof Error ? e : new Error(String(e))));
   const prefix = `${tag}-`;
   while (arrived < count) {
-    if (failed) throw failed;
+    if (failure.error) throw failure.error;
     if (broken.length)
-      throw new Error(`a connection to postfix's smtpd failed: ${broken[0]!.message}\n${o.instance.log()}`);
+      throw new Error(`a connection to postfix's smtpd failed: ${broken[0].message}\n${o.instance.log()}`);
     const all = o.sink.messages;
     for (; scanned < all.length; scanned++) {
-      const m = all[scanned]!;
+      const m = all[scanned];
       if (!m.envelope.to[0]?.startsWith(prefix)) continue;
       const problem = check(m.raw);
       if (problem) throw new Error(`${problem}:\n${m.raw.toString('utf8').slice(0, 2000)}`);
@@ -581,7 +585,14 @@ function freePort(taken: Set<number>): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const { port } = s.address() as AddressInfo;
-      s.close(() => (taken.has(port) ? freePort(taken).then(resolve, reject) : (taken.add(port), resolve(port))));
+      s.close(() => {
+        if (taken.has(port)) {
+          freePort(taken).then(resolve, reject);
+        } else {
+          taken.add(port);
+          resolve(port);
+        }
+      });
     });
   });
 }
@@ -590,11 +601,11 @@ function freePort(taken: Set<number>): Promise<number> {
 function machineCpu(): { busy: number } {
   try {
     const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
-      .split('\n')[0]!
+      .split('\n')[0]
       .trim()
       .split(/\s+/)
       .map(Number);
-    return { busy: user! + nice! + system! + irq! + softirq! + steal! };
+    return { busy: user + nice + system + irq + softirq + steal };
   } catch {
     return { busy: 0 };
   }
@@ -623,7 +634,7 @@ function alive(pid: number): boolean {
 /** Processes whose working directory is in `dir` (Linux /proc): the instance's daemons. */
 function processesIn(dir: string): number[] {
   const out: number[] = [];
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {

@@ -109,7 +109,7 @@ async function cli(config: string, args: string[]): Promise<any> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
   await once(child, 'exit');
   return JSON.parse(out);
 }
@@ -132,8 +132,8 @@ async function serve(config: string, port: number, known?: string): Promise<{ ch
   });
   let out = '';
   const copy = process.env.BENCH_SERVE_LOG;
-  child.stdout!.on('data', (d: Buffer) => {
-    out += d;
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
     if (copy) appendFileSync(copy, d);
   });
   for (;;) {
@@ -250,7 +250,7 @@ async function measured<T extends object>(
 }
 
 function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 type LoadResult = {
@@ -357,7 +357,7 @@ async function wrkLoad(
   // `times` prints the CPU time of the shell's children (wrk) once it has exited
   const child = spawn('sh', ['-c', 'wrk "$@" && times', 'sh', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
+  child.stdout.on('data', (d) => (out += d));
   // 'close', not 'exit': stdout may still hold the last lines when the process has exited
   const [code] = await once(child, 'close');
   rmSync(dir, { recursive: true, force: true });
@@ -443,7 +443,7 @@ async function koaBaseline(): Promise<number> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   // a child that dies first (its port taken meanwhile) must not leave the bench waiting for ever
   await Promise.race([
-    once(child.stdout!, 'data'),
+    once(child.stdout, 'data'),
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`))),
   ]);
   const base = `http://127.0.0.1:${port}`;
@@ -641,8 +641,9 @@ async function main() {
       return n / (ms / 1000);
     };
     rate(1000);
-    report.template_renders_per_s = Math.round(rate(3000));
-    step(`  ${report.template_renders_per_s}/s`);
+    const rendersPerSecond = Math.round(rate(3000));
+    report.template_renders_per_s = rendersPerSecond;
+    step(`  ${rendersPerSecond}/s`);
     step('templates: template sends and plain sends of the same content, test key (A B B A)');
     const published = await api(app.key, 'POST', '/v1/templates', TYPICAL_TEMPLATE);
     if (published.version !== 1) throw new Error(`template not published: ${JSON.stringify(published)}`);

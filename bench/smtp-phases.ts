@@ -20,7 +20,7 @@ async function blast(
   await Promise.all(
     sessions.map(async (session) => {
       while (next < messages.length) {
-        const m = messages[next++]!;
+        const m = messages[next++];
         if (!(await session.send(m.from, m.to, m.raw)).startsWith('250')) errors++;
       }
     }),
@@ -40,7 +40,7 @@ export async function inboundPhase(o: { port: number; delivered: SinkMessage[]; 
     to: [m.envelope.from],
     raw: deliveryStatus({
       to: m.envelope.from,
-      recipient: m.envelope.to[0]!,
+      recipient: m.envelope.to[0],
       status: '5.7.1',
       diagnostic: 'smtp; 554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org',
       original: m.raw.toString('utf8'),

@@ -49,7 +49,7 @@ export async function verifyPhase(o: { base: string; key: string; world: DnsWorl
   await Promise.all(
     Array.from({ length: 16 }, async (_, c) => {
       for (let i = c; performance.now() < end; i++) {
-        await post(batches[i % batches.length]!);
+        await post(batches[i % batches.length]);
         n += 100;
       }
     }),
@@ -59,8 +59,8 @@ export async function verifyPhase(o: { base: string; key: string; world: DnsWorl
   const sorted = [...cold].sort((a, b) => a - b);
   return {
     cold_batches: COLD_BATCHES,
-    cold_batch_of_100_ms_median: sorted[Math.floor(sorted.length / 2)]!,
-    cold_batch_of_100_ms_max: sorted[sorted.length - 1]!,
+    cold_batch_of_100_ms_median: sorted[Math.floor(sorted.length / 2)],
+    cold_batch_of_100_ms_max: sorted[sorted.length - 1],
     warm_addresses_per_s: n / warmSeconds,
   };
 }

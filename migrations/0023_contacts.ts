@@ -54,7 +54,7 @@ export async function up(knex: Knex): Promise<void> {
     'usage:read',
     'logs:read',
   ];
-  const keys = (await knex('api_keys').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
+  const keys = await knex('api_keys').select<Array<{ id: string; scopes: string }>>('id', 'scopes');
   for (const k of keys) {
     const scopes = JSON.parse(k.scopes) as string[];
     if (before.every((s) => scopes.includes(s)))
@@ -66,7 +66,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   // keys made since hold the new scopes too: an older version knows neither
-  const keys = (await knex('api_keys').select('id', 'scopes')) as Array<{ id: string; scopes: string }>;
+  const keys = await knex('api_keys').select<Array<{ id: string; scopes: string }>>('id', 'scopes');
   for (const k of keys) {
     const scopes = (JSON.parse(k.scopes) as string[]).filter(
       (s) => s !== 'contacts:manage' && s !== 'broadcasts:manage',

@@ -12,7 +12,7 @@ import { startRoles, type RunningRoles } from './start-roles.js';
 import type { BackgroundData, FromBackground, ToBackground } from './roles/background.js';
 import { fromWire, outcomeOf, storeForRelay } from './roles/accept-relay.js';
 import { SharedDurability } from './store/shared-durability.js';
-import { ListenRelay } from './roles/listen-relay.js';
+import { ListenRelay, type ListenAnswer } from './roles/listen-relay.js';
 import { isStorageRefusal } from './lib/storage-full.js';
 import { startThreadMetrics, threadMetrics } from './log/metrics.js';
 
@@ -67,7 +67,7 @@ async function run(): Promise<void> {
 }
 
 function handle(
-  m: ToBackground,
+  m: Exclude<ToBackground, ListenAnswer>,
   core: Core,
   logger: Logger,
   track: (p: Promise<void>) => void,

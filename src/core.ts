@@ -150,7 +150,7 @@ export function buildFanOut(config: Config, core: Core, acceptQueue: AcceptQueue
         language: null,
         firstRecipient: to,
       }),
-    key: tracking.key,
+    key: () => tracking.key(),
     publicUrl: config.http.publicUrl,
     maxPerSecond: config.broadcasts.maxPerSecond,
   });

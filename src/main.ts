@@ -126,7 +126,7 @@ function servingStorage(config: Config, logger: Logger, opts: StartOptions) {
         fatal(logger, opts, 'the fsync thread failed', e),
       )
     : null;
-  const durability = syncer ? new SharedDurability(syncer.links[0]!) : undefined;
+  const durability = syncer ? new SharedDurability(syncer.links[0]) : undefined;
   let store: Store | null = null;
   return {
     sqlite,

@@ -20,7 +20,7 @@ type Operation = {
   requestBody?: { content: { 'application/json': { schema: Schema } } };
 };
 type Schema = {
-  type?: unknown;
+  type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
   description?: string;
@@ -42,7 +42,7 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function typeOf(s: Schema): string {
   if (s.enum) return s.enum.map((v) => `\`${String(v)}\``).join(' \\| ');
-  const t = Array.isArray(s.type) ? s.type.join(' \\| ') : String(s.type ?? 'any');
+  const t = Array.isArray(s.type) ? s.type.join(' \\| ') : (s.type ?? 'any');
   return t === 'array' && s.items ? `array of ${typeOf(s.items)}` : t;
 }
 
@@ -89,7 +89,7 @@ export function apiReference(doc: Doc): string {
   const byTag = new Map<string, string[]>();
   for (const [path, ops] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      const tag = op.tags[0]!;
+      const tag = op.tags[0];
       byTag.set(tag, [...(byTag.get(tag) ?? []), ...section(method, path, op)]);
     }
   }

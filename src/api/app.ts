@@ -187,7 +187,10 @@ function logRequest(ctx: Context, started: number, logger: Logger, logs: Service
  */
 function authenticateApi(services: Services, limiter: RateLimiter) {
   return async (ctx: Context, next: Next) => {
-    if ((ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) || ctx.path === OPENAPI_PATH) return next();
+    if ((ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) || ctx.path === OPENAPI_PATH) {
+      await next();
+      return;
+    }
     const header = ctx.get('authorization');
     if (!header) throw apiError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
     const principal = await presentedKey(services, ctx.ip, /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1]);

@@ -101,7 +101,7 @@ async function submitPage(ctx: Context, service: FormService, form: FormPage, bo
 }
 
 async function submission(ctx: Context, service: FormService, form: FormPage): Promise<void> {
-  const type = ctx.get('content-type').split(';')[0]!.trim().toLowerCase();
+  const type = ctx.get('content-type').split(';')[0].trim().toLowerCase();
   const json = type === 'application/json';
   if (json) allowOrigin(ctx, form);
   const body = await readBoundedBody(ctx, MAX_POST_BYTES);
@@ -138,11 +138,14 @@ async function confirmation(ctx: Context, service: FormService, formId: string, 
 export function formPages(service: FormService): Middleware {
   return async (ctx, next) => {
     const m = /^\/f\/([^/]+)(?:\/confirm\/([^/]+))?$/.exec(ctx.path);
-    if (!m) return next();
-    if (m[2] !== undefined) return confirmation(ctx, service, m[1]!, m[2]);
+    if (!m) {
+      await next();
+      return;
+    }
+    if (m[2] !== undefined) return confirmation(ctx, service, m[1], m[2]);
     if (!['GET', 'HEAD', 'POST', 'OPTIONS'].includes(ctx.method))
       return methodNotAllowed(ctx, 'GET, HEAD, POST, OPTIONS');
-    const form = await service.page(m[1]!);
+    const form = await service.page(m[1]);
     if (!form) {
       if (ctx.method === 'POST' && ctx.is('application/json')) throw apiError('not_found', `form ${m[1]} not found`);
       return respondPage(ctx, 404, 'Form not found', NOT_FOUND);

@@ -19,7 +19,7 @@ export const openApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z_][A-Z
 
 function tagOf(path: string): string {
   if (path === OPENAPI_PATH || path === '/metrics') return 'operations';
-  if (path.startsWith('/v1/')) return path.split('/')[2]!;
+  if (path.startsWith('/v1/')) return path.split('/')[2];
   return path.startsWith('/t/') ? 'tracking' : 'health';
 }
 

@@ -37,10 +37,13 @@ ${topics || '<p>There are no topics to choose from.</p>'}
 export function preferencesPages(service: PreferenceService): Middleware {
   return async (ctx, next) => {
     const m = /^\/p\/([^/]+)$/.exec(ctx.path);
-    if (!m) return next();
+    if (!m) {
+      await next();
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST')
       return methodNotAllowed(ctx, 'GET, HEAD, POST');
-    const token = m[1]!;
+    const token = m[1];
     if (ctx.method !== 'POST') {
       const view = await service.view(token);
       return view

@@ -16,10 +16,13 @@ const NOT_VALID = '<p>This unsubscribe link is not valid, or the mail it came wi
 export function unsubscribePages(service: UnsubscribeService): Middleware {
   return async (ctx, next) => {
     const m = /^\/u\/([^/]+)$/.exec(ctx.path);
-    if (!m) return next();
+    if (!m) {
+      await next();
+      return;
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && ctx.method !== 'POST')
       return methodNotAllowed(ctx, 'GET, HEAD, POST');
-    const token = m[1]!;
+    const token = m[1];
     if (ctx.method === 'POST') {
       const body = await readBoundedBody(ctx, MAX_POST_BYTES);
       if (body === null) return tooLarge(ctx, 'An unsubscribe request is a short form.');

@@ -61,6 +61,15 @@ function baseUrl(value: string, from: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/** An answer's JSON; undefined when it is empty or not JSON. */
+function parseAnswer(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An error answer of the API (`{"error": {"code", "message"}}`) as the CLI tells it. */
 export function errorFromAnswer(status: number, body: unknown): CliError {
   const error = (body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
@@ -89,13 +98,7 @@ export class ApiClient {
       headersTimeout: opts.timeoutMs ?? 30_000,
       bodyTimeout: opts.timeoutMs ?? 30_000,
     });
-    const text = await res.body.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = parseAnswer(await res.body.text());
     if (res.statusCode < 200 || res.statusCode > 299) throw errorFromAnswer(res.statusCode, parsed);
     return parsed as T;
   }
@@ -112,16 +115,8 @@ export class ApiClient {
       bodyTimeout: idleMs,
       headers: { accept: 'text/event-stream' },
     });
-    if (res.statusCode < 200 || res.statusCode > 299) {
-      const text = await res.body.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      throw errorFromAnswer(res.statusCode, parsed);
-    }
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw errorFromAnswer(res.statusCode, parseAnswer(await res.body.text()));
     return res.body;
   }
 

@@ -32,7 +32,7 @@ export function renderConfigTable(): string {
       if (child.properties) walk(child, p);
     }
   };
-  walk(ConfigSchema as unknown as Node, []);
+  walk(ConfigSchema, []);
   return rows.join('\n') + '\n';
 }
 

@@ -87,5 +87,5 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown, k
       throw new ConfigError(`config key "${key}" cannot be set by ${envName}: its parent is not a mapping`);
     cur = cur[seg] as Record<string, unknown>;
   }
-  cur[path[path.length - 1]!] = value;
+  cur[path[path.length - 1]] = value;
 }

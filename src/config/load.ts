@@ -67,7 +67,7 @@ function assertValid(
   sources: Map<string, string>,
 ): asserts raw is RawConfig {
   if (validateRaw(raw)) return;
-  const err = validateRaw.errors![0]!;
+  const err = validateRaw.errors![0];
   const { field, message } = describeAjvError(err, 'config');
   const key = field.replace(/\[\d+\]$/, '');
   const origin = sources.get(key) ? ` (from ${sources.get(key)})` : path ? ` (in ${path})` : '';

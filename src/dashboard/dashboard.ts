@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import { routeCaller } from '../api/route-caller.js';
 import type { Services } from '../api/services.js';
 import { ApiError } from '../lib/errors.js';
@@ -59,11 +59,14 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
   templatePages(deps);
   webhookPages(deps);
   accountPages(deps);
-  router.get('/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name!));
+  router.get('/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name));
   const routes = router.routes();
 
   return async (ctx: Context, next: Next) => {
-    if (ctx.path !== BASE && !ctx.path.startsWith(`${BASE}/`)) return next();
+    if (ctx.path !== BASE && !ctx.path.startsWith(`${BASE}/`)) {
+      await next();
+      return;
+    }
     setSecurityHeaders(ctx);
     if (ctx.path === BASE) return ctx.redirect(`${BASE}/`);
     // SameSite=Strict keeps the cookie off other sites' posts; a post from another origin is refused
@@ -73,7 +76,7 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
     try {
       await routes(ctx as Parameters<typeof routes>[0], async () => undefined);
       if (ctx.body == null && ctx.status === 404)
-        page(ctx, 404, errorPage(ctx.state.session ?? null, 404, 'There is no such page.'));
+        page(ctx, 404, errorPage((ctx.state.session as Session | undefined) ?? null, 404, 'There is no such page.'));
     } catch (e) {
       const session = (ctx.state.session as Session | undefined) ?? null;
       if (e instanceof ApiError && e.code === 'unauthorized') return redirectToSignIn(ctx);
@@ -86,7 +89,7 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
 
 /** A handler behind sign-in: the session is resolved again at every request, and a POST must carry the session's CSRF token. */
 function signedIn(services: Services, limiter: RateLimiter, handler: SignedInHandler) {
-  return async (ctx: Context) => {
+  return async (ctx: RouterContext) => {
     const session = await services.sessions.resolve(ctx.cookies.get(COOKIE));
     if (!session) return redirectToSignIn(ctx);
     ctx.state.session = session;

@@ -30,7 +30,7 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/inbound/:id',
     signedIn(async (ctx, session) => {
-      const id = encodeURIComponent(ctx.params.id!);
+      const id = encodeURIComponent(ctx.params.id);
       const m = (await call(session.principal, 'GET', `/v1/inbound/${id}`)).body as InboundJson;
       const raw = (await call(session.principal, 'GET', `/v1/inbound/${id}/raw`)).body as Buffer;
       page(ctx, 200, inboundPage(session, m, await readingOf(call, session, raw)));
@@ -39,7 +39,7 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/inbound/:id/html',
     signedIn(async (ctx, session) => {
-      const m = (await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id!)}`))
+      const m = (await call(session.principal, 'GET', `/v1/inbound/${encodeURIComponent(ctx.params.id)}`))
         .body as InboundJson;
       emailHtml(ctx, m.html);
     }),
@@ -47,7 +47,7 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/inbound/:id/raw',
     signedIn(async (ctx, session) => {
-      const id = encodeURIComponent(ctx.params.id!);
+      const id = encodeURIComponent(ctx.params.id);
       const raw = (await call(session.principal, 'GET', `/v1/inbound/${id}/raw`)).body as Buffer;
       download(ctx, raw, 'message/rfc822', attachmentDisposition(`${ctx.params.id}.eml`));
     }),
@@ -58,7 +58,7 @@ export function inboundPages({ router, call, signedIn }: PagesDeps): void {
       const res = await call(
         session.principal,
         'GET',
-        `/v1/inbound/${encodeURIComponent(ctx.params.id!)}/attachments/${encodeURIComponent(ctx.params.index!)}`,
+        `/v1/inbound/${encodeURIComponent(ctx.params.id)}/attachments/${encodeURIComponent(ctx.params.index)}`,
       );
       const type = res.headers?.['Content-Type'] ?? '';
       // the API names the file already, exactly (RFC 6266 filename*)

@@ -56,7 +56,7 @@ export function keyPages({ router, call, signedIn }: PagesDeps): void {
   router.post(
     '/api-keys/:id/revoke',
     signedIn(async (ctx, session) => {
-      const r = await call(session.principal, 'DELETE', `/v1/api-keys/${encodeURIComponent(ctx.params.id!)}`);
+      const r = await call(session.principal, 'DELETE', `/v1/api-keys/${encodeURIComponent(ctx.params.id)}`);
       seeOther(ctx, `${BASE}/api-keys${queryString({ revoked: (r.body as KeyJson).id })}`);
     }),
   );

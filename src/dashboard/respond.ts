@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type Router from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import type { RouteCaller } from '../api/route-caller.js';
 import type { Services } from '../api/services.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
@@ -21,10 +22,10 @@ export interface PagesDeps {
   /** the session cookie carries Secure (http.public_url is https) */
   secure: boolean;
   /** wraps a handler that needs a signed-in session (and, for a POST, the form's CSRF token) */
-  signedIn(handler: SignedInHandler): (ctx: Context) => Promise<void>;
+  signedIn: (handler: SignedInHandler) => (ctx: RouterContext) => Promise<void>;
 }
 
-export type SignedInHandler = (ctx: Context, session: Session) => Promise<void>;
+export type SignedInHandler = (ctx: RouterContext, session: Session) => Promise<void>;
 
 export function page(ctx: Context, status: number, body: Html): void {
   ctx.status = status;
@@ -54,8 +55,8 @@ export function seeOther(ctx: Context, to: string): void {
 }
 
 /** The route's :id, encoded again for the /v1 path it goes into (a `/` or `%` in it stays inside the id). */
-export function idOf(ctx: Context): string {
-  return encodeURIComponent(ctx.params.id!);
+export function idOf(ctx: RouterContext): string {
+  return encodeURIComponent(ctx.params.id);
 }
 
 /** A query parameter's value, trimmed; undefined when absent or blank. */

@@ -35,7 +35,7 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
   router.get(
     '/templates/:id',
     signedIn(async (ctx, session) => {
-      const t = await templateOf(call, session, ctx.params.id!);
+      const t = await templateOf(call, session, ctx.params.id);
       const version = versionOf(t, text(ctx.query.version));
       page(ctx, 200, templatePage(session, t, { version, restored: versionNumber(text(ctx.query.restored)) }));
     }),
@@ -46,10 +46,10 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
     signedIn(async (ctx, session) => {
       const raw = (ctx.state.form as URLSearchParams).get('version') ?? '';
       const body = { version: versionNumber(raw) ?? raw };
-      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id!, '/restore'), { body })).body as {
+      const restored = (await call(session.principal, 'POST', apiPath(ctx.params.id, '/restore'), { body })).body as {
         version: number;
       };
-      seeOther(ctx, templateUrl(ctx.params.id!, `?restored=${restored.version}`));
+      seeOther(ctx, templateUrl(ctx.params.id, `?restored=${restored.version}`));
     }),
   );
 }
@@ -59,7 +59,7 @@ function previewPages({ router, call, signedIn }: Pick<PagesDeps, 'router' | 'ca
   router.post(
     '/templates/:id/preview',
     signedIn(async (ctx, session) => {
-      const t = await templateOf(call, session, ctx.params.id!);
+      const t = await templateOf(call, session, ctx.params.id);
       const { version, preview } = await render(call, session, t, ctx.state.form as URLSearchParams);
       page(ctx, preview.error ? 400 : 200, templatePage(session, t, { version, preview }));
     }),
@@ -68,13 +68,13 @@ function previewPages({ router, call, signedIn }: Pick<PagesDeps, 'router' | 'ca
   router.post(
     '/templates/:id/preview/part',
     signedIn(async (ctx, session) => {
-      const t = await templateOf(call, session, ctx.params.id!);
+      const t = await templateOf(call, session, ctx.params.id);
       const { preview } = await render(call, session, t, ctx.state.form as URLSearchParams);
       page(ctx, preview.error ? 400 : 200, previewResult(t, preview));
     }),
   );
   // a reload of the preview's address after the form was posted
-  router.get('/templates/:id/preview', async (ctx) => seeOther(ctx, templateUrl(ctx.params.id!)));
+  router.get('/templates/:id/preview', async (ctx) => seeOther(ctx, templateUrl(ctx.params.id)));
   router.get(
     '/templates/:id/preview/html',
     signedIn(async (ctx, session) => {
@@ -84,7 +84,7 @@ function previewPages({ router, call, signedIn }: Pick<PagesDeps, 'router' | 'ca
         variables: jsonObject(text(ctx.query.variables)),
       };
       const rendered = (
-        await call(session.principal, 'POST', apiPath(ctx.params.id!, '/render'), { body: withoutUndefined(body) })
+        await call(session.principal, 'POST', apiPath(ctx.params.id, '/render'), { body: withoutUndefined(body) })
       ).body as RenderedJson;
       emailHtml(ctx, rendered.html);
     }),

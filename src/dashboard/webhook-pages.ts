@@ -1,4 +1,4 @@
-import type { Context } from 'koa';
+import type { RouterContext } from '@koa/router';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { BASE } from './pages/layout.js';
 import {
@@ -12,7 +12,7 @@ import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';
 
 /** Webhooks: the endpoints, an endpoint's delivery log with replay, and a secret rotation shown once. */
 export function webhookPages({ router, call, signedIn }: PagesDeps): void {
-  const view = async (ctx: Context, session: Session, extra: Partial<EndpointView> = {}) => {
+  const view = async (ctx: RouterContext, session: Session, extra: Partial<EndpointView> = {}) => {
     const id = idOf(ctx);
     const cursor = ctx.method === 'GET' ? text(ctx.query.cursor) : undefined;
     const [endpoint, deliveries] = await Promise.all([

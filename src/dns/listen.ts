@@ -1,5 +1,5 @@
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import dns2 from 'dns2';
 import { dnsPacketsDropped } from '../log/metrics.js';
 import { checkQuery, type DropReason } from './packet-check.js';
@@ -182,7 +182,7 @@ function bindUdp(udp: UdpSocket, host: string, port: number): Promise<number> {
     udp.once('error', reject);
     udp.bind(port, host, () => {
       udp.off('error', reject);
-      resolve((udp.address() as AddressInfo).port);
+      resolve(udp.address().port);
     });
   });
 }

@@ -58,7 +58,7 @@ export type CheckedQuery =
       ednsPayloadSize: number | null;
     };
 
-const count = (m: Uint8Array, at: number) => (m[at]! << 8) | m[at + 1]!;
+const count = (m: Uint8Array, at: number) => (m[at] << 8) | m[at + 1];
 
 /**
  * Why a DNS message must be dropped unread, or where its question ends: a
@@ -82,7 +82,7 @@ export function checkQuery(message: Uint8Array): CheckedQuery {
 function checkHeader(message: Uint8Array): DropReason | null {
   if (message.length < HEADER_BYTES + MIN_QUESTION_BYTES) return 'short';
   if (message.length > MAX_QUERY_BYTES) return 'oversize';
-  const flags = message[2]!;
+  const flags = message[2];
   if (flags & 0x80) return 'response';
   if (((flags >> 3) & 0x0f) !== OPCODE_QUERY) return 'opcode';
   if (count(message, 4) !== 1) return 'qdcount';
@@ -103,7 +103,7 @@ export function endOfQuestion(message: Uint8Array): number {
   let nameBytes = 1;
   for (;;) {
     if (at >= message.length) return -1;
-    const len = message[at]!;
+    const len = message[at];
     if (len === 0) break;
     if (len > MAX_LABEL_BYTES) return -1;
     nameBytes += len + 1;

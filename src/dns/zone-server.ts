@@ -108,7 +108,7 @@ function zoneAnswers(o: ZoneServerOptions): DnsHandler {
       return reply(RCODE.NOERROR, [], [soa(zone)]);
     }
     if (rel.length > 2) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);
-    const [selector, token] = rel.length === 2 ? (rel as [string, string]) : [null, rel[0]!];
+    const [selector, token] = rel.length === 2 ? (rel as [string, string]) : [null, rel[0]];
     o.lookup(token, selector).then(
       (key) => {
         if (!key) return reply(RCODE.NXDOMAIN, [], [soa(zone)]);

@@ -39,11 +39,12 @@ export function parseAddress(input: string): AddressResult {
   if (angle >= 0 || text.includes('>')) {
     const m = /^(.*?)\s*<([^<>]*)>$/s.exec(text);
     if (!m) return fail('must be an address, or a name followed by an address in <>');
-    bare = m[2]!.trim();
-    const raw = m[1]!.trim();
+    bare = m[2].trim();
+    const raw = m[1].trim();
     if (raw) {
       const unquoted = raw.startsWith('"') ? /^"((?:[^"\\]|\\.)*)"$/.exec(raw)?.[1]?.replace(/\\(.)/g, '$1') : raw;
       if (unquoted === undefined) return fail('has a display name with unbalanced quotes');
+      // eslint-disable-next-line no-control-regex -- control characters are what this refuses
       if (/[\x00-\x08\x0b-\x1f\x7f]/.test(unquoted)) return fail('has control characters in the display name');
       name = unquoted.trim() || null;
     }
@@ -63,7 +64,7 @@ export function parseAddress(input: string): AddressResult {
   const labels = domain.split('.');
   if (labels.length < 2) return fail('must have a domain with a dot, such as example.com');
   if (!labels.every((l) => LABEL.test(l))) return fail(`has an invalid domain "${rawDomain}"`);
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return fail('must use a domain name, not an IP address');
+  if (/^[0-9]+$/.test(labels[labels.length - 1])) return fail('must use a domain name, not an IP address');
   const address = `${local}@${domain}`;
   if (address.length > 254) return fail('must be at most 254 characters');
   return { ok: true, value: { address, name, domain, formatted: name ? `${quoteName(name)} <${address}>` : address } };

@@ -6,5 +6,5 @@ export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?(ms|s|m|h|d)$';
 export function parseDuration(text: string): number {
   const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h|d)$/.exec(text.trim());
   if (!m) throw new Error(`not a duration: "${text}" (use 500ms, 30s, 5m, 2h or 3d)`);
-  return Math.round(Number(m[1]) * UNITS[m[2]!]!);
+  return Math.round(Number(m[1]) * UNITS[m[2]]);
 }

@@ -8,5 +8,5 @@ const HTML_SPECIAL = /[&<>"']/;
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 export function escapeHtml(s: string): string {
-  return HTML_SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!) : s;
+  return HTML_SPECIAL.test(s) ? s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]) : s;
 }

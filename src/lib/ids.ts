@@ -41,7 +41,7 @@ function incrementInPlace(bytes: Uint8Array): void {
     if (bytes[i] === 0xff) {
       bytes[i] = 0;
     } else {
-      bytes[i] = bytes[i]! + 1;
+      bytes[i] = bytes[i] + 1;
       return;
     }
   }

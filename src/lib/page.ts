@@ -8,5 +8,5 @@ export function idPage<T extends { id: string }>(
   limit: number,
 ): { page: T[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
-  return { page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+  return { page, nextCursor: rows.length > limit ? page[page.length - 1].id : null };
 }

@@ -90,7 +90,7 @@ export class RateLimiter {
  */
 export function clientKey(ip: string): string {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
-  if (mapped) return mapped[1]!;
+  if (mapped) return mapped[1];
   if (!ip.includes(':')) return ip;
   const bare = ip.replace(/%.*$/, '').toLowerCase();
   const [head = '', tail] = bare.split('::');

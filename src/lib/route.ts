@@ -31,7 +31,7 @@ export interface RouteResult {
  * and document it. Handlers parse → call a service → present; they never
  * touch Koa or SQL.
  */
-export interface RouteDef<Services = any, Caller = any> {
+export interface RouteDef<Services = unknown, Caller = unknown> {
   method: HttpMethod;
   /** @koa/router path, e.g. /v1/emails/:id */
   path: string;
@@ -40,7 +40,12 @@ export interface RouteDef<Services = any, Caller = any> {
   summary: string;
   body?: TSchema;
   query?: TSchema;
-  handler(ctx: RouteContext<Services, Caller, any, any>): Promise<RouteResult>;
+  /**
+   * A method, so its parameter is checked both ways: a route typed for its
+   * own body and query (routesFor) stands in the one list, whose edge passes
+   * what it validated against the route's schemas.
+   */
+  handler(ctx: RouteContext<Services, Caller>): Promise<RouteResult>;
 }
 
 type Of<S extends TSchema | undefined> = S extends TSchema ? Static<S> : undefined;
@@ -58,5 +63,5 @@ export function routesFor<Services, Caller, Scope extends string | null>() {
       query?: Q;
       handler(ctx: RouteContext<Services, Caller, Of<B>, Of<Q>>): Promise<RouteResult>;
     },
-  ): RouteDef<Services, Caller> => def as RouteDef<Services, Caller>;
+  ): RouteDef<Services, Caller> => def;
 }

@@ -80,7 +80,7 @@ function certificatePem(hostname: string, privateKey: KeyObject, publicKey: KeyO
   const extension = (id: string, value: unknown, critical = false) =>
     new Extension({ extnID: id, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
   const serial = randomBytes(16);
-  serial[0]! &= 0x7f; // a positive INTEGER (RFC 5280 §4.1.2.2)
+  serial[0] &= 0x7f; // a positive INTEGER (RFC 5280 §4.1.2.2)
   const tbs = new TBSCertificate({
     version: 2, // v3
     serialNumber: new Uint8Array(serial).buffer,

@@ -43,7 +43,7 @@ export function validateBody<T>(schema: TSchema, value: unknown): T {
   const all = compile(bodyAjvAll, schema);
   all(value);
   const errors = all.errors ?? [];
-  const first = errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0]!;
+  const first = errors.find((e) => e.keyword === 'additionalProperties') ?? errors[0];
   const { field, message } = describeAjvError(first, 'body');
   throw validationError(field, message);
 }
@@ -54,6 +54,6 @@ export function validateQuery<T>(schema: TSchema, value: Record<string, unknown>
 
 function check<T>(validate: ValidateFunction, value: unknown, root: string): T {
   if (validate(value)) return value as T;
-  const { field, message } = describeAjvError(validate.errors![0]!, root);
+  const { field, message } = describeAjvError(validate.errors![0], root);
   throw validationError(field, message);
 }

@@ -105,8 +105,8 @@ class RequestMetrics {
     }
     s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1);
     let i = 0;
-    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]!) i++;
-    s.buckets[i]!++;
+    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]) i++;
+    s.buckets[i]++;
     s.sum += seconds;
     s.count++;
   }
@@ -136,7 +136,7 @@ class RequestMetrics {
         cumulative += n;
         return {
           value: cumulative,
-          labels: { ...labels, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i]! : '+Inf' },
+          labels: { ...labels, le: i < DURATION_BUCKETS.length ? DURATION_BUCKETS[i] : '+Inf' },
           metricName: `${name}_bucket`,
         };
       });

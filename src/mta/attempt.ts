@@ -13,7 +13,7 @@ export interface AttemptResult {
 
 export interface AttemptHooks {
   /** resolves once the store records that the message body is about to go out (commit included) */
-  beforeData(): Promise<void>;
+  beforeData: () => Promise<void>;
 }
 
 /** One attempt at one queue row: SMTP for live mail (live-attempt.ts). */

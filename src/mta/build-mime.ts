@@ -75,7 +75,7 @@ export function mimeComposer(m: MimeInput): MailComposer {
     baseBoundary: randomUUID().replace(/-/g, '').slice(0, 16),
     disableFileAccess: true,
     disableUrlAccess: true,
-  } as ConstructorParameters<typeof MailComposer>[0]);
+  });
 }
 
 /** The members of a composer's tree node that `MimeNode.stream` reads (nodemailer 10.x). */
@@ -126,13 +126,7 @@ function writeNode(node: TreeNode, out: Buffer[]): boolean {
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
     if (transferEncoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
     else if (transferEncoding === 'quoted-printable')
-      encodeWith(
-        new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') } as ConstructorParameters<
-          typeof QpEncoder
-        >[0]),
-        bytes,
-        out,
-      );
+      encodeWith(new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') }), bytes, out);
     else out.push(bytes);
   }
   if (!node.multipart) return true;

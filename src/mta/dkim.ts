@@ -79,7 +79,7 @@ interface Header {
 function parseHeaders(text: string): Header[] {
   const out: Header[] = [];
   for (const line of text.split('\r\n')) {
-    if (/^[ \t]/.test(line) && out.length) out[out.length - 1]!.value += `\r\n${line}`;
+    if (/^[ \t]/.test(line) && out.length) out[out.length - 1].value += `\r\n${line}`;
     else {
       const i = line.indexOf(':');
       if (i > 0) out.push({ name: line.slice(0, i).trim().toLowerCase(), value: line.slice(i + 1) });

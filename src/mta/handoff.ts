@@ -40,8 +40,8 @@ export function workerHandoff(worker: WorkerRoom): AcceptHandoff {
         const taken = claimEmail(email, now);
         plan.emails[at] = taken;
         for (const i of rows) {
-          plan.rows[i] = claimRow(plan.rows[i]!, now, granted.lease);
-          claimed.push({ row: plan.rows[i]!, email: taken });
+          plan.rows[i] = claimRow(plan.rows[i], now, granted.lease);
+          claimed.push({ row: plan.rows[i], email: taken });
         }
       });
       const unused = granted.granted - claimed.length;

@@ -117,7 +117,7 @@ export class LiveAttempt {
     recipients: Recipient[],
     beforeData: () => Promise<void>,
   ): Promise<AttemptResult> {
-    const raw = await this.message(email, s, recipients[0]!);
+    const raw = await this.message(email, s, recipients[0]);
     const res = await this.o.sender.send(dest, {
       envelope: {
         from: envelopeSender(email, null, s.domain, this.o.outbound.hostname),
@@ -144,7 +144,6 @@ export class LiveAttempt {
   ): Promise<AttemptResult> {
     const outcomes = new Map<string, RecipientOutcome>();
     let providerMessageId: string | null = null;
-    let domain = s.domain;
     for (const [i, r] of recipients.entries()) {
       // a DELETE or a lost record during a long attempt stops the recipients not yet sent
       const still = i > 0 ? await this.signerOf(email, true) : s;
@@ -158,7 +157,7 @@ export class LiveAttempt {
           outcomes.set(rest.id, { kind: 'failed', reason: 'the domain has no DKIM key' });
         return { outcomes, providerMessageId };
       }
-      domain = still.domain;
+      const domain = still.domain;
       const raw = await this.message(email, { domain, key: still.key }, r);
       const res = await this.o.sender.send(dest, {
         envelope: { from: envelopeSender(email, r, domain, this.o.outbound.hostname), to: [r.address] },
@@ -191,7 +190,7 @@ export class LiveAttempt {
   /** The recipient's List-Unsubscribe links: HTTPS (one-click) when http.public_url is set, and the unsubscribe mailbox at the return path. */
   private async unsubscribeLinks(email: Email, domain: Domain, recipient: Recipient) {
     const token = signUnsubscribeToken(await this.o.tracking.key(), recipient.id);
-    const host = envelopeSender(email, recipient, domain, this.o.outbound.hostname).split('@')[1]!;
+    const host = envelopeSender(email, recipient, domain, this.o.outbound.hostname).split('@')[1];
     // RFC 8058 §3.1: one-click needs an HTTPS link; a plain-HTTP public_url (the localhost default) gives only the mailto
     const https = this.o.tracking.publicUrl?.startsWith('https://') ? this.o.tracking.publicUrl : null;
     return { url: https ? `${https}/u/${token}` : null, mailto: `unsubscribe+${token}@${host}` };

@@ -34,7 +34,7 @@ export interface RecordContext {
   now: number;
   /** only the holder of the lease records; null for rows nobody holds (recovery) */
   owner: string | null;
-  retryScheduleMs(email: Email): readonly number[];
+  retryScheduleMs: (email: Email) => readonly number[];
   logger: Logger;
 }
 

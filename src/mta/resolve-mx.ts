@@ -34,7 +34,7 @@ export async function resolveDestinations(domain: string, resolver: DnsResolver)
     if ((e as { code?: string }).code === 'ENOTFOUND') return { kind: 'no_domain' };
     mx = [];
   }
-  if (mx.length === 1 && (mx[0]!.exchange === '' || mx[0]!.exchange === '.') && mx[0]!.priority === 0)
+  if (mx.length === 1 && (mx[0].exchange === '' || mx[0].exchange === '.') && mx[0].priority === 0)
     return { kind: 'null_mx' };
   const names = mx.length
     ? [...mx]
@@ -65,7 +65,9 @@ async function addressesOf(name: string, resolver: DnsResolver): Promise<string[
       return await p;
     } catch (e) {
       if (isNoRecord(e)) return [];
-      throw new Error(`address lookup of ${name} failed (${(e as { code?: string }).code ?? (e as Error).message})`);
+      throw new Error(`address lookup of ${name} failed (${(e as { code?: string }).code ?? (e as Error).message})`, {
+        cause: e,
+      });
     }
   };
   const [v4, v6] = await Promise.all([settle(resolver.resolve4(name)), settle(resolver.resolve6(name))]);

@@ -22,8 +22,8 @@ export interface SignResult {
 
 interface Waiting {
   input: SignedMessageInput;
-  resolve(raw: Buffer): void;
-  reject(e: unknown): void;
+  resolve: (raw: Buffer) => void;
+  reject: (e: unknown) => void;
 }
 
 /**

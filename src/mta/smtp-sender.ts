@@ -221,7 +221,7 @@ export function providerQueueId(response: string): string | null {
     /queued as ([A-Za-z0-9._@<>-]+)/i.exec(text) ??
     /\bid=([A-Za-z0-9._@<>-]+)/i.exec(text) ??
     /\b([A-Za-z0-9._-]+) Message accepted for delivery/i.exec(text);
-  if (m) return m[1]!.replace(/^<|>$/g, '');
+  if (m) return m[1].replace(/^<|>$/g, '');
   const last = /^2\d\d(?:[ -]\d\.\d{1,3}\.\d{1,3})?\s+(?:\S+\s+)*?(\S+)$/.exec(text)?.[1];
   return last && /[0-9]/.test(last) ? last.replace(/^<|>$/g, '') : null;
 }

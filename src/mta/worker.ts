@@ -27,7 +27,7 @@ export interface WorkerOptions {
   owner: string;
   attempt: Attempt;
   instant?: InstantAttempt;
-  retryScheduleMs(email: Email): readonly number[];
+  retryScheduleMs: (email: Email) => readonly number[];
   /** a row held longer than this by a process is considered abandoned (PostgreSQL) */
   leaseMs?: number;
   /** rows claimed at once */

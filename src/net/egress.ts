@@ -23,7 +23,7 @@ export interface EgressOptions {
   /** webhooks.ca_file contents (PEM), trusted besides Node's default roots */
   ca?: string | Buffer | null;
   /** every A and AAAA address of a host (through dns.resolvers) */
-  resolve(host: string): Promise<string[]>;
+  resolve: (host: string) => Promise<string[]>;
   /** for the whole request: connection, headers and body (without maxBodyBytes, until the status); DNS has its own */
   timeoutMs: number;
   userAgent?: string;
@@ -62,7 +62,7 @@ export async function checkUrl(
     if (bad !== undefined)
       throw new EgressError('private_address', `resolves to ${bad}, which is not a public address`);
   }
-  return { url, ...connectTarget(addresses[0]!)! };
+  return { url, ...connectTarget(addresses[0])! };
 }
 
 function parseHttpsUrl(raw: string): URL {
@@ -99,7 +99,11 @@ async function systemLookup(host: string): Promise<string[]> {
 
 /** A and AAAA through the appliance's resolver, in parallel; one family missing is fine, both missing is not. */
 export function resolverLookup(resolver: DnsResolver, cacheMs = LOOKUP_CACHE_MS): (host: string) => Promise<string[]> {
-  const orNone = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
+  const orNone = (p: Promise<string[]>) =>
+    p.catch((e: unknown) => {
+      if (isNoRecord(e)) return [];
+      throw e;
+    });
   const cache = new TtlCache<string[]>(cacheMs, (found) => found.length > 0, Date.now, 1_000);
   return (host) => cache.get(host.toLowerCase(), () => lookupBoth(host));
   async function lookupBoth(host: string): Promise<string[]> {

@@ -61,7 +61,7 @@ export function outcomeOf(settled: PromiseSettledResult<{ accepted: Accepted; se
       seq,
     };
   }
-  const { reason } = settled;
+  const reason: unknown = settled.reason;
   const e =
     reason instanceof ApiError
       ? reason
@@ -170,7 +170,7 @@ export class RemoteAcceptor implements Acceptor {
     const stored: Array<[Waiting, Accepted]> = [];
     let last: bigint | null = null;
     batch.forEach((w, i) => {
-      const o = outcomes[i]!;
+      const o = outcomes[i];
       try {
         stored.push([w, settle(o)]);
         if (o.ok && o.seq !== null && (last === null || o.seq > last)) last = o.seq;

@@ -46,7 +46,9 @@ export async function startApi(
       : []),
   ];
   const { koa } = buildApp(services, edge, ROUTES, pages);
-  const server = createServer(koa.callback());
+  const handler = koa.callback();
+  // koa's handler settles its own failures (ctx.onerror): its promise never rejects
+  const server = createServer((req, res) => void handler(req, res));
   // Keep-alive a little longer than common proxies' idle timeouts.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

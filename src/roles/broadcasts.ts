@@ -46,7 +46,7 @@ export function startFanOut(
   };
   const loop = (async () => {
     while (!stopped) {
-      let wait = IDLE_MS;
+      let wait: number;
       try {
         const more = await round();
         const next = await fanOut.nextScheduledAt();

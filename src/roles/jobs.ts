@@ -34,7 +34,8 @@ export function startJobs(jobs: Job[], logger: Logger): Role {
   return {
     name: 'jobs',
     async stop() {
-      await Promise.all(tasks.map((t) => t.stop()));
+      // an inline task stops at once (void), a background one asynchronously
+      await Promise.all(tasks.map((t) => Promise.resolve(t.stop())));
     },
   };
 }

@@ -86,7 +86,7 @@ export async function listen(o: ListenerOptions, handlers: Partial<SMTPServerOpt
       : {}),
     ...handlers,
     ...limitedHandlers(handlers, () => limits!),
-  } as SMTPServerOptions);
+  });
   limits = new SessionLimits(server, {
     listener: o.name,
     limits: o.limits,
@@ -161,7 +161,7 @@ function coalesceReplies(socket: Socket): void {
     corked = false;
     socket.uncork();
   };
-  socket.write = ((...args: unknown[]) => {
+  socket.write = (...args: unknown[]) => {
     if (!corked) {
       corked = true;
       socket.cork();
@@ -171,7 +171,7 @@ function coalesceReplies(socket: Socket): void {
     // a 220 leaves at once: the greeting, and "ready to start TLS", after which the socket is handed to TLS
     if (typeof args[0] === 'string' && args[0].startsWith('220')) flush();
     return ok;
-  }) as Socket['write'];
+  };
 }
 
 /**

@@ -151,7 +151,10 @@ export class SessionLimits {
     const started = Date.now();
     const watching: NodeJS.Timeout[] = [];
     const stopWatching = () => {
-      for (const t of watching) (clearTimeout(t), s.timers.delete(t));
+      for (const t of watching) {
+        clearTimeout(t);
+        s.timers.delete(t);
+      }
     };
     watching.push(
       setTimeout(

@@ -88,7 +88,7 @@ export function readAppliedMigrations(path: string): string[] {
   }
   try {
     const integrity = tryRead(path, () => db.pragma('integrity_check') as Array<{ integrity_check: string }>);
-    if (integrity.length !== 1 || integrity[0]!.integrity_check !== 'ok') {
+    if (integrity.length !== 1 || integrity[0].integrity_check !== 'ok') {
       throw validationError(
         'file',
         `${path} fails SQLite's integrity check: ${integrity

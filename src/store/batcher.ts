@@ -1,7 +1,7 @@
 interface Entry<T> {
   item: T;
-  resolve(): void;
-  reject(e: unknown): void;
+  resolve: () => void;
+  reject: (e: unknown) => void;
 }
 
 /**
@@ -36,7 +36,7 @@ export class Batcher<T> {
         for (const e of batch) e.resolve();
       } catch (err) {
         if (batch.length === 1) {
-          batch[0]!.reject(err);
+          batch[0].reject(err);
           continue;
         }
         for (const e of batch) {

@@ -22,7 +22,7 @@ port.on('message', (m: 'checkpoint' | 'stop') => {
   // those few frames and may: up to five passes, until one finds no frame the previous did not.
   try {
     for (let pass = 0, seen = -1; pass < 5; pass++) {
-      const r = (db.pragma('wal_checkpoint(PASSIVE)') as Pass[])[0]!;
+      const r = (db.pragma('wal_checkpoint(PASSIVE)') as Pass[])[0];
       result = r;
       if (r.busy || r.log === seen || r.log !== r.checkpointed) break;
       seen = r.log;

@@ -15,9 +15,9 @@ export class NotDurableError extends Error {
 }
 
 interface Job {
-  fn(trx: Knex.Transaction): Promise<unknown>;
-  resolve(v: Committed<unknown>): void;
-  reject(e: unknown): void;
+  fn: (trx: Knex.Transaction) => Promise<unknown>;
+  resolve: (v: Committed<unknown>) => void;
+  reject: (e: unknown) => void;
 }
 
 /**
@@ -71,7 +71,7 @@ export class GroupCommit {
           results.length = 0;
           // A job alone needs no savepoint: its failure rolls the whole transaction back.
           if (batch.length === 1) {
-            results.push({ ok: true, value: await batch[0]!.fn(trx) });
+            results.push({ ok: true, value: await batch[0].fn(trx) });
             return;
           }
           for (const job of batch) {
@@ -91,7 +91,7 @@ export class GroupCommit {
       // The next batch starts now; each caller watches `durable` itself (run waits for it).
       durable.catch(() => undefined);
       batch.forEach((job, i) => {
-        const r = results[i]!;
+        const r = results[i];
         if (r.ok) job.resolve({ value: r.value, durable, seq });
         else job.reject(r.error);
       });

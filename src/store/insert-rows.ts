@@ -13,7 +13,7 @@ const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
  */
 export async function insertRows(db: Db, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   if (!rows.length) return;
-  const columns = Object.keys(rows[0]!);
+  const columns = Object.keys(rows[0]);
   const direct = sqliteConnectionOf(db);
   let i = 0;
   while (i < rows.length) {

@@ -4,7 +4,7 @@ import type { Db, SqlRunner } from './db.js';
 import { makePrivateDirectory, makePrivateFile, tightenIfPresent } from './directory.js';
 import { join } from 'node:path';
 
-const knexFactory = knexModule as unknown as typeof knexModule.knex;
+const knexFactory = knexModule;
 
 export const SQLITE_FILE = 'posthorn.sqlite';
 
@@ -14,6 +14,7 @@ export const sqliteFile = (dataDir: string) => join(dataDir, SQLITE_FILE);
 /** The writer connection of each SQLite knex instance (keyed by its config object, which its transactions share). */
 const writerConnections = new WeakMap<object, Database.Database>();
 const readerConnections = new WeakMap<object, Database.Database>();
+const configKey = (db: Db): object => (db.client as { config: object }).config;
 
 /**
  * The connection under a SQLite write transaction, or a read-only handle's
@@ -24,7 +25,7 @@ const readerConnections = new WeakMap<object, Database.Database>();
  * may then be in another's hands).
  */
 export function sqliteConnectionOf(db: Db): Database.Database | null {
-  const config = (db.client as { config: object }).config;
+  const config = configKey(db);
   // a read-only handle's one connection runs single statements only (no transaction is ever open on it)
   if (!(db as Knex.Transaction).isTransaction) return readerConnections.get(config) ?? null;
   return writerConnections.get(config) ?? null;
@@ -96,7 +97,7 @@ export function sqliteKnex(
           conn.exec(pragmas);
           cachePreparedStatements(conn);
           (opts.readOnly ? readerConnections : writerConnections).set(
-            knex.client.config as object,
+            configKey(knex),
             conn as unknown as Database.Database,
           );
           done(null, conn);

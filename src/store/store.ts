@@ -12,7 +12,7 @@ import { committer, type Committed } from './durable-commit.js';
 
 export type { Committed } from './durable-commit.js';
 
-const knexFactory = knexModule as unknown as typeof knexModule.knex;
+const knexFactory = knexModule;
 
 // Timestamps are stored as epoch milliseconds in BIGINT columns on both
 // databases; node-postgres would hand BIGINT back as a string.
@@ -188,7 +188,7 @@ function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {
   return {
     knex,
     async all<T>(sql: string, params: unknown[]): Promise<T[]> {
-      return ((await knex.raw(sql, params as Knex.RawBinding[])) as { rows: T[] }).rows;
+      return (await knex.raw<{ rows: T[] }>(sql, params as Knex.RawBinding[])).rows;
     },
   };
 }

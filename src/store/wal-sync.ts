@@ -24,6 +24,9 @@ import { WalFile } from './wal-file.js';
  * Checkpoints (NORMAL syncs the WAL before and the database after each) keep
  * what they copy durable.
  */
+/** An fsync failure's message (fs fails with an Error; anything else as text). */
+const messageOf = (e: unknown): string => (e as Error | null)?.message ?? String(e);
+
 export class WalSyncer {
   private inFlight: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
@@ -46,7 +49,7 @@ export class WalSyncer {
     if (this.failure !== null)
       return Promise.reject(
         new Error(
-          `an earlier fsync of the WAL failed (${(this.failure as Error)?.message ?? String(this.failure)}); nothing written since can be reported durable before a restart`,
+          `an earlier fsync of the WAL failed (${messageOf(this.failure)}); nothing written since can be reported durable before a restart`,
         ),
       );
     if (!this.inFlight) {

@@ -141,18 +141,16 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     const t = await api.tenant({ mode: 'live' });
     const domain = `usage${Date.now().toString(36)}.test`;
     const now = Date.now();
-    await api.deps.store
-      .knex('domains')
-      .insert({
-        id: newId('domain'),
-        project_id: t.project.id,
-        name: domain,
-        status: 'verified',
-        dkim_token: `tok${now}`,
-        active_selector: 'ph1',
-        created_at: now,
-        updated_at: now,
-      });
+    await api.deps.store.knex('domains').insert({
+      id: newId('domain'),
+      project_id: t.project.id,
+      name: domain,
+      status: 'verified',
+      dkim_token: `tok${now}`,
+      active_selector: 'ph1',
+      created_at: now,
+      updated_at: now,
+    });
     await setProject(api.deps, t.project.id, { limits: { daily: 10, monthly: 100, verifications: 0 } });
     const { context, page } = await signedIn(browser, api.baseUrl, t.key);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Usage' }).click();

@@ -81,18 +81,16 @@ describe('the dashboard in a browser: inbound mail', function () {
     const t = await api.tenant();
     const domain = `rx${Date.now().toString(36)}${++seq}.test`;
     const now = Date.now();
-    await api.deps.store
-      .knex('domains')
-      .insert({
-        id: newId('domain'),
-        project_id: t.project.id,
-        name: domain,
-        status: 'verified',
-        dkim_token: `tok${now}${seq}`,
-        active_selector: 'ph1',
-        created_at: now,
-        updated_at: now,
-      });
+    await api.deps.store.knex('domains').insert({
+      id: newId('domain'),
+      project_id: t.project.id,
+      name: domain,
+      status: 'verified',
+      dkim_token: `tok${now}${seq}`,
+      active_selector: 'ph1',
+      created_at: now,
+      updated_at: now,
+    });
     return { t, domain };
   }
 
@@ -100,7 +98,7 @@ describe('the dashboard in a browser: inbound mail', function () {
   async function receive(t: Tenant, from: string, to: string, raw: string): Promise<string> {
     const r = await smtpSend(port, { from, to: [to], raw });
     expect(r.ok, JSON.stringify(r)).to.equal(true);
-    return (await api.core.services.inbound.list(t.project.id, 1, undefined)).items[0]!.id;
+    return (await api.core.services.inbound.list(t.project.id, 1, undefined)).items[0].id;
   }
 
   it('lists received mail and shows a message: its headers, text, HTML in a sandboxed frame, and an attachment that downloads', async function () {
@@ -150,7 +148,7 @@ describe('the dashboard in a browser: inbound mail', function () {
     const link = page.getByRole('link', { name: 'Lieferschein 報告.txt' });
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).to.equal('Lieferschein 報告.txt');
-    expect(await readFile((await download.path())!, 'utf8')).to.equal('attached words');
+    expect(await readFile(await download.path(), 'utf8')).to.equal('attached words');
     const file = await context.request.get(`/dashboard/inbound/${id}/attachments/0`);
     expect(file.headers()['content-disposition']).to.match(/^attachment; /);
     expect(file.headers()['content-type']).to.match(/^text\/plain/);

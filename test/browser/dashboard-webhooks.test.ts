@@ -87,7 +87,7 @@ describe('the dashboard in a browser: webhook endpoints, their delivery log, rep
       .first()
       .click();
     const req = await waitFor(async () => hooks.to('/ok/dash')[seen] ?? null, 10_000, 'the request after the rotation');
-    const header = req.headers['service-signature']!;
+    const header = req.headers['service-signature'];
     const ts = /t=(\d+)/.exec(header)![1];
     const v1s = [...header.matchAll(/v1=([0-9a-f]+)/g)].map((m) => m[1]);
     // during the rotation both secrets sign (interface §6 rule 3); one of them is the new one

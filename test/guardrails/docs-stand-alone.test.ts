@@ -23,7 +23,7 @@ function anchorsOf(markdown: string): Set<string> {
     const h = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
     if (!h) continue;
     out.add(
-      h[1]!
+      h[1]
         .trim()
         .toLowerCase()
         .replace(/[^\p{L}\p{N}\s_-]/gu, '')
@@ -58,7 +58,7 @@ describe('the documentation stands alone', function () {
         .replace(/```[\s\S]*?```/g, '')
         .replace(/`[^`\n]*`/g, '');
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-        const target = m[1]!;
+        const target = m[1];
         if (/^[a-z]+:/i.test(target)) continue;
         const [file, anchor] = target.split('#') as [string, string | undefined];
         const path = file ? resolve(dirname(page), file) : page;

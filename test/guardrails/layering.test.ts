@@ -146,7 +146,7 @@ const describeEdge = (e: Edge) => `${at(e.from, e.line)} imports '${e.spec}'${e.
 const isRepo = (rel: string) => rel.endsWith('.repo.ts');
 
 /** `root` for main.ts and background-thread.ts, otherwise the first folder under src/. */
-const layerOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0]! : 'root');
+const layerOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0] : 'root');
 
 /** The folder a file counts in for cycles: `modules/<area>/<feature>`, `cli` and `api` with their subfolders, else its directory. */
 function folderOf(rel: string): string {
@@ -208,7 +208,7 @@ function cyclesOf(edges: Edge[], nodeOf: (rel: string) => string, selfLoops: boo
   }
   const nodes = [...new Set([...graph.keys(), ...[...graph.values()].flatMap((m) => [...m.keys()])])].sort();
   const cycles = stronglyConnected(nodes, (n) => graph.get(n)?.keys() ?? []).filter(
-    (c) => c.length > 1 || graph.get(c[0]!)?.has(c[0]!),
+    (c) => c.length > 1 || graph.get(c[0])?.has(c[0]),
   );
   return cycles.map((cycle) => {
     const members = new Set(cycle);
@@ -357,7 +357,7 @@ function anchorOf(n: ts.Node): ts.Node {
 /** A `long: reason` on the line above `line` (1-based) or in the comment block right above it. */
 function reasonAbove(lines: string[], line: number): boolean {
   for (let i = line - 2; i >= 0; i--) {
-    const t = lines[i]!.trim();
+    const t = lines[i].trim();
     if (!/^(\/\/|\/\*|\*)/.test(t)) return false;
     if (/^(\/\/+|\/\*+|\*)\s*long:\s*\S/.test(t)) return true;
   }

@@ -13,7 +13,7 @@ describe('route table guardrails', function () {
     for (const r of API_ROUTES) {
       expect(r.path, `${r.method} ${r.path}`).to.match(/^\/v1\//);
       expect(SCOPES, `${r.method} ${r.path}`).to.include(r.scope);
-      expect(r.summary, `${r.method} ${r.path}`).to.be.a('string').that.is.not.empty;
+      expect(r.summary, `${r.method} ${r.path}`).to.be.a('string').and.not.equal('');
     }
   });
 

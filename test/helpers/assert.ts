@@ -10,7 +10,7 @@ export function expectError(
 ): { code: string; message: string; field?: string } {
   expect(res.status, `status of ${res.text}`).to.equal(status);
   expect(res.body?.error?.code, res.text).to.equal(code);
-  expect(res.body.error.message).to.be.a('string').that.is.not.empty;
+  expect(res.body.error.message).to.be.a('string').and.not.equal('');
   expect(res.body.request_id).to.match(/^req_[0-9a-z]{26}$/);
   expect(res.headers.get('request-id')).to.equal(res.body.request_id);
   // CONTRACT §4: `field` is present for validation errors only

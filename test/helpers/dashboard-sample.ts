@@ -193,5 +193,5 @@ async function receive(api: TestApi, c: Client, to: string): Promise<string> {
     5000,
     'the received sample mail',
   );
-  return list[0]!.id;
+  return list[0].id;
 }

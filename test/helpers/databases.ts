@@ -5,7 +5,7 @@ import { openStore, type Store, type StoreOptions } from '../../src/store/store.
 import { PG_URL } from './pg-note.js';
 import { tempDir } from './temp-dir.js';
 
-const knexFactory = knexModule as unknown as typeof knexModule.knex;
+const knexFactory = knexModule;
 
 export interface TestDatabase {
   /** what the store was opened with, to open a second connection to the same database */

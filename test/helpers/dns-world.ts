@@ -86,16 +86,20 @@ export class DnsWorld {
     value: string | string[] | { exchange: string; priority: number },
   ): void {
     const n = norm(name);
+    const text = (): string => {
+      if (typeof value === 'string') return value;
+      throw new Error(`dns-world: a ${type} record for ${name} takes a string, not ${JSON.stringify(value)}`);
+    };
     let rec: Rec;
     if (type === 'MX')
       rec =
         typeof value === 'object' && !Array.isArray(value)
           ? { type, exchange: norm(value.exchange), priority: value.priority }
-          : { type, exchange: norm(String(value)), priority: 10 };
-    else if (type === 'CNAME') rec = { type, target: norm(String(value)) };
-    else if (type === 'PTR') rec = { type, target: norm(String(value)) };
-    else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(String(value)) };
-    else rec = { type, address: String(value) };
+          : { type, exchange: norm(text()), priority: 10 };
+    else if (type === 'CNAME') rec = { type, target: norm(text()) };
+    else if (type === 'PTR') rec = { type, target: norm(text()) };
+    else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(text()) };
+    else rec = { type, address: text() };
     this.records.set(n, [...(this.records.get(n) ?? []), rec]);
   }
 
@@ -167,7 +171,7 @@ export class DnsWorld {
           return { ...base(r), data: r.data };
       }
     };
-    const cname = list.find((r) => r.type === 'CNAME') as Extract<Rec, { type: 'CNAME' }> | undefined;
+    const cname = list.find((r): r is Extract<Rec, { type: 'CNAME' }> => r.type === 'CNAME');
     if (cname && qtype !== Packet.TYPE.CNAME) {
       const sub = await this.resolve(cname.target, qtype, depth + 1);
       return { rcode: sub.rcode, answers: [mk(cname), ...sub.answers] };

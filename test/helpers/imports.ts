@@ -8,7 +8,7 @@ export type LayerTable = Map<string, ReadonlySet<string> | '*'>;
 const TABLE = /<!--\s*layering:[\s\S]*?-->([\s\S]*?)<!--\s*\/layering\s*-->/;
 const TICKED = /`([^`]+)`/g;
 
-const ticked = (cell: string) => [...cell.matchAll(TICKED)].map((m) => m[1]!.trim());
+const ticked = (cell: string) => [...cell.matchAll(TICKED)].map((m) => m[1].trim());
 
 /**
  * The table between `<!-- layering: … -->` and `<!-- /layering -->`: first
@@ -19,7 +19,7 @@ export function parseLayerTable(markdown: string): LayerTable {
   const block = TABLE.exec(markdown);
   if (!block) throw new Error('no <!-- layering: … --> … <!-- /layering --> table');
   const table: LayerTable = new Map();
-  for (const row of block[1]!.split('\n').map((l) => l.trim())) {
+  for (const row of block[1].split('\n').map((l) => l.trim())) {
     if (!row.startsWith('|') || /^\|[\s:|-]*$/.test(row)) continue;
     const cells = row.replace(/^\||\|$/g, '').split('|');
     const [layer] = ticked(cells[0] ?? '');
@@ -73,7 +73,7 @@ function importOf(node: ts.Node): { spec: ts.Node; typeOnly: boolean } | null {
     return { spec: node.moduleReference.expression, typeOnly: node.isTypeOnly };
   }
   if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
-    return { spec: node.arguments[0]!, typeOnly: false };
+    return { spec: node.arguments[0], typeOnly: false };
   if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument))
     return { spec: node.argument.literal, typeOnly: true };
   return null;

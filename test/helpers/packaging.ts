@@ -78,7 +78,7 @@ export function dockerEnv(path: string): Record<string, string> {
   for (const i of instructions.slice(lastFrom)) {
     const m = /^ENV\s+(.*)$/i.exec(i);
     if (!m) continue;
-    for (const pair of m[1]!.trim().split(/\s+/)) {
+    for (const pair of m[1].trim().split(/\s+/)) {
       const eq = pair.indexOf('=');
       env[pair.slice(0, eq)] = pair.slice(eq + 1).replace(/^"(.*)"$/, '$1');
     }
@@ -131,7 +131,7 @@ export function packRelease(): Promise<{ tarball: string; files: string[] }> {
     });
     if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
     const [result] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    return { tarball: join(out, result!.filename), files: result!.files.map((f) => f.path) };
+    return { tarball: join(out, result.filename), files: result.files.map((f) => f.path) };
   })();
   return packed;
 }

@@ -49,11 +49,11 @@ export async function startServe(
   });
   let out = '';
   let stdout = '';
-  child.stdout!.on('data', (d) => {
+  child.stdout.on('data', (d) => {
     out += d;
     stdout += d;
   });
-  child.stderr!.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const deadline = Date.now() + timeoutMs;
   let port: string | undefined;
@@ -91,8 +91,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
   const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const [code] = await once(child, 'exit');
   let json: unknown;
   try {

@@ -22,12 +22,12 @@ export function readmeExamples(markdown: string): ReadmeExample[] {
   const lines = markdown.split('\n');
   const blocks: Array<{ line: number; info: string; text: string }> = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]!);
+    const open = /^```(\w*)\s*$/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
-    blocks.push({ line: start + 1, info: open[1]!, text: body.join('\n') });
+    for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]);
+    blocks.push({ line: start + 1, info: open[1], text: body.join('\n') });
   }
   const out: ReadmeExample[] = [];
   blocks.forEach((b, i) => {
@@ -101,7 +101,7 @@ export function missingFrom(shown: string, actual: string, ids: Map<string, stri
       continue;
     }
     captured.forEach((id, i) => {
-      const real = m[i + 1]!;
+      const real = m[i + 1];
       ids.set(id, real);
       const prefix = /^([a-z]+_)/.exec(id)?.[1];
       if (prefix) ids.set(id.slice(prefix.length), real.slice(prefix.length));

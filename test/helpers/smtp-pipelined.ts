@@ -35,7 +35,7 @@ export class SmtpSession {
   /** Sends one message; resolves to the reply that ended it (250 when it was accepted). */
   async send(from: string, to: string[], raw: string): Promise<string> {
     const got = await this.commands([`MAIL FROM:<${from}>`, ...to.map((t) => `RCPT TO:<${t}>`), 'DATA']);
-    const data = got[got.length - 1]!;
+    const data = got[got.length - 1];
     if (!data.startsWith('354')) {
       await this.command('RSET');
       return got.find((r) => !r.startsWith('2')) ?? data;

@@ -31,18 +31,16 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     const { store } = db();
     project = await createProject({ store, clock: systemClock }, { name: `handoff-${Date.now()}`, approved: true });
     const now = Date.now();
-    await store
-      .knex('domains')
-      .insert({
-        id: `dom_${now.toString(36).padStart(26, '0')}`,
-        project_id: project.id,
-        name: DOMAIN,
-        status: 'verified',
-        dkim_token: `tok${now}`,
-        active_selector: 'ph1',
-        created_at: now,
-        updated_at: now,
-      });
+    await store.knex('domains').insert({
+      id: `dom_${now.toString(36).padStart(26, '0')}`,
+      project_id: project.id,
+      name: DOMAIN,
+      status: 'verified',
+      dkim_token: `tok${now}`,
+      active_selector: 'ph1',
+      created_at: now,
+      updated_at: now,
+    });
   });
   afterEach(async function () {
     await Promise.all(workers.map((w) => w.stop()));
@@ -123,8 +121,8 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     expect(email).to.include({ status: 'queued', attempts: 0 });
     // nothing woke the worker: what goes out went with the commit
     const [done] = await settled(store, [email.id]);
-    expect(done!.attempts).to.equal(1);
-    expect(done!.recipients.map((r) => r.status)).to.deep.equal(['delivered', 'delivered']);
+    expect(done.attempts).to.equal(1);
+    expect(done.recipients.map((r) => r.status)).to.deep.equal(['delivered', 'delivered']);
     // one attempt per queue row (two recipient domains), each the first
     expect(attempts.filter((a) => a.email === email.id).map((a) => a.attempt)).to.deep.equal([1, 1]);
   });
@@ -190,16 +188,16 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     });
     const refused = await emailOf(lost.submit(live(300))).catch((e: unknown) => e);
     expect(refused).to.include({ status: 500, code: 'internal_error' });
-    const [stored] = (await store
+    const [stored] = await store
       .knex('emails')
       .where({ project_id: project.id, request_id: 'req_300' })
-      .select('id')) as Array<{ id: string }>;
+      .select<Array<{ id: string }>>('id');
     // committed, claimed for the worker, but nothing of it went out
     expect(
-      await store.knex('outbound_queue').where({ email_id: stored!.id }).first('state', 'data_started'),
+      await store.knex('outbound_queue').where({ email_id: stored.id }).first('state', 'data_started'),
     ).to.deep.include({ state: 'submitting' });
     await new Promise((r) => setTimeout(r, 200));
-    expect(attempts.filter((a) => a.email === stored!.id)).to.have.length(0);
+    expect(attempts.filter((a) => a.email === stored.id)).to.have.length(0);
     // its one slot is free again: the next email goes out
     const ok = new AcceptQueue(store, systemClock, silentLogger(), {
       hostname: 'mta.test',
@@ -212,7 +210,7 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
     // what a restart does: the row provably never reached DATA, so it is sent, once
     await w.recover(true);
     w.wake();
-    await settled(store, [stored!.id]);
-    expect(attempts.filter((a) => a.email === stored!.id).map((a) => a.attempt)).to.deep.equal([2]);
+    await settled(store, [stored.id]);
+    expect(attempts.filter((a) => a.email === stored.id).map((a) => a.attempt)).to.deep.equal([2]);
   });
 });

@@ -45,13 +45,13 @@ eachDatabase('the accept group commit', (db, kind) => {
     const put = (k: string) => (trx: Knex.Transaction) => trx('meta').insert({ key: k, value: 'v' });
     // submitted in one turn of the event loop: one commit for the three
     const results = await Promise.allSettled([
-      writer.run(put(keys[0]!)),
+      writer.run(put(keys[0])),
       writer.run(async (trx) => {
-        await put(keys[1]!)(trx);
+        await put(keys[1])(trx);
         throw new Error('this job fails after writing');
       }),
       // a job may open its own nested transaction
-      writer.run((trx) => trx.transaction((inner) => put(keys[2]!)(inner))),
+      writer.run((trx) => trx.transaction((inner) => put(keys[2])(inner))),
     ]);
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason.message).to.equal('this job fails after writing');
@@ -69,13 +69,13 @@ eachDatabase('the accept group commit', (db, kind) => {
       const keys = [1, 2, 3].map((n) => `gc-lost-${Date.now()}-${n}`);
       const put = (k: string) => (trx: Knex.Transaction) => trx('meta').insert({ key: k, value: 'v' });
       const results = await Promise.allSettled([
-        writer.run(put(keys[0]!)),
+        writer.run(put(keys[0])),
         writer.run(async (trx) => {
-          await put(keys[1]!)(trx);
+          await put(keys[1])(trx);
           await trx.raw('ROLLBACK');
           throw new Error('the database rolled the transaction back');
         }),
-        writer.run(put(keys[2]!)),
+        writer.run(put(keys[2])),
       ]);
       // none is reported stored, so none is answered 202 (the accept queue then stores each alone)
       expect(results.map((r) => r.status)).to.deep.equal(['rejected', 'rejected', 'rejected']);
@@ -104,7 +104,7 @@ eachDatabase('the accept group commit', (db, kind) => {
     ]);
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(ApiError);
-    const stored = (await store.knex('emails').where({ project_id: project.id }).select('id')) as Array<{ id: string }>;
+    const stored = await store.knex('emails').where({ project_id: project.id }).select<Array<{ id: string }>>('id');
     expect(stored.map((r) => r.id).sort()).to.deep.equal(
       [
         (results[0] as PromiseFulfilledResult<{ id: string }>).value.id,
@@ -152,7 +152,7 @@ eachDatabase('the accept group commit', (db, kind) => {
       // submitted in one turn of the event loop: they share one transaction
       const results = await Promise.allSettled(order.map((p, i) => emailOf(accept.submit(toX(p, i)))));
       expect(batches - before, 'the two requests were one batch').to.equal(1);
-      const of = (p: Project) => results[order.indexOf(p)]!;
+      const of = (p: Project) => results[order.indexOf(p)];
 
       const refused = of(a);
       expect(refused.status).to.equal('rejected');
@@ -239,7 +239,7 @@ eachDatabase('the accept group commit', (db, kind) => {
       );
       expect(sizes).to.deep.equal([MAX_REQUESTS_PER_MESSAGE, MAX_REQUESTS_PER_MESSAGE, 5]);
       // each request got its own email back, in order
-      expect(emails.map((e) => e.recipients[0]!.address)).to.deep.equal(
+      expect(emails.map((e) => e.recipients[0].address)).to.deep.equal(
         Array.from({ length: n }, (_, i) => `r${i}@example.test`),
       );
       const stored = (await store.knex('emails').where({ project_id: project.id }).pluck('id')) as string[];

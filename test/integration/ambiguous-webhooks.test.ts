@@ -175,8 +175,8 @@ describe('email.ambiguous reaches the endpoints that subscribe to it, and only t
       15_000,
       'a second email.ambiguous',
     );
-    expect(both[1]!.json.id).to.not.equal(both[0]!.json.id);
-    expect(both[1]!.json.data.details).to.include({ host: 'mx.sink.test', stage: 'data' });
+    expect(both[1].json.id).to.not.equal(both[0].json.id);
+    expect(both[1].json.data.details).to.include({ host: 'mx.sink.test', stage: 'data' });
     expect(sink.messagesTo(to)).to.have.length(2);
 
     expect(hooks.to(plain.path).filter((r) => r.json?.type === 'email.ambiguous')).to.deep.equal([]);

@@ -80,7 +80,7 @@ eachDatabase('blocklist monitoring (GET /v1/blocklists, domain.blocklisted / dom
     );
     const events = got('/ok/bl-mine').sort((a, b) => String(a.data.kind).localeCompare(String(b.data.kind)));
     expect(events.map((e) => e.type)).to.deep.equal(['domain.blocklisted', 'domain.blocklisted']);
-    expect(events[0]!.data).to.deep.equal({
+    expect(events[0].data).to.deep.equal({
       target: d.domain,
       kind: 'domain',
       list: 'dbl.bl.test',
@@ -88,7 +88,7 @@ eachDatabase('blocklist monitoring (GET /v1/blocklists, domain.blocklisted / dom
       codes: ['127.0.0.2'],
       reason: 'listed for sending spam, see https://bl.test/lookup',
     });
-    expect(events[1]!.data).to.include({ target: IP, kind: 'ip', list: 'ip.bl.test' });
+    expect(events[1].data).to.include({ target: IP, kind: 'ip', list: 'ip.bl.test' });
     // the other project sends from the same IP, but learns nothing of this project's domain
     expect(got('/ok/bl-other').map((e) => e.data.target)).to.deep.equal([IP]);
 
@@ -123,7 +123,7 @@ eachDatabase('blocklist monitoring (GET /v1/blocklists, domain.blocklisted / dom
     expect(delisted).to.deep.include({ listed: 1, delisted: 1 });
     await waitFor(async () => got('/ok/bl-mine').length === 3 || null, 10_000, 'the delisted event');
     expect(got('/ok/bl-mine')[2]).to.deep.include({ type: 'domain.delisted' });
-    expect(got('/ok/bl-mine')[2]!.data).to.include({ target: d.domain, list: 'dbl.bl.test' });
+    expect(got('/ok/bl-mine')[2].data).to.include({ target: d.domain, list: 'dbl.bl.test' });
     expect(
       (await t.api.get('/v1/blocklists')).body.data.find((c: { target: string }) => c.target === d.domain),
     ).to.include({ state: 'clear', listed: false });

@@ -24,7 +24,7 @@ const PUBLIC = 'https://mail.broadcast.test';
 function header(raw: Buffer, name: string): string | null {
   const head = raw
     .toString('latin1')
-    .split('\r\n\r\n')[0]!
+    .split('\r\n\r\n')[0]
     .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
@@ -109,7 +109,7 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     expect(missingOrTwice, 'each contact exactly one message').to.deep.equal([]);
 
     for (const i of [0, 7, 499, 999]) {
-      const m = w.sink.messagesTo(`c${i}-live@ok.test`)[0]!;
+      const m = w.sink.messagesTo(`c${i}-live@ok.test`)[0];
       expect(header(m.raw, 'Subject')).to.equal(`News for N${i}`);
       expect(m.raw.toString('latin1').replace(/=\r\n/g, ''))
         .to.include(`Dear N${i},`)
@@ -126,15 +126,15 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
 
     // the link in the content opens the contact's own preference page, with the broadcast's topic on it
     const prefs = /https:\/\/mail\.broadcast\.test\/p\/[0-9a-z]{26}-[0-9a-f]{20}/.exec(
-      w.sink.messagesTo('c3-live@ok.test')[0]!.raw.toString('latin1').replace(/=\r\n/g, ''),
+      w.sink.messagesTo('c3-live@ok.test')[0].raw.toString('latin1').replace(/=\r\n/g, ''),
     )![0];
     const page = await fetch(prefs.replace(PUBLIC, w.api.baseUrl));
     expect(page.status).to.equal(200);
     expect(await page.text()).to.include('Newsletter');
 
     // contact 7 presses its mail client's unsubscribe button: it leaves the topic, no address is suppressed
-    const seven = w.sink.messagesTo('c7-live@ok.test')[0]!;
-    const url = /^<([^>]+)>/.exec(header(seven.raw, 'List-Unsubscribe')!)![1]!.replace(PUBLIC, w.api.baseUrl);
+    const seven = w.sink.messagesTo('c7-live@ok.test')[0];
+    const url = /^<([^>]+)>/.exec(header(seven.raw, 'List-Unsubscribe')!)![1].replace(PUBLIC, w.api.baseUrl);
     const post = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -149,7 +149,7 @@ describe('a broadcast to 1,000 live contacts (issue 27)', function () {
     expect(afterFirst.counts.unsubscribed).to.equal(1);
 
     // contact 11 reports the newsletter as spam: it leaves all broadcast mail, its address is not suppressed
-    const eleven = w.sink.messagesTo('c11-live@ok.test')[0]!;
+    const eleven = w.sink.messagesTo('c11-live@ok.test')[0];
     const verp = eleven.envelope.from;
     const complaint = await smtpSend(w.api.running.inboundPort!, {
       from: 'fbl@isp.test',
@@ -258,7 +258,7 @@ describe("a broadcast keeps the project's limits for transactional mail (issue 2
     });
     expect(receipt.status, receipt.text).to.equal(202);
     await waitEmail(t.api, receipt.body.id, (e) => e.recipients[0].status === 'delivered');
-    expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-limits@ok.test'))).to.have.length(18);
+    expect(w.sink.messages.filter((m) => m.envelope.to[0].endsWith('-limits@ok.test'))).to.have.length(18);
 
     // an operator revokes the approval of a project whose broadcast is scheduled: it does not go out
     const other = await w.api.tenant({ mode: 'live' });
@@ -287,7 +287,7 @@ describe("a broadcast keeps the project's limits for transactional mail (issue 2
     );
     expect(held.last_error).to.include('approved');
     expect(held.counts.sent).to.equal(0);
-    expect(w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('-revoked@ok.test'))).to.have.length(0);
+    expect(w.sink.messages.filter((m) => m.envelope.to[0].endsWith('-revoked@ok.test'))).to.have.length(0);
   });
 
   it('a cancel takes back the emails still waiting in the outbound queue: they are never sent', async function () {
@@ -326,7 +326,7 @@ describe("a broadcast keeps the project's limits for transactional mail (issue 2
     };
     expect(Number(left.n)).to.equal(sent);
     const atSink = () =>
-      w.sink.messages.filter((m) => m.envelope.to[0]!.endsWith('@slow.test') && /^hold300-w/.test(m.envelope.to[0]!));
+      w.sink.messages.filter((m) => m.envelope.to[0].endsWith('@slow.test') && /^hold300-w/.test(m.envelope.to[0]));
     await waitFor(async () => atSink().length >= sent, 30_000, 'the emails already handed over delivered');
     await new Promise((r) => setTimeout(r, 1000));
     expect(atSink()).to.have.length(sent);

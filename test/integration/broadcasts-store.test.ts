@@ -76,12 +76,12 @@ for (const kind of DATABASE_KINDS) {
         await db.store.tx((trx) => insertQueueRows(trx, rows));
         const lease = { owner: 'w', until: now + 60_000 };
         const first = await db.store.tx((trx) => claimDueRows(trx, { now, limit: 3, lease, bulkLimit: 10 }));
-        expect(first.map((q) => q.id)).to.deep.equal([rows[2]!.id, rows[3]!.id, rows[0]!.id]);
+        expect(first.map((q) => q.id)).to.deep.equal([rows[2].id, rows[3].id, rows[0].id]);
         expect(await db.store.tx((trx) => claimDueRows(trx, { now, limit: 10, lease, bulkLimit: 0 }))).to.deep.equal(
           [],
         );
         const last = await db.store.tx((trx) => claimDueRows(trx, { now, limit: 10, lease, bulkLimit: 10 }));
-        expect(last.map((q) => q.id)).to.deep.equal([rows[1]!.id]);
+        expect(last.map((q) => q.id)).to.deep.equal([rows[1].id]);
       } finally {
         await db.drop();
       }

@@ -398,7 +398,7 @@ eachDatabase('broadcasts: drafts, sending, counts (issue 27)', (db) => {
     const core = buildCore(api.config, db().store, silentLogger());
     const fanOut = buildFanOut(api.config, core, core.acceptQueue!);
     const [due] = (await fanOut.due()).filter((x) => x.id === later.id);
-    expect(await fanOut.step(due!)).to.equal(false);
+    expect(await fanOut.step(due)).to.equal(false);
     const paused = (await t.api.get(`/v1/broadcasts/${later.id}`)).body;
     expect(paused).to.include({ status: 'sending' });
     expect(paused.last_error).to.match(/^paused: .*template/);

@@ -157,16 +157,16 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     ]);
     for (const name of ['port_25', 'fcrdns', 'tls', 'dns_zone', 'database'])
       expect(checks[name], name).to.include({ status: 'ok', hint: null });
-    expect(checks.port_25!.message).to.match(new RegExp(`^mx\\.doctor\\.test:${sink.port} answered: 220 `));
-    expect(checks.fcrdns!.message).to.equal(`${HOST} → ${HOST_IP} → ${HOST}`);
-    expect(checks.dns_zone!.message).to.equal(`dkim.doctor.test is delegated to ${HOST}`);
+    expect(checks.port_25.message).to.match(new RegExp(`^mx\\.doctor\\.test:${sink.port} answered: 220 `));
+    expect(checks.fcrdns.message).to.equal(`${HOST} → ${HOST_IP} → ${HOST}`);
+    expect(checks.dns_zone.message).to.equal(`dkim.doctor.test is delegated to ${HOST}`);
     // the disk of the machine running the tests decides between ok and warn; the verdicts have their unit test
-    expect(checks.disk!.status).to.not.equal('fail');
-    expect(checks.disk!.message).to.match(/GiB free of .* under /);
+    expect(checks.disk.status).to.not.equal('fail');
+    expect(checks.disk.message).to.match(/GiB free of .* under /);
     expect(r.stderr).to.include('posthorn doctor: running 7 checks');
     // no serve runs for this config: nothing to measure, and nothing to warn about
     expect(checks.event_loop).to.include({ status: 'ok', hint: null });
-    expect(checks.event_loop!.message).to.match(
+    expect(checks.event_loop.message).to.match(
       /^not measured: no posthorn serve answered at http:\/\/127\.0\.0\.1:0\/metrics/,
     );
     expect(r.stderr).to.match(/^ {2}ok {3}fcrdns$/m);
@@ -187,7 +187,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
       const r = await doctor(metricsConfig, '--json');
       const checks = byName(r);
       expect(checks.event_loop, JSON.stringify(checks.event_loop)).to.include({ status: 'ok', hint: null });
-      expect(checks.event_loop!.message).to.match(
+      expect(checks.event_loop.message).to.match(
         /^event-loop lag p99 since the last scrape: .*\bapi \d+ ms.*\bbackground \d+ ms/,
       );
     } finally {
@@ -220,8 +220,8 @@ describe('posthorn doctor (CONTRACT §3)', function () {
       message: `no SMTP greeting from 127.0.0.1:${port}: ECONNREFUSED`,
     });
     expect(checks.fcrdns).to.include({ status: 'fail' });
-    expect(checks.fcrdns!.message).to.include(`192.0.2.20 has PTR ${HOST}`);
-    expect(checks.fcrdns!.hint).to.include('reverse DNS to other.doctor.test');
+    expect(checks.fcrdns.message).to.include(`192.0.2.20 has PTR ${HOST}`);
+    expect(checks.fcrdns.hint).to.include('reverse DNS to other.doctor.test');
     expect(checks.tls).to.include({
       status: 'fail',
       message: `the key ${certs.otherKey} does not belong to the certificate ${certs.cert}`,
@@ -234,7 +234,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
       status: 'fail',
       message: `1 migration not applied: ${MIGRATIONS.at(-1)![0]}`,
     });
-    expect(checks.database!.hint).to.include('posthorn migrate');
+    expect(checks.database.hint).to.include('posthorn migrate');
   });
 
   it('warns without --probe, on a certificate for another name, a zone delegated elsewhere and the DNS server off', async function () {
@@ -253,7 +253,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     const checks = byName(r);
     expect(checks.port_25).to.include({ status: 'warn', message: 'not run: no --probe HOST given' });
     expect(checks.tls).to.include({ status: 'warn' });
-    expect(checks.tls!.message).to.include(`it does not name ${HOST}`);
+    expect(checks.tls.message).to.include(`it does not name ${HOST}`);
     expect(checks.dns_zone).to.include({
       status: 'warn',
       message: `dkim.elsewhere.test is delegated to ns.elsewhere.test, which is not ${HOST} nor at its address`,
@@ -277,7 +277,7 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     const checks = byName(r);
     expect(checks.fcrdns).to.include({ status: 'fail', message: 'missing.doctor.test has no A or AAAA record' });
     expect(checks.tls).to.include({ status: 'fail' });
-    expect(checks.tls!.message).to.include(`smtp.tls.cert ${garbage} cannot be used`);
+    expect(checks.tls.message).to.include(`smtp.tls.cert ${garbage} cannot be used`);
   });
 
   it('without --json prints a table with each hint, and the counts', async function () {

@@ -32,8 +32,8 @@ describe('posthorn verify (issue 22)', function () {
       ['x@nxdomain.test', 'invalid'],
     ]);
     expect(rows[0]).to.deep.include({ object: 'email_verification', mail_servers: ['mx.ok.test'], reasons: [] });
-    expect(rows[2]!.reasons).to.deep.equal(['invalid_syntax']);
-    expect(rows[3]!.reasons).to.deep.equal(['no_mail_server']);
+    expect(rows[2].reasons).to.deep.equal(['invalid_syntax']);
+    expect(rows[3].reasons).to.deep.equal(['no_mail_server']);
   });
 
   it('reads a list from --file (blank lines and # comments skipped) and prints a table with a summary', async function () {

@@ -28,9 +28,9 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
   async function signIn(key = t.key): Promise<{ cookie: string; csrf: string }> {
     const r = await post('/dashboard/sign-in', { key });
     expect(r.status).to.equal(303);
-    const cookie = r.headers.get('set-cookie')!.split(';')[0]!;
+    const cookie = r.headers.get('set-cookie')!.split(';')[0];
     const page = await (await fetch(`${api.baseUrl}/dashboard/emails`, { headers: { cookie } })).text();
-    return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page)![1]! };
+    return { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(page)![1] };
   }
 
   it('sends its security headers on every page: CSP without inline scripts, no framing', async function () {
@@ -166,7 +166,7 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         redirect: 'manual',
       });
-      const c = r.headers.get('set-cookie')!.split(';')[0]!;
+      const c = r.headers.get('set-cookie')!.split(';')[0];
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++)
         statuses.push((await fetch(`${slow.baseUrl}/dashboard/emails`, { headers: { cookie: c } })).status);

@@ -90,8 +90,8 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(e.recipients[0].status).to.equal('bounced');
     const events = await eventsOfEmail(api.deps.store.knex, res.body.id);
     expect(events.map((x) => x.type)).to.deep.equal(['email.bounced', 'email.failed']);
-    expect(events[0]!.data.details).to.include({ bounce_type: 'Permanent' });
-    expect((events[0]!.data.details as { diagnostic: string }).diagnostic).to.match(/^550 5\.1\.1/);
+    expect(events[0].data.details).to.include({ bounce_type: 'Permanent' });
+    expect((events[0].data.details as { diagnostic: string }).diagnostic).to.match(/^550 5\.1\.1/);
     expectError(
       await t.api.post('/v1/emails', { from: from(), to: [to], subject: 'x', text: 'y' }),
       422,
@@ -241,10 +241,10 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const seen = await types(res.body.id);
     expect(seen.filter((x) => x === 'email.sent')).to.have.length(1);
     expect(seen.filter((x) => x === 'email.delivered')).to.have.length(3);
-    const rows = (await api.deps.store
+    const rows = await api.deps.store
       .knex('outbound_queue')
       .where({ email_id: res.body.id })
-      .select('route')) as Array<{ route: string }>;
+      .select<Array<{ route: string }>>('route');
     expect(rows.map((r) => r.route).sort()).to.deep.equal(['ok.test', 'ok2.test']);
   });
 
@@ -274,15 +274,15 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     const [delivered, bounced, delayed] = sims.map((r) => r.body.id as string);
     await waitEmail(t.api, live.body.id, (e) => e.status === 'accepted' && e.recipients[0].status === 'delivered');
     expect(sink.messagesTo(liveTo)).to.have.length(1);
-    const d = await waitEmail(testKey.api, delivered!, (e) => e.status === 'accepted');
+    const d = await waitEmail(testKey.api, delivered, (e) => e.status === 'accepted');
     expect(d).to.include({ attempts: 1, simulated: true });
-    expect(await types(delivered!)).to.deep.equal(['email.scheduled', 'email.sent', 'email.delivered']);
-    const b = await waitEmail(testKey.api, bounced!, (e) => e.status === 'failed');
+    expect(await types(delivered)).to.deep.equal(['email.scheduled', 'email.sent', 'email.delivered']);
+    const b = await waitEmail(testKey.api, bounced, (e) => e.status === 'failed');
     expect(b.recipients[0].status).to.equal('bounced');
-    expect(await types(bounced!)).to.deep.equal(['email.scheduled', 'email.bounced', 'email.failed']);
-    const late = await waitEmail(testKey.api, delayed!, (e) => e.status === 'accepted');
+    expect(await types(bounced)).to.deep.equal(['email.scheduled', 'email.bounced', 'email.failed']);
+    const late = await waitEmail(testKey.api, delayed, (e) => e.status === 'accepted');
     expect(late.attempts).to.equal(2);
-    expect(await types(delayed!)).to.deep.equal([
+    expect(await types(delayed)).to.deep.equal([
       'email.scheduled',
       'email.delivery_delayed',
       'email.sent',
@@ -349,7 +349,7 @@ describe('live delivery through the MTA (direct mode, local sink)', function () 
     expect(e.status).to.equal('accepted');
     for (const a of to) expect(sink.messagesTo(a)).to.have.length(1);
     // Bcc stays out of the headers every recipient sees
-    expect(sink.messagesTo(to[0]!)[0]!.raw.toString()).to.not.match(/^bcc:/im);
+    expect(sink.messagesTo(to[0])[0].raw.toString()).to.not.match(/^bcc:/im);
     expect(sink.connections - before).to.be.at.most(5);
   });
 });

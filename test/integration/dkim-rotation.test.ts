@@ -27,7 +27,9 @@ for (const kind of DATABASE_KINDS) {
     let t: Tenant;
     const w_add = (name: string, txt: string) => world.add(name, 'TXT', txt);
     const advance = (): Promise<RotationSummary> =>
-      advanceRotations(api.deps, (d, e) => Promise.reject(new Error(`${d.name}: ${String(e)}`)));
+      advanceRotations(api.deps, (d, e) => {
+        throw new Error(`${d.name}: ${String(e)}`, { cause: e });
+      });
 
     before(async function () {
       // a key signs 1 s after it is published; a replaced key is removed 3 s after the switch
@@ -75,7 +77,7 @@ for (const kind of DATABASE_KINDS) {
       const checker = (async () => {
         while (checking || verified.size < sent.length) {
           for (const m of sink.messages) {
-            const to = m.envelope.to[0]!;
+            const to = m.envelope.to[0];
             if (!to.startsWith(`rotate-${kind}-`) || verified.has(to)) continue;
             const result = await dkimResults(world, m.raw);
             if (result.join() !== `${d.domain}:pass`) failures.push(`${to} (${selectorOf(m.raw)}): ${result.join()}`);

@@ -139,7 +139,7 @@ describe('the built-in DNS zone for DKIM keys', function () {
       expect(txt).to.have.length(1);
       expect(txt[0]).to.match(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]+$/);
       const publicKey = createPublicKey({
-        key: Buffer.from(txt[0]!.split('p=')[1]!, 'base64'),
+        key: Buffer.from(txt[0].split('p=')[1], 'base64'),
         format: 'der',
         type: 'spki',
       });
@@ -300,7 +300,7 @@ describe('the built-in DNS zone for DKIM keys', function () {
       it('answers at most 1232 bytes whatever the OPT record offers: a longer answer has TC set and comes whole over TCP', async function () {
         await peer.send(queryBytes(6, 'big.tok1.dkim.hostile.test', 4096));
         const res = await peer.answer(6);
-        expect(peer.received[0]!.length).to.be.at.most(1232);
+        expect(peer.received[0].length).to.be.at.most(1232);
         expect(res.header.tc).to.equal(1);
         expect(res.answers).to.have.length(0);
         const whole = await dns2.TCPClient({ dns: '127.0.0.1', port: zone.port })('big.tok1.dkim.hostile.test', 'TXT');
@@ -313,7 +313,7 @@ describe('the built-in DNS zone for DKIM keys', function () {
         const before = await dropped('response');
         const peer = await tcpPeer(zone.port);
         const notAQuery = valid(7);
-        notAQuery[2]! |= 0x80;
+        notAQuery[2] |= 0x80;
         peer.socket.write(frame(notAQuery));
         expect(await peer.closedWithin(1000)).to.equal(true);
         expect(peer.data().length).to.equal(0);
@@ -373,7 +373,7 @@ describe('the built-in DNS zone for DKIM keys', function () {
           const fifth = await tcpPeer(capped.port);
           expect(await fifth.closedWithin(1000)).to.equal(true);
           expect(await dropped('tcp_connections')).to.equal(before + 1);
-          open[0]!.socket.destroy();
+          open[0].socket.destroy();
           const res = await waitFor(
             () => dns2.TCPClient({ dns: '127.0.0.1', port: capped.port })('s1.tok1.dkim.hostile.test', 'TXT'),
             2000,

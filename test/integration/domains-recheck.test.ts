@@ -67,10 +67,10 @@ eachDatabase('the domain re-check job (jobs.domain_recheck, LIFECYCLE Domain)', 
     for (const r of required) world.add(r.name, r.type, r.value);
     expect((await t.api.post(`/v1/domains/${d.id}/verify`)).body.status).to.equal('verified');
 
-    world.remove(required[2]!.name, 'CNAME');
-    expect((await becomes(d.id, 'temporary_failure')).failure_reason).to.include(required[2]!.name);
+    world.remove(required[2].name, 'CNAME');
+    expect((await becomes(d.id, 'temporary_failure')).failure_reason).to.include(required[2].name);
 
-    world.add(required[2]!.name, 'CNAME', required[2]!.value);
+    world.add(required[2].name, 'CNAME', required[2].value);
     await becomes(d.id, 'verified');
   });
 });

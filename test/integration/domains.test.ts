@@ -1,5 +1,4 @@
 import { createSocket, type Socket } from 'node:dgram';
-import type { AddressInfo } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
@@ -49,7 +48,7 @@ function closedUdpPort(): Promise<number> {
   return new Promise((resolve) => {
     const s = createSocket('udp4');
     s.bind(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
+      const { port } = s.address();
       s.close(() => resolve(port));
     });
   });
@@ -67,10 +66,10 @@ async function meetingAtInsert<T>(knex: Knex, sessions: number, start: () => Pro
   try {
     await waitFor(
       async () => {
-        const { rows } = (await knex.raw(
+        const { rows } = await knex.raw<{ rows: Array<{ n: number }> }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        )) as { rows: Array<{ n: number }> };
-        return rows[0]!.n >= sessions;
+        );
+        return rows[0].n >= sessions;
       },
       10_000,
       `${sessions} creations waiting on a lock`,
@@ -239,9 +238,10 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
             201, 409, 409, 409, 409,
           ]);
           for (const r of answers.filter((x) => x.status === 409)) expectError(r, 409, 'domain_already_registered');
-          const holders = (await db().store.knex('domains').where({ name }).select('project_id')) as Array<{
-            project_id: string;
-          }>;
+          const holders = await db()
+            .store.knex('domains')
+            .where({ name })
+            .select<Array<{ project_id: string }>>('project_id');
           expect(holders).to.have.length(1);
         });
       }
@@ -378,7 +378,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
         domains: { ...api.deps.domains, checkTimeoutMs: 1000 },
       });
       const resolvers: Array<[string, () => DomainDeps]> = [
-        ['times out', () => through(() => `127.0.0.1:${(silent.address() as AddressInfo).port}`)],
+        ['times out', () => through(() => `127.0.0.1:${silent.address().port}`)],
         ['refuses', () => through(() => `127.0.0.1:${refusedPort}`)],
       ];
       for (const [how, deps] of resolvers) {
@@ -644,7 +644,7 @@ eachDatabase('domains (interface §4.2)', (db, kind) => {
           },
         ],
       });
-      const rcpt = { emailId: e.id, recipientId: e.recipients[0]!.id };
+      const rcpt = { emailId: e.id, recipientId: e.recipients[0].id };
       for (let i = 0; i < 3; i++) await recordTracking(api.deps.tracking, { kind: 'open', ...rcpt }, 'Mail/1.0');
       for (let i = 0; i < 2; i++)
         await recordTracking(api.deps.tracking, { kind: 'click', ...rcpt, url: 'https://example.test/' }, 'Mail/1.0');

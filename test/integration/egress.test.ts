@@ -175,7 +175,7 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       const seen = hooks.to(path);
       expect(seen).to.have.length(1);
       expect(seen[0]).to.include({ method: 'POST', rawBody: body, localAddress: '127.0.0.1' });
-      expect(seen[0]!.headers).to.include({
+      expect(seen[0].headers).to.include({
         'service-event-id': 'evt_1',
         'content-type': 'application/json',
         'user-agent': 'Posthorn-Test',
@@ -305,14 +305,14 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         },
         open(),
       );
-      const raw = hooks.to(path)[0]!.rawHeaders;
-      const named = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === name);
+      const raw = hooks.to(path)[0].rawHeaders;
+      const named = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1].toLowerCase() === name);
       expect(named('user-agent')).to.deep.equal(['Posthorn/9 (+webhooks)']);
       expect(named('content-type')).to.deep.equal(['application/json']);
       const plain = unique('/ok/');
       await guardedRequest(hooks.url(plain), { method: 'GET' }, open());
-      const rawPlain = hooks.to(plain)[0]!.rawHeaders;
-      expect(rawPlain.filter((_, i) => i % 2 === 1 && rawPlain[i - 1]!.toLowerCase() === 'user-agent')).to.deep.equal([
+      const rawPlain = hooks.to(plain)[0].rawHeaders;
+      expect(rawPlain.filter((_, i) => i % 2 === 1 && rawPlain[i - 1].toLowerCase() === 'user-agent')).to.deep.equal([
         'Posthorn-Test',
       ]);
     });
@@ -356,7 +356,7 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
       world.add('rebind.hooks.test', 'A', '127.0.0.1');
       const res = await requestChecked(checked, { method: 'POST', body: '{}' }, open());
       expect(res).to.include({ status: 200, address: '::1' });
-      expect(hooks.to(first)[0]!.localAddress).to.equal('::1');
+      expect(hooks.to(first)[0].localAddress).to.equal('::1');
       // a new check asks DNS again (here with no lookup cache: the appliance keeps answers 5 s)
       const second = unique('/ok/');
       const uncached = resolverLookup(createResolver({ servers: [world.address], timeoutMs: 2000, tries: 1 }), 0);
@@ -365,7 +365,7 @@ describe('egress guard (CONTRACT §4: SSRF, allow_private, ca_file)', function (
         { method: 'POST', body: '{}' },
         open({ resolve: uncached }),
       );
-      expect(hooks.to(second)[0]!.localAddress).to.equal('127.0.0.1');
+      expect(hooks.to(second)[0].localAddress).to.equal('127.0.0.1');
     });
 
     it("keeps a host's addresses a few seconds, and still checks them at every request", async function () {

@@ -48,7 +48,7 @@ eachDatabase("an email's timeline and content (GET /v1/emails/{id}/events, /cont
         const list = r.body.data as Array<{ type: string; webhook_deliveries: Array<{ status: string }> }>;
         const done =
           list.some((e) => e.type === 'email.bounced') &&
-          list.every((e) => e.webhook_deliveries.length === 1 && e.webhook_deliveries[0]!.status === 'succeeded');
+          list.every((e) => e.webhook_deliveries.length === 1 && e.webhook_deliveries[0].status === 'succeeded');
         return done ? r.body : null;
       },
       10_000,

@@ -598,7 +598,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const events = await eventsOfEmail(api.deps.store.knex, id);
       expect(events.map((x) => x.type)).to.deep.equal(['email.sent', 'email.delivered']);
       expect(events.every((x) => x.simulated)).to.equal(true);
-      expect(events[1]!.data).to.include({
+      expect(events[1].data).to.include({
         email_id: id,
         environment: 'test',
         recipient: `delivered@${SIM}`,
@@ -611,7 +611,7 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
       const e = await waitEmail(t.api, id, (x) => x.status === 'failed');
       expect(e.recipients[0].status).to.equal('bounced');
       expect(await types(id)).to.deep.equal(['email.bounced', 'email.failed']);
-      const bounce = (await eventsOfEmail(api.deps.store.knex, id))[0]!;
+      const bounce = (await eventsOfEmail(api.deps.store.knex, id))[0];
       expect((bounce.data.details as { bounce_type: string }).bounce_type).to.equal('Permanent');
       expect(await api.deps.store.knex('suppressions').where({ project_id: t.project.id })).to.have.length(0);
     });
@@ -663,8 +663,8 @@ eachDatabase('POST /v1/emails (interface §4.1)', (db) => {
           state: string;
           next_attempt_at: number;
         }>;
-        expect(row!.state).to.equal('queued');
-        expect(Number(row!.next_attempt_at)).to.be.greaterThan(Date.now());
+        expect(row.state).to.equal('queued');
+        expect(Number(row.next_attempt_at)).to.be.greaterThan(Date.now());
         // scheduled test mail waits for its time
         const later = await u.api.post('/v1/emails', {
           ...base,

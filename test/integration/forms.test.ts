@@ -294,7 +294,7 @@ eachDatabase('signup forms (issue 27)', (db) => {
       expect((await eventsOf('contact.created')).map((e) => e.email)).to.not.include('nia@example.com');
       const mails = await mailsTo('nia@example.com');
       expect(mails).to.have.length(1);
-      expect(mails[0]!.subject).to.equal('Confirm your subscription to Our newsletter');
+      expect(mails[0].subject).to.equal('Confirm your subscription to Our newsletter');
       // again within 10 minutes: the same answer, no second mail
       const again = await fetch(local(form.url), { method: 'POST', headers: PAGE, body: 'email=nia%40example.com' });
       expect(again.status).to.equal(200);
@@ -462,8 +462,8 @@ eachDatabase('signup forms (issue 27)', (db) => {
       const f = await make({ fields: ['first_name'], confirm_template_id: 'confirm-signup' });
       await fetch(local(f.url), { method: 'POST', headers: PAGE, body: 'email=tpl%40example.com&first_name=Tia' });
       const [mail] = await mailsTo('tpl@example.com');
-      expect(mail!.subject).to.equal('Please confirm, Tia');
-      const full = (await t.api.get(`/v1/emails/${mail!.id}/content`)).body;
+      expect(mail.subject).to.equal('Please confirm, Tia');
+      const full = (await t.api.get(`/v1/emails/${mail.id}/content`)).body;
       expect(full.html).to.match(
         new RegExp(`href="https://forms\\.example/f/${f.id}/confirm/[0-9a-z]{26}-[0-9a-f]{32}"`),
       );
@@ -511,7 +511,7 @@ eachDatabase('signup forms (issue 27)', (db) => {
       const linkOf = async (email: string) =>
         local(
           /href="([^"]+)"/
-            .exec((await t.api.get(`/v1/emails/${(await mailsTo(email))[0]!.id}/content`)).body.html)![1]!
+            .exec((await t.api.get(`/v1/emails/${(await mailsTo(email))[0].id}/content`)).body.html)![1]
             .replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n))),
         );
       const kept = await linkOf('kept@example.com');
@@ -726,7 +726,7 @@ eachDatabase('signup forms (issue 27)', (db) => {
         store: db().store,
         clock: api.deps.clock,
         logger: silentLogger(),
-        key: api.deps.tracking.key,
+        key: () => api.deps.tracking.key(),
         publicUrl: 'https://forms.example',
         allowPrivate: true,
         accept,
@@ -769,7 +769,7 @@ eachDatabase('signup forms (issue 27)', (db) => {
         store: racing,
         clock: api.deps.clock,
         logger: silentLogger(),
-        key: api.deps.tracking.key,
+        key: () => api.deps.tracking.key(),
         publicUrl: 'https://forms.example',
         allowPrivate: true,
         accept: null as never,

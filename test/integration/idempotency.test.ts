@@ -65,17 +65,15 @@ eachDatabase('Idempotency-Key (interface §4.1)', (db) => {
   it('lets a retry take over a claim left running by a request that died', async function () {
     const key = `crashed-${Date.now()}`;
     // what an older version killed between its claim and the commit left behind (this version claims nothing before the commit)
-    await api.deps.store
-      .knex('idempotency_keys')
-      .insert({
-        project_id: t.project.id,
-        key,
-        request_hash: 'x'.repeat(64),
-        state: 'running',
-        response_status: null,
-        response_body: null,
-        created_at: Date.now() - 1000,
-      });
+    await api.deps.store.knex('idempotency_keys').insert({
+      project_id: t.project.id,
+      key,
+      request_hash: 'x'.repeat(64),
+      state: 'running',
+      response_status: null,
+      response_body: null,
+      created_at: Date.now() - 1000,
+    });
     const res = await t.api.post('/v1/emails', base, { 'Idempotency-Key': key });
     expect(res.status, res.text).to.equal(202);
     expect((await t.api.post('/v1/emails', base, { 'Idempotency-Key': key })).body.id).to.equal(res.body.id);

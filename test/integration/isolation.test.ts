@@ -29,7 +29,7 @@ eachDatabase('project isolation', (db) => {
     const ids = (await a.api.get('/v1/emails?limit=100')).body.data.map((e: { id: string }) => e.id);
     expect(ids).to.include(mine.id);
     expect(ids).to.not.include(theirs.id);
-    const filtered = (await a.api.get(`/v1/emails?to=${encodeURIComponent(theirs.to[0]!)}`)).body.data.map(
+    const filtered = (await a.api.get(`/v1/emails?to=${encodeURIComponent(theirs.to[0])}`)).body.data.map(
       (e: { id: string }) => e.id,
     );
     expect(filtered).to.not.include(theirs.id);

@@ -93,8 +93,8 @@ function listen(args: string[], env: Record<string, string>): ListenProcess {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   return { child, stdout: () => out, stderr: () => err, exited };
 }
@@ -244,7 +244,7 @@ describe('posthorn listen (docs/webhooks.md)', function () {
       const { endpointId } = await ready(l);
       const jsonId = await waitFor(
         async () =>
-          json.stdout().includes('\n') ? (JSON.parse(json.stdout().split('\n')[0]!).endpoint_id as string) : null,
+          json.stdout().includes('\n') ? (JSON.parse(json.stdout().split('\n')[0]).endpoint_id as string) : null,
         15_000,
         'the first JSON line',
       );
@@ -270,7 +270,7 @@ describe('posthorn listen (docs/webhooks.md)', function () {
     it('gets only the named types, one JSON document per line: the payload and its headers', async function () {
       const l = start(['--events', 'email.delivered', '--json']);
       const first = await waitFor(
-        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null),
+        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]) : null),
         15_000,
         'the first JSON line',
       );
@@ -305,7 +305,7 @@ describe('posthorn listen (docs/webhooks.md)', function () {
     it('without --events subscribes to what an endpoint created without events gets', async function () {
       const l = start(['--json']);
       const first = await waitFor(
-        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]!) : null),
+        async () => (l.stdout().includes('\n') ? JSON.parse(l.stdout().split('\n')[0]) : null),
         15_000,
         'the first JSON line',
       );
@@ -452,8 +452,8 @@ eachDatabase('the listen routes, the dispatcher in the same process (docs/webhoo
     expect(stream.res.headers.get('content-type')).to.match(/^text\/event-stream/);
     await waitFor(async () => stream.frames.length >= 1, 10_000, 'the retried delivery on the stream');
     const [frame] = stream.frames;
-    expect(JSON.parse(frame!.body).id).to.equal(failed.event_id);
-    expect(frame!.headers['Service-Delivery-Attempt']).to.equal(String(failed.attempts + 1));
+    expect(JSON.parse(frame.body).id).to.equal(failed.event_id);
+    expect(frame.headers['Service-Delivery-Attempt']).to.equal(String(failed.attempts + 1));
     await waitFor(
       async () => (await deliveriesOf(e.id))[0]?.status === 'succeeded',
       5_000,

@@ -7,8 +7,8 @@ import { startServe, writeConfig, type ServeProcess } from '../helpers/process.j
 function familyTypes(text: string): Map<string, string> {
   const types = new Map<string, string>();
   for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-    expect(types.has(m[1]!), `${m[1]} declared once`).to.equal(false);
-    types.set(m[1]!, m[2]!);
+    expect(types.has(m[1]), `${m[1]} declared once`).to.equal(false);
+    types.set(m[1], m[2]);
   }
   return types;
 }

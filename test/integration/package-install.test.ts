@@ -93,15 +93,15 @@ describe('the packaged release (npm pack, installed as packaging/posthorn.servic
     expect(JSON.parse(migrate.stdout)).to.deep.equal({ applied: MIGRATIONS.map(([name]) => name), pending: [] });
 
     const unit = readUnit(packagingFile('posthorn.service'));
-    const [program, script, ...args] = unit.get('Service.ExecStart')![0]!.split(/\s+/);
+    const [program, script, ...args] = unit.get('Service.ExecStart')![0].split(/\s+/);
     expect(program).to.equal('/usr/bin/node');
-    expect(script!.startsWith(`${UNIT_PREFIX}/`), script).to.equal(true);
+    expect(script.startsWith(`${UNIT_PREFIX}/`), script).to.equal(true);
     const unitEnv = Object.fromEntries(
       unit.get('Service.Environment')!.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
     );
     expect(unitEnv.POSTHORN_CONFIG).to.be.a('string');
 
-    const child = spawn(process.execPath, [prefix + script!.slice(UNIT_PREFIX.length), ...args], {
+    const child = spawn(process.execPath, [prefix + script.slice(UNIT_PREFIX.length), ...args], {
       cwd: dir,
       env: childEnv({ ...unitEnv, POSTHORN_CONFIG: configPath }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -123,14 +123,14 @@ describe('the packaged release (npm pack, installed as packaging/posthorn.servic
       // CONTRACT §1: the first start prints the default project's test key, which the unit's comment tells the operator to look for.
       expect(output).to.match(/ph_test_[A-Za-z0-9]{40}/);
 
-      const probe = await run(healthcheck[0]!, healthcheck.slice(1), { env: childEnv({ POSTHORN_HTTP__PORT: port }) });
+      const probe = await run(healthcheck[0], healthcheck.slice(1), { env: childEnv({ POSTHORN_HTTP__PORT: port }) });
       expect(probe.code, `the Docker HEALTHCHECK: ${probe.stderr}`).to.equal(0);
 
       child.kill('SIGTERM');
       expect(await exited, output).to.equal(0);
       expect(output).to.include('"msg":"stopped"');
 
-      const after = await run(healthcheck[0]!, healthcheck.slice(1), { env: childEnv({ POSTHORN_HTTP__PORT: port }) });
+      const after = await run(healthcheck[0], healthcheck.slice(1), { env: childEnv({ POSTHORN_HTTP__PORT: port }) });
       expect(after.code, 'the HEALTHCHECK once nothing answers').to.equal(1);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');

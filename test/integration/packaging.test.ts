@@ -91,7 +91,7 @@ function copiesOf(stage: Stage): Copy[] {
   let workdir = '/';
   for (const i of stage.instructions) {
     const wd = /^WORKDIR\s+(\S+)$/i.exec(i);
-    if (wd) workdir = posix.resolve(workdir, wd[1]!);
+    if (wd) workdir = posix.resolve(workdir, wd[1]);
     expect(i, 'the Dockerfile uses COPY, not ADD').to.not.match(/^ADD\s/i);
     if (!/^COPY\s/i.test(i)) continue;
     const words = i.split(/\s+/).slice(1);
@@ -108,7 +108,7 @@ function copiesOf(stage: Stage): Copy[] {
 const workdirOf = (stage: Stage) =>
   stage.instructions.reduce((dir, i) => {
     const wd = /^WORKDIR\s+(\S+)$/i.exec(i);
-    return wd ? posix.resolve(dir, wd[1]!) : dir;
+    return wd ? posix.resolve(dir, wd[1]) : dir;
   }, '/');
 
 /** The top-level names .dockerignore keeps out of the build context. */
@@ -230,14 +230,14 @@ async function expectDashboard(baseUrl: string): Promise<void> {
   const html = await page.text();
   expect(page.status, html).to.equal(200);
   expect(page.headers.get('content-type')).to.match(/^text\/html/);
-  const named = [...html.matchAll(/(?:href|src)="(\/dashboard\/assets\/[^"?#]+)/g)].map((m) => m[1]!).sort();
+  const named = [...html.matchAll(/(?:href|src)="(\/dashboard\/assets\/[^"?#]+)/g)].map((m) => m[1]).sort();
   expect(named).to.deep.equal(['/dashboard/assets/dashboard.css', '/dashboard/assets/dashboard.js']);
   const types: Record<string, RegExp> = { css: /^text\/css/, js: /^text\/javascript/ };
   for (const path of named) {
     const res = await fetch(`${baseUrl}${path}`);
     const body = await res.text();
     expect(res.status, `${path}: ${body}`).to.equal(200);
-    expect(res.headers.get('content-type'), path).to.match(types[path.split('.').pop()!]!);
+    expect(res.headers.get('content-type'), path).to.match(types[path.split('.').pop()!]);
     expect(body, path).to.equal(readFileSync(join(PACKAGE_ROOT, 'assets', 'dashboard', basename(path)), 'utf8'));
   }
   const health = await fetch(`${baseUrl}/healthz`);

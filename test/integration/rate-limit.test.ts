@@ -21,7 +21,7 @@ describe('per-key rate limit (limits.requests_per_second)', function () {
     const replies = [];
     for (let i = 0; i < 5; i++) replies.push(await t.api.get('/v1/emails'));
     expect(replies.slice(0, 3).map((r) => r.status)).to.deep.equal([200, 200, 200]);
-    const limited = replies[3]!;
+    const limited = replies[3];
     expectError(limited, 429, 'rate_limited');
     expect(limited.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
   });
@@ -33,8 +33,8 @@ describe('per-key rate limit (limits.requests_per_second)', function () {
     expect(
       replies.slice(0, 3).map((r) => (r.body as { verifications: { used: number } }).verifications.used),
     ).to.deep.equal([1, 2, 3]);
-    expectError(replies[3]!, 429, 'rate_limited');
-    await new Promise((r) => setTimeout(r, Number(replies[3]!.headers.get('retry-after')) * 1000));
+    expectError(replies[3], 429, 'rate_limited');
+    await new Promise((r) => setTimeout(r, Number(replies[3].headers.get('retry-after')) * 1000));
     const after = await t.api.post('/v1/verify', { email: 'not an address' });
     expect(after.status, after.text).to.equal(200);
     expect((await t.api.post('/v1/verify/batch', { emails: ['not an address'] })).body.verifications.used).to.equal(5);

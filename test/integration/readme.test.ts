@@ -97,8 +97,8 @@ describe('README.md, run as printed', function () {
   function start(ex: ReadmeExample, ids: Map<string, string>): { child: ChildProcess; out: Ran; done: Promise<Ran> } {
     const child = spawn('bash', ['-c', commandOf(ex, ids)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Ran = { code: null, stdout: '', stderr: '' };
-    child.stdout!.on('data', (d) => (out.stdout += d));
-    child.stderr!.on('data', (d) => (out.stderr += d));
+    child.stdout.on('data', (d) => (out.stdout += d));
+    child.stderr.on('data', (d) => (out.stderr += d));
     const done = once(child, 'exit').then(([code]) => ({ ...out, code: code as number | null }));
     return { child, out, done };
   }
@@ -115,7 +115,7 @@ describe('README.md, run as printed', function () {
       if (ex.background) {
         running.push({ ex, ...start(ex, ids) });
         // ready when it has printed its first lines
-        const r = running[running.length - 1]!;
+        const r = running[running.length - 1];
         for (let i = 0; i < 100 && !r.out.stdout.includes('\n'); i++) await new Promise((res) => setTimeout(res, 100));
         expect(r.out.stdout, `${where} started: ${r.out.stderr}`).to.include('\n');
         continue;
@@ -154,7 +154,7 @@ describe('README.md, run as printed', function () {
       if (r.ex.script.includes('--forward-to'))
         expect(
           hooks.filter((h) => typeof h.headers['service-signature'] === 'string' && /"type":"email\./.test(h.body)),
-        ).to.not.be.empty;
+        ).to.not.have.lengthOf(0);
     }
   });
 

@@ -33,29 +33,27 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
     });
     // what a process killed in the middle of an attempt leaves behind (test mail is simulated as it
     // is stored, and its finished walk keeps no queue row: the row is put back and the outcome undone)
-    const { queue_row_id: rowId } = (await db()
+    const { queue_row_id: rowId } = await db()
       .store.knex('email_recipients')
       .where({ email_id: res.body.id })
-      .first('queue_row_id')) as { queue_row_id: string };
+      .first<{ queue_row_id: string }>('queue_row_id');
     expect(
       await db().store.knex('outbound_queue').where({ email_id: res.body.id }).count({ n: '*' }).first(),
     ).to.deep.equal({ n: 0 });
-    await db()
-      .store.knex('outbound_queue')
-      .insert({
-        id: rowId,
-        email_id: res.body.id,
-        project_id: t.project.id,
-        route: '',
-        state: 'submitting',
-        attempts: 1,
-        next_attempt_at: 0,
-        lease_owner: 'dead-process',
-        lease_until: 0,
-        data_started: dataStarted,
-        created_at: 0,
-        updated_at: 0,
-      });
+    await db().store.knex('outbound_queue').insert({
+      id: rowId,
+      email_id: res.body.id,
+      project_id: t.project.id,
+      route: '',
+      state: 'submitting',
+      attempts: 1,
+      next_attempt_at: 0,
+      lease_owner: 'dead-process',
+      lease_until: 0,
+      data_started: dataStarted,
+      created_at: 0,
+      updated_at: 0,
+    });
     await db()
       .store.knex('email_recipients')
       .where({ email_id: res.body.id })
@@ -90,7 +88,7 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
     // said once, in the recovering transaction: the appliance stopped mid-transmission, no host known
     const said = (await eventsOfEmail(db().store.knex, unsure)).filter((e) => e.type === 'email.ambiguous');
     expect(said).to.have.length(1);
-    expect(said[0]!.data.details).to.deep.include({ host: null, stage: 'crash' });
+    expect(said[0].data.details).to.deep.include({ host: null, stage: 'crash' });
     expect((await eventsOfEmail(db().store.knex, safe)).map((e) => e.type)).to.not.include('email.ambiguous');
   });
 });

@@ -76,8 +76,8 @@ describe('relay mode (outbound.mode: relay)', function () {
       m.envelope.to.some((a) => a.endsWith(`-${stamp}@a.invalid`) || a.endsWith(`-${stamp}@b.invalid`)),
     );
     expect(copies).to.have.length(1);
-    expect(copies[0]!.envelope.to).to.have.members([...to, `three-${stamp}@a.invalid`]);
-    expect(copies[0]!.envelope.from).to.equal(`bounce+${res.body.id.slice(4)}@send.${d.domain}`);
+    expect(copies[0].envelope.to).to.have.members([...to, `three-${stamp}@a.invalid`]);
+    expect(copies[0].envelope.from).to.equal(`bounce+${res.body.id.slice(4)}@send.${d.domain}`);
     expect(e.provider_message_id).to.match(/^SINK\d+$/);
   });
 });

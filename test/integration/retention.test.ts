@@ -82,7 +82,7 @@ eachDatabase('retention job (issue 24)', (db) => {
   /** Every row an email has: itself, its recipients and queue rows, its events, their webhook deliveries and attempts. */
   async function rowsOf(emailId: string) {
     const count = async (table: string, column: string) =>
-      Number(((await knex()(table).count({ n: '*' }).where(column, emailId)) as Array<{ n: number | string }>)[0]!.n);
+      Number(((await knex()(table).count({ n: '*' }).where(column, emailId)) as Array<{ n: number | string }>)[0].n);
     const eventIds = ((await knex()('events').select('id').where('email_id', emailId)) as Array<{ id: string }>).map(
       (e) => e.id,
     );

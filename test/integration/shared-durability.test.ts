@@ -41,9 +41,9 @@ describe('one fsync thread for the stores of a process', function () {
     db = freshSqlite((dir) => {
       syncer = new WalSyncThread(walPath(dir), 2);
       links = syncer.links.map((l) => new SharedDurability(l));
-      return { durability: links[0]! };
+      return { durability: links[0] };
     });
-    return { store: db.store, mine: links[0]!, other: links[1]! };
+    return { store: db.store, mine: links[0], other: links[1] };
   }
 
   afterEach(async function () {
@@ -171,7 +171,7 @@ describe('one fsync thread for the stores of a process', function () {
       expect(email.status).to.equal('queued');
       // the API side waited for the number of the commit that stored it: a later one than any before
       expect(asked).to.deep.equal(sent);
-      expect(asked[0]! > before.seq!).to.equal(true);
+      expect(asked[0] > before.seq!).to.equal(true);
     } finally {
       port1.close();
     }

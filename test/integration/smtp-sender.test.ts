@@ -52,7 +52,7 @@ describe('SMTP sender: the queue mark before the body', function () {
       raw,
       beforeData: () => Promise.reject(new Error('disk full')),
     });
-    expect(res.recipients[0]!.kind).to.equal('deferred');
+    expect(res.recipients[0].kind).to.equal('deferred');
     expect(sink.messagesTo(to)).to.have.length(0);
   });
 

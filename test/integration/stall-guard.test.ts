@@ -252,7 +252,7 @@ function dnsQuery(port: number, name: string): Promise<{ header: { rcode: number
     udp.on('message', (msg) => {
       clearTimeout(timer);
       udp.close();
-      resolve(Packet.parse(msg) as never);
+      resolve(Packet.parse(msg));
     });
     udp.send(q.toBuffer(), port, '127.0.0.1');
   });

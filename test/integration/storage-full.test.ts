@@ -53,7 +53,7 @@ function expectStorageFull(res: Reply): void {
  */
 async function fill(store: Store, kind: DatabaseKind): Promise<void> {
   if (kind === 'sqlite') {
-    const [{ page_count: pages }] = (await store.knex.raw('PRAGMA page_count')) as Array<{ page_count: number }>;
+    const [{ page_count: pages }] = await store.knex.raw<Array<{ page_count: number }>>('PRAGMA page_count');
     await store.knex.raw(`PRAGMA max_page_count = ${pages}`);
     return;
   }
@@ -170,6 +170,7 @@ function mountTmpfs(dir: string, size: string): void {
     const who = process.getuid?.() === 0 ? 'as root' : `as uid ${process.getuid?.()}, not root`;
     throw new Error(
       `cannot mount a tmpfs for data_dir (${who}): ${why}\nThis test needs mount -t tmpfs (root with CAP_SYS_ADMIN, as on CI); set POSTHORN_TEST_NO_MOUNT=1 to leave it out on a machine that cannot.`,
+      { cause: e },
     );
   }
 }
@@ -277,7 +278,7 @@ if (NO_MOUNT) {
         1,
         1 + Math.floor((Date.now() - fullAt) / 60_000),
       );
-      expect(full[0]!.level).to.equal(50);
+      expect(full[0].level).to.equal(50);
       expect(
         lines.filter((l) => l.level >= 50 && l.msg === 'request failed'),
         'per-request error lines',

@@ -59,7 +59,7 @@ eachDatabase('store', (db, kind) => {
         throw new Error('boom');
       })
       .catch((e: Error) => e);
-    expect((err as Error).message).to.equal('boom');
+    expect(err.message).to.equal('boom');
     expect((await listProjects(deps())).length).to.equal(before);
   });
 
@@ -73,7 +73,7 @@ eachDatabase('store', (db, kind) => {
         throw new Error('boom');
       })
       .catch((e: Error) => e);
-    expect((err as Error).message).to.equal('boom');
+    expect(err.message).to.equal('boom');
     expect((await findEmailById(db().store.knex, email.id))!).to.include({ status: 'queued', acceptedAt: null });
     await db().store.tx((trx) => saveEmailState(trx, { ...email, status: 'accepted', acceptedAt: 5, updatedAt: 5 }));
     expect((await findEmailById(db().store.knex, email.id))!).to.include({ status: 'accepted', acceptedAt: 5 });
@@ -147,14 +147,14 @@ eachDatabase('store', (db, kind) => {
   if (kind === 'sqlite') {
     it('opens SQLite in WAL mode (synchronous=NORMAL, the WAL fsynced before a transaction resolves), foreign keys on and a busy timeout', async function () {
       const k = db().store.knex;
-      const mode = (await k.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
-      const sync = (await k.raw('PRAGMA synchronous')) as Array<{ synchronous: number }>;
-      const fk = (await k.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
-      const busy = (await k.raw('PRAGMA busy_timeout')) as Array<{ timeout: number }>;
-      expect(mode[0]!.journal_mode).to.equal('wal');
-      expect(sync[0]!.synchronous).to.equal(1);
-      expect(fk[0]!.foreign_keys).to.equal(1);
-      expect(busy[0]!.timeout).to.be.at.least(1000);
+      const mode = await k.raw<Array<{ journal_mode: string }>>('PRAGMA journal_mode');
+      const sync = await k.raw<Array<{ synchronous: number }>>('PRAGMA synchronous');
+      const fk = await k.raw<Array<{ foreign_keys: number }>>('PRAGMA foreign_keys');
+      const busy = await k.raw<Array<{ timeout: number }>>('PRAGMA busy_timeout');
+      expect(mode[0].journal_mode).to.equal('wal');
+      expect(sync[0].synchronous).to.equal(1);
+      expect(fk[0].foreign_keys).to.equal(1);
+      expect(busy[0].timeout).to.be.at.least(1000);
     });
 
     it('lets a second process-like connection write while the first holds the file', async function () {
@@ -176,8 +176,8 @@ eachDatabase('store', (db, kind) => {
       const dir = fresh.options.dataDir!;
       try {
         await store.migrateLatest();
-        const bound = (await store.knex.raw('PRAGMA wal_autocheckpoint')) as Array<{ wal_autocheckpoint: number }>;
-        expect(bound[0]!.wal_autocheckpoint).to.equal(WAL_BOUND_PAGES);
+        const bound = await store.knex.raw<Array<{ wal_autocheckpoint: number }>>('PRAGMA wal_autocheckpoint');
+        expect(bound[0].wal_autocheckpoint).to.equal(WAL_BOUND_PAGES);
         // far below the bound and SQLite's own 1,000 pages: only the checkpointer thread copies these
         await createProject({ store, clock: systemClock }, { name: 'checkpointed' });
         // the database file alone, without its WAL, holds the project once a checkpoint has run

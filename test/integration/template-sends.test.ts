@@ -221,11 +221,11 @@ describe('template sends (interface §4.1, §4.3)', function () {
       );
       for (const r of replies) {
         expect(r.status, r.text).to.equal(202);
-        counts[r.body.template_version]!++;
+        counts[r.body.template_version]++;
         expect(r.body.subject).to.equal(r.body.template_version === 1 ? 'A' : 'B');
       }
     }
-    expect(counts[1]! / 10).to.be.within(65, 75);
-    expect(counts[2]! / 10).to.be.within(25, 35);
+    expect(counts[1] / 10).to.be.within(65, 75);
+    expect(counts[2] / 10).to.be.within(25, 35);
   });
 });

@@ -45,14 +45,14 @@ describe('open and click tracking', function () {
     });
     const parsed = await simpleParser((await sink.waitForMessage(to)).raw);
     const body = String(parsed.html);
-    const links = [...body.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const links = [...body.matchAll(/href="([^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));
     expect(links[0]).to.match(/^https:\/\/track\.example\.test\/t\/c\//);
     expect(links[1]).to.equal('mailto:help@shop.example');
     expect(links[2]).to.equal('https://shop.example/no');
     expect(body).to.not.include('data-posthorn-notrack');
-    const pixel = /<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1]!;
+    const pixel = /<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1];
 
-    const click = await fetch(local(links[0]!), { redirect: 'manual', headers: { 'user-agent': 'TestMail/1.0' } });
+    const click = await fetch(local(links[0]), { redirect: 'manual', headers: { 'user-agent': 'TestMail/1.0' } });
     expect(click.status).to.equal(302);
     expect(click.headers.get('location')).to.equal('https://shop.example/order/42?x=1&y=2');
     const open = await fetch(local(pixel.replace(/&amp;/g, '&')));
@@ -92,9 +92,9 @@ describe('open and click tracking', function () {
       text: 'x',
     });
     const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
-    const link = local(/href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'));
+    const link = local(/href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1].replace(/&amp;/g, '&'));
     const pixel = local(
-      /<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1]!.replace(/&amp;/g, '&'),
+      /<img src="(https:\/\/track\.example\.test\/t\/o\/[^"]+)"/.exec(body)![1].replace(/&amp;/g, '&'),
     );
     expect((await t.api.patch(`/v1/domains/${d.id}`, { open_tracking: false, click_tracking: false })).status).to.equal(
       200,
@@ -125,7 +125,7 @@ describe('open and click tracking', function () {
     const to = `tamper-${Date.now()}@ok.test`;
     await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
     const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
-    const link = /href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1]!;
+    const link = /href="(https:\/\/track\.example\.test\/t\/c\/[^"]+)"/.exec(body)![1];
     const [prefix, mac] = [link.slice(0, link.lastIndexOf('.')), link.slice(link.lastIndexOf('.') + 1)];
     const forged = `${api.baseUrl}/t/c/${Buffer.from(JSON.stringify(['c', 'x', 'y', 'https://evil.example'])).toString('base64url')}.${mac}`;
     for (const url of [forged, local(`${prefix}.AAAA${mac.slice(4)}`), `${api.baseUrl}/t/c/garbage`]) {
@@ -140,9 +140,7 @@ describe('open and click tracking', function () {
   it('answers 404 when the last character of the MAC is spelled differently, though it decodes to the same bytes', async function () {
     const token = await clickToken('same-bytes');
     const alike = `${token.slice(0, -1)}${B64URL[B64URL.indexOf(token.slice(-1)) ^ 1]}`;
-    expect(Buffer.from(alike.split('.')[1]!, 'base64url')).to.deep.equal(
-      Buffer.from(token.split('.')[1]!, 'base64url'),
-    );
+    expect(Buffer.from(alike.split('.')[1], 'base64url')).to.deep.equal(Buffer.from(token.split('.')[1], 'base64url'));
     expect((await fetch(`${api.baseUrl}/t/c/${token}`, { redirect: 'manual' })).status).to.equal(302);
     const r = await fetch(`${api.baseUrl}/t/c/${alike}`, { redirect: 'manual' });
     expect(r.status).to.equal(404);
@@ -153,7 +151,7 @@ describe('open and click tracking', function () {
     const token = await clickToken('any-char');
     for (let i = 0; i < token.length; i++) {
       if (token[i] === '.') continue;
-      const changed = `${token.slice(0, i)}${B64URL[(B64URL.indexOf(token[i]!) + 1) % 64]}${token.slice(i + 1)}`;
+      const changed = `${token.slice(0, i)}${B64URL[(B64URL.indexOf(token[i]) + 1) % 64]}${token.slice(i + 1)}`;
       const r = await fetch(`${api.baseUrl}/t/c/${changed}`, { redirect: 'manual' });
       expect(r.status, `character ${i} of ${token.length}`).to.equal(404);
     }
@@ -165,7 +163,7 @@ describe('open and click tracking', function () {
     const to = `${label}-${Date.now()}@ok.test`;
     await t.api.post('/v1/emails', { from: `a@${d.domain}`, to: [to], subject: 'Tracked', html, text: 'x' });
     const body = String((await simpleParser((await sink.waitForMessage(to)).raw)).html);
-    return /href="https:\/\/track\.example\.test\/t\/c\/([^"]+)"/.exec(body)![1]!;
+    return /href="https:\/\/track\.example\.test\/t\/c\/([^"]+)"/.exec(body)![1];
   }
 
   it('leaves mail alone when tracking is off for the domain', async function () {

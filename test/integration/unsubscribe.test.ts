@@ -11,7 +11,7 @@ const PUBLIC = 'https://mail.unsub.test';
 function header(raw: Buffer, name: string): string | null {
   const head = raw
     .toString('latin1')
-    .split('\r\n\r\n')[0]!
+    .split('\r\n\r\n')[0]
     .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
@@ -82,7 +82,7 @@ for (const kind of DATABASE_KINDS) {
       );
       expect(await dkimResults(w.world, a.raw)).to.deep.equal([`${domain.domain}:pass`]);
 
-      const page = await fetch(local(url!));
+      const page = await fetch(local(url));
       expect(page.status).to.equal(200);
       expect(page.headers.get('content-security-policy')).to.include("default-src 'none'");
       const html = await page.text();
@@ -94,7 +94,7 @@ for (const kind of DATABASE_KINDS) {
       expect(await suppressionOf(reader), 'a GET unsubscribes nobody').to.equal(null);
 
       const post = () =>
-        fetch(local(url!), {
+        fetch(local(url), {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: 'List-Unsubscribe=One-Click',
@@ -132,8 +132,8 @@ for (const kind of DATABASE_KINDS) {
 
     it('unsubscribes by mail to the mailto address, and refuses tokens that are not its own', async function () {
       const friend = `friend-${kind}@ok.test`;
-      const raw = w.sink.messagesTo(friend)[0]!.raw;
-      const mailto = /<mailto:([^?]+)\?/.exec(header(raw, 'List-Unsubscribe')!)![1]!;
+      const raw = w.sink.messagesTo(friend)[0].raw;
+      const mailto = /<mailto:([^?]+)\?/.exec(header(raw, 'List-Unsubscribe')!)![1];
       const sent = await smtpSend(port, {
         from: friend,
         to: [mailto],
@@ -192,7 +192,7 @@ for (const kind of DATABASE_KINDS) {
     it('a link keeps working after retention deleted its email', async function () {
       const to = `late-${kind}@ok.test`;
       const res = await send([to], { 'List-Unsubscribe': '<auto>' });
-      const url = /<(https:[^>]+)>/.exec(header((await w.sink.waitForMessage(to)).raw, 'List-Unsubscribe')!)![1]!;
+      const url = /<(https:[^>]+)>/.exec(header((await w.sink.waitForMessage(to)).raw, 'List-Unsubscribe')!)![1];
       await waitEmail(t.api, res.body.id, (e) => e.recipients?.[0]?.status === 'delivered');
       // read five weeks later: the email is older than retention.days (30) and the retention job deletes it
       const old = Date.now() - 35 * 86_400_000;

@@ -16,7 +16,7 @@ const stripe = new Stripe('sk_test_unused', { telemetry: false });
 
 /** interface §6 by hand: t= and one or more v1= over "<t>.<raw body>". */
 function signatureOk(r: Received, secret: string): boolean {
-  const parts = r.headers['service-signature']!.split(',');
+  const parts = r.headers['service-signature'].split(',');
   const t = parts.find((p) => p.startsWith('t='))!.slice(2);
   const expected = createHmac('sha256', secret).update(`${t}.${r.rawBody}`).digest('hex');
   return (
@@ -30,7 +30,7 @@ const path = (kind: string) => `/${kind}/${Date.now().toString(36)}-${++n}`;
 
 /** the values of a header as they came over the wire, however many times it was sent */
 const rawValues = (r: Received, name: string) =>
-  r.rawHeaders.filter((_, i) => i % 2 === 1 && r.rawHeaders[i - 1]!.toLowerCase() === name);
+  r.rawHeaders.filter((_, i) => i % 2 === 1 && r.rawHeaders[i - 1].toLowerCase() === name);
 
 eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
   let world: DnsWorld;
@@ -218,7 +218,7 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
         (x) => x.path === e.path && x.json?.type === 'email.delivered' && x.json.data.email_id === id,
       );
       expect(signatureOk(r, e.secret)).to.equal(true);
-      expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature']!, e.secret).id).to.equal(
+      expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature'], e.secret).id).to.equal(
         r.json.id,
       );
       expect(r.headers['service-event-id']).to.equal(r.json.id);
@@ -335,7 +335,7 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       await new Promise((r) => setTimeout(r, 500));
       expect(hooks.to(e.path).map((x) => x.json.type)).to.deep.equal(['email.bounced']);
       expect(hooks.to(e.path).some((x) => x.json.data.email_id === ok)).to.equal(false);
-      expect(hooks.to(e.path)[0]!.json.data.details.bounce_type).to.equal('Permanent');
+      expect(hooks.to(e.path)[0].json.data.details.bounce_type).to.equal('Permanent');
     });
 
     it('retries after a 500 with the same event id and a higher attempt number, and logs both attempts', async function () {
@@ -398,10 +398,10 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).to.be.closeTo(24 * 3_600_000, 60_000);
       await send();
       const r = await hooks.waitFor((x) => x.path === e.path);
-      expect(r.headers['service-signature']!.split(',').filter((x) => x.startsWith('v1='))).to.have.length(2);
+      expect(r.headers['service-signature'].split(',').filter((x) => x.startsWith('v1='))).to.have.length(2);
       for (const secret of [e.secret, rotated.body.secret]) {
         expect(signatureOk(r, secret)).to.equal(true);
-        expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature']!, secret).id).to.equal(
+        expect(stripe.webhooks.constructEvent(r.rawBody, r.headers['service-signature'], secret).id).to.equal(
           r.json.id,
         );
       }
@@ -415,8 +415,8 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
       expect(res.status, res.text).to.equal(202);
       await waitFor(async () => hooks.to(e.path).length === 2, 5000, 'the replay');
       const [a, b] = hooks.to(e.path);
-      expect(b!.json.id).to.equal(a!.json.id);
-      expect(b!.rawBody).to.equal(a!.rawBody);
+      expect(b.json.id).to.equal(a.json.id);
+      expect(b.rawBody).to.equal(a.rawBody);
       expectError(
         await t.api.post(`/v1/webhooks/${e.id}/replay`, { event_id: 'evt_00000000000000000000000000' }),
         404,

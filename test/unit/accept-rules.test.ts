@@ -83,7 +83,7 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
       settings,
     );
     expect(plan.outcomes.map(codeOf)).to.deep.equal(['recipient_suppressed', 'queued', 'queued']);
-    const mixed = plan.emails[1]!;
+    const mixed = plan.emails[1];
     expect(mixed.recipients.map((r) => `${r.address}:${r.status}`)).to.deep.equal([
       'gone@one.test:suppressed',
       'ok@two.test:queued',
@@ -141,14 +141,14 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
       settings,
     );
     expect(byDomain.outcomes.map(codeOf)).to.deep.equal(['recipient_suppressed', 'queued']);
-    expect(byDomain.emails[0]!.headers).to.deep.equal({ 'List-Unsubscribe': '<auto>' });
+    expect(byDomain.emails[0].headers).to.deep.equal({ 'List-Unsubscribe': '<auto>' });
     // the send's own header wins over the domain's <auto>
     const mine = planAccept(
       [send(A, ['other@one.test'], { body: { headers: { 'List-Unsubscribe': '<mailto:u@shop.test>' } } })],
       facts({ verified: asking }),
       settings,
     );
-    expect(mine.emails[0]!.headers).to.deep.equal({ 'List-Unsubscribe': '<mailto:u@shop.test>' });
+    expect(mine.emails[0].headers).to.deep.equal({ 'List-Unsubscribe': '<mailto:u@shop.test>' });
   });
 
   context('with an Idempotency-Key', function () {
@@ -159,7 +159,7 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
       const [accepted] = plan.outcomes as Array<Accepted>;
       expect(plan.answers).to.have.length(1);
       expect(plan.answers[0]).to.include({ projectId: 'prj_a', key: 'k1', hash: 'h1', status: 202, createdAt: NOW });
-      expect(plan.answers[0]!.body).to.include({ id: accepted!.email!.id, status: 'queued', attempts: 0 });
+      expect(plan.answers[0].body).to.include({ id: accepted.email!.id, status: 'queued', attempts: 0 });
     });
 
     it('gives the recorded answer to the same request again, and 409 to another body; the key is per project', function () {
@@ -177,7 +177,7 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
     it("two requests with one key in one batch: the second gets the first one's answer, and one email is stored", function () {
       const plan = planAccept([keyed(A, 'h1'), keyed(A, 'h1')], facts(), settings);
       expect(plan.outcomes.map(codeOf)).to.deep.equal(['queued', 'replay']);
-      expect((plan.outcomes[1] as Accepted).replay!.body).to.deep.equal(plan.answers[0]!.body);
+      expect((plan.outcomes[1] as Accepted).replay!.body).to.deep.equal(plan.answers[0].body);
       expect(plan.emails).to.have.length(1);
     });
 
@@ -203,7 +203,7 @@ describe('the accept rules (interface §4.1, §7), in arrival order', function (
       expect(plan.emails.map((e) => e.status)).to.deep.equal(['accepted', 'queued']);
       // the delivered one's walk is over: no queue row; the delayed one waits a second for its retry
       expect(plan.rows.map((q) => [q.emailId, q.state, q.attempts, q.nextAttemptAt])).to.deep.equal([
-        [plan.emails[1]!.id, 'queued', 1, NOW + 1000],
+        [plan.emails[1].id, 'queued', 1, NOW + 1000],
       ]);
       expect(plan.events.map((e) => `${e.type}:${e.simulated}`)).to.deep.equal([
         'email.sent:true',

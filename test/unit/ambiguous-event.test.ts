@@ -53,7 +53,7 @@ function claimed(email?: Email, rows?: QueueRow[], now = NOW) {
           draft.to.map((address) => ({ address, kind: 'to' as const, suppressed: null, route: 'one.test' })),
           NOW,
         );
-  return { email: claimEmail(start.email, now), row: claimRow(start.rows[0]!, now, LEASE) };
+  return { email: claimEmail(start.email, now), row: claimRow(start.rows[0], now, LEASE) };
 }
 
 const every = (email: Email, o: RecipientOutcome) => new Map(email.recipients.map((r) => [r.id, o]));
@@ -84,7 +84,7 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
         ['email.ambiguous', 'b@one.test'],
       ]);
       const [first] = change.events;
-      expect(first!.data).to.deep.include({
+      expect(first.data).to.deep.include({
         email_id: 'msg_amb',
         recipient: 'a@one.test',
         subject: 'Password reset',
@@ -92,13 +92,13 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
         from: 'Shop <orders@shop.test>',
         tags: { kind: 'reset' },
       });
-      expect(first!.data.details).to.deep.equal({
+      expect(first.data.details).to.deep.equal({
         host: 'mx1.one.test',
         stage: 'data',
         last_reply: reply,
         action: RETRY,
       });
-      expect(first!.simulated).to.equal(false);
+      expect(first.simulated).to.equal(false);
     });
   });
 
@@ -111,8 +111,8 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
         otherRows: [],
       });
       expect(change.events.map((e) => e.type)).to.deep.equal(['email.ambiguous', 'email.ambiguous']);
-      expect(change.events[0]!.data.details).to.deep.include({ host: null, stage: 'crash', action: RETRY });
-      expect((change.events[0]!.data.details as { last_reply: string }).last_reply).to.match(/appliance stopped/);
+      expect(change.events[0].data.details).to.deep.include({ host: null, stage: 'crash', action: RETRY });
+      expect((change.events[0].data.details as { last_reply: string }).last_reply).to.match(/appliance stopped/);
     });
   });
 

@@ -20,7 +20,7 @@ describe('CSV (RFC 4180)', function () {
 
   it('writes what it reads back, quoting only when needed, and defuses spreadsheet formulas', function () {
     const fields = ['plain', 'with, comma', 'say "hi"', 'two\nlines', ''];
-    expect(parseCsv(csvRow(fields))[0]!.fields).to.deep.equal(fields);
+    expect(parseCsv(csvRow(fields))[0].fields).to.deep.equal(fields);
     expect(csvRow(['=1+2', '@cmd', '-x', '-5'])).to.equal(`"'=1+2","'@cmd","'-x",-5\r\n`);
   });
 });

@@ -76,7 +76,7 @@ describe('dashboard template pages (src/dashboard/pages/templates.ts)', function
     const result = { version: 2, language: null, subject: 'Hi <Ann>', html: '<p>Hi</p>', text: 'Hi' };
     const shown = previewResult(t, { values: {}, language: 'de', variables: { name: 'Ann & Bo' }, result }).value;
     expect(shown).to.include('Hi &lt;Ann&gt;');
-    const src = /<iframe [^>]*sandbox src="([^"]+)"/.exec(shown)![1]!.replace(/&amp;/g, '&');
+    const src = /<iframe [^>]*sandbox src="([^"]+)"/.exec(shown)![1].replace(/&amp;/g, '&');
     const url = new URL(src, 'http://x.test');
     expect(url.pathname).to.equal(templateUrl('receipt', '/preview/html'));
     expect(Object.fromEntries(url.searchParams)).to.deep.equal({

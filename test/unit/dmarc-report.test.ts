@@ -187,7 +187,7 @@ describe('DMARC aggregate report reader: the corpus of real reports', function (
       expect(
         files.filter((f) => f.endsWith(ext)),
         ext,
-      ).to.not.be.empty;
+      ).to.not.have.lengthOf(0);
   });
 
   for (const e of expected) {

@@ -54,7 +54,7 @@ const rcpt = (address: string, suppressed: RecipientDraft['suppressed'] = null):
   address,
   kind: 'to',
   suppressed,
-  route: address.split('@')[1]!,
+  route: address.split('@')[1],
 });
 
 /** POST → claimed: the email and its first row as the worker holds them. */
@@ -64,7 +64,7 @@ function claimed(over: Partial<EmailDraft> = {}, to = ['a@one.test']) {
     to.map((a) => rcpt(a)),
     NOW,
   );
-  const row = claimRow(rows[0]!, NOW, LEASE);
+  const row = claimRow(rows[0], NOW, LEASE);
   return { email: claimEmail(email, NOW), row, others: rows.slice(1) };
 }
 
@@ -93,7 +93,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
         ['one.test', 'queued', NOW],
         ['two.test', 'queued', NOW],
       ]);
-      expect(email.recipients.map((r) => r.queueRowId)).to.deep.equal([rows[0]!.id, rows[1]!.id, rows[0]!.id]);
+      expect(email.recipients.map((r) => r.queueRowId)).to.deep.equal([rows[0].id, rows[1].id, rows[0].id]);
       expect(events).to.deep.equal([]);
     });
 
@@ -101,9 +101,9 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       const at = NOW + 3_600_000;
       const { email, rows, events } = acceptEmail(draft({ scheduledAt: at }), [rcpt('a@one.test')], NOW);
       expect(email.status).to.equal('scheduled');
-      expect(rows[0]!.nextAttemptAt).to.equal(at);
+      expect(rows[0].nextAttemptAt).to.equal(at);
       expect(types(events)).to.deep.equal(['email.scheduled']);
-      expect(events[0]!.data.details).to.deep.equal({ scheduled_at: new Date(at).toISOString() });
+      expect(events[0].data.details).to.deep.equal({ scheduled_at: new Date(at).toISOString() });
     });
 
     it('some recipients suppressed → those recipients suppressed (email.suppressed each, with the reason), on no queue row', function () {
@@ -115,7 +115,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(rows).to.have.length(1);
       expect(types(events)).to.deep.equal(['email.suppressed']);
       expect(events[0]).to.include({ recipient: 'gone@two.test' });
-      expect(events[0]!.data.details).to.deep.equal({ reason: 'bounce' });
+      expect(events[0].data.details).to.deep.equal({ reason: 'bounce' });
     });
 
     it('claim: queued → submitting, one attempt counted (none when nobody is left to send to)', function () {
@@ -134,7 +134,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       // the other domain's row goes out later: no second email.sent
       const second = apply(
         claimEmail(first.email, NOW),
-        claimRow(others[0]!, NOW, LEASE),
+        claimRow(others[0], NOW, LEASE),
         { kind: 'delivered', reply: '250 ok' },
         [first.row],
       );
@@ -186,7 +186,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       const moved = reschedule(waiting.email, waiting.rows, later, NOW);
       if ('refused' in moved) throw new Error(moved.refused);
       expect(moved.email).to.include({ status: 'scheduled', scheduledAt: later });
-      expect(moved.rows[0]!.nextAttemptAt).to.equal(later);
+      expect(moved.rows[0].nextAttemptAt).to.equal(later);
       expect(types(moved.events)).to.deep.equal(['email.scheduled']);
       const { email, row } = claimed({ scheduledAt: NOW - 1 });
       expect(reschedule(email, [row], later, NOW))
@@ -202,19 +202,19 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       const { email, row } = claimed();
       const first = apply(email, row, { kind: 'deferred', reply: '451 try later' });
       expect(first.email.status).to.equal('queued');
-      expect(first.row).to.include({ state: 'queued', nextAttemptAt: NOW + SCHEDULE[0]! });
+      expect(first.row).to.include({ state: 'queued', nextAttemptAt: NOW + SCHEDULE[0] });
       expect(types(first.events)).to.deep.equal(['email.delivery_delayed']);
       const second = apply(claimEmail(first.email, NOW), claimRow(first.row, NOW, LEASE), {
         kind: 'deferred',
         reply: '451 try later',
       });
       expect(types(second.events)).to.deep.equal([]);
-      expect(second.row.nextAttemptAt).to.equal(NOW + SCHEDULE[1]!);
+      expect(second.row.nextAttemptAt).to.equal(NOW + SCHEDULE[1]);
       const last = apply(claimEmail(second.email, NOW), claimRow(second.row, NOW, LEASE), {
         kind: 'deferred',
         reply: '451 try later',
       });
-      expect(last.email.recipients[0]!.status).to.equal('failed');
+      expect(last.email.recipients[0].status).to.equal('failed');
       expect(last.email.status).to.equal('failed');
       expect(types(last.events)).to.deep.equal(['email.failed']);
     });
@@ -232,7 +232,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
     it('a complaint: delivered, then complained (email.complained), and the address suppressed', function () {
       const { email, row } = claimed();
       const change = apply(email, row, { kind: 'complained', reply: '250 ok' });
-      expect(change.email.recipients[0]!.status).to.equal('complained');
+      expect(change.email.recipients[0].status).to.equal('complained');
       expect(types(change.events)).to.deep.equal(['email.sent', 'email.delivered', 'email.complained']);
       expect(change.suppress).to.deep.equal([{ address: 'a@one.test', reason: 'complaint' }]);
     });

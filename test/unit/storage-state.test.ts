@@ -65,8 +65,8 @@ describe('StorageState (a full disk is a state, not an error per request)', func
       api.refusal(sqliteFull());
       const errors = w.lines.filter((l) => l.level === 'error');
       expect(errors).to.have.length(2);
-      expect(errors[0]!.msg).to.match(/storage is full/);
-      expect(errors[0]!.fields).to.have.property('full_since');
+      expect(errors[0].msg).to.match(/storage is full/);
+      expect(errors[0].fields).to.have.property('full_since');
     });
   });
 

@@ -76,7 +76,7 @@ function declaredFor(vars: Record<string, unknown> = {}): Declared {
 }
 
 const decl = (...names: string[]): Declared =>
-  Object.fromEntries(names.map((n) => [n, { type: 'string', required: false } as VariableSpec]));
+  Object.fromEntries(names.map((n) => [n, { type: 'string', required: false }]));
 
 function render(c: RenderCase): string {
   const t = compileTemplate(c.source, c.html ? 'html' : 'text', c.declared ?? declaredFor(c.vars));

@@ -272,7 +272,7 @@ describe('posthorn listen: the relay between the threads of serve (listen-relay.
     const asked: ListenAsk[] = [];
     const relay = new ListenRelay((m) => asked.push(m));
     const behind = relay.sink('whe_1', frame({}));
-    relay.answered(answerListen(asked[0]!, () => 'behind'));
+    relay.answered(answerListen(asked[0], () => 'behind'));
     expect(await behind).to.equal('behind');
     const pending = relay.sink('whe_1', frame({}));
     relay.close();

@@ -47,7 +47,7 @@ ${dailyTable(i)}
 
 function insightFacts(i: InsightsJson): Html {
   return html`<dl class="facts">
-  <div><dt>Recipients reached</dt><dd>${i.totals.delivered! + i.totals.bounced! + i.totals.failed!}</dd></div>
+  <div><dt>Recipients reached</dt><dd>${i.totals.delivered + i.totals.bounced + i.totals.failed}</dd></div>
   <div><dt>Delivered</dt><dd>${percent(i.rates.delivered ?? 0)}</dd></div>
   <div><dt>Bounce rate</dt><dd>${percent(i.rates.bounced ?? 0)} <span class="muted">(watch at ${percent(i.thresholds.bounce_rate.watch)})</span></dd></div>
   <div><dt>Complaint rate</dt><dd>${percent(i.rates.complained ?? 0)} <span class="muted">(watch at ${percent(i.thresholds.complaint_rate.watch)})</span></dd></div>

@@ -27,7 +27,8 @@ export interface EventJson {
   id: string;
   type: string;
   recipient: string | null;
-  data: { details?: Record<string, unknown> };
+  /** each detail is a JSON value */
+  data: { details?: Record<string, string | number | boolean | null | object> };
   created_at: string;
   webhook_deliveries: Array<{
     id: string;

@@ -9,17 +9,20 @@ export class Html {
   }
 }
 
+/** What a template interpolates: text, numbers and true (escaped), Html, nothing, or a list of these. */
+type Interpolation = string | number | boolean | null | undefined | Html | readonly Interpolation[];
+
 /** null, undefined and false render nothing; arrays render each item; Html is kept as it is. */
-function render(v: unknown): string {
+function render(v: Interpolation): string {
   if (v === null || v === undefined || v === false) return '';
   if (v instanceof Html) return v.value;
   if (Array.isArray(v)) return v.map(render).join('');
   return escapeHtml(String(v));
 }
 
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Html {
+  let out = strings[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
   return new Html(out);
 }
 

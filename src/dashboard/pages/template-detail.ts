@@ -100,7 +100,7 @@ function designSummary(d: Design): Html {
 <div><dt>Font</dt><dd>${d.font ?? 'sans'}</dd></div>
 </dl>
 <ol aria-label="Blocks">${d.blocks.map((b) => {
-    const text = label(b as Record<string, unknown>);
+    const text = label(b);
     return html`<li><strong>${b.type}</strong>${text ? `: ${text}` : ''}${b.when ? html` <span class="muted">(when <code>${b.when}</code>)</span>` : ''}</li>`;
   })}</ol>
 <p class="muted">The HTML and text parts are made from the design: the preview shows them.</p>`;

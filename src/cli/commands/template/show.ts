@@ -27,12 +27,12 @@ export default class TemplateShow extends BaseCommand {
   }
 
   protected override async render(result: unknown): Promise<void> {
-    const r = result as Record<string, unknown> & { versions?: Array<Record<string, unknown>> };
-    if (!r.versions) {
+    const r = result as ReturnType<typeof presentVersion> | ReturnType<typeof presentTemplate>;
+    if (!('versions' in r)) {
       const { html, text, ...rest } = r;
       process.stdout.write(
         this.renderObject(rest) +
-          `\nhtml:\n${String(html ?? '(none)')}\n\ntext:\n${String(text ?? '(generated from the html or design)')}\n`,
+          `\nhtml:\n${html ?? '(none)'}\n\ntext:\n${text ?? '(generated from the html or design)'}\n`,
       );
       return;
     }

@@ -69,8 +69,8 @@ export async function insertKey(db: Db, k: ApiKey, secretHash: string): Promise<
 }
 
 export async function findKey(db: Db, id: string): Promise<ApiKey | null> {
-  const row = await db('api_keys').select(KEY_COLUMNS).where({ id }).first();
-  return row ? keyFromRow(row as KeyRow) : null;
+  const row = (await db('api_keys').select(KEY_COLUMNS).where({ id }).first()) as KeyRow | undefined;
+  return row ? keyFromRow(row) : null;
 }
 
 export async function listKeys(db: Db, projectId: string): Promise<ApiKey[]> {
@@ -104,12 +104,12 @@ export async function findKeyWithProjectByHash(
 
 /** The same by the key's id: a dashboard session names its key, never holds it. */
 export async function findKeyWithProjectById(db: Db, id: string): Promise<{ key: ApiKey; project: Project } | null> {
-  const row = await db('api_keys as k')
+  const row = (await db('api_keys as k')
     .join('projects as p', 'p.id', 'k.project_id')
     .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
     .where('k.id', id)
-    .first();
-  return keyWithProjectFromRow(row as Record<string, unknown> | undefined);
+    .first()) as Record<string, unknown> | undefined;
+  return keyWithProjectFromRow(row);
 }
 
 function keyWithProjectFromRow(row: Record<string, unknown> | undefined): { key: ApiKey; project: Project } | null {

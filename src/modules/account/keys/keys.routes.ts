@@ -40,7 +40,7 @@ export const keyRoutes = [
     scope: 'keys:manage',
     summary: 'Revoke an API key',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentKey(await services.keys.revoke(params.id!, principal.project.id)) };
+      return { status: 200, body: presentKey(await services.keys.revoke(params.id, principal.project.id)) };
     },
   }),
 ];

@@ -51,7 +51,9 @@ export async function pageOfRequestLogs(
   if (filter.status) q.andWhereBetween('status', filter.status);
   if (filter.path) {
     const under = `${escapeLike(filter.path.replace(/\/+$/, ''))}/%`;
-    q.andWhere((w) => w.where('path', filter.path!).orWhereRaw(`path like ? escape '\\'`, [under]));
+    q.andWhere((w) => {
+      w.where('path', filter.path!).orWhereRaw(`path like ? escape '\\'`, [under]);
+    });
   }
   const rows = (await q.orderBy('id', 'desc').limit(limit + 1)) as LogRow[];
   return rows.map((r) => ({

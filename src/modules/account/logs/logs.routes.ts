@@ -21,7 +21,7 @@ export const logRoutes = [
         body: {
           object: 'list',
           data: items.map(presentRequestLog),
-          next_cursor: more ? items[items.length - 1]!.id : null,
+          next_cursor: more ? items[items.length - 1].id : null,
         },
       };
     },

@@ -90,8 +90,8 @@ export async function insertProject(db: Db, p: Project): Promise<void> {
 }
 
 export async function findProject(db: Db, id: string): Promise<Project | null> {
-  const row = await db('projects').select(PROJECT_COLUMNS).where({ id }).first();
-  return row ? projectFromRow(row as ProjectRow) : null;
+  const row = (await db('projects').select(PROJECT_COLUMNS).where({ id }).first()) as ProjectRow | undefined;
+  return row ? projectFromRow(row) : null;
 }
 
 export async function findProjectsById(db: Db, ids: string[]): Promise<Map<string, Project>> {
@@ -101,8 +101,8 @@ export async function findProjectsById(db: Db, ids: string[]): Promise<Map<strin
 }
 
 export async function findProjectByName(db: Db, name: string): Promise<Project | null> {
-  const row = await db('projects').select(PROJECT_COLUMNS).where({ name }).first();
-  return row ? projectFromRow(row as ProjectRow) : null;
+  const row = (await db('projects').select(PROJECT_COLUMNS).where({ name }).first()) as ProjectRow | undefined;
+  return row ? projectFromRow(row) : null;
 }
 
 export async function listProjects(db: Db): Promise<Project[]> {

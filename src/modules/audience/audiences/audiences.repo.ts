@@ -41,11 +41,11 @@ export async function pageOfAudiences(
 export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<string, number>> {
   const out = new Map(audienceIds.map((id) => [id, 0]));
   if (!audienceIds.length) return out;
-  const rows = (await db('audience_contacts')
+  const rows = await db('audience_contacts')
     .select('audience_id')
     .count({ n: '*' })
     .whereIn('audience_id', audienceIds)
-    .groupBy('audience_id')) as Array<{ audience_id: string; n: number | string }>;
+    .groupBy<Array<{ audience_id: string; n: number | string }>>('audience_id');
   for (const r of rows) out.set(r.audience_id, Number(r.n));
   return out;
 }

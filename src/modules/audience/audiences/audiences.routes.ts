@@ -31,7 +31,7 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'An audience with its contact count',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.audiences.get(principal.project.id, params.id!) };
+      return { status: 200, body: await services.audiences.get(principal.project.id, params.id) };
     },
   }),
   route({
@@ -40,7 +40,7 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete an audience (its contacts stay); 409 while a segment uses it',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.audiences.delete(principal.project.id, params.id!) };
+      return { status: 200, body: await services.audiences.delete(principal.project.id, params.id) };
     },
   }),
   route({
@@ -51,7 +51,7 @@ export const audienceRoutes = [
       'Add contacts to an audience by id, or by address (a contact is made for an address the project does not have)',
     body: AddContactsBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.audiences.addContacts(principal.project.id, params.id!, body) };
+      return { status: 200, body: await services.audiences.addContacts(principal.project.id, params.id, body) };
     },
   }),
   route({
@@ -62,7 +62,7 @@ export const audienceRoutes = [
     async handler({ services, principal, params }) {
       return {
         status: 200,
-        body: await services.audiences.removeContact(principal.project.id, params.id!, params.contact!),
+        body: await services.audiences.removeContact(principal.project.id, params.id, params.contact),
       };
     },
   }),

@@ -146,7 +146,7 @@ async function removeContact(deps: AudienceDeps, projectId: string, id: string, 
     if (!(await repo.removeMember(trx, a.id, c.id)))
       throw apiError('not_found', `contact ${contact} is not in audience ${id}`);
     const [shown] = await presented(trx, projectId, [c]);
-    await insertEvents(trx, [contactEvent('contact.updated', shown!, projectId, deps.clock.now())]);
+    await insertEvents(trx, [contactEvent('contact.updated', shown, projectId, deps.clock.now())]);
   });
   return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
 }

@@ -116,7 +116,9 @@ export async function broadcastsToFanOut(db: Db, now: number): Promise<Broadcast
   const rows = (await db('broadcasts')
     .select('*')
     .where('status', 'sending')
-    .orWhere((q) => q.where('status', 'scheduled').andWhere('scheduled_at', '<=', now))
+    .orWhere((q) => {
+      q.where('status', 'scheduled').andWhere('scheduled_at', '<=', now);
+    })
     .orderBy('id')) as Row[];
   return rows.map(fromRow);
 }
@@ -144,7 +146,7 @@ export async function contactsAfter(
     const q = db('contacts as c')
       .select('c.*')
       .where('c.project_id', b.projectId)
-      .andWhere('c.created_at', '<=', b.startedAt!);
+      .andWhere('c.created_at', '<=', b.startedAt);
     if (b.cursor) q.andWhere('c.id', '>', b.cursor);
     return q.orderBy('c.id').limit(limit);
   }
@@ -152,7 +154,7 @@ export async function contactsAfter(
     .join('contacts as c', 'c.id', 'ac.contact_id')
     .select('c.*')
     .where('ac.audience_id', audienceId)
-    .andWhere('c.created_at', '<=', b.startedAt!);
+    .andWhere('c.created_at', '<=', b.startedAt);
   if (b.cursor) q.andWhere('ac.contact_id', '>', b.cursor);
   return q.orderBy('ac.contact_id').limit(limit);
 }
@@ -182,20 +184,20 @@ export async function outcomeCounts(db: Db, ids: string[]): Promise<Map<string, 
     ids.map((id) => [id, { statuses: new Map<string, number>(), events: new Map<string, number>() }]),
   );
   if (!ids.length) return out;
-  const statuses = (await db('emails as e')
+  const statuses = await db('emails as e')
     .join('email_recipients as r', 'r.email_id', 'e.id')
     .whereIn('e.broadcast_id', ids)
     .select('e.broadcast_id', 'r.status')
     .count({ n: '*' })
-    .groupBy('e.broadcast_id', 'r.status')) as Array<{ broadcast_id: string; status: string; n: number | string }>;
+    .groupBy<Array<{ broadcast_id: string; status: string; n: number | string }>>('e.broadcast_id', 'r.status');
   for (const r of statuses) out.get(r.broadcast_id)!.statuses.set(r.status, Number(r.n));
-  const events = (await db('emails as e')
+  const events = await db('emails as e')
     .join('events as v', 'v.email_id', 'e.id')
     .whereIn('e.broadcast_id', ids)
     .whereIn('v.type', ['email.opened', 'email.clicked', 'email.unsubscribed'])
     .select('e.broadcast_id', 'v.type')
     .countDistinct({ n: 'e.id' })
-    .groupBy('e.broadcast_id', 'v.type')) as Array<{ broadcast_id: string; type: string; n: number | string }>;
+    .groupBy<Array<{ broadcast_id: string; type: string; n: number | string }>>('e.broadcast_id', 'v.type');
   for (const r of events) out.get(r.broadcast_id)!.events.set(r.type, Number(r.n));
   return out;
 }

@@ -38,7 +38,7 @@ export const broadcastRoutes = [
     scope: 'broadcasts:manage',
     summary: 'A broadcast: its status and counts',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.get(principal.project.id, params.id!) };
+      return { status: 200, body: await services.broadcasts.get(principal.project.id, params.id) };
     },
   }),
   route({
@@ -48,7 +48,7 @@ export const broadcastRoutes = [
     summary: 'Change a draft (null takes an optional field away)',
     body: PatchBroadcastBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.broadcasts.update(principal.project.id, params.id!, body) };
+      return { status: 200, body: await services.broadcasts.update(principal.project.id, params.id, body) };
     },
   }),
   route({
@@ -57,7 +57,7 @@ export const broadcastRoutes = [
     scope: 'broadcasts:manage',
     summary: 'Delete a draft',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.delete(principal.project.id, params.id!) };
+      return { status: 200, body: await services.broadcasts.delete(principal.project.id, params.id) };
     },
   }),
   route({
@@ -67,7 +67,7 @@ export const broadcastRoutes = [
     summary: 'Send a draft now, or at scheduled_at; test keys simulate, as for POST /v1/emails',
     body: SendBroadcastBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.broadcasts.send(principal, params.id!, body) };
+      return { status: 200, body: await services.broadcasts.send(principal, params.id, body) };
     },
   }),
   route({
@@ -77,7 +77,7 @@ export const broadcastRoutes = [
     summary:
       'Cancel a draft, scheduled or sending broadcast: contacts not yet handed to the outbound queue get nothing',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.cancel(principal.project.id, params.id!) };
+      return { status: 200, body: await services.broadcasts.cancel(principal.project.id, params.id) };
     },
   }),
 ];

@@ -211,7 +211,7 @@ async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, b
       ? { ok: { ...next, updatedAt: now } }
       : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` },
   );
-  return (await present(deps, [saved]))[0]!;
+  return (await present(deps, [saved]))[0];
 }
 
 /** DELETE /v1/broadcasts/{id}: a draft only; one sent or scheduled is cancelled instead. */
@@ -236,7 +236,7 @@ export function broadcastService(deps: BroadcastDeps) {
         await checkRefs(trx, b);
         await repo.insertBroadcast(trx, b);
       });
-      return (await present(deps, [b]))[0]!;
+      return (await present(deps, [b]))[0];
     },
     update: (projectId: string, id: string, body: PatchBroadcastBody) => updateDraft(deps, projectId, id, body),
     async send(principal: Principal, id: string, body: SendBroadcastBody) {
@@ -247,14 +247,14 @@ export function broadcastService(deps: BroadcastDeps) {
       const at = scheduleTime(body.scheduled_at, deps.clock.now(), 'scheduled_at');
       const sent = await move(deps, projectId, id, (x, now) => startSending(x, at, environment, now));
       deps.onSent();
-      return (await present(deps, [sent]))[0]!;
+      return (await present(deps, [sent]))[0];
     },
     async cancel(projectId: string, id: string) {
       const done = await move(deps, projectId, id, (b, now) => cancel(b, now), withdrawOnCancel);
-      return (await present(deps, [done]))[0]!;
+      return (await present(deps, [done]))[0];
     },
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
-    get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0]!,
+    get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0],
     async list(projectId: string, limit: number, cursor: string | undefined) {
       const { page, nextCursor } = idPage(
         await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor),

@@ -30,13 +30,13 @@ export interface FanOutDeps {
   logger: Logger;
   accept: FanOutAcceptor;
   /** a template_id broadcast's content for one contact, and the version it rendered (templates.service.ts renderForSend) */
-  renderTemplate(
+  renderTemplate: (
     projectId: string,
     templateId: string,
     version: number | null,
     variables: Record<string, unknown>,
     to: string,
-  ): Promise<{ version: number; rendered: RenderedContent }>;
+  ) => Promise<{ version: number; rendered: RenderedContent }>;
   /** the installation's tracking key, which signs preference links */
   key(): Promise<Buffer>;
   /** http.public_url; without it the preference link is empty */

@@ -187,6 +187,6 @@ export async function exportContacts(
       n++;
     }
     if (page.length <= 1000) return n;
-    before = page[999]!.id;
+    before = page[999].id;
   }
 }

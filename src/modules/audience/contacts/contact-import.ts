@@ -70,7 +70,7 @@ export function importRow(
     return { ok: false, reason: `has ${fields.length} fields, the header has ${columns.length}` };
   const row: ImportedRow = { email: '', properties: {} };
   for (const [i, col] of columns.entries()) {
-    const text = fields[i]!;
+    const text = fields[i];
     if (text.trim() === '' && !('field' in col && col.field === 'email')) continue;
     if ('property' in col) {
       const v = cellValue(col.property.type, text);

@@ -44,7 +44,7 @@ export const contactRoutes = [
     summary:
       'Remove a contact property declaration (the values contacts hold stay until changed); 409 while a segment reads it',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.deleteProperty(principal.project.id, params.key!) };
+      return { status: 200, body: await services.contacts.deleteProperty(principal.project.id, params.key) };
     },
   }),
   route({
@@ -84,7 +84,7 @@ export const contactRoutes = [
     scope: 'contacts:manage',
     summary: 'A contact by id (con_…) or address',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.get(principal.project.id, params.contact!) };
+      return { status: 200, body: await services.contacts.get(principal.project.id, params.contact) };
     },
   }),
   route({
@@ -94,7 +94,7 @@ export const contactRoutes = [
     summary: 'Change a contact (by id or address): names, address, properties (null removes one), unsubscribed',
     body: UpdateContactBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.contacts.update(principal.project.id, params.contact!, body) };
+      return { status: 200, body: await services.contacts.update(principal.project.id, params.contact, body) };
     },
   }),
   route({
@@ -103,7 +103,7 @@ export const contactRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete a contact (by id or address) and its audience memberships',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.delete(principal.project.id, params.contact!) };
+      return { status: 200, body: await services.contacts.delete(principal.project.id, params.contact) };
     },
   }),
 ];

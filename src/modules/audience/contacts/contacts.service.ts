@@ -162,8 +162,8 @@ export async function createContact(
       else await repo.insertContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
       const [shown] = await presented(trx, projectId, [c]);
-      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', shown!, projectId, now)]);
-      return { contact: shown!, created: !existing };
+      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', shown, projectId, now)]);
+      return { contact: shown, created: !existing };
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `a contact with the address ${email} exists`);
@@ -174,7 +174,7 @@ export async function createContact(
 export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string) {
   const c = await repo.findContact(deps.store.reader, projectId, lookupKey(idOrEmail));
   if (!c) throw notFound(`contact ${idOrEmail}`);
-  return (await presented(deps.store.reader, projectId, [c]))[0]!;
+  return (await presented(deps.store.reader, projectId, [c]))[0];
 }
 
 /** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
@@ -198,9 +198,9 @@ export async function updateContactOf(
       const [shown] = await presented(trx, projectId, [c]);
       // a pending contact was never announced: the operator's change makes it one, so it is created now
       await insertEvents(trx, [
-        contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown!, projectId, now),
+        contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown, projectId, now),
       ]);
-      return shown!;
+      return shown;
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `another contact has the address ${body.email}`);
@@ -215,7 +215,7 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
     const [shown] = await presented(trx, projectId, [c]);
     await repo.deleteContact(trx, c.id);
     // nobody was told of a pending contact, so nobody is told it went (as when it is pruned)
-    if (!c.pending) await insertEvents(trx, [contactEvent('contact.deleted', shown!, projectId, deps.clock.now())]);
+    if (!c.pending) await insertEvents(trx, [contactEvent('contact.deleted', shown, projectId, deps.clock.now())]);
     return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
   });
 }

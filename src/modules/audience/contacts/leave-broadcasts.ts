@@ -30,5 +30,5 @@ export async function storeContactChange(
   contact.updatedAt = now;
   await updateContact(trx, contact);
   const [shown] = await presented(trx, contact.projectId, [contact]);
-  return [contactEvent('contact.updated', shown!, contact.projectId, now)];
+  return [contactEvent('contact.updated', shown, contact.projectId, now)];
 }

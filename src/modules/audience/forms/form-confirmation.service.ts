@@ -52,7 +52,7 @@ export async function applySubmission(
   await repo.markConfirmed(trx, sub.id, now);
   const [shown] = await presented(trx, c.projectId, [updated]);
   // a pending contact was never announced: its confirmation is its creation
-  await insertEvents(trx, [contactEvent(c.pending ? 'contact.created' : 'contact.updated', shown!, c.projectId, now)]);
+  await insertEvents(trx, [contactEvent(c.pending ? 'contact.created' : 'contact.updated', shown, c.projectId, now)]);
   return true;
 }
 

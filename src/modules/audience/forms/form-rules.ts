@@ -168,7 +168,7 @@ export function submittedValues(
 /** What a submission asks to set, labelled as its form's page labels the fields: the confirmation page shows it. */
 export function submittedList(s: Submitted): Array<{ label: string; value: string }> {
   const names = (['first_name', 'last_name'] as const).flatMap((k) =>
-    s[k] !== undefined ? [{ label: fieldLabel(k), value: s[k]! }] : [],
+    s[k] !== undefined ? [{ label: fieldLabel(k), value: s[k] }] : [],
   );
   return [
     ...names,

@@ -33,7 +33,7 @@ export const formRoutes = [
     scope: 'contacts:manage',
     summary: 'A signup form',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.forms.get(principal.project.id, params.id!) };
+      return { status: 200, body: await services.forms.get(principal.project.id, params.id) };
     },
   }),
   route({
@@ -46,7 +46,7 @@ export const formRoutes = [
     async handler({ services, principal, params, body }) {
       return {
         status: 200,
-        body: await services.forms.update(principal.project, principal.key.mode, params.id!, body),
+        body: await services.forms.update(principal.project, principal.key.mode, params.id, body),
       };
     },
   }),
@@ -57,7 +57,7 @@ export const formRoutes = [
     summary:
       'Delete a signup form: its page and its confirmation links stop working; the contacts it added stay (a test key cannot delete a live form)',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.forms.delete(principal.project.id, principal.key.mode, params.id!) };
+      return { status: 200, body: await services.forms.delete(principal.project.id, principal.key.mode, params.id) };
     },
   }),
 ];

@@ -55,14 +55,12 @@ export async function viewPreferences(deps: PreferenceDeps, token: string): Prom
   const mine = subs.get(c.id) ?? {};
   return {
     email: c.email,
-    topics: topics
-      .reverse()
-      .map((t) => ({
-        id: t.id,
-        name: t.name,
-        description: t.description,
-        subscribed: mine[t.id] ?? t.default === 'opt_out',
-      })),
+    topics: topics.reverse().map((t) => ({
+      id: t.id,
+      name: t.name,
+      description: t.description,
+      subscribed: mine[t.id] ?? t.default === 'opt_out',
+    })),
     unsubscribed: c.unsubscribed,
   };
 }

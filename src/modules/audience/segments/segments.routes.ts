@@ -56,7 +56,7 @@ export const segmentRoutes = [
     scope: 'contacts:manage',
     summary: 'A segment',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.segments.get(principal.project.id, params.id!) };
+      return { status: 200, body: await services.segments.get(principal.project.id, params.id) };
     },
   }),
   route({
@@ -65,7 +65,7 @@ export const segmentRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete a segment',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.segments.delete(principal.project.id, params.id!) };
+      return { status: 200, body: await services.segments.delete(principal.project.id, params.id) };
     },
   }),
   route({
@@ -77,7 +77,7 @@ export const segmentRoutes = [
     async handler({ services, principal, params, query }) {
       return {
         status: 200,
-        body: await services.segments.contacts(principal.project.id, params.id!, query.limit, query.cursor),
+        body: await services.segments.contacts(principal.project.id, params.id, query.limit, query.cursor),
       };
     },
   }),

@@ -55,7 +55,7 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
     for (const c of rows.slice(0, SCAN))
       if (found.length <= limit && !c.pending && matches(s.compiled, contactValues(c, properties))) found.push(c);
     if (found.length > limit || rows.length <= SCAN) break;
-    before = rows[SCAN - 1]!.id;
+    before = rows[SCAN - 1].id;
   }
   const { page, nextCursor } = idPage(found, limit);
   return {

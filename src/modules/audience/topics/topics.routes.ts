@@ -47,7 +47,7 @@ export const topicRoutes = [
     scope: 'contacts:manage',
     summary: 'A topic',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.topics.get(principal.project.id, params.id!) };
+      return { status: 200, body: await services.topics.get(principal.project.id, params.id) };
     },
   }),
   route({
@@ -56,7 +56,7 @@ export const topicRoutes = [
     scope: 'contacts:manage',
     summary: "Delete a topic and the contacts' choices about it",
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.topics.delete(principal.project.id, params.id!) };
+      return { status: 200, body: await services.topics.delete(principal.project.id, params.id) };
     },
   }),
 ];

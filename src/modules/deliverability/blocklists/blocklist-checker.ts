@@ -167,7 +167,7 @@ export class BlocklistChecker {
     const answers = await Promise.all(
       pairs.map((p) => (p.name ? this.answer(p.list, p.name) : this.unaskable(p.unaskable!))),
     );
-    return pairs.map((p, i) => ({ target: p.target, kind: p.list.kind, zone: p.list.zone, ...answers[i]! }));
+    return pairs.map((p, i) => ({ target: p.target, kind: p.list.kind, zone: p.list.zone, ...answers[i] }));
   }
 
   /** Drop every kept answer: the next check asks again (after dns.resolvers changed, say). */

@@ -89,8 +89,12 @@ export async function saveChecks(db: Db, checks: StoredCheck[]): Promise<void> {
  */
 export async function dropChecksExcept(db: Db, ips: string[]): Promise<void> {
   await db('blocklist_checks')
-    .where((w) => w.where('kind', 'ip').whereNotIn('target', ips.length ? ips : ['']))
-    .orWhere((w) => w.where('kind', 'domain').whereNotIn('target', db('domains').select('name')))
+    .where((w) => {
+      w.where('kind', 'ip').whereNotIn('target', ips.length ? ips : ['']);
+    })
+    .orWhere((w) => {
+      w.where('kind', 'domain').whereNotIn('target', db('domains').select('name'));
+    })
     .delete();
 }
 
@@ -108,7 +112,9 @@ export async function listingsOf(db: Db, domain: string): Promise<StoredCheck[]>
   const rows = (await db('blocklist_checks')
     .select('*')
     .where('known_state', 'listed')
-    .andWhere((w) => w.where('kind', 'ip').orWhere('target', domain))
+    .andWhere((w) => {
+      w.where('kind', 'ip').orWhere('target', domain);
+    })
     .orderBy(['kind', 'target', 'zone'])) as Row[];
   return rows.map(fromRow);
 }

@@ -159,7 +159,11 @@ function event(type: 'domain.blocklisted' | 'domain.delisted', pair: ListingPair
 /** The configured IPs, else the public addresses outbound.hostname has (a private or loopback one is on no public list). */
 export async function outboundIps(deps: Pick<BlocklistDeps, 'resolver' | 'blocklists'>): Promise<string[]> {
   if (deps.blocklists.ips.length) return [...deps.blocklists.ips];
-  const ask = (p: Promise<string[]>) => p.catch((e: unknown) => (isNoRecord(e) ? [] : Promise.reject(e)));
+  const ask = (p: Promise<string[]>) =>
+    p.catch((e: unknown) => {
+      if (isNoRecord(e)) return [];
+      throw e;
+    });
   const found = [
     ...(await ask(deps.resolver.resolve4(deps.blocklists.hostname))),
     ...(await ask(deps.resolver.resolve6(deps.blocklists.hostname))),

@@ -47,7 +47,7 @@ function errorOf(family: Family, zone: string, a: string): string | null {
   if (a === '127.0.0.1') return REFUSED_127_0_0_1[family];
   const [, second, third, fourth] = a.split('.').map(Number) as [number, number, number, number];
   if (family === 'spamhaus') {
-    if (SPAMHAUS_ERRORS[a]) return SPAMHAUS_ERRORS[a]!;
+    if (SPAMHAUS_ERRORS[a]) return SPAMHAUS_ERRORS[a];
     if (second === 255 && third === 255)
       return `Spamhaus error code ${a} (127.255.255.0/24 holds errors, never listings)`;
     if (second === 0 && third <= 2 && fourth >= 2) return null;

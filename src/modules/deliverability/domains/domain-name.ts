@@ -27,7 +27,7 @@ export function normalizeDomainName(input: string): NameCheck {
       ok: false,
       reason: `has an invalid label "${bad}": letters, digits and inner hyphens only, 1 to 63 characters`,
     };
-  if (/^[0-9]+$/.test(labels[labels.length - 1]!))
+  if (/^[0-9]+$/.test(labels[labels.length - 1]))
     return { ok: false, reason: 'must end in a top-level domain that is not numeric' };
   return { ok: true, name: ascii, unicode: domainToUnicode(ascii) };
 }

@@ -233,6 +233,8 @@ export async function domainsToRotate(db: Db, activatedBefore: number | null): P
     .select(COLUMNS)
     .whereIn('id', db('domain_keys').select('domain_id').whereIn('state', ['pending', 'retiring']));
   if (activatedBefore !== null)
-    q.orWhere((w) => w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore));
+    q.orWhere((w) => {
+      w.where('status', 'verified').andWhere('dkim_activated_at', '<=', activatedBefore);
+    });
   return ((await q.orderBy('id')) as DomainRow[]).map(fromRow);
 }

@@ -40,7 +40,7 @@ export const domainRoutes = [
     async handler({ services, principal, params }) {
       return {
         status: 200,
-        body: await services.domains.describe(await services.domains.get(principal.project.id, params.id!)),
+        body: await services.domains.describe(await services.domains.get(principal.project.id, params.id)),
       };
     },
   }),
@@ -53,7 +53,7 @@ export const domainRoutes = [
     async handler({ services, principal, params, body }) {
       return {
         status: 200,
-        body: await services.domains.describe(await services.domains.update(principal.project.id, params.id!, body)),
+        body: await services.domains.describe(await services.domains.update(principal.project.id, params.id, body)),
       };
     },
   }),
@@ -63,7 +63,7 @@ export const domainRoutes = [
     scope: 'domains:manage',
     summary: 'Remove a domain; live sends from it stop at once',
     async handler({ services, principal, params }) {
-      const d = await services.domains.delete(principal.project.id, params.id!);
+      const d = await services.domains.delete(principal.project.id, params.id);
       return { status: 200, body: { id: d.id, object: 'domain', domain: d.name, deleted: true } };
     },
   }),
@@ -73,7 +73,7 @@ export const domainRoutes = [
     scope: 'domains:manage',
     summary: 'Check the DNS records now',
     async handler({ services, principal, params }) {
-      const d = await services.domains.get(principal.project.id, params.id!);
+      const d = await services.domains.get(principal.project.id, params.id);
       return { status: 200, body: await services.domains.describe(await services.domains.verify(d)) };
     },
   }),
@@ -84,7 +84,7 @@ export const domainRoutes = [
     summary: 'Delivery health of the domain over the last days',
     query: InsightsQuery,
     async handler({ services, principal, params, query }) {
-      const d = await services.domains.get(principal.project.id, params.id!);
+      const d = await services.domains.get(principal.project.id, params.id);
       return { status: 200, body: await services.domains.insights(d, query.days) };
     },
   }),
@@ -96,7 +96,7 @@ export const domainRoutes = [
       "What receivers' DMARC aggregate reports of the last days say of the domain: totals, aligned DKIM and SPF pass rates, per reporter and per source IP, and the sources that send as the domain but are not this appliance",
     query: InsightsQuery,
     async handler({ services, principal, params, query }) {
-      const d = await services.domains.get(principal.project.id, params.id!);
+      const d = await services.domains.get(principal.project.id, params.id);
       return { status: 200, body: await services.domains.dmarc(d, query.days) };
     },
   }),

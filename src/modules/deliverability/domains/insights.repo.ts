@@ -59,17 +59,15 @@ const DAY_MS = 86_400_000;
 /** The same live mail per UTC day of its creation, days with none left out. */
 export async function insightDaily(db: Db, projectId: string, domain: string, since: number): Promise<DailyCounts[]> {
   // created_at / 86400000 divides integers on SQLite and PostgreSQL alike: the day number
-  const rows = (await db('email_recipients as r')
+  const rows = await db('email_recipients as r')
     .join('emails as e', 'e.id', 'r.email_id')
     .where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live' })
     .andWhere('e.created_at', '>=', since)
     .select(db.raw(`e.created_at / ${DAY_MS} as day`), 'r.status')
     .count({ n: '*' })
-    .groupByRaw(`e.created_at / ${DAY_MS}, r.status`)) as Array<{
-    day: number | string;
-    status: string;
-    n: number | string;
-  }>;
+    .groupByRaw<Array<{ day: number | string; status: string; n: number | string }>>(
+      `e.created_at / ${DAY_MS}, r.status`,
+    );
   const days = new Map<number, DailyCounts>();
   for (const r of rows) {
     const day = Number(r.day);

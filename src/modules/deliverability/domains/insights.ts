@@ -76,7 +76,7 @@ export function insightSetup(
   trackingAvailable: boolean,
 ): InsightSetup {
   const found = (key: string) => d.checks[key]?.dns === 'found';
-  const policy = found('dmarc:txt') ? dmarcPolicy(d.checks['dmarc:txt']!.seen[0]) : null;
+  const policy = found('dmarc:txt') ? dmarcPolicy(d.checks['dmarc:txt'].seen[0]) : null;
   return {
     dkim: d.status === 'verified' ? 'verified' : d.status === 'pending' ? 'pending' : 'failing',
     spf_return_path: found('return_path:mx') && found('spf:txt') ? 'aligned' : 'missing',

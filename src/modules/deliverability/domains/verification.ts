@@ -66,7 +66,7 @@ function failureReason(
       `required DNS records not found: ${missing.map((r) => `${r.name} (${r.type}: ${checks[r.key]?.dns ?? 'unchecked'})`).join(', ')}`,
     );
   if (unanswered.length) {
-    const why = results.get(unanswered[0]!.key)?.seen[0]?.replace(/^lookup failed: /, '');
+    const why = results.get(unanswered[0].key)?.seen[0]?.replace(/^lookup failed: /, '');
     parts.push(
       `DNS lookups failed${why ? ` (${why})` : ''}, so these required records could not be checked: ${unanswered.map((r) => `${r.name} (${r.type})`).join(', ')}`,
     );

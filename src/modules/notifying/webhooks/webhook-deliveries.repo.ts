@@ -123,7 +123,9 @@ export async function claimDueDeliveries(
     .where('d.state', 'pending')
     .andWhere('e.active', true)
     .andWhere('d.next_attempt_at', '<=', o.now)
-    .andWhere((w) => w.whereNull('d.lease_until').orWhere('d.lease_until', '<', o.now))
+    .andWhere((w) => {
+      w.whereNull('d.lease_until').orWhere('d.lease_until', '<', o.now);
+    })
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .limit(o.limit);
@@ -205,16 +207,14 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
     created_at: number;
   }>;
   for (const r of rows) {
-    out
-      .get(r.delivery_id)!
-      .push({
-        deliveryId: r.delivery_id,
-        attempt: Number(r.attempt),
-        statusCode: r.status_code == null ? null : Number(r.status_code),
-        durationMs: Number(r.duration_ms),
-        error: r.error,
-        createdAt: Number(r.created_at),
-      });
+    out.get(r.delivery_id)!.push({
+      deliveryId: r.delivery_id,
+      attempt: Number(r.attempt),
+      statusCode: r.status_code == null ? null : Number(r.status_code),
+      durationMs: Number(r.duration_ms),
+      error: r.error,
+      createdAt: Number(r.created_at),
+    });
   }
   return out;
 }

@@ -39,7 +39,7 @@ export const webhookRoutes = [
     summary:
       'The deliveries of a `posthorn listen` endpoint as they are made: text/event-stream, one `data:` line per delivery, JSON `{headers, body}` as an HTTPS delivery carries them, a comment every 15 s; one stream per endpoint; when it closes the endpoint is deleted',
     async handler({ services, principal, params }) {
-      const stream = await services.webhooks.listen(principal.project.id, params.id!, principal.key.id);
+      const stream = await services.webhooks.listen(principal.project.id, params.id, principal.key.id);
       // no-store: nothing between here and the client keeps it; X-Accel-Buffering: nginx passes each line on at once
       return {
         status: 200,
@@ -70,7 +70,7 @@ export const webhookRoutes = [
     scope: 'webhooks:manage',
     summary: 'Get an endpoint (never its secret)',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentEndpoint(await services.webhooks.get(principal.project.id, params.id!)) };
+      return { status: 200, body: presentEndpoint(await services.webhooks.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -82,7 +82,7 @@ export const webhookRoutes = [
     async handler({ services, principal, params, body }) {
       return {
         status: 200,
-        body: presentEndpoint(await services.webhooks.update(principal.project.id, params.id!, body)),
+        body: presentEndpoint(await services.webhooks.update(principal.project.id, params.id, body)),
       };
     },
   }),
@@ -92,7 +92,7 @@ export const webhookRoutes = [
     scope: 'webhooks:manage',
     summary: 'Delete an endpoint; nothing more is sent to it, pending deliveries included',
     async handler({ services, principal, params }) {
-      const e = await services.webhooks.delete(principal.project.id, params.id!);
+      const e = await services.webhooks.delete(principal.project.id, params.id);
       return { status: 200, body: { id: e.id, object: 'webhook_endpoint', deleted: true } };
     },
   }),
@@ -102,7 +102,7 @@ export const webhookRoutes = [
     scope: 'webhooks:manage',
     summary: 'Replace the signing secret; the old one keeps signing for 24 hours',
     async handler({ services, principal, params }) {
-      const e = await services.webhooks.rotateSecret(principal.project.id, params.id!);
+      const e = await services.webhooks.rotateSecret(principal.project.id, params.id);
       return { status: 200, body: { ...presentNewSecret(e), previous_secret_expires_at: iso(e.previousSecretUntil) } };
     },
   }),
@@ -115,7 +115,7 @@ export const webhookRoutes = [
     async handler({ services, principal, params, query }) {
       const { items, attempts, more } = await services.webhooks.deliveryLog(
         principal.project.id,
-        params.id!,
+        params.id,
         query.limit,
         query.cursor,
       );
@@ -124,7 +124,7 @@ export const webhookRoutes = [
         body: {
           object: 'list',
           data: items.map((d) => presentDelivery(d, attempts.get(d.id) ?? [])),
-          next_cursor: more ? items[items.length - 1]!.id : null,
+          next_cursor: more ? items[items.length - 1].id : null,
         },
       };
     },
@@ -136,7 +136,7 @@ export const webhookRoutes = [
     summary: 'Send one event to this endpoint again (same event id)',
     body: ReplayBody,
     async handler({ services, principal, params, body }) {
-      const d = await services.webhooks.replay(principal.project.id, params.id!, body.event_id);
+      const d = await services.webhooks.replay(principal.project.id, params.id, body.event_id);
       return { status: 202, body: presentDelivery(d, []) };
     },
   }),

@@ -70,7 +70,7 @@ export function metricsUrlOf(
 export function parseProbeTarget(s: string): { host: string; port: number } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
   const [host, port] = bracketed
-    ? [bracketed[1]!, bracketed[2]]
+    ? [bracketed[1], bracketed[2]]
     : isIP(s) === 6
       ? [s, undefined]
       : (s.split(/:(?=[^:]*$)/) as [string, string?]);

@@ -71,8 +71,8 @@ export async function lookupZone(
   return {
     ...o,
     nameServers: ns,
-    hostAddresses: found(host!),
-    nameServerAddresses: listed.map((name, i) => ({ name, addresses: found(each[i]!) })),
+    hostAddresses: found(host),
+    nameServerAddresses: listed.map((name, i) => ({ name, addresses: found(each[i]) })),
   };
 }
 
@@ -233,7 +233,7 @@ export async function readEventLoopLag(url: string, timeoutMs: number): Promise<
     if (res.status !== 200) return { url, error: `status ${res.status}` };
     const text = await res.text();
     const lags = [...text.matchAll(LAG)].map((m) => ({
-      thread: /thread="([^"]*)"/.exec(m[1]!)?.[1] ?? 'main',
+      thread: /thread="([^"]*)"/.exec(m[1])?.[1] ?? 'main',
       seconds: Number(m[2]),
     }));
     return { url, lags: lags.filter((l) => Number.isFinite(l.seconds)) };

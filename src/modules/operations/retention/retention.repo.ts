@@ -51,7 +51,7 @@ export const START: Position = { at: -1, id: '' };
 function padded(ids: string[]): string[] {
   let size = 8;
   while (size < ids.length) size *= 2;
-  return ids.length === size ? ids : [...ids, ...Array<string>(size - ids.length).fill(ids[0]!)];
+  return ids.length === size ? ids : [...ids, ...Array<string>(size - ids.length).fill(ids[0])];
 }
 
 /**

@@ -109,7 +109,7 @@ export function describePrune(r: PruneReport): string {
 
 /** Where the next batch starts: after the last row of this one, unless this one came back short. */
 const nextAfter = (page: Array<{ id: string; at: number }>, limit: number): Position | null =>
-  page.length < limit ? null : { at: page[page.length - 1]!.at, id: page[page.length - 1]!.id };
+  page.length < limit ? null : { at: page[page.length - 1].at, id: page[page.length - 1].id };
 
 async function pruneEmails(
   trx: Knex.Transaction,
@@ -122,7 +122,7 @@ async function pruneEmails(
   const deleted = noneDeleted();
   if (candidates.length)
     await deleteDoomed(trx, doomedEmails(candidates, await holdsOf(trx, candidates), cutoff), deleted);
-  return { next: done || page.length < limit ? null : page[page.length - 1]!.id, deleted };
+  return { next: done || page.length < limit ? null : page[page.length - 1].id, deleted };
 }
 
 async function pruneEventsOfNoEmail(

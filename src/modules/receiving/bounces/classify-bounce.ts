@@ -61,7 +61,7 @@ export interface Failure {
 const STATUS = /^[245]\.\d{1,3}\.\d{1,3}$/;
 // an enhanced status inside text: not a piece of an IP address or a version number
 const STATUS_IN_TEXT = /(?<![\d.])#?([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;
-const REPLY_CODE = /(?:^|[\s;:(\[#<])([245][0-5]\d)(?:[ -]|$)/;
+const REPLY_CODE = /(?:^|[\s;:([#<])([245][0-5]\d)(?:[ -]|$)/;
 
 /** Classify one failed (or delayed) delivery of one recipient. */
 export function classifyBounce(f: Failure): Bounce {

@@ -85,7 +85,7 @@ function fields(block: string): Map<string, string> {
 /** "rfc822; user@example.com" → the value after the type (RFC 3464 address-type, diagnostic-type, mta-name-type). */
 function typed(value: string): string {
   const m = /^\s*[A-Za-z0-9-]+\s*;\s*(.*)$/s.exec(value);
-  return (m ? m[1]! : value).trim();
+  return (m ? m[1] : value).trim();
 }
 
 /** The address of a recipient field, lower-cased, without brackets or a mail client's display part. */

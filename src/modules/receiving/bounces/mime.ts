@@ -223,7 +223,6 @@ export function charsetDecode(bytes: Buffer, charset: string | undefined): strin
 
 /** Raw 8-bit header bytes are most often UTF-8; keep them as they are when they are not. */
 function utf8(latin1: string): string {
-  // eslint-disable-next-line no-control-regex
   if (!/[\x80-\xff]/.test(latin1)) return latin1;
   const bytes = Buffer.from(latin1, 'latin1');
   try {

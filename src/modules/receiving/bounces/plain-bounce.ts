@@ -35,17 +35,17 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
   const hits: Array<{ address: string; at: number; end: number }> = [];
   const contacts = new Set<string>();
   for (const m of body.matchAll(ADDRESS)) {
-    const address = m[1]!.toLowerCase();
+    const address = m[1].toLowerCase();
     if (ignore.has(address) || /^(?:mailer-daemon|mail-daemon)@/i.test(address)) continue;
-    if (isContact(body, m.index!, m.index! + m[0].length)) contacts.add(address);
+    if (isContact(body, m.index, m.index + m[0].length)) contacts.add(address);
     // a Message-ID quoted in the text looks like an address: <id@host> after "Message-ID" or a mail system's own ids
-    if (/message-?id:?\s*<?$/i.test(body.slice(Math.max(0, m.index! - 14), m.index!))) continue;
-    if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index! - 80), m.index!))) continue;
-    hits.push({ address, at: m.index!, end: m.index! + m[0].length });
+    if (/message-?id:?\s*<?$/i.test(body.slice(Math.max(0, m.index - 14), m.index))) continue;
+    if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index - 80), m.index))) continue;
+    hits.push({ address, at: m.index, end: m.index + m[0].length });
   }
   // a text that quotes the envelope ("RCPT TO: x@y") names the recipient; other addresses are the message's From or Cc
   const envelope = new Set(
-    [...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1]!.toLowerCase()),
+    [...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1].toLowerCase()),
   );
   // after "did not reach the following recipient(s):" come the failures; what precedes is the message's summary
   const list = LIST_STARTS.exec(body);
@@ -58,7 +58,7 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
   if (!addresses.length) {
     const to = ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));
-    return to.length ? [verdict(to[0]!.toLowerCase(), body, temporary)] : [];
+    return to.length ? [verdict(to[0].toLowerCase(), body, temporary)] : [];
   }
   return addresses.map((address) => {
     // the words about one address: from its first mention to the next address's
@@ -137,8 +137,8 @@ function hasReason(text: string): boolean {
  * (with what follows it on its line), else the text itself, shortened.
  */
 function diagnosticOf(words: string): string {
-  const reply = /(?:^|[\s:;(\[#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(
+  const reply = /(?:^|[\s:;([#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(
     words.replace(/\s+/g, ' ').trim(),
   );
-  return reply ? shortened(reply[1]!) : shortened(words);
+  return reply ? shortened(reply[1]) : shortened(words);
 }

@@ -91,7 +91,7 @@ function readComplaint(
   const addresses = named.length ? named : fallback ? [fallback] : [];
   return {
     kind: 'complaint',
-    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts[0]!, parts),
+    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts[0], parts),
     recipients: addresses.map((address) => ({
       address,
       action: 'failed',
@@ -182,7 +182,7 @@ function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
   return failed.map(
     (address) =>
       found.find((r) => r.address === address) ?? {
-        ...(found[0] ?? readPlainBounce(text, { ignore: [], originalTo: [address] })[0]!),
+        ...(found[0] ?? readPlainBounce(text, { ignore: [], originalTo: [address] })[0]),
         address,
       },
   );
@@ -223,7 +223,7 @@ function originalHeaders(parts: Part[]): Headers | null {
       return p.parts[0].headers;
     if (p.type === 'text/rfc822-headers' || p.type === 'message/rfc822-headers' || p.type === 'message/global-headers')
       return new Headers(p.text);
-    if (p.type === 'message/partial') return new Headers(p.text.split(/\r?\n\r?\n/)[0]!);
+    if (p.type === 'message/partial') return new Headers(p.text.split(/\r?\n\r?\n/)[0]);
   }
   return null;
 }
@@ -236,7 +236,7 @@ function originalId(root: Part, parts: Part[]): string | null {
   for (const p of parts) {
     if (!p.type.startsWith('text/')) continue;
     const m = /^[ \t>]*Message-I[Dd]:[ \t]*(<[^>\s]+>)/im.exec(p.text);
-    if (m) return m[1]!;
+    if (m) return m[1];
   }
   // a returned message pasted in as a part of its own, its headers read as the part's
   for (const p of parts)

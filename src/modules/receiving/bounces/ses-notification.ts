@@ -18,12 +18,15 @@ export interface SesNotification {
 
 type Json = Record<string, unknown>;
 
+/** A JSON field's text: a string as it is; any other value has none. */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+
 export function readSesNotification(text: string): SesNotification | null {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) return null;
   const outer = parseJson(trimmed);
   const inner = outer && typeof outer.Message === 'string' ? parseJson(outer.Message) : outer;
-  const type = inner && String(inner.notificationType ?? inner.eventType ?? '');
+  const type = inner && textOf(inner.notificationType ?? inner.eventType);
   if (!inner || !type) return null;
   const mail = (inner.mail ?? {}) as Json;
   const headers = Array.isArray(mail.headers) ? (mail.headers as Json[]) : [];
@@ -45,7 +48,7 @@ function bounced(bounce: Json): Pick<SesNotification, 'recipients' | 'reportingM
     .map((r): ReportRecipient => {
       const status = typeof r.status === 'string' ? r.status : null;
       const diagnostic = typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^\s*smtp\s*;\s*/i, '') : null;
-      const delayed = String(r.action ?? '').toLowerCase() === 'delayed';
+      const delayed = textOf(r.action).toLowerCase() === 'delayed';
       const b = classifyBounce({ status, diagnostic, final: !delayed });
       return {
         address: String(r.emailAddress).toLowerCase(),

@@ -92,15 +92,13 @@ export function summarize(rows: readonly SummaryRow[], own: OwnMail, maxSources 
   }
   const bySize = <T extends Tally>(a: [string, T], b: [string, T]) =>
     b[1].messages - a[1].messages || a[0].localeCompare(b[0]);
-  const sourceList = [...sources]
-    .sort(bySize)
-    .map(([ip, s]) => ({
-      source_ip: ip,
-      messages: s.messages,
-      rates: rates(s),
-      this_appliance: s.own,
-      header_from: [...s.headerFrom].sort(),
-    }));
+  const sourceList = [...sources].sort(bySize).map(([ip, s]) => ({
+    source_ip: ip,
+    messages: s.messages,
+    rates: rates(s),
+    this_appliance: s.own,
+    header_from: [...s.headerFrom].sort(),
+  }));
   const ownTally = emptyTally();
   for (const r of rows) if (sources.get(r.sourceIp)!.own) add(ownTally, r);
   return {

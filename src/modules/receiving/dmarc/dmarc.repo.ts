@@ -16,10 +16,10 @@ export interface ReportOwner {
  * duplicate.
  */
 export async function storeReport(db: Db, owner: ReportOwner, r: AggregateReport, now: number): Promise<string | null> {
-  const seen = await db('dmarc_reports')
+  const seen = (await db('dmarc_reports')
     .select('id')
     .where({ domain_id: owner.domainId, org_name: r.orgName, report_id: r.reportId })
-    .first();
+    .first()) as { id: string } | undefined;
   if (seen) return null;
   const id = newId('dmarcReport', now);
   const messages = r.rows.reduce((n, row) => n + row.count, 0);

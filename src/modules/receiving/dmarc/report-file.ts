@@ -93,7 +93,7 @@ function need(bytes: Buffer, offset: number, length: number, what: string): void
 function gzipHeaderLength(bytes: Buffer): number {
   need(bytes, 0, 10, 'gzip header');
   if (bytes[2] !== 8) throw new ReportError('corrupt', `gzip compression method ${bytes[2]} is not deflate`);
-  const flags = bytes[3]!;
+  const flags = bytes[3];
   let p = 10;
   if (flags & 4) {
     need(bytes, p, 2, 'gzip extra field');
@@ -174,7 +174,7 @@ function listZipMembers(bytes: Buffer): ZipMember[] {
 /** The one `.xml` member; macOS resource forks (`__MACOSX/`) and folders do not count. */
 function pickXmlMember(members: ZipMember[]): ZipMember {
   const xml = members.filter((m) => /\.xml$/i.test(m.name) && !m.name.startsWith('__MACOSX/'));
-  if (xml.length === 1) return xml[0]!;
+  if (xml.length === 1) return xml[0];
   const names = members.map((m) => m.name).join(', ') || 'none';
   if (xml.length === 0) throw new ReportError('not_a_report', `zip file has no .xml member (members: ${names})`);
   throw new ReportError(

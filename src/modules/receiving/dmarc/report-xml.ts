@@ -95,7 +95,7 @@ const list = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v)
 /** An element's text; an element with children or attributes-only content has none. */
 function text(node: unknown, key: string): string | undefined {
   const v = isNode(node) ? node[key] : undefined;
-  const one = Array.isArray(v) ? v[0] : v;
+  const one: unknown = Array.isArray(v) ? v[0] : v;
   if (typeof one === 'string') return decodeText(one);
   if (isNode(one) && typeof one['#text'] === 'string') return decodeText(one['#text']);
   return undefined;

@@ -51,7 +51,7 @@ function verdicts(email: Email, t: ReportTarget): Array<[string, ReportVerdict]>
       ? [t.recipientId]
       : report.recipients.map((r) => byAddress.get(r.address)).filter((id): id is string => !!id);
     // an ARF report that hides the complainer (redacted Original-Rcpt-To) is about the only recipient, if there is one
-    if (!ids.length && email.recipients.length === 1) ids.push(email.recipients[0]!.id);
+    if (!ids.length && email.recipients.length === 1) ids.push(email.recipients[0].id);
     return ids.map((id) => [
       id,
       { kind: 'complained', feedbackType: report.feedbackType ?? 'abuse', userAgent: report.userAgent },

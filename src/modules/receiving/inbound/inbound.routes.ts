@@ -22,7 +22,7 @@ export const inboundRoutes = [
         body: {
           object: 'list',
           data: items.map(presentInboundSummary),
-          next_cursor: more ? items[items.length - 1]!.id : null,
+          next_cursor: more ? items[items.length - 1].id : null,
         },
       };
     },
@@ -33,7 +33,7 @@ export const inboundRoutes = [
     scope: 'inbound:read',
     summary: 'Get a received message: text, html, headers, attachments',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentInbound(await services.inbound.get(principal.project.id, params.id!)) };
+      return { status: 200, body: presentInbound(await services.inbound.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -42,7 +42,7 @@ export const inboundRoutes = [
     scope: 'inbound:read',
     summary: 'The message as it arrived (message/rfc822)',
     async handler({ services, principal, params }) {
-      const raw = await services.inbound.raw(principal.project.id, params.id!);
+      const raw = await services.inbound.raw(principal.project.id, params.id);
       return { status: 200, headers: { 'Content-Type': 'message/rfc822' }, body: raw };
     },
   }),
@@ -52,8 +52,8 @@ export const inboundRoutes = [
     scope: 'inbound:read',
     summary: "One attachment's content, with its content type",
     async handler({ services, principal, params }) {
-      if (!/^\d{1,3}$/.test(params.index!)) throw validationError('index', 'must be the attachment index (0, 1, …)');
-      const a = await services.inbound.attachment(principal.project.id, params.id!, Number(params.index));
+      if (!/^\d{1,3}$/.test(params.index)) throw validationError('index', 'must be the attachment index (0, 1, …)');
+      const a = await services.inbound.attachment(principal.project.id, params.id, Number(params.index));
       return {
         status: 200,
         headers: { 'Content-Type': a.contentType, 'Content-Disposition': attachmentDisposition(a.filename) },

@@ -85,10 +85,10 @@ export class InboundService {
     const host = address.slice(at + 1).toLowerCase();
     // at a host that is not the appliance's own, these local parts are a verified domain's receiving addresses like any other
     const unsub = /^unsubscribe\+(.+)$/.exec(local);
-    const special = unsub ? await this.unsubscribeTarget(address, host, unsub[1]!) : null;
+    const special = unsub ? await this.unsubscribeTarget(address, host, unsub[1]) : null;
     if (special) return special;
     const dmarc = /^dmarc\+([0-9a-f]{20})$/.exec(local);
-    const reports = dmarc ? await this.dmarcTarget(address, host, dmarc[1]!) : null;
+    const reports = dmarc ? await this.dmarcTarget(address, host, dmarc[1]) : null;
     if (reports) return reports;
     const verp = readVerp(address);
     if (verp)

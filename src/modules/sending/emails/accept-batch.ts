@@ -174,7 +174,7 @@ export class AcceptQueue implements Acceptor {
         () => taken.giveBack(),
       );
     batch.forEach((p, i) => {
-      const o = outcomes[i]!;
+      const o = outcomes[i];
       if (o instanceof ApiError) p.reject(o);
       else p.resolve({ value: o, durable, seq });
     });

@@ -210,7 +210,7 @@ function settleSimulated(
   if (testDomain === undefined || email.environment !== 'test' || email.status !== 'queued' || rows.length !== 1)
     return null;
   // as the worker's claim leaves them: submitting, one attempt
-  const row = claimRow(rows[0]!, now, null);
+  const row = claimRow(rows[0], now, null);
   const claimed = claimEmail(email, now);
   const { outcomes, providerMessageId } = simulateAttempt(
     claimed,

@@ -25,11 +25,11 @@ export async function insertAttachments(db: Db, attachments: Map<string, StoredA
 export async function attachmentCounts(db: Db, ids: string[]): Promise<Map<string, number>> {
   const counts = new Map(ids.map((id) => [id, 0]));
   if (!ids.length) return counts;
-  const rows = (await db('email_attachments')
+  const rows = await db('email_attachments')
     .select('email_id')
     .count({ n: '*' })
     .whereIn('email_id', ids)
-    .groupBy('email_id')) as Array<{ email_id: string; n: number | string }>;
+    .groupBy<Array<{ email_id: string; n: number | string }>>('email_id');
   for (const r of rows) counts.set(r.email_id, Number(r.n));
   return counts;
 }

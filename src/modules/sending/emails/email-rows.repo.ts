@@ -197,7 +197,7 @@ export async function saveClaimedEmails(db: Db, emails: Email[], attempted: Set<
   for (const counted of [true, false]) {
     const group = emails.filter((e) => attempted.has(e.id) === counted);
     if (!group.length) continue;
-    const status = group[0]!.status;
+    const status = group[0].status;
     if (group.some((e) => e.status !== status)) throw new Error('a claim leaves its emails in one status');
     const set = counted ? { status, attempts: db.raw('attempts + 1'), updated_at: now } : { status, updated_at: now };
     await db('emails')

@@ -95,9 +95,9 @@ export async function listEmails(
 
 /** How many emails there are in each status (posthorn queue stats). */
 export async function emailStatusCounts(db: Db): Promise<Record<string, number>> {
-  const rows = (await db('emails').select('status').count({ n: '*' }).groupBy('status')) as Array<{
-    status: string;
-    n: number | string;
-  }>;
+  const rows = await db('emails')
+    .select('status')
+    .count({ n: '*' })
+    .groupBy<Array<{ status: string; n: number | string }>>('status');
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

@@ -17,8 +17,9 @@ export const emailRoutes = [
     scope: 'emails:send',
     summary: 'Queue an email; 202 means it is durably stored',
     body: SendEmailBody,
-    async handler({ services, principal, body, requestId, header }) {
-      const sent = await services.emails.send(principal, body, requestId, header('idempotency-key'));
+    async handler(ctx) {
+      const { services, principal, body, requestId } = ctx;
+      const sent = await services.emails.send(principal, body, requestId, ctx.header('idempotency-key'));
       // a retry with the same Idempotency-Key gets the answer the first request got
       return sent.replay
         ? { status: sent.replay.status, body: sent.replay.body }
@@ -49,7 +50,7 @@ export const emailRoutes = [
         body: {
           object: 'list',
           data: emails.map(presentEmail),
-          next_cursor: more ? emails[emails.length - 1]!.id : null,
+          next_cursor: more ? emails[emails.length - 1].id : null,
         },
       };
     },
@@ -60,7 +61,7 @@ export const emailRoutes = [
     scope: 'emails:read',
     summary: 'Get an email with its per-recipient status',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentEmail(await services.emails.get(principal.project.id, params.id!)) };
+      return { status: 200, body: presentEmail(await services.emails.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -69,7 +70,7 @@ export const emailRoutes = [
     scope: 'emails:read',
     summary: 'Get what an email says: its subject, HTML and text as rendered',
     async handler({ services, principal, params }) {
-      return { status: 200, body: presentEmailContent(await services.emails.get(principal.project.id, params.id!)) };
+      return { status: 200, body: presentEmailContent(await services.emails.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -79,7 +80,7 @@ export const emailRoutes = [
     summary: "Get an email's events, oldest first, with the webhook deliveries made of each",
     async handler({ services, principal, params }) {
       const projectId = principal.project.id;
-      const events = await services.emails.events(projectId, params.id!);
+      const events = await services.emails.events(projectId, params.id);
       const deliveries = await services.webhooks.deliveriesOfEvents(
         projectId,
         events.map((e) => e.id),
@@ -103,7 +104,7 @@ export const emailRoutes = [
     summary: 'Reschedule an email that is still waiting',
     body: RescheduleBody,
     async handler({ services, principal, params, body }) {
-      const e = await services.emails.reschedule(principal.project.id, params.id!, body.scheduled_at);
+      const e = await services.emails.reschedule(principal.project.id, params.id, body.scheduled_at);
       return { status: 200, body: { id: e.id, status: e.status, scheduled_at: iso(e.scheduledAt) } };
     },
   }),

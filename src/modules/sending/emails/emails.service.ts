@@ -121,7 +121,7 @@ export class EmailService {
       version: t.version,
       variables: t.variables,
       language: t.language,
-      firstRecipient: prepared.recipients[0]!.address,
+      firstRecipient: prepared.recipients[0].address,
     });
     prepared.subject = rendered.subject;
     prepared.html = rendered.html;

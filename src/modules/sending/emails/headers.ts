@@ -43,7 +43,7 @@ export function checkCustomHeaders(headers: Record<string, string>): { field: st
     return { field: 'headers', message: `at most ${MAX_CUSTOM_HEADERS} custom headers are allowed` };
   for (const name of names) {
     const field = `headers.${name}`;
-    const value = headers[name]!;
+    const value = headers[name];
     if (!/^[A-Za-z][A-Za-z0-9-]{0,63}$/.test(name))
       return { field, message: 'is not a valid header name (letters, digits and -, starting with a letter)' };
     if (isServiceHeader(name)) {

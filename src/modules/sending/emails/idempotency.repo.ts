@@ -84,7 +84,9 @@ const dropDeadKey = prepared(
     db('idempotency_keys')
       .where('project_id', projectId as string)
       .andWhere('key', key as string)
-      .andWhere((w) => w.whereNot('state', done as string).orWhere('created_at', '<=', since as number))
+      .andWhere((w) => {
+        w.whereNot('state', done as string).orWhere('created_at', '<=', since as number);
+      })
       .delete(),
   4,
 );

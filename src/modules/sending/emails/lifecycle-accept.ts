@@ -77,7 +77,7 @@ export function acceptEmail(
   const events: OutboxEvent[] = [];
   recipients.forEach((r, i) => {
     if (r.suppressed)
-      events.push(emailEvent(email, 'email.suppressed', now, list[i]!.address, { reason: r.suppressed }));
+      events.push(emailEvent(email, 'email.suppressed', now, list[i].address, { reason: r.suppressed }));
   });
   if (email.scheduledAt !== null)
     events.push(

@@ -16,7 +16,7 @@ export const asksForUnsubscribe = (headers: Record<string, string>) => named(hea
 /** The appliance writes the header (and List-Unsubscribe-Post) for each recipient. */
 export function wantsAutoUnsubscribe(headers: Record<string, string>): boolean {
   const name = named(headers);
-  return name !== undefined && headers[name]!.trim().toLowerCase() === AUTO_UNSUBSCRIBE;
+  return name !== undefined && headers[name].trim().toLowerCase() === AUTO_UNSUBSCRIBE;
 }
 
 /** A domain that asks for it on every send adds `<auto>`; a send's own List-Unsubscribe header wins. */

@@ -225,9 +225,9 @@ export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
 }
 
 export async function queueStateCounts(db: Db): Promise<Record<string, number>> {
-  const rows = (await db(TABLE).select('state').count({ n: '*' }).groupBy('state')) as Array<{
-    state: string;
-    n: number | string;
-  }>;
+  const rows = await db(TABLE)
+    .select('state')
+    .count({ n: '*' })
+    .groupBy<Array<{ state: string; n: number | string }>>('state');
   return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }

@@ -60,22 +60,21 @@ export function readOnePart(raw: Buffer): ReadMessage | null {
   const headText = head.toString('latin1');
   // a header name at the very start (not an mbox "From " line, not a folded line), ASCII all
   // through, no encoded words
-  if (!/^[!-9;-~]+:/.test(headText) || /[^\x00-\x7f]|=\?/.test(headText)) return null;
+  if (!/^[!-9;-~]+:/.test(headText) || /[\u0080-\uffff]|=\?/.test(headText)) return null;
   const lines = new SplitHeaders(head).getList() as HeaderLines;
   const headers = headerReader.processHeaders(lines);
   const type = headers.get('content-type') as { value: string; params: Record<string, string> } | undefined;
   const mime = (type?.value ?? 'text/plain').toLowerCase();
   const params = Object.keys(type?.params ?? {});
   if (!TEXT_TYPES.has(mime) || params.some((p) => p !== 'charset') || headers.has('content-disposition')) return null;
-  const encoding = String(headers.get('content-transfer-encoding') ?? '')
-    .trim()
-    .toLowerCase();
+  // a single-valued header: mailparser keeps its first value, a string
+  const encoding = ((headers.get('content-transfer-encoding') as string | undefined) ?? '').trim().toLowerCase();
   if (!PLAIN_ENCODINGS.has(encoding)) return null;
   const body = raw.subarray(end + 4);
   const charset = (type?.params.charset ?? '').trim().toLowerCase();
   const content = body.toString('utf8').replace(/\r?\n/g, '\n');
   // 8-bit text in another charset (or none named) is simpleParser's to decode; bytes that are not UTF-8 decode to U+FFFD
-  if (!UTF8.has(charset) && /[^\x00-\x7f]/.test(content)) return null;
+  if (!UTF8.has(charset) && /[\u0080-\uffff]/.test(content)) return null;
   return {
     from: headers.get('from') as AddressObject | undefined,
     to: headers.get('to') as AddressObject | AddressObject[] | undefined,

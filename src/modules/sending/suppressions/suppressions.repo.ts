@@ -9,8 +9,9 @@ import { suppressionKey, type Suppression, type SuppressionReason } from './supp
  * which outlives the end of a suppression that replaced it (it then stands
  * as `unsubscribe`, see `effective`).
  */
-const inForce = (now: number) => (w: Knex.QueryBuilder) =>
+const inForce = (now: number) => (w: Knex.QueryBuilder) => {
   w.whereNull('expires_at').orWhere('expires_at', '>', now).orWhereNotNull('unsubscribed_at');
+};
 
 /** A row's reason and end at `now`: once it has ended, an unsubscription it carried is what is left. */
 function effective(
@@ -186,21 +187,23 @@ export async function pageOfSuppressions(
   const q = db('suppressions').select(COLUMNS).where({ project_id: projectId }).andWhere(inForce(now));
   // an ended suppression that carried an unsubscription is listed as `unsubscribe`
   if (filter.reason === 'unsubscribe')
-    q.andWhere((w) =>
-      w
-        .where('reason', 'unsubscribe')
-        .orWhere((e) => e.whereNotNull('unsubscribed_at').andWhere('expires_at', '<=', now)),
-    );
+    q.andWhere((w) => {
+      w.where('reason', 'unsubscribe').orWhere((e) => {
+        e.whereNotNull('unsubscribed_at').andWhere('expires_at', '<=', now);
+      });
+    });
   else if (filter.reason)
-    q.andWhere('reason', filter.reason).andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
+    q.andWhere('reason', filter.reason).andWhere((w) => {
+      w.whereNull('expires_at').orWhere('expires_at', '>', now);
+    });
   // Addresses are stored lower-cased, so LIKE's case rules (SQLite folds ASCII, PostgreSQL does not) do not matter.
   if (filter.contains) q.andWhereRaw(`address like ? escape '\\'`, [`%${escapeLike(filter.contains)}%`]);
   if (after) {
-    q.andWhere((w) =>
-      w
-        .where('created_at', '<', after.createdAt)
-        .orWhere((e) => e.where('created_at', after.createdAt).andWhere('address', '>', after.address)),
-    );
+    q.andWhere((w) => {
+      w.where('created_at', '<', after.createdAt).orWhere((e) => {
+        e.where('created_at', after.createdAt).andWhere('address', '>', after.address);
+      });
+    });
   }
   const rows = (await q
     .orderBy([

@@ -48,7 +48,7 @@ export const suppressionRoutes = [
       return {
         status: 200,
         body: {
-          ...presentSuppression(await services.suppressions.remove(principal.project.id, params.email!)),
+          ...presentSuppression(await services.suppressions.remove(principal.project.id, params.email)),
           deleted: true,
         },
       };

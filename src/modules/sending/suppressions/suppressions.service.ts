@@ -110,7 +110,7 @@ export function encodeCursor(s: SuppressionPosition): string {
 export function decodeCursor(cursor: string): SuppressionPosition {
   const m = /^(\d{1,16}):(.+)$/s.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!m) throw validationError('cursor', 'is not a next_cursor this list gave');
-  return { createdAt: Number(m[1]), address: m[2]! };
+  return { createdAt: Number(m[1]), address: m[2] };
 }
 
 export function suppressionService(deps: SuppressionDeps) {

@@ -29,7 +29,7 @@ export function partsFor(
   if (language) {
     const tag = language.toLowerCase();
     if (v.translations[tag]) return { parts: v.translations[tag], translation: v.tags?.[tag] ?? tag };
-    const base = tag.split('-')[0]!;
+    const base = tag.split('-')[0];
     if (v.translations[base]) return { parts: v.translations[base], translation: v.tags?.[base] ?? base };
   }
   return { parts: v.main, translation: null };
@@ -128,5 +128,5 @@ export function splitVersion(split: SplitItem[], templateId: string, recipient: 
     upTo += s.percent;
     if (h < upTo) return s.version;
   }
-  return split[split.length - 1]!.version;
+  return split[split.length - 1].version;
 }

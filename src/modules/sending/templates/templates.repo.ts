@@ -84,9 +84,9 @@ const versionFromRow = (r: VersionRow, templateId: string): TemplateVersionInfo 
   subject: r.subject,
   html: r.html,
   text: r.text,
-  design: r.design === null ? null : JSON.parse(r.design),
-  translations: JSON.parse(r.translations),
-  variables: JSON.parse(r.variables),
+  design: r.design === null ? null : (JSON.parse(r.design) as TemplateVersionInfo['design']),
+  translations: JSON.parse(r.translations) as TemplateVersionInfo['translations'],
+  variables: JSON.parse(r.variables) as TemplateVersionInfo['variables'],
   restoredFrom: r.restored_from == null ? null : Number(r.restored_from),
   createdAt: Number(r.created_at),
 });
@@ -156,7 +156,9 @@ export async function findVersion(db: Db, t: Template, version: number): Promise
     .select([...VERSION_COLUMNS, 'compiled'])
     .where({ template_uid: t.uid, version })
     .first()) as VersionRow | undefined;
-  return row ? { ...versionFromRow(row, t.id), compiled: JSON.parse(row.compiled!) } : null;
+  return row
+    ? { ...versionFromRow(row, t.id), compiled: JSON.parse(row.compiled!) as TemplateVersion['compiled'] }
+    : null;
 }
 
 /** Every version, newest first, without the compiled trees. */

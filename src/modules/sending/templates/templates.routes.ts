@@ -50,7 +50,7 @@ export const templateRoutes = [
     scope: 'templates:manage',
     summary: 'Get a template with every version, newest first',
     async handler({ services, principal, params }) {
-      const { template, versions } = await services.templates.get(principal.project.id, params.id!);
+      const { template, versions } = await services.templates.get(principal.project.id, params.id);
       return { status: 200, body: presentTemplate(template, versions) };
     },
   }),
@@ -61,7 +61,7 @@ export const templateRoutes = [
     summary: 'Change the name, category or split of a template',
     body: UpdateTemplateBody,
     async handler({ services, principal, params, body }) {
-      const t = await services.templates.update(principal.project.id, params.id!, body);
+      const t = await services.templates.update(principal.project.id, params.id, body);
       return {
         status: 200,
         body: { object: 'template', id: t.id, name: t.name, category: t.category, split: t.split },
@@ -74,7 +74,7 @@ export const templateRoutes = [
     scope: 'templates:manage',
     summary: 'Delete a template and all its versions; emails sent from it keep their content',
     async handler({ services, principal, params }) {
-      const t = await services.templates.delete(principal.project.id, params.id!);
+      const t = await services.templates.delete(principal.project.id, params.id);
       return { status: 200, body: { object: 'template', id: t.id, deleted: true } };
     },
   }),
@@ -87,7 +87,7 @@ export const templateRoutes = [
       return {
         status: 200,
         body: presentVersion(
-          await services.templates.version(principal.project.id, params.id!, versionParam(params.version)),
+          await services.templates.version(principal.project.id, params.id, versionParam(params.version)),
         ),
       };
     },
@@ -99,7 +99,7 @@ export const templateRoutes = [
     summary: 'Publish a copy of an earlier version as the newest',
     body: RestoreTemplateBody,
     async handler({ services, principal, params, body }) {
-      const { template, version } = await services.templates.restore(principal.project.id, params.id!, body.version);
+      const { template, version } = await services.templates.restore(principal.project.id, params.id, body.version);
       return {
         status: 201,
         body: { object: 'template', id: template.id, version: version.version, restored_from: body.version },
@@ -113,7 +113,7 @@ export const templateRoutes = [
     summary: 'Preview: render a version with variables and a language, checked as a send would be',
     body: RenderTemplateBody,
     async handler({ services, principal, params, body }) {
-      const { version, rendered } = await services.templates.render(principal.project.id, params.id!, body);
+      const { version, rendered } = await services.templates.render(principal.project.id, params.id, body);
       return { status: 200, body: presentRendered(version, rendered) };
     },
   }),

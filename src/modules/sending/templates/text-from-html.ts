@@ -85,7 +85,7 @@ export function textSourceFromHtml(source: string): string | null {
   const text = toText(cellsForTableTokens(tokenized));
   // `&#123;&#123;x}}` shows braces in the HTML; in a text source they would become a live tag
   if (text.includes('{{')) return null;
-  return text.replace(TOKEN, (_, i: string) => tags[parseInt(i, 36)]!);
+  return text.replace(TOKEN, (_, i: string) => tags[parseInt(i, 36)]);
 }
 
 function cellsForTableTokens(html: string): string {

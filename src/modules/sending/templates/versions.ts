@@ -103,7 +103,7 @@ function compileParts(src: PartSources, declared: Declared, memo: Map<string, Co
   const compile = (source: string, field: string, generated = false) =>
     once(generated ? 'design' : 'tree', source, field, () =>
       compileTemplate(source, field, declared, { urlFields: generated }),
-    )!;
+    );
   const subject = compile(src.subject[0], src.subject[1]);
   let htmlSource = src.html;
   let textSource = src.text;

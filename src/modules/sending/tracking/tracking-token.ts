@@ -41,7 +41,7 @@ export function verifyTrackingToken(key: Buffer, token: string): TrackingClaim |
       kind: k === 'o' ? 'open' : 'click',
       emailId: `msg_${email}`,
       recipientId: `rcp_${recipient}`,
-      ...(k === 'c' ? { url: url! } : {}),
+      ...(k === 'c' ? { url: url } : {}),
     };
   } catch {
     return null;

@@ -14,8 +14,9 @@ export const trackingRoutes = [
     path: '/t/o/:token',
     scope: null,
     summary: 'Open pixel: records email.opened while the domain tracks opens',
-    async handler({ services, params, header }) {
-      await services.tracking.open(params.token!, header('user-agent') ?? null);
+    async handler(ctx) {
+      const { services, params } = ctx;
+      await services.tracking.open(params.token, ctx.header('user-agent') ?? null);
       return { status: 200, headers: { ...NO_STORE, 'Content-Type': 'image/gif' }, body: PIXEL };
     },
   }),
@@ -24,8 +25,9 @@ export const trackingRoutes = [
     path: '/t/c/:token',
     scope: null,
     summary: 'Tracked link: records email.clicked while the domain tracks clicks, then redirects to the signed URL',
-    async handler({ services, params, header }) {
-      const url = await services.tracking.click(params.token!, header('user-agent') ?? null);
+    async handler(ctx) {
+      const { services, params } = ctx;
+      const url = await services.tracking.click(params.token, ctx.header('user-agent') ?? null);
       return { status: 302, headers: { ...NO_STORE, Location: url }, body: '' };
     },
   }),

@@ -83,7 +83,7 @@ export function checkDesign(design: Design, declared: Declared): void {
     const at = `design.blocks[${i}]`;
     const when = conditionOf(block);
     if (when !== null) compileCondition(block.when!, `${at}.when`, declared);
-    checkFields(block as unknown as Record<string, unknown>, at, declared);
+    checkFields(block, at, declared);
     for (const u of urlFieldsOf(block)) checkWrittenUrl(u.url, `${at}.${u.field}`, declared, u.use);
     if (block.type === 'table') checkRows(block, at, declared);
   });

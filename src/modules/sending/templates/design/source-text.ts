@@ -47,7 +47,7 @@ export function paragraphsOf(source: string): string[] {
       continue;
     }
     const parts = piece.text.split(BLANK_LINE);
-    paragraphs[paragraphs.length - 1] += parts[0]!;
+    paragraphs[paragraphs.length - 1] += parts[0];
     paragraphs.push(...parts.slice(1));
   }
   return paragraphs.map((p) => p.replace(/\r\n?/g, '\n').trim()).filter((p) => p !== '');

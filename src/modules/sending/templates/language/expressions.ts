@@ -25,8 +25,8 @@ export function parsePath(text: string, offset: number, where: Where, checkRoot:
     if (text === '') throw where.error(offset, 'a variable name is expected here');
     throw where.error(offset, `'${text}' is not a variable path (names like user.first_name, items.0.price)`);
   }
-  checkRoot(m[1]!, offset);
-  return { root: m[1]!, keys: m[2] ? m[2].slice(1).split('.') : [] };
+  checkRoot(m[1], offset);
+  return { root: m[1], keys: m[2] ? m[2].slice(1).split('.') : [] };
 }
 
 /** A quote starts a quoted text at the start of a segment or after a filter's `:`; elsewhere (`it's`) it is a letter. */
@@ -64,7 +64,7 @@ export function parseOutput(
   checkRoot: RootCheck,
 ): { out: Path; pipe: PipeStep[] } {
   const [head, ...rest] = segments(inner, offset);
-  const out = parsePath(head![0], head![1], where, checkRoot);
+  const out = parsePath(head[0], head[1], where, checkRoot);
   const pipe = rest.map(([text, at]) => parseStep(text, at, where));
   return { out, pipe };
 }
@@ -91,7 +91,7 @@ function parseStep(text: string, at: number, where: Where): PipeStep {
 const isQuoted = (s: string) => s.length >= 2 && (s[0] === "'" || s[0] === '"') && s[s.length - 1] === s[0];
 
 function unquote(s: string, at: number, where: Where): string {
-  const q = s[0]!;
+  const q = s[0];
   let out = '';
   for (let i = 1; i < s.length - 1; i++) {
     if (s[i] === '\\' && i + 1 < s.length - 1) out += s[++i];
@@ -130,10 +130,10 @@ export function parseCondition(text: string, offset: number, where: Where, check
   const end = offset + text.length;
   if (tokens.length === 0) throw where.error(offset, "a condition is expected (e.g. plan == 'pro')");
   let i = 0;
-  const peekWord = (w: string) => tokens[i]?.t === 'word' && tokens[i]!.v === w;
+  const peekWord = (w: string) => tokens[i]?.t === 'word' && tokens[i].v === w;
   const term = (): Condition => {
     const tok = tokens[i];
-    if (!tok) throw where.error(tokens[i - 1]!.at, `a condition is expected after '${tokens[i - 1]!.v}'`);
+    if (!tok) throw where.error(tokens[i - 1].at, `a condition is expected after '${tokens[i - 1].v}'`);
     if (tok.t === 'not') {
       const next = tokens[++i];
       if (!next || next.t !== 'word') throw where.error(next?.at ?? end, "a variable is expected after '!'");
@@ -157,13 +157,12 @@ export function parseCondition(text: string, offset: number, where: Where, check
     do {
       const ands: Condition[] = [term()];
       while (peekWord('and') && ++i) ands.push(term());
-      ors.push(ands.length === 1 ? ands[0]! : { and: ands });
+      ors.push(ands.length === 1 ? ands[0] : { and: ands });
     } while (peekWord('or') && ++i);
-    return ors.length === 1 ? ors[0]! : { or: ors };
+    return ors.length === 1 ? ors[0] : { or: ors };
   };
   const cond = all();
-  if (i < tokens.length)
-    throw where.error(tokens[i]!.at, `unexpected '${tokens[i]!.v}': join conditions with and / or`);
+  if (i < tokens.length) throw where.error(tokens[i].at, `unexpected '${tokens[i].v}': join conditions with and / or`);
   return cond;
 }
 

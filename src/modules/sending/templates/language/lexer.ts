@@ -66,7 +66,7 @@ const BLANK = /^[ \t]*$/;
 function stripStandalone(tokens: Token[]): Token[] {
   const original = tokens.map((t) => (t.kind === 'text' ? t.text : null));
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
+    const t = tokens[i];
     if (t.kind !== 'tag' || !t.block) continue;
     const before = i === 0 ? '' : original[i - 1];
     const after = i === tokens.length - 1 ? '' : original[i + 1];

@@ -1,4 +1,4 @@
-import type { CompiledCondition, CompiledTemplate, Declared, Node, Path, UrlUse } from './ast.js';
+import type { CompiledCondition, CompiledTemplate, Declared, Node, Path } from './ast.js';
 import { Where } from './errors.js';
 import { parseCondition, parseOutput, parsePath, type RootCheck } from './expressions.js';
 import { lex, type Token } from './lexer.js';
@@ -99,7 +99,7 @@ class Parser {
   }
 
   private into(): Node[] {
-    return this.open.length ? this.open[this.open.length - 1]!.into : this.root;
+    return this.open.length ? this.open[this.open.length - 1].into : this.root;
   }
 
   private tag(t: Extract<Token, { kind: 'tag' }>): void {
@@ -138,16 +138,16 @@ class Parser {
       otherwise: null,
     };
     this.into().push(node);
-    this.open.push({ kind: 'if', start, node, into: node.branches[0]!.body, elseAt: null });
+    this.open.push({ kind: 'if', start, node, into: node.branches[0].body, elseAt: null });
   }
 
   private openEach(start: number, spec: string, at: number): void {
     this.checkDepth(start);
     const m = /^(\S+)\s+as\s+(\S+)$/.exec(spec);
     if (!m) throw this.where.error(start, '{{#each}} needs a list and a name for its items: {{#each items as item}}');
-    const list = parsePath(m[1]!, at, this.where, this.check);
-    const aliasAt = at + spec.lastIndexOf(m[2]!);
-    if (!ALIAS.test(m[2]!) || RESERVED.has(m[2]!))
+    const list = parsePath(m[1], at, this.where, this.check);
+    const aliasAt = at + spec.lastIndexOf(m[2]);
+    if (!ALIAS.test(m[2]) || RESERVED.has(m[2]))
       throw this.where.error(aliasAt, `'${m[2]}' cannot name the items of a list (a name like item)`);
     const spec0 =
       list.keys.length === 0 &&
@@ -157,7 +157,7 @@ class Parser {
         : undefined;
     if (spec0 && spec0.type !== 'array')
       throw this.where.error(at, `'${list.root}' is declared as ${spec0.type}: {{#each}} needs an array`);
-    const node: EachNode = { each: list, as: m[2]!, body: [], otherwise: null };
+    const node: EachNode = { each: list, as: m[2], body: [], otherwise: null };
     this.into().push(node);
     this.open.push({ kind: 'each', start, node, into: node.body, elseAt: null });
   }
@@ -166,7 +166,7 @@ class Parser {
     if (use !== 'link' && use !== 'image')
       throw this.where.error(start, '{{#url}} is for a link or an image: {{#url link}}');
     if (this.open.some((o) => o.kind === 'url')) throw this.where.error(start, '{{#url}} cannot stand inside {{#url}}');
-    const node: UrlNode = { url: [], use: use as UrlUse, whole: false };
+    const node: UrlNode = { url: [], use: use, whole: false };
     this.into().push(node);
     this.open.push({ kind: 'url', start, node, into: node.url, elseAt: null });
   }

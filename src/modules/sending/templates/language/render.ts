@@ -85,7 +85,7 @@ function renderNodes(nodes: Node[], s: Scope): string {
   let out = '';
   if ((s.budget -= nodes.length + 1) < 0) throw tooMuch(s);
   for (let i = 0; i < nodes.length; i++) {
-    const n = nodes[i]!;
+    const n = nodes[i];
     if (typeof n === 'string') {
       if ((s.room -= n.length) < 0) throw tooLong();
       out += n;
@@ -98,8 +98,8 @@ function renderNodes(nodes: Node[], s: Scope): string {
     } else if ('branches' in n) {
       let body = n.otherwise;
       for (let b = 0; b < n.branches.length; b++) {
-        if (test(n.branches[b]!.when, s)) {
-          body = n.branches[b]!.body;
+        if (test(n.branches[b].when, s)) {
+          body = n.branches[b].body;
           break;
         }
       }
@@ -130,7 +130,7 @@ function resolve(p: Path, s: Scope): unknown {
   const root = p.root;
   let found = false;
   for (let i = s.loops.length - 1; i >= 0; i--) {
-    const loop = s.loops[i]!;
+    const loop = s.loops[i];
     if (root.charCodeAt(0) === 64 /* @ */) {
       v = root === '@index' ? loop.index : root === '@first' ? loop.index === 0 : loop.index === loop.length - 1;
       found = true;
@@ -146,8 +146,8 @@ function resolve(p: Path, s: Scope): unknown {
   if (!found) v = Object.hasOwn(s.vars, root) ? s.vars[root] : undefined;
   for (let i = 0; i < p.keys.length && v !== undefined; i++) {
     v =
-      v !== null && typeof v === 'object' && Object.hasOwn(v, p.keys[i]!)
-        ? (v as Record<string, unknown>)[p.keys[i]!]
+      v !== null && typeof v === 'object' && Object.hasOwn(v, p.keys[i])
+        ? (v as Record<string, unknown>)[p.keys[i]]
         : undefined;
   }
   return v;
@@ -157,7 +157,7 @@ const absent = (v: unknown) => v === undefined || v === null || v === '';
 
 function pipe(value: unknown, steps: PipeStep[], locale: string): unknown {
   for (let i = 0; i < steps.length; i++) {
-    const step = steps[i]!;
+    const step = steps[i];
     if ('fallback' in step) {
       if (absent(value)) value = step.fallback;
     } else if (value !== undefined && value !== null) {

@@ -20,7 +20,7 @@ export function checkVariables(
   variables: Record<string, unknown>,
 ): { variable: string; message: string } | null {
   for (const name of Object.keys(declared)) {
-    const spec = declared[name]!;
+    const spec = declared[name];
     const v = Object.hasOwn(variables, name) ? variables[name] : undefined;
     if (v === undefined || v === null) {
       if (spec.required !== false) return { variable: name, message: 'is required by the template' };
