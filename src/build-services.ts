@@ -72,7 +72,7 @@ export function buildServices(
       clock,
       checkEndpointUrl: async (url) =>
         void (await checkUrl(url, { allowPrivate: config.network.allowPrivate, resolve: egress.resolve })),
-      firstAttemptDelayMs: config.webhooks.retryScheduleMs[0] ?? 0,
+      firstAttemptDelayMs: config.webhooks.attemptDelaysMs[0] ?? 0,
       onQueued: () => wake('dispatcher'),
       listen,
     }),

@@ -42,7 +42,7 @@ export async function startMtaRoles({ config, core, running, started }: Starting
     clock,
     logger,
     testDomain: config.testDomain,
-    retryScheduleMs: outbound.retryScheduleMs,
+    retryDelaysMs: outbound.retryDelaysMs,
     attemptLive: live.attempt,
     closeLive: () => sender.close(),
   });
@@ -55,7 +55,7 @@ export async function startMtaRoles({ config, core, running, started }: Starting
 export async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
   const { webhooks } = config;
   const slice = {
-    retryScheduleMs: webhooks.retryScheduleMs,
+    attemptDelaysMs: webhooks.attemptDelaysMs,
     timeoutMs: webhooks.timeoutMs,
     endpointConcurrency: webhooks.endpointConcurrency,
     concurrency: webhooks.concurrency,

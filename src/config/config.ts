@@ -57,7 +57,8 @@ export interface Config {
     mode: 'direct' | 'relay';
     mxPort: number;
     relay: RelayConfig | null;
-    retryScheduleMs: number[];
+    /** outbound.retry_schedule: [n - 1] is the wait after the n-th attempt failed for now (the first attempt is at once) */
+    retryDelaysMs: number[];
     maxConnectionsPerDomain: number;
   };
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
@@ -73,7 +74,8 @@ export interface Config {
   verify: { dnsTimeoutMs: number; cacheTtlMs: number; disposableFile: string | null };
   webhooks: {
     timeoutMs: number;
-    retryScheduleMs: number[];
+    /** webhooks.retry_schedule: [n] is the wait before attempt n + 1, the first included ([0] = 0s: at once) */
+    attemptDelaysMs: number[];
     caFile: string | null;
     endpointConcurrency: number;
     concurrency: number;

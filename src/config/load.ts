@@ -132,7 +132,7 @@ export function buildConfig(
             pass: relay.pass ?? null,
           }
         : null,
-      retryScheduleMs: durations(c.outbound.retry_schedule, 'outbound.retry_schedule'),
+      retryDelaysMs: durations(c.outbound.retry_schedule, 'outbound.retry_schedule'),
       maxConnectionsPerDomain: c.outbound.max_connections_per_domain,
     },
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
@@ -157,7 +157,7 @@ export function buildConfig(
     },
     webhooks: {
       timeoutMs: c.webhooks.timeout_ms,
-      retryScheduleMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'),
+      attemptDelaysMs: durations(c.webhooks.retry_schedule, 'webhooks.retry_schedule'),
       caFile: file(c.webhooks.ca_file),
       endpointConcurrency: c.webhooks.endpoint_concurrency,
       concurrency: c.webhooks.concurrency,

@@ -34,7 +34,7 @@ export interface RecordContext {
   now: number;
   /** only the holder of the lease records; null for rows nobody holds (recovery) */
   owner: string | null;
-  retryScheduleMs: (email: Email) => readonly number[];
+  retryDelaysMs: (email: Email) => readonly number[];
   logger: Logger;
 }
 
@@ -71,7 +71,7 @@ export async function recordOutcomes(
     }
     const change = applyOutcomes(email, row, outcomes, {
       now: ctx.now,
-      retryScheduleMs: ctx.retryScheduleMs(email),
+      retryDelaysMs: ctx.retryDelaysMs(email),
       otherRows: [...rows.values()].filter((x) => x.emailId === email.id && x.id !== row.id),
       providerMessageId: result.providerMessageId ?? null,
       ...(result.failureReason ? { failureReason: result.failureReason } : {}),

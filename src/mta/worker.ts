@@ -27,7 +27,7 @@ export interface WorkerOptions {
   owner: string;
   attempt: Attempt;
   instant?: InstantAttempt;
-  retryScheduleMs: (email: Email) => readonly number[];
+  retryDelaysMs: (email: Email) => readonly number[];
   /** a row held longer than this by a process is considered abandoned (PostgreSQL) */
   leaseMs?: number;
   /** rows claimed at once */
@@ -77,7 +77,7 @@ export class QueueWorker implements WorkerRoom {
   }
 
   private recordContext(owner: string | null) {
-    return { now: this.o.clock.now(), owner, retryScheduleMs: this.o.retryScheduleMs, logger: this.o.logger };
+    return { now: this.o.clock.now(), owner, retryDelaysMs: this.o.retryDelaysMs, logger: this.o.logger };
   }
 
   async start(): Promise<void> {

@@ -22,7 +22,7 @@ export interface MtaOptions {
   clock: Clock;
   logger: Logger;
   testDomain: string;
-  retryScheduleMs: readonly number[];
+  retryDelaysMs: readonly number[];
   /** the SMTP path for live mail */
   attemptLive: Attempt;
   /** release resources of the live path (SMTP pools) */
@@ -42,7 +42,7 @@ export async function startMta(o: MtaOptions): Promise<MtaRole> {
     owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
     instant: simulate,
     attempt: o.attemptLive,
-    retryScheduleMs: (email: Email) => (email.environment === 'test' ? SIMULATED_RETRY_MS : o.retryScheduleMs),
+    retryDelaysMs: (email: Email) => (email.environment === 'test' ? SIMULATED_RETRY_MS : o.retryDelaysMs),
   });
   await worker.start();
   o.logger.info('MTA queue worker started');

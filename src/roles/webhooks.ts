@@ -11,7 +11,7 @@ import type { Role } from './role.js';
 
 /** webhooks.retry_schedule and webhooks.timeout_ms; the egress guard built from network.* and webhooks.ca_file. */
 export interface WebhooksSlice {
-  retryScheduleMs: readonly number[];
+  attemptDelaysMs: readonly number[];
   timeoutMs: number;
   endpointConcurrency: number;
   concurrency: number;
@@ -35,7 +35,7 @@ export async function startWebhooks(
   const dispatcher = new WebhookDispatcher({
     ...dispatcherDeps,
     owner: `webhooks:${process.pid}`,
-    retryScheduleMs: slice.retryScheduleMs,
+    attemptDelaysMs: slice.attemptDelaysMs,
     requestTimeoutMs: slice.timeoutMs,
     windows: { max: slice.endpointConcurrency },
     concurrency: slice.concurrency,

@@ -86,7 +86,7 @@ eachDatabase('the accept hands live mail due now to the queue worker', (db) => {
       logger: silentLogger(),
       owner: `test-${Date.now()}`,
       attempt,
-      retryScheduleMs: () => [1000],
+      retryDelaysMs: () => [1000],
       concurrency,
       idleMs: 60_000,
     });

@@ -74,7 +74,7 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
       clock: systemClock,
       logger: silentLogger(),
       testDomain: SIM,
-      retryScheduleMs: [1000],
+      retryDelaysMs: [1000],
       attemptLive: async () => {
         throw new Error('no live mail in this test');
       },

@@ -55,7 +55,7 @@ eachDatabase('webhook dispatcher leases (LIFECYCLE Webhook delivery)', (db) => {
       clock: systemClock,
       logger: silentLogger(),
       owner,
-      retryScheduleMs: [0, 1000, 1000],
+      attemptDelaysMs: [0, 1000, 1000],
       userAgent: 'Posthorn-Test',
       idleMs: 50,
       post: async (url, headers, body, signal) => {

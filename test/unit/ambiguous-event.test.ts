@@ -76,7 +76,7 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
         email,
         row,
         every(email, { kind: 'ambiguous', stage: 'data', reply, mx: 'mx1.one.test' }),
-        { now: NOW, retryScheduleMs: SCHEDULE, otherRows: [] },
+        { now: NOW, retryDelaysMs: SCHEDULE, otherRows: [] },
       );
       expect(change.email.status).to.equal('ambiguous');
       expect(change.events.map((e) => [e.type, e.recipient])).to.deep.equal([
@@ -107,7 +107,7 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
       const { email, row } = claimed();
       const change = applyOutcomes(email, { ...row, dataStarted: true }, ambiguousAfterCrash(email, row), {
         now: NOW,
-        retryScheduleMs: SCHEDULE,
+        retryDelaysMs: SCHEDULE,
         otherRows: [],
       });
       expect(change.events.map((e) => e.type)).to.deep.equal(['email.ambiguous', 'email.ambiguous']);
@@ -121,7 +121,7 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
     const o: RecipientOutcome = { kind: 'ambiguous', stage: 'data', reply: 'lost' };
     const once = applyOutcomes(first.email, first.row, every(first.email, o), {
       now: NOW,
-      retryScheduleMs: SCHEDULE,
+      retryDelaysMs: SCHEDULE,
       otherRows: [],
     });
     const back = retryAmbiguous(once.email, [once.row], NOW + 1000);
@@ -130,7 +130,7 @@ describe('email.ambiguous (an email whose outcome is unknown)', function () {
     const again = claimed(back.email, back.rows, NOW + 2000);
     const twice = applyOutcomes(again.email, again.row, every(again.email, o), {
       now: NOW + 2000,
-      retryScheduleMs: SCHEDULE,
+      retryDelaysMs: SCHEDULE,
       otherRows: [],
     });
     expect(twice.email.status).to.equal('ambiguous');

@@ -31,7 +31,7 @@ describe('config loading', function () {
         maxMessageBytes: 15 * 1024 * 1024,
         secure: false,
       });
-      expect(c.outbound.retryScheduleMs).to.deep.equal([
+      expect(c.outbound.retryDelaysMs).to.deep.equal([
         60_000, 300_000, 900_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000, 57_600_000,
       ]);
       expect(c.outbound.maxConnectionsPerDomain).to.equal(5);
@@ -43,7 +43,7 @@ describe('config loading', function () {
       });
       expect(c.testDomain).to.equal('simulator.posthorn.test');
       expect(c.webhooks.timeoutMs).to.equal(10_000);
-      expect(c.webhooks.retryScheduleMs).to.have.length(8);
+      expect(c.webhooks.attemptDelaysMs).to.have.length(8);
       expect(c.network.allowPrivate).to.equal(false);
       expect(c.limits).to.deep.equal({
         requestsPerSecond: 50,
@@ -130,7 +130,7 @@ describe('config loading', function () {
       });
       expect(c.http.port).to.equal(9100);
       expect(c.network.allowPrivate).to.equal(true);
-      expect(c.outbound.retryScheduleMs).to.deep.equal([1000, 2000]);
+      expect(c.outbound.retryDelaysMs).to.deep.equal([1000, 2000]);
       expect(c.dns.resolvers).to.deep.equal(['127.0.0.1:5300']);
       expect(c.database.url).to.equal('postgres://x@127.0.0.1/db');
       expect(c.smtp.tls.key).to.equal(null);

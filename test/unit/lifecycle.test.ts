@@ -71,7 +71,7 @@ function claimed(over: Partial<EmailDraft> = {}, to = ['a@one.test']) {
 const all = (email: Email, row: QueueRow, o: RecipientOutcome) =>
   new Map(email.recipients.filter((r) => r.queueRowId === row.id).map((r) => [r.id, o]));
 const apply = (email: Email, row: QueueRow, o: RecipientOutcome, others: QueueRow[] = [], now = NOW) =>
-  applyOutcomes(email, row, all(email, row, o), { now, retryScheduleMs: SCHEDULE, otherRows: others });
+  applyOutcomes(email, row, all(email, row, o), { now, retryDelaysMs: SCHEDULE, otherRows: others });
 const types = (events: Array<{ type: string }>) => events.map((e) => e.type);
 
 /** A 5yz reply as the MTA hands it to the state machine: through the one classifier. */
@@ -173,7 +173,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(back.row).to.include({ state: 'queued', nextAttemptAt: NOW + 1000, leaseOwner: null });
       const unsure = applyOutcomes(email, { ...row, dataStarted: true }, ambiguousAfterCrash(email, row), {
         now: NOW,
-        retryScheduleMs: SCHEDULE,
+        retryDelaysMs: SCHEDULE,
         otherRows: [],
       });
       expect(unsure.email.status).to.equal('ambiguous');
@@ -256,7 +256,7 @@ describe('the email state machine (LIFECYCLE.md)', function () {
           delivered.email,
           claimRow({ ...delivered.row, state: 'queued' }, NOW, LEASE),
           all(delivered.email, delivered.row, { kind: 'deferred', reply: '451' }),
-          { now: NOW, retryScheduleMs: SCHEDULE, otherRows: [] },
+          { now: NOW, retryDelaysMs: SCHEDULE, otherRows: [] },
         ),
       ).to.throw(IllegalTransition, 'recipient transition delivered → deferred');
     });

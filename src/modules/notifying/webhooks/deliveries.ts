@@ -35,11 +35,12 @@ export function afterAttempt(
   d: WebhookDelivery,
   result: { status: number | null; error: string | null },
   now: number,
-  retryScheduleMs: readonly number[],
+  attemptDelaysMs: readonly number[],
 ): WebhookDelivery {
   const attempts = d.attempts + 1;
   const ok = result.error === null;
-  const nextDelay = retryScheduleMs[attempts];
+  // the wait before each attempt, the first included: the next one's is at [attempts]
+  const nextDelay = attemptDelaysMs[attempts];
   return {
     ...d,
     attempts,

@@ -22,7 +22,7 @@ export interface DispatcherOptions {
   owner: string;
   post: WebhookPost;
   /** delay before each attempt (webhooks.retry_schedule, at most 8) */
-  retryScheduleMs: readonly number[];
+  attemptDelaysMs: readonly number[];
   userAgent: string;
   /** each endpoint's requests in flight (endpoint-windows.ts): within webhooks.endpoint_concurrency */
   windows?: Partial<WindowSettings>;
@@ -157,7 +157,7 @@ export class WebhookDispatcher {
       const deliveries = events.flatMap((ev) =>
         endpoints
           .filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type))
-          .map((ep) => newDelivery(ev, ep.id, now, this.o.retryScheduleMs[0] ?? 0)),
+          .map((ep) => newDelivery(ev, ep.id, now, this.o.attemptDelaysMs[0] ?? 0)),
       );
       await deliveryRepo.insertDeliveries(trx, deliveries);
       await markFannedOut(
@@ -241,7 +241,7 @@ export class WebhookDispatcher {
     this.windows.answered(endpoint.id, result.error === null, result.durationMs);
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
-    const next = afterAttempt(d, result, finished, this.o.retryScheduleMs);
+    const next = afterAttempt(d, result, finished, this.o.attemptDelaysMs);
     const recorded = await this.o.writer.run((trx) =>
       deliveryRepo.finishAttempt(trx, next, this.o.owner, {
         deliveryId: d.id,

@@ -220,7 +220,7 @@ function settleSimulated(
   );
   const change = applyOutcomes(claimed, row, outcomes, {
     now,
-    retryScheduleMs: SIMULATED_RETRY_MS,
+    retryDelaysMs: SIMULATED_RETRY_MS,
     otherRows: [],
     providerMessageId,
   });

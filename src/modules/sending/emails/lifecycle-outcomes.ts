@@ -35,8 +35,8 @@ export interface Change {
 
 export interface ApplyContext {
   now: number;
-  /** delays before each retry (outbound.retry_schedule); simulation passes its own */
-  retryScheduleMs: readonly number[];
+  /** the wait after each failed attempt (outbound.retry_schedule: [attempts - 1]); simulation passes its own */
+  retryDelaysMs: readonly number[];
   /** the other queue rows of the email, as stored */
   otherRows: QueueRow[];
   providerMessageId?: string | null;
@@ -66,7 +66,7 @@ export function applyOutcomes(
   const { recipients } = result;
 
   const waiting = recipients.some((r) => r.queueRowId === row.id && (r.status === 'deferred' || r.status === 'queued'));
-  const retryIn = ctx.retryScheduleMs[row.attempts - 1];
+  const retryIn = ctx.retryDelaysMs[row.attempts - 1];
   const nextRow: QueueRow = waiting
     ? {
         ...row,
@@ -121,7 +121,7 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
   const events: OutboxEvent[] = [];
   const suppress: Change['suppress'] = [];
   const live = email.environment === 'live';
-  const retryIn = ctx.retryScheduleMs[row.attempts - 1];
+  const retryIn = ctx.retryDelaysMs[row.attempts - 1];
   let perRecipientFailure = false;
   const recipients = email.recipients.map((r): Recipient => {
     const o = outcomes.get(r.id);
