@@ -1,10 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../log/logger.js';
-import { lockRows } from '../store/db.js';
 import type { Email } from '../modules/sending/emails/email.js';
-import { saveRecipient } from '../modules/sending/emails/email-recipients.repo.js';
-import { saveEmailState } from '../modules/sending/emails/email-rows.repo.js';
-import { findEmailsById } from '../modules/sending/emails/emails.repo.js';
 import {
   ambiguousAfterCrash,
   applyOutcomes,
@@ -12,15 +8,8 @@ import {
   requeueOrphan,
   type RecipientOutcome,
 } from '../modules/sending/emails/lifecycle.js';
-import {
-  deleteQueueRow,
-  orphanedRows,
-  queueRowsOfEmails,
-  saveQueueRow,
-  type QueueRow,
-} from '../modules/sending/emails/queue.repo.js';
-import { insertEvents, type OutboxEvent } from '../modules/notifying/events/events.repo.js';
-import { suppressAfterMail } from '../modules/sending/suppressions/suppress-after-mail.js';
+import { orphanedRows, queueRowsOfEmails, type QueueRow } from '../modules/sending/emails/queue.repo.js';
+import { lockEmails, storeChanges, type EmailChange } from '../modules/sending/emails/store-change.js';
 import type { AttemptResult } from './attempt.js';
 
 /** An attempt that ended: its row, the outcome of each recipient (the attempt's and the screen's), and the attempt's result. */
@@ -52,11 +41,11 @@ export async function recordOutcomes(
   read?: Map<string, Email>,
 ): Promise<void> {
   const ids = [...new Set(items.map((i) => i.row.emailId))];
-  // Other processes may be recording other queue rows of the same emails (PostgreSQL).
-  await lockRows(trx, 'emails', ids);
-  const emails = read ?? new Map((await findEmailsById(trx, ids, false)).map((e) => [e.id, e]));
+  // Other processes may be recording other queue rows of the same emails (PostgreSQL); an attempt
+  // writes only the row it holds by lease.
+  const emails = await lockEmails(trx, ids, { queueRows: false, ...(read ? { known: read } : {}) });
   const rows = new Map((await queueRowsOfEmails(trx, ids)).map((q) => [q.id, q]));
-  const events: OutboxEvent[] = [];
+  const changes: EmailChange[] = [];
   for (const { row, outcomes, result } of items) {
     const email = emails.get(row.emailId);
     if (!email) continue;
@@ -78,14 +67,18 @@ export async function recordOutcomes(
     });
     emails.set(email.id, change.email);
     rows.set(row.id, change.row);
-    await saveEmailState(trx, change.email);
-    for (const r of change.recipients) if (outcomes.has(r.id)) await saveRecipient(trx, r);
-    if (keepsQueueRow(change.email, change.row)) await saveQueueRow(trx, change.row);
-    else await deleteQueueRow(trx, row.id);
-    events.push(...change.events);
-    for (const s of change.suppress) events.push(...(await suppressAfterMail(trx, email, s, ctx.now)));
+    const kept = keepsQueueRow(change.email, change.row);
+    changes.push({
+      email: change.email,
+      emailMoved: true,
+      recipients: change.recipients.filter((r) => outcomes.has(r.id)),
+      rows: kept ? [change.row] : [],
+      dropRows: kept ? [] : [row.id],
+      events: change.events,
+      suppress: change.suppress,
+    });
   }
-  await insertEvents(trx, events);
+  await storeChanges(trx, changes, ctx.now);
 }
 
 /**
@@ -102,9 +95,10 @@ export async function recoverOrphans(
 ): Promise<number> {
   const orphans = await orphanedRows(trx, ctx.now, all);
   const ids = [...new Set(orphans.map((q) => q.emailId))];
-  await lockRows(trx, 'emails', ids);
-  const emails = new Map((await findEmailsById(trx, ids, false)).map((e) => [e.id, e]));
+  // the orphans' rows are this transaction's already (SKIP LOCKED), as a claim's are
+  const emails = await lockEmails(trx, ids, { queueRows: false });
   const rows = new Map((await queueRowsOfEmails(trx, ids)).map((q) => [q.id, q]));
+  const requeued: EmailChange[] = [];
   for (const q of orphans) {
     const email = emails.get(q.emailId);
     if (!email || q.dataStarted) continue;
@@ -116,9 +110,9 @@ export async function recoverOrphans(
     );
     emails.set(email.id, back.email);
     rows.set(q.id, back.row);
-    await saveQueueRow(trx, back.row);
-    await saveEmailState(trx, back.email);
+    requeued.push({ email: back.email, emailMoved: true, rows: [back.row] });
   }
+  await storeChanges(trx, requeued, ctx.now);
   const unsure = orphans.filter((q) => q.dataStarted && emails.has(q.emailId));
   if (unsure.length) {
     const items = unsure.map((q) => ({

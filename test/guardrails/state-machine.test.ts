@@ -37,4 +37,37 @@ describe('one owner of the email state machine (STYLE 13, LIFECYCLE.md)', functi
     }
     expect(found, found.join('\n')).to.deep.equal([]);
   });
+
+  it("one writer stores its changes: the repos' state writers are called by store-change.ts, the claim's by mta/claim-batch.ts", function () {
+    const found: string[] = [];
+    for (const rel of sources()) {
+      const text = readFileSync(join(SRC, rel), 'utf8');
+      for (const [writer, owner] of Object.entries(STATE_WRITERS)) {
+        if (rel !== owner && !DEFINED_IN.test(rel) && new RegExp(`\\b${writer}\\b(?=\\s*[(,}])`).test(text))
+          found.push(`src/${rel} uses ${writer} (only ${owner} may)`);
+      }
+    }
+    expect(found, found.join('\n')).to.deep.equal([]);
+  });
 });
+
+const sources = () =>
+  readdirSync(SRC, { recursive: true, encoding: 'utf8' })
+    .map((f) => f.split('\\').join('/'))
+    .filter((rel) => rel.endsWith('.ts'));
+
+/**
+ * The repo functions that write an email's, a recipient's or a queue row's state, and the one file
+ * that may call each: store-change.ts stores what lifecycle*.ts decided; the claim moves many rows
+ * in one statement and is checked against lifecycle.ts by test/integration/claim-equivalence.test.ts.
+ */
+const STATE_WRITERS: Record<string, string> = {
+  saveEmailState: 'modules/sending/emails/store-change.ts',
+  saveRecipient: 'modules/sending/emails/store-change.ts',
+  saveQueueRow: 'modules/sending/emails/store-change.ts',
+  deleteQueueRow: 'modules/sending/emails/store-change.ts',
+  saveClaimedEmails: 'mta/claim-batch.ts',
+  claimDueRows: 'mta/claim-batch.ts',
+};
+/** the repos that define them */
+const DEFINED_IN = /^modules\/sending\/emails\/(email-rows|email-recipients|queue)\.repo\.ts$/;

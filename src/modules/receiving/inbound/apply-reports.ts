@@ -1,13 +1,9 @@
 import type { Knex } from 'knex';
-import { lockRows } from '../../../store/db.js';
 import type { Report, ReportRecipient } from '../bounces/report.js';
 import { classifyBounce } from '../bounces/classify-bounce.js';
-import { saveRecipient } from '../../sending/emails/email-recipients.repo.js';
-import { findEmailsById } from '../../sending/emails/emails.repo.js';
 import type { Email } from '../../sending/emails/email.js';
 import { applyReport, type ReportVerdict } from '../../sending/emails/lifecycle-reports.js';
-import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
-import { suppressAfterMail } from '../../sending/suppressions/suppress-after-mail.js';
+import { lockEmails, storeChanges, type EmailChange } from '../../sending/emails/store-change.js';
 
 export interface ReportTarget {
   emailId: string;
@@ -24,22 +20,18 @@ export interface ReportTarget {
  * never left the machine: a report about it is ignored.
  */
 export async function applyReports(trx: Knex.Transaction, t: ReportTarget): Promise<number> {
-  await lockRows(trx, 'emails', [t.emailId]);
-  let email = (await findEmailsById(trx, [t.emailId], false))[0];
+  // a report changes recipients only: no queue row, and the email's own columns stay
+  let email = (await lockEmails(trx, [t.emailId], { queueRows: false })).get(t.emailId);
   if (!email || email.environment !== 'live') return 0;
-  const events: OutboxEvent[] = [];
-  let changed = 0;
+  const changes: EmailChange[] = [];
   for (const [recipientId, verdict] of verdicts(email, t)) {
     const change = applyReport(email, recipientId, verdict, t.now);
     if (!change) continue;
     email = change.email;
-    for (const r of change.recipients) await saveRecipient(trx, r);
-    events.push(...change.events);
-    for (const s of change.suppress) events.push(...(await suppressAfterMail(trx, email, s, t.now)));
-    changed++;
+    changes.push({ ...change, emailMoved: false });
   }
-  await insertEvents(trx, events);
-  return changed;
+  await storeChanges(trx, changes, t.now);
+  return changes.length;
 }
 
 /** Which recipient of the email each part of the report is about, and what it says. */

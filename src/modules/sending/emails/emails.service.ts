@@ -1,15 +1,12 @@
 import { eventsOfEmail, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import type { Clock } from '../../../lib/time.js';
-import { lockRows } from '../../../store/db.js';
 import { type Store } from '../../../store/store.js';
-import { insertEvents } from '../../notifying/events/events.repo.js';
 import type { Principal } from '../../account/keys/principal.js';
 import type { Acceptor } from './accept-batch.js';
 import type { AcceptRequest, Accepted } from './accept-rules.js';
 import { guessContentType } from './attachments.js';
 import type { Email, StoredAttachment } from './email.js';
-import { saveEmailState } from './email-rows.repo.js';
 import { findEmail, listEmails, type ListFilter } from './emails.repo.js';
 import type { SendEmailBody } from './emails.schema.js';
 import { checkIdempotencyKey, differentBody, KeysInFlight, requestHash } from './idempotency.js';
@@ -23,7 +20,8 @@ import {
   type PendingAttachment,
   type PreparedEmail,
 } from './prepare.js';
-import { queueRowsOfEmail, saveQueueRow } from './queue.repo.js';
+import { queueRowsOfEmail } from './queue.repo.js';
+import { lockForChange, storeChanges } from './store-change.js';
 import type { TemplateService } from '../templates/templates.service.js';
 
 /** Downloads an attachment `path` through the SSRF guard; throws an ApiError naming the field on failure. */
@@ -187,15 +185,13 @@ export class EmailService {
     if (Date.parse(when) < now - 60_000) throw validationError('scheduled_at', 'must not be in the past');
     const at = scheduleTime(when, now, 'scheduled_at') ?? now;
     return this.deps.store.tx(async (trx) => {
-      // the queue worker may be claiming this email in another process right now
-      await lockRows(trx, 'emails', [id]);
+      // the queue worker may be claiming this email in another process right now: its rows, then it
+      await lockForChange(trx, [id], { queueRows: true });
       const email = await findEmail(trx, projectId, id);
       if (!email) throw notFound(`email ${id}`);
       const moved = reschedule(email, await queueRowsOfEmail(trx, id), at, now);
       if ('refused' in moved) throw apiError('not_schedulable', moved.refused);
-      await saveEmailState(trx, moved.email);
-      for (const q of moved.rows) await saveQueueRow(trx, q);
-      await insertEvents(trx, moved.events);
+      await storeChanges(trx, [{ ...moved, emailMoved: true }], now);
       return moved.email;
     });
   }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../../store/db.js';
+import { dialectOf, type Db } from '../../../store/db.js';
 import { prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
 import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../../store/lease.js';
@@ -147,6 +147,20 @@ const dropRow = prepared(
 /** A finished row that nothing reads again (lifecycle.ts keepsQueueRow). */
 export async function deleteQueueRow(db: Db, id: string): Promise<void> {
   await dropRow(db, id);
+}
+
+/**
+ * PostgreSQL: locks the queue rows of these emails, in id order, until the transaction ends. A
+ * change of an email takes its rows' locks before the email's, the order the claim takes them in
+ * (rows, then emails), so that two writers never wait on each other. SQLite has one writer.
+ */
+export async function lockQueueRowsOfEmails(trx: Knex.Transaction, emailIds: string[]): Promise<void> {
+  if (!emailIds.length || dialectOf(trx) !== 'pg') return;
+  await trx(TABLE)
+    .select('id')
+    .whereIn('email_id', [...emailIds].sort())
+    .orderBy('id')
+    .forUpdate();
 }
 
 export async function queueRowsOfEmails(db: Db, emailIds: string[]): Promise<QueueRow[]> {

@@ -3,12 +3,11 @@ import { iso, type Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { eventsOfEmail } from '../../notifying/events/events.repo.js';
 import type { Email } from './email.js';
-import { saveRecipient } from './email-recipients.repo.js';
-import { saveEmailState } from './email-rows.repo.js';
 import { emailStatusCounts, findEmailById } from './emails.repo.js';
 import { presentEmail } from './emails.presenter.js';
 import { retryAmbiguous as retry } from './lifecycle.js';
-import { queueRowsOfEmail, queueStateCounts, saveQueueRow } from './queue.repo.js';
+import { queueRowsOfEmail, queueStateCounts } from './queue.repo.js';
+import { lockForChange, storeChanges } from './store-change.js';
 
 // The outbound queue as an operator sees it: `posthorn queue stats | show | retry` (CONTRACT §3).
 
@@ -19,13 +18,14 @@ import { queueRowsOfEmail, queueStateCounts, saveQueueRow } from './queue.repo.j
  */
 export async function retryAmbiguous(deps: { store: Store; clock: Clock }, emailId: string): Promise<Email> {
   return deps.store.tx(async (trx) => {
+    // the rows go back to the queue: nobody else may be changing them meanwhile (PostgreSQL)
+    await lockForChange(trx, [emailId], { queueRows: true });
     const email = await findEmailById(trx, emailId);
     if (!email) throw notFound(`email ${emailId}`);
-    const back = retry(email, await queueRowsOfEmail(trx, emailId), deps.clock.now());
+    const now = deps.clock.now();
+    const back = retry(email, await queueRowsOfEmail(trx, emailId), now);
     if ('refused' in back) throw apiError('conflict', back.refused);
-    for (const r of back.recipients) await saveRecipient(trx, r);
-    for (const q of back.rows) await saveQueueRow(trx, q);
-    await saveEmailState(trx, back.email);
+    await storeChanges(trx, [{ ...back, emailMoved: true }], now);
     return back.email;
   });
 }
