@@ -66,6 +66,7 @@ const STATE_WRITERS: Record<string, string> = {
   saveRecipient: 'modules/sending/emails/store-change.ts',
   saveQueueRow: 'modules/sending/emails/store-change.ts',
   deleteQueueRow: 'modules/sending/emails/store-change.ts',
+  deleteEmails: 'modules/sending/emails/store-change.ts',
   saveClaimedEmails: 'mta/claim-batch.ts',
   claimDueRows: 'mta/claim-batch.ts',
 };

@@ -6,7 +6,8 @@ import { systemClock } from '../../src/lib/time.js';
 import { createProject } from '../../src/modules/account/projects/projects.service.js';
 import type { Email } from '../../src/modules/sending/emails/email.js';
 import { findEmailsById } from '../../src/modules/sending/emails/emails.repo.js';
-import { claimEmail, claimRow } from '../../src/modules/sending/emails/lifecycle.js';
+import { canWithdraw, claimEmail, claimRow } from '../../src/modules/sending/emails/lifecycle.js';
+import { withdrawEmails } from '../../src/modules/sending/emails/store-change.js';
 import { insertQueueRows, queueRowsOfEmails, type QueueRow } from '../../src/modules/sending/emails/queue.repo.js';
 import { addSuppression } from '../../src/modules/sending/suppressions/suppressions.repo.js';
 import { claimBatch } from '../../src/mta/claim-batch.js';
@@ -23,10 +24,17 @@ eachDatabase('the claim stores what lifecycle.ts claimRow and claimEmail decide'
   });
 
   /** A live email waiting in the queue: one row per recipient domain, due a second ago. */
-  async function queued(rcpt: string[], o: { bulk?: boolean } = {}): Promise<{ email: Email; rows: QueueRow[] }> {
+  async function queued(
+    rcpt: string[],
+    o: { bulk?: boolean; broadcastId?: string } = {},
+  ): Promise<{ email: Email; rows: QueueRow[] }> {
     const { store } = db();
     const now = Date.now();
-    const email = await storedEmail(store, projectId, { environment: 'live', rcpt });
+    const email = await storedEmail(store, projectId, {
+      environment: 'live',
+      rcpt,
+      ...(o.broadcastId ? { broadcastId: o.broadcastId } : {}),
+    });
     const rows = rcpt.map((address, i): QueueRow => ({
       id: newId('queueRow', now + i),
       emailId: email.id,
@@ -108,5 +116,32 @@ eachDatabase('the claim stores what lifecycle.ts claimRow and claimEmail decide'
     // everything else due was claimed by the test before: nothing is left to take
     expect(await claim(now, { owner: 'claim-test-2', until: now + 60_000 })).to.equal(0);
     expect(await stored(later.email.id)).to.deep.equal(before);
+  });
+
+  it("a broadcast's cancel deletes exactly the emails lifecycle.ts canWithdraw lets go", async function () {
+    const broadcastId = newId('broadcast', Date.now());
+    const waiting = await queued(['w@six.test'], { broadcastId, bulk: true });
+    const retried = await queued(['r@six.test'], { broadcastId, bulk: true });
+    const sending = await queued(['s@six.test'], { broadcastId, bulk: true });
+    const { knex } = db().store;
+    // a first attempt was deferred: back in the queue, attempted once
+    await knex('outbound_queue').where({ id: retried.rows[0].id }).update({ attempts: 1 });
+    await knex('outbound_queue').where({ id: sending.rows[0].id }).update({ state: 'submitting', attempts: 1 });
+    await knex('emails').where({ id: sending.email.id }).update({ status: 'submitting', attempts: 1 });
+    const before = await Promise.all([waiting, retried, sending].map((x) => stored(x.email.id)));
+    const expected = before.map((b) => canWithdraw(b.email, b.rows));
+    expect(expected).to.deep.equal([true, false, false]);
+
+    expect(await db().store.tx((trx) => withdrawEmails(trx, broadcastId))).to.equal(1);
+    for (const [i, x] of [waiting, retried, sending].entries()) {
+      const left = await knex('emails').where({ id: x.email.id }).count({ n: '*' }).first();
+      const rows = await knex('outbound_queue').where({ email_id: x.email.id }).count({ n: '*' }).first();
+      const recipients = await knex('email_recipients').where({ email_id: x.email.id }).count({ n: '*' }).first();
+      const n = expected[i] ? 0 : 1;
+      expect(
+        [left, rows, recipients].map((c) => Number(c!.n)),
+        `email ${i}`,
+      ).to.deep.equal([n, n, n]);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, projectRowsPage, type Db } from '../../../store/db.js';
+import { projectRowsPage, type Db } from '../../../store/db.js';
 import type { Broadcast, BroadcastContent, BroadcastStatus } from './broadcast.js';
 
 interface Row {
@@ -207,31 +207,4 @@ export async function topicOfBroadcast(db: Db | Knex.Transaction, id: string): P
   const row = (await db('broadcasts').select('topic_id').where({ id }).first()) as
     { topic_id: string | null } | undefined;
   return row === undefined ? undefined : row.topic_id;
-}
-
-/**
- * The cancel takes back what the MTA has not started: the broadcast's live
- * emails still queued and never attempted (on PostgreSQL, a row a worker is
- * claiming right now is left to it). They have no events yet (a queued live
- * email has none until its attempt); they go with their recipients, queue
- * row and unsubscribe links. Returns how many.
- */
-export async function withdrawQueued(trx: Knex.Transaction, broadcastId: string): Promise<number> {
-  const q = trx('outbound_queue as q')
-    .join('emails as e', 'e.id', 'q.email_id')
-    .select('q.email_id')
-    .where('e.broadcast_id', broadcastId)
-    .andWhere('e.status', 'queued')
-    .andWhere('q.state', 'queued')
-    .andWhere('q.attempts', 0);
-  if (dialectOf(trx) === 'pg') q.forUpdate('q').skipLocked();
-  const ids = ((await q) as Array<{ email_id: string }>).map((r) => r.email_id);
-  for (let i = 0; i < ids.length; i += 500) {
-    const some = ids.slice(i, i + 500);
-    await trx('outbound_queue').whereIn('email_id', some).delete();
-    await trx('email_recipients').whereIn('email_id', some).delete();
-    await trx('unsubscribe_links').whereIn('email_id', some).delete();
-    await trx('emails').whereIn('id', some).delete();
-  }
-  return ids.length;
 }

@@ -8,6 +8,7 @@ import type { Store } from '../../../store/store.js';
 import { findAudience } from '../audiences/audiences.repo.js';
 import { verifiedDomainsOf } from '../../deliverability/domains/domains.repo.js';
 import { prepareEmail, scheduleTime } from '../../sending/emails/prepare.js';
+import { withdrawEmails } from '../../sending/emails/store-change.js';
 import type { Principal } from '../../account/keys/principal.js';
 import { findSegment } from '../segments/segments.repo.js';
 import { topicsOfProject } from '../topics/topics.repo.js';
@@ -149,7 +150,7 @@ async function checkLive(deps: BroadcastDeps, principal: Principal, b: Broadcast
 
 /** In the cancel's transaction: its emails still waiting in the queue are taken back; a sent broadcast is cancelled only for those. */
 async function withdrawOnCancel(trx: Knex.Transaction, next: Broadcast, before: Broadcast): Promise<Broadcast> {
-  const n = await repo.withdrawQueued(trx, next.id);
+  const n = await withdrawEmails(trx, next.id);
   if (before.status === 'sent' && n === 0)
     throw apiError('conflict', `broadcast ${next.id} is sent: every email of it has been handed to the MTA`);
   return withdrawn(next, n);

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../../store/db.js';
 import { prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
@@ -206,5 +207,19 @@ export async function saveClaimedEmails(db: Db, emails: Email[], attempted: Set<
         group.map((e) => e.id),
       )
       .update(set);
+  }
+}
+
+/**
+ * Emails taken back before any attempt, with their recipients, queue rows and unsubscribe links
+ * (store-change.ts withdrawEmails; they have no events: a live email has none before its attempt).
+ */
+export async function deleteEmails(trx: Knex.Transaction, ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    const some = ids.slice(i, i + 500);
+    await trx('outbound_queue').whereIn('email_id', some).delete();
+    await trx('email_recipients').whereIn('email_id', some).delete();
+    await trx('unsubscribe_links').whereIn('email_id', some).delete();
+    await trx('emails').whereIn('id', some).delete();
   }
 }

@@ -180,6 +180,15 @@ export function retryAmbiguous(
 }
 
 /**
+ * queued → withdrawn: a broadcast's cancel takes back an email the MTA has not started (queued,
+ * every queue row waiting and never attempted). Nothing of it went out and it has no
+ * event yet, so it leaves no trace: the email is deleted (store-change.ts withdrawEmails).
+ */
+export function canWithdraw(email: Email, rows: readonly QueueRow[]): boolean {
+  return email.status === 'queued' && rows.length > 0 && rows.every((q) => q.state === 'queued' && q.attempts === 0);
+}
+
+/**
  * Whether a queue row is kept once an attempt has been applied. A finished
  * row of test mail is dropped, wherever its walk ended (in the accept's
  * transaction or the worker's): nothing reads it again, and not writing it

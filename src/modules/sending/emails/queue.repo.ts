@@ -163,6 +163,23 @@ export async function lockQueueRowsOfEmails(trx: Knex.Transaction, emailIds: str
     .forUpdate();
 }
 
+/**
+ * A broadcast's emails a cancel may take back, as candidates: queued, with a queue row never
+ * attempted (lifecycle.ts canWithdraw has the last word). On PostgreSQL a row a worker is claiming
+ * right now is left to it, and the rows found stay locked until the transaction ends.
+ */
+export async function withdrawCandidates(trx: Knex.Transaction, broadcastId: string): Promise<string[]> {
+  const q = trx(`${TABLE} as q`)
+    .join('emails as e', 'e.id', 'q.email_id')
+    .select('q.email_id')
+    .where('e.broadcast_id', broadcastId)
+    .andWhere('e.status', 'queued')
+    .andWhere('q.state', 'queued')
+    .andWhere('q.attempts', 0);
+  if (dialectOf(trx) === 'pg') void q.forUpdate('q').skipLocked();
+  return [...new Set(((await q) as Array<{ email_id: string }>).map((r) => r.email_id))];
+}
+
 export async function queueRowsOfEmails(db: Db, emailIds: string[]): Promise<QueueRow[]> {
   if (!emailIds.length) return [];
   return ((await db(TABLE).select(COLUMNS).whereIn('email_id', emailIds).orderBy('id')) as Row[]).map(fromRow);

@@ -4,9 +4,17 @@ import { insertEvents, type OutboxEvent } from '../../notifying/events/events.re
 import { suppressAfterMail } from '../suppressions/suppress-after-mail.js';
 import type { Email, Recipient } from './email.js';
 import { saveRecipient } from './email-recipients.repo.js';
-import { saveEmailState } from './email-rows.repo.js';
+import { deleteEmails, saveEmailState } from './email-rows.repo.js';
 import { findEmailsById } from './emails.repo.js';
-import { deleteQueueRow, lockQueueRowsOfEmails, saveQueueRow, type QueueRow } from './queue.repo.js';
+import { canWithdraw } from './lifecycle.js';
+import {
+  deleteQueueRow,
+  lockQueueRowsOfEmails,
+  queueRowsOfEmails,
+  saveQueueRow,
+  withdrawCandidates,
+  type QueueRow,
+} from './queue.repo.js';
 
 /**
  * The one writer of the email state machine. The pure transitions of lifecycle*.ts decide a
@@ -66,4 +74,23 @@ export async function storeChanges(trx: Knex.Transaction, changes: readonly Emai
     for (const s of c.suppress ?? []) events.push(...(await suppressAfterMail(trx, c.email, s, now)));
   }
   await insertEvents(trx, events);
+}
+
+/**
+ * A broadcast's cancel: its emails the state machine lets go (lifecycle.ts canWithdraw) are taken
+ * back out of the queue and deleted. Returns how many.
+ */
+export async function withdrawEmails(trx: Knex.Transaction, broadcastId: string): Promise<number> {
+  const candidates = await withdrawCandidates(trx, broadcastId);
+  let withdrawn = 0;
+  for (let i = 0; i < candidates.length; i += 500) {
+    const some = candidates.slice(i, i + 500);
+    const emails = await lockEmails(trx, some, { queueRows: false });
+    const rows = new Map<string, QueueRow[]>();
+    for (const q of await queueRowsOfEmails(trx, some)) rows.set(q.emailId, [...(rows.get(q.emailId) ?? []), q]);
+    const gone = some.filter((id) => emails.has(id) && canWithdraw(emails.get(id)!, rows.get(id) ?? []));
+    await deleteEmails(trx, gone);
+    withdrawn += gone.length;
+  }
+  return withdrawn;
 }
