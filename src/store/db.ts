@@ -21,13 +21,14 @@ export function dialectOf(db: Db): DatabaseClient {
  * Lock rows for the rest of the transaction before reading and rewriting
  * them (read-modify-write). PostgreSQL needs it when several processes share
  * the store; SQLite has one writer, whose transaction already excludes every
- * other. Ids are locked in order so that two transactions cannot deadlock.
+ * other. Rows are locked in id order so that two transactions cannot deadlock. `by`: the column
+ * `ids` are values of (the queue rows of some emails: 'email_id').
  */
-export async function lockRows(trx: Knex.Transaction, table: string, ids: string[]): Promise<void> {
+export async function lockRows(trx: Knex.Transaction, table: string, ids: string[], by = 'id'): Promise<void> {
   if (!ids.length || dialectOf(trx) !== 'pg') return;
   await trx(table)
     .select('id')
-    .whereIn('id', [...ids].sort())
+    .whereIn(by, [...ids].sort())
     .orderBy('id')
     .forUpdate();
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dialectOf, type Db } from '../../../store/db.js';
+import { dialectOf, lockRows, type Db } from '../../../store/db.js';
 import { prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
 import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../../store/lease.js';
@@ -154,14 +154,8 @@ export async function deleteQueueRow(db: Db, id: string): Promise<void> {
  * change of an email takes its rows' locks before the email's, the order the claim takes them in
  * (rows, then emails), so that two writers never wait on each other. SQLite has one writer.
  */
-export async function lockQueueRowsOfEmails(trx: Knex.Transaction, emailIds: string[]): Promise<void> {
-  if (!emailIds.length || dialectOf(trx) !== 'pg') return;
-  await trx(TABLE)
-    .select('id')
-    .whereIn('email_id', [...emailIds].sort())
-    .orderBy('id')
-    .forUpdate();
-}
+export const lockQueueRowsOfEmails = (trx: Knex.Transaction, emailIds: string[]) =>
+  lockRows(trx, TABLE, emailIds, 'email_id');
 
 /**
  * A broadcast's emails a cancel may take back, as candidates: queued, with a queue row never
