@@ -2,6 +2,7 @@ import { keyedRoutes } from '../keys/principal.js';
 import { presentRequestLog } from './logs.presenter.js';
 import { ListLogsQuery } from './logs.schema.js';
 import type { RequestLogService } from './logs.service.js';
+import { listBody } from '../../../lib/page.js';
 
 const route = keyedRoutes<{ logs: RequestLogService }>();
 
@@ -15,15 +16,7 @@ export const logRoutes = [
       "The project's recent API requests, newest first (kept logs.retention; written a moment after each request)",
     query: ListLogsQuery,
     async handler({ services, principal, query }) {
-      const { items, more } = await services.logs.list(principal.project.id, query);
-      return {
-        status: 200,
-        body: {
-          object: 'list',
-          data: items.map(presentRequestLog),
-          next_cursor: more ? items[items.length - 1].id : null,
-        },
-      };
+      return { status: 200, body: listBody(await services.logs.list(principal.project.id, query), presentRequestLog) };
     },
   }),
 ];

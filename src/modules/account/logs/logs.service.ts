@@ -5,6 +5,7 @@ import type { GroupCommit } from '../../../store/group-commit.js';
 import type { Store } from '../../../store/store.js';
 import { insertRequestLogs, pageOfRequestLogs, pruneRequestLogs } from './logs.repo.js';
 import { MAX_LOGGED_PATH, statusRange, type RequestLog } from './request-log.js';
+import { idPage, type Page } from '../../../lib/page.js';
 
 export interface LogDeps {
   store: Store;
@@ -90,12 +91,12 @@ export class RequestLogService {
   async list(
     projectId: string,
     opts: { limit: number; cursor?: string | undefined; status?: string | undefined; path?: string | undefined },
-  ): Promise<{ items: RequestLog[]; more: boolean }> {
+  ): Promise<Page<RequestLog>> {
     const rows = await pageOfRequestLogs(this.deps.store.reader, projectId, opts.limit, opts.cursor, {
       status: opts.status === undefined ? undefined : statusRange(opts.status),
       path: opts.path,
     });
-    return { items: rows.slice(0, opts.limit), more: rows.length > opts.limit };
+    return idPage(rows, opts.limit);
   }
 
   /** The retention job: deletes what is older than `retentionMs`, a batch per transaction. */

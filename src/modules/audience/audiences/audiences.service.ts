@@ -163,7 +163,10 @@ export function audienceService(deps: AudienceDeps) {
       return present(a, (await repo.contactCounts(deps.store.knex, [a.id])).get(a.id)!);
     },
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { page, nextCursor } = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
+      const { items: page, nextCursor } = idPage(
+        await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor),
+        limit,
+      );
       const counts = await repo.contactCounts(
         deps.store.knex,
         page.map((a) => a.id),

@@ -257,7 +257,7 @@ export function broadcastService(deps: BroadcastDeps) {
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
     get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0],
     async list(projectId: string, limit: number, cursor: string | undefined) {
-      const { page, nextCursor } = idPage(
+      const { items: page, nextCursor } = idPage(
         await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor),
         limit,
       );

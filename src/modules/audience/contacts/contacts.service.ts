@@ -233,7 +233,7 @@ export async function listContacts(
     audienceId: q.audience_id,
     contains: q.email?.toLowerCase(),
   });
-  const { page, nextCursor } = idPage(rows, q.limit);
+  const { items: page, nextCursor } = idPage(rows, q.limit);
   return {
     object: 'list' as const,
     data: await presented(deps.store.reader, projectId, page),

@@ -154,7 +154,10 @@ export function formService(deps: FormDeps) {
       updateFormOf(deps, project, mode, id, body),
     get: async (projectId: string, id: string) => presentForm(await existing(projectId, id), deps.publicUrl),
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { page, nextCursor } = idPage(await repo.pageOfForms(deps.store.reader, projectId, limit, cursor), limit);
+      const { items: page, nextCursor } = idPage(
+        await repo.pageOfForms(deps.store.reader, projectId, limit, cursor),
+        limit,
+      );
       return {
         object: 'list' as const,
         data: page.map((f) => presentForm(f, deps.publicUrl)),

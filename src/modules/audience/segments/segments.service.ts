@@ -57,7 +57,7 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
     if (found.length > limit || rows.length <= SCAN) break;
     before = rows[SCAN - 1].id;
   }
-  const { page, nextCursor } = idPage(found, limit);
+  const { items: page, nextCursor } = idPage(found, limit);
   return {
     object: 'list' as const,
     data: await presented(deps.store.reader, projectId, page),
@@ -91,7 +91,10 @@ export function segmentService(deps: SegmentDeps) {
       }),
     get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { page, nextCursor } = idPage(await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor), limit);
+      const { items: page, nextCursor } = idPage(
+        await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor),
+        limit,
+      );
       return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
     },
     delete: async (projectId: string, id: string) => {

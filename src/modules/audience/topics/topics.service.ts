@@ -40,7 +40,10 @@ export function topicService(deps: { store: Store; clock: Clock }) {
       return present(t);
     },
     list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { page, nextCursor } = idPage(await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor), limit);
+      const { items: page, nextCursor } = idPage(
+        await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor),
+        limit,
+      );
       return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
     },
     get: async (projectId: string, id: string) => present(await existing(projectId, id)),

@@ -3,6 +3,7 @@ import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentDelivery, presentEndpoint, presentNewSecret } from './webhooks.presenter.js';
 import { CreateWebhookBody, DeliveryLogQuery, ListenBody, ReplayBody, UpdateWebhookBody } from './webhooks.schema.js';
 import type { WebhookService } from './webhooks.service.js';
+import { listBody } from '../../../lib/page.js';
 
 const route = keyedRoutes<{ webhooks: WebhookService }>();
 
@@ -113,20 +114,13 @@ export const webhookRoutes = [
     summary: 'The delivery log of an endpoint: attempts, status codes, response times, errors',
     query: DeliveryLogQuery,
     async handler({ services, principal, params, query }) {
-      const { items, attempts, more } = await services.webhooks.deliveryLog(
+      const { page, attempts } = await services.webhooks.deliveryLog(
         principal.project.id,
         params.id,
         query.limit,
         query.cursor,
       );
-      return {
-        status: 200,
-        body: {
-          object: 'list',
-          data: items.map((d) => presentDelivery(d, attempts.get(d.id) ?? [])),
-          next_cursor: more ? items[items.length - 1].id : null,
-        },
-      };
+      return { status: 200, body: listBody(page, (d) => presentDelivery(d, attempts.get(d.id) ?? [])) };
     },
   }),
   route({

@@ -18,6 +18,7 @@ import {
 } from './webhook-deliveries.repo.js';
 import * as repo from './webhooks.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
+import { idPage } from '../../../lib/page.js';
 
 /** interface §6: the old secret keeps signing this long after a rotation. */
 export const OLD_SECRET_VALIDITY_MS = 24 * 3_600_000;
@@ -168,13 +169,12 @@ export async function deliveryLog(
 ) {
   const e = await repo.findEndpoint(deps.store.reader, projectId, endpointId);
   if (!e) throw notFound(`webhook endpoint ${endpointId}`);
-  const page = await deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor);
-  const items = page.slice(0, limit);
+  const page = idPage(await deliveriesOfEndpoint(deps.store.reader, endpointId, limit + 1, cursor), limit);
   const attempts = await attemptsOf(
     deps.store.reader,
-    items.map((d) => d.id),
+    page.items.map((d) => d.id),
   );
-  return { items, attempts, more: page.length > limit };
+  return { page, attempts };
 }
 
 function hubOf(deps: WebhookDeps): ListenHub {

@@ -1,5 +1,6 @@
 import type { Db } from '../../../store/db.js';
 import type { ReceivedAttachment, ReceivedMessage } from './received.js';
+import { idPage, type Page } from '../../../lib/page.js';
 
 /** A received message as stored: what mailparser read of it, and the envelope (the raw bytes apart: rawOf). */
 export interface InboundEmail extends ReceivedMessage {
@@ -90,14 +91,12 @@ export async function listInbound(
   projectId: string,
   limit: number,
   before: string | undefined,
-): Promise<{ items: InboundEmail[]; more: boolean }> {
+): Promise<Page<InboundEmail>> {
   const q = db('inbound_emails').select(LIST_COLUMNS).where('project_id', projectId);
   if (before) q.andWhere('id', '<', before);
   const rows = (await q.orderBy('id', 'desc').limit(limit + 1)) as InboundRow[];
-  return {
-    items: rows.slice(0, limit).map((r) => fromRow({ ...r, text: null, html: null, headers: '' })),
-    more: rows.length > limit,
-  };
+  const { items, nextCursor } = idPage(rows, limit);
+  return { items: items.map((r) => fromRow({ ...r, text: null, html: null, headers: '' })), nextCursor };
 }
 
 export async function findInbound(db: Db, projectId: string, id: string): Promise<InboundEmail | null> {

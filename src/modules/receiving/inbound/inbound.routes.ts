@@ -4,6 +4,7 @@ import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentInbound, presentInboundSummary } from './inbound.presenter.js';
 import { ListInboundQuery } from './inbound.schema.js';
 import type { InboundService } from './inbound.service.js';
+import { listBody } from '../../../lib/page.js';
 
 const route = keyedRoutes<{ inbound: InboundService }>();
 
@@ -16,15 +17,8 @@ export const inboundRoutes = [
     summary: 'List received mail, newest first',
     query: ListInboundQuery,
     async handler({ services, principal, query }) {
-      const { items, more } = await services.inbound.list(principal.project.id, query.limit, query.cursor);
-      return {
-        status: 200,
-        body: {
-          object: 'list',
-          data: items.map(presentInboundSummary),
-          next_cursor: more ? items[items.length - 1].id : null,
-        },
-      };
+      const page = await services.inbound.list(principal.project.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentInboundSummary) };
     },
   }),
   route({

@@ -15,6 +15,7 @@ import { insertEvents, type OutboxEvent } from '../../notifying/events/events.re
 import { applyReports } from './apply-reports.js';
 import { findInbound, insertInbound, listInbound, rawOf, type InboundEmail } from './inbound.repo.js';
 import { readableHere, readAttachment, readInbound, type ReadAttachment, type ReadInbound } from './read-inbound.js';
+import type { Page } from '../../../lib/page.js';
 
 export interface InboundDeps {
   store: Store;
@@ -179,11 +180,7 @@ export class InboundService {
     });
   }
 
-  async list(
-    projectId: string,
-    limit: number,
-    before: string | undefined,
-  ): Promise<{ items: InboundEmail[]; more: boolean }> {
+  async list(projectId: string, limit: number, before: string | undefined): Promise<Page<InboundEmail>> {
     return listInbound(this.deps.store.reader, projectId, limit, before);
   }
 

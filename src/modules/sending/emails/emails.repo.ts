@@ -3,6 +3,7 @@ import { prepared } from '../../../store/prepared.js';
 import { recipientsOf } from './email-recipients.repo.js';
 import { EMAIL_COLUMNS, emailFromRow, SUMMARY_COLUMNS, type EmailRow } from './email-rows.repo.js';
 import type { Email, EmailStatus } from './email.js';
+import { idPage, type Page } from '../../../lib/page.js';
 
 /**
  * Reading emails back with their recipients: one by id, a claim's or a
@@ -67,11 +68,7 @@ export interface ListFilter {
 }
 
 /** Newest first by id (ids are time-ordered); one row more than asked tells whether a next page exists. */
-export async function listEmails(
-  db: Db,
-  projectId: string,
-  f: ListFilter,
-): Promise<{ emails: Email[]; more: boolean }> {
+export async function listEmails(db: Db, projectId: string, f: ListFilter): Promise<Page<Email>> {
   const q = db('emails').select(SUMMARY_COLUMNS).where('project_id', projectId);
   if (f.before) q.andWhere('id', '<', f.before);
   if (f.status) q.andWhere('status', f.status);
@@ -85,12 +82,12 @@ export async function listEmails(
   if (f.createdAfter !== undefined) q.andWhere('created_at', '>=', f.createdAfter);
   if (f.createdBefore !== undefined) q.andWhere('created_at', '<', f.createdBefore);
   const rows = (await q.orderBy('id', 'desc').limit(f.limit + 1)) as EmailRow[];
-  const page = rows.slice(0, f.limit);
+  const { items: page, nextCursor } = idPage(rows, f.limit);
   const recipients = await recipientsOf(
     db,
     page.map((r) => r.id),
   );
-  return { emails: page.map((r) => emailFromRow(r, recipients.get(r.id)!)), more: rows.length > f.limit };
+  return { items: page.map((r) => emailFromRow(r, recipients.get(r.id)!)), nextCursor };
 }
 
 /** How many emails there are in each status (posthorn queue stats). */

@@ -6,6 +6,7 @@ import { presentEmail, presentEmailContent, presentEmailEvent } from './emails.p
 import type { WebhookService } from '../../notifying/webhooks/webhooks.service.js';
 import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
 import type { EmailService } from './emails.service.js';
+import { listBody } from '../../../lib/page.js';
 
 const route = keyedRoutes<{ emails: EmailService; webhooks: Pick<WebhookService, 'deliveriesOfEvents'> }>();
 
@@ -33,7 +34,7 @@ export const emailRoutes = [
     summary: 'List emails, newest first',
     query: ListEmailsQuery,
     async handler({ services, principal, query }) {
-      const { emails, more } = await services.emails.list(principal.project.id, {
+      const page = await services.emails.list(principal.project.id, {
         limit: query.limit,
         before: query.cursor,
         status: query.status,
@@ -45,14 +46,7 @@ export const emailRoutes = [
         createdAfter: query.created_after === undefined ? undefined : Date.parse(query.created_after),
         createdBefore: query.created_before === undefined ? undefined : Date.parse(query.created_before),
       });
-      return {
-        status: 200,
-        body: {
-          object: 'list',
-          data: emails.map(presentEmail),
-          next_cursor: more ? emails[emails.length - 1].id : null,
-        },
-      };
+      return { status: 200, body: listBody(page, presentEmail) };
     },
   }),
   route({

@@ -23,6 +23,7 @@ import {
 import { queueRowsOfEmail } from './queue.repo.js';
 import { lockForChange, storeChanges } from './store-change.js';
 import type { TemplateService } from '../templates/templates.service.js';
+import type { Page } from '../../../lib/page.js';
 
 /** Downloads an attachment `path` through the SSRF guard; throws an ApiError naming the field on failure. */
 export type AttachmentFetcher = (
@@ -171,7 +172,7 @@ export class EmailService {
     return eventsOfEmail(this.deps.store.reader, id);
   }
 
-  list(projectId: string, filter: ListFilter): Promise<{ emails: Email[]; more: boolean }> {
+  list(projectId: string, filter: ListFilter): Promise<Page<Email>> {
     return listEmails(this.deps.store.reader, projectId, filter);
   }
 

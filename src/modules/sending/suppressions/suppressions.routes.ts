@@ -2,6 +2,7 @@ import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentSuppression } from './suppressions.presenter.js';
 import { AddSuppressionBody, ListSuppressionsQuery } from './suppressions.schema.js';
 import type { SuppressionService } from './suppressions.service.js';
+import { listBody } from '../../../lib/page.js';
 
 const route = keyedRoutes<{ suppressions: SuppressionService }>();
 
@@ -14,13 +15,13 @@ export const suppressionRoutes = [
     summary: 'List suppressed addresses, newest first',
     query: ListSuppressionsQuery,
     async handler({ services, principal, query }) {
-      const { items, nextCursor } = await services.suppressions.list(principal.project.id, {
+      const page = await services.suppressions.list(principal.project.id, {
         limit: query.limit,
         cursor: query.cursor,
         reason: query.reason,
         contains: query.email,
       });
-      return { status: 200, body: { object: 'list', data: items.map(presentSuppression), next_cursor: nextCursor } };
+      return { status: 200, body: listBody(page, presentSuppression) };
     },
   }),
   route({

@@ -14,6 +14,7 @@ import {
   type SuppressionFilter,
   type SuppressionPosition,
 } from './suppressions.repo.js';
+import type { Page } from '../../../lib/page.js';
 
 // The one way suppressions are listed, added and removed by hand: the
 // /v1/suppressions routes and `posthorn suppression` both call it. The
@@ -75,7 +76,7 @@ export async function pageOfSuppressed(
   deps: SuppressionDeps,
   projectId: string,
   opts: { limit: number; cursor?: string | undefined } & SuppressionFilter,
-): Promise<{ items: Suppression[]; nextCursor: string | null }> {
+): Promise<Page<Suppression>> {
   const after = opts.cursor === undefined ? null : decodeCursor(opts.cursor);
   const rows = await pageOfSuppressions(
     deps.store.reader,
