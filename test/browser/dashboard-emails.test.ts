@@ -125,6 +125,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await page.keyboard.press('Tab');
     expect(await focused()).to.equal('a#:Skip to content');
     await page.keyboard.press('Enter');
+    // following the in-page link is a navigation of its own: wait for it (up to the test's timeout)
+    await page.waitForFunction(
+      () => (globalThis as unknown as { location: { hash: string } }).location.hash === '#main',
+    );
     expect(new URL(page.url()).hash).to.equal('#main');
     // then on to the first email's link, and Enter opens it
     expect(await focused()).to.equal('main#main');
