@@ -1,4 +1,4 @@
-import { InboundService } from './modules/receiving/inbound/inbound.service.js';
+import { inboundService } from './modules/receiving/inbound/inbound.service.js';
 import { buildVerifyService } from './modules/deliverability/verify/verify.service.js';
 import type { Config } from './config/config.js';
 import type { WorkPool } from './lib/work-pool.js';
@@ -10,12 +10,12 @@ import type { CoreDeps } from './core-deps.js';
 import { egressOptions, attachmentFetcher } from './egress-options.js';
 import { domainService } from './modules/deliverability/domains/domains.service.js';
 import type { Acceptor } from './modules/sending/emails/accept-batch.js';
-import { EmailService } from './modules/sending/emails/emails.service.js';
+import { emailService } from './modules/sending/emails/emails.service.js';
 import { healthService } from './modules/operations/health/health.service.js';
 import { keyService } from './modules/account/keys/keys.service.js';
 import { sessionService } from './modules/account/sessions/sessions.service.js';
-import { RequestLogService } from './modules/account/logs/logs.service.js';
-import { RetentionService } from './modules/operations/retention/retention.service.js';
+import { requestLogService } from './modules/account/logs/logs.service.js';
+import { retentionService } from './modules/operations/retention/retention.service.js';
 import { usageService } from './modules/account/usage/usage.service.js';
 import { unsubscribeService } from './modules/receiving/unsubscribe/unsubscribe.service.js';
 import { contactService } from './modules/audience/contacts/contacts.service.js';
@@ -27,7 +27,7 @@ import { formService } from './modules/audience/forms/forms.service.js';
 import { broadcastService } from './modules/audience/broadcasts/broadcasts.service.js';
 import { blocklistService } from './modules/deliverability/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/sending/suppressions/suppressions.service.js';
-import { TemplateService } from './modules/sending/templates/templates.service.js';
+import { templateService } from './modules/sending/templates/templates.service.js';
 import { trackingService } from './modules/sending/tracking/tracking.service.js';
 import { webhookService } from './modules/notifying/webhooks/webhooks.service.js';
 import type { ListenHub } from './modules/notifying/webhooks/listen-hub.js';
@@ -48,7 +48,7 @@ export function buildServices(
 ): Omit<Services, 'metrics'> {
   const { store, clock, logger, resolver } = deps;
   const egress = egressOptions(config, resolver, 30_000);
-  const templates = new TemplateService({
+  const templates = templateService({
     store,
     clock,
     compile: (content) => parsing.run('compileTemplate', content),
@@ -57,7 +57,7 @@ export function buildServices(
   return {
     auth: deps.auth,
     authThrottle: deps.authThrottle,
-    emails: new EmailService({
+    emails: emailService({
       store,
       clock,
       accept,
@@ -81,7 +81,7 @@ export function buildServices(
     health: healthService(store, logger),
     tracking: trackingService(deps.tracking, logger),
     unsubscribe: unsubscribeService({ store, clock, key: () => deps.tracking.key() }),
-    inbound: new InboundService({
+    inbound: inboundService({
       store,
       writer,
       clock,
@@ -128,7 +128,7 @@ export function buildServices(
       checkInline: (content) => parsing.run('checkBroadcast', content),
     }),
     blocklists: blocklistService({ store, clock, resolver, blocklists: deps.blocklists }),
-    logs: new RequestLogService({ store, writer, clock, logger }),
-    retention: new RetentionService({ store, clock }, { days: config.retention.days }),
+    logs: requestLogService({ store, writer, clock, logger }),
+    retention: retentionService({ store, clock }, { days: config.retention.days }),
   };
 }

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait.js';
 import { client } from '../helpers/http.js';
 import { startServe, writeConfig } from '../helpers/process.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { RequestLogService } from '../../src/modules/account/logs/logs.service.js';
+import { requestLogService } from '../../src/modules/account/logs/logs.service.js';
 import { GroupCommit } from '../../src/store/group-commit.js';
 
 const DAY = 86_400_000;
@@ -130,7 +130,7 @@ eachDatabase('request logs route (CONTRACT §5, issue 23)', (db) => {
     try {
       await t.api.get('/v1/emails');
       await logsOf(t, 2);
-      const logs = new RequestLogService({
+      const logs = requestLogService({
         store: api.deps.store,
         writer: new GroupCommit(api.deps.store),
         clock: { now: () => Date.now() + offset },

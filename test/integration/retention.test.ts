@@ -4,7 +4,7 @@ import { ConfigError } from '../../src/config/config.js';
 import { newId } from '../../src/lib/ids.js';
 import { insertEvents } from '../../src/modules/notifying/events/events.repo.js';
 import { insertInbound } from '../../src/modules/receiving/inbound/inbound.repo.js';
-import { RetentionService } from '../../src/modules/operations/retention/retention.service.js';
+import { retentionService } from '../../src/modules/operations/retention/retention.service.js';
 import { addSuppression, findSuppression } from '../../src/modules/sending/suppressions/suppressions.repo.js';
 import type { Store } from '../../src/store/store.js';
 import { eachDatabase } from '../helpers/databases.js';
@@ -55,7 +55,7 @@ eachDatabase('retention job (issue 24)', (db) => {
   const knex = () => db().store.knex;
   /** retention.days 30 with its cutoff at `cutoff` (now, unless given) */
   const pruner = (cutoff = Date.now(), opts: { batch?: number; store?: Store; days?: number } = {}) =>
-    new RetentionService(
+    retentionService(
       { store: opts.store ?? db().store, clock: { now: () => cutoff + 30 * DAY } },
       { days: opts.days ?? 30, ...(opts.batch ? { batch: opts.batch } : {}) },
     );

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import {
   dueSteps,
   nextRotationAt,
-  presentDkim,
   rotationTarget,
   switchedKeys,
   type KeySlot,
   type RotationSettings,
 } from '../../src/modules/deliverability/domains/dkim-rotation.js';
+import { presentDkim } from '../../src/modules/deliverability/domains/domains.presenter.js';
 
 const DAY = 86_400_000;
 const s: RotationSettings = { rotateAfterMs: 180 * DAY, retireAfterMs: 7 * DAY, keyTtlMs: 300_000 };

@@ -2,11 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../base.js';
 import { validationError } from '../../lib/errors.js';
-import {
-  buildVerifyService,
-  summaryOf,
-  type EmailVerification,
-} from '../../modules/deliverability/verify/verify.service.js';
+import { buildVerifyService, type Verification } from '../../modules/deliverability/verify/verify.service.js';
+import { presentVerification, summaryOf } from '../../modules/deliverability/verify/verify.presenter.js';
 
 /** The API's batch size: a file is checked a hundred addresses at a time, each hundred's domains at once. */
 const CHUNK = 100;
@@ -44,18 +41,19 @@ export default class Verify extends BaseCommand {
       const service = buildVerifyService({ resolvers: config.dns.resolvers, ...config.verify }, store, clock);
       if (flags.project) await service.covered(flags.project, emails.length);
       const progress = flags.file && process.stderr.isTTY ? progressBar(emails.length) : null;
-      const results: EmailVerification[] = [];
+      const results: Verification[] = [];
       for (let i = 0; i < emails.length; i += CHUNK) {
         results.push(...(await service.check(emails.slice(i, i + CHUNK))));
         progress?.(results.length);
       }
       if (flags.project) await service.consume(flags.project, emails.length);
-      return results;
+      // the API's rows: --json prints them as POST /v1/verify/batch's `data`
+      return results.map(presentVerification);
     });
   }
 
   protected override async render(result: unknown): Promise<void> {
-    const rows = result as EmailVerification[];
+    const rows = result as Array<ReturnType<typeof presentVerification>>;
     const summary = summaryOf(rows);
     const table = rows.map((r) => ({ ...r, reasons: r.reasons.join(', '), mail_servers: r.mail_servers.join(', ') }));
     process.stdout.write(

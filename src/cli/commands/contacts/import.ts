@@ -3,6 +3,7 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
 import { importContacts } from '../../../modules/audience/contact-import/contact-import.service.js';
+import { presentImportReport } from '../../../modules/audience/contact-import/contact-import.presenter.js';
 
 export default class ContactsImport extends BaseCommand {
   static override description =
@@ -29,15 +30,12 @@ export default class ContactsImport extends BaseCommand {
         if (tty) process.stderr.write(`\rimported ${done.toLocaleString('en')} of ${total.toLocaleString('en')} rows`);
       });
       if (tty) process.stderr.write('\n');
-      return report;
+      return presentImportReport(report);
     });
   }
 
   protected override async render(result: unknown): Promise<void> {
-    const { refused, ...rest } = result as { refused: Array<{ line: number; reason: string }> } & Record<
-      string,
-      unknown
-    >;
+    const { refused, ...rest } = result as ReturnType<typeof presentImportReport>;
     process.stdout.write(
       this.renderObject({ ...rest, refused: refused.length }) +
         (refused.length ? '\nRefused rows:\n' + this.renderTable(refused, ['line', 'reason']) : ''),

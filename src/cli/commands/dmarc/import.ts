@@ -4,6 +4,7 @@ import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
 import { importReport } from '../../../modules/receiving/dmarc/dmarc.service.js';
+import { presentImportedReport } from '../../../modules/receiving/dmarc/dmarc.presenter.js';
 
 export default class DmarcImport extends BaseCommand {
   static override description =
@@ -21,6 +22,8 @@ export default class DmarcImport extends BaseCommand {
     } catch (e) {
       throw validationError('file', `cannot read ${args.file}: ${(e as Error).message}`);
     }
-    return this.withStore(flags.config, (ctx) => importReport(ctx, bytes, basename(args.file)));
+    return this.withStore(flags.config, async (ctx) =>
+      presentImportedReport(await importReport(ctx, bytes, basename(args.file))),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
+import { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
 import { describeDomain, listDomains } from '../../../modules/deliverability/domains/domains.service.js';
 import { getProject } from '../../../modules/account/projects/projects.service.js';
 
@@ -14,7 +15,7 @@ export default class DomainList extends BaseCommand {
     return this.withStore(flags.config, async (deps) => {
       await getProject(deps, flags.project);
       const domains = await listDomains(deps, flags.project);
-      return Promise.all(domains.map((d) => describeDomain(deps, d)));
+      return Promise.all(domains.map(async (d) => presentDomain(await describeDomain(deps, d))));
     });
   }
 }

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
+import { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
 import { describeDomain, getDomainByIdOrName } from '../../../modules/deliverability/domains/domains.service.js';
 import { startRotation } from '../../../modules/deliverability/domains/dkim-rotation.service.js';
 
@@ -15,7 +16,8 @@ export default class DomainRotateDkim extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(DomainRotateDkim);
     return this.withStore(flags.config, async (deps) => {
-      return describeDomain(deps, await startRotation(deps, await getDomainByIdOrName(deps, args.domain.trim())));
+      const d = await startRotation(deps, await getDomainByIdOrName(deps, args.domain.trim()));
+      return presentDomain(await describeDomain(deps, d));
     });
   }
 }

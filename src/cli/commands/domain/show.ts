@@ -1,4 +1,4 @@
-import type { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
+import { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { describeDomain, getDomainById } from '../../../modules/deliverability/domains/domains.service.js';
@@ -11,7 +11,7 @@ export default class DomainShow extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(DomainShow);
     return this.withStore(flags.config, async (deps) => {
-      return describeDomain(deps, await getDomainById(deps, args.id));
+      return presentDomain(await describeDomain(deps, await getDomainById(deps, args.id)));
     });
   }
 

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
+import { presentDomain } from '../../../modules/deliverability/domains/domains.presenter.js';
 import { describeDomain, getDomainById } from '../../../modules/deliverability/domains/domains.service.js';
 import { verifyDomain } from '../../../modules/deliverability/domains/verification.service.js';
 
@@ -11,7 +12,7 @@ export default class DomainVerify extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(DomainVerify);
     return this.withStore(flags.config, async (deps) => {
-      return describeDomain(deps, await verifyDomain(deps, await getDomainById(deps, args.id)));
+      return presentDomain(await describeDomain(deps, await verifyDomain(deps, await getDomainById(deps, args.id))));
     });
   }
 }

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { showQueuedEmail } from '../../../modules/sending/emails/queue.service.js';
+import { presentQueuedEmail } from '../../../modules/sending/emails/queue.presenter.js';
 
 export default class QueueShow extends BaseCommand {
   static override description = 'Show an email with its recipients, queue rows and events';
@@ -9,6 +10,6 @@ export default class QueueShow extends BaseCommand {
 
   protected async execute() {
     const { args, flags } = await this.parse(QueueShow);
-    return this.withStore(flags.config, async ({ store }) => showQueuedEmail(store, args.id));
+    return this.withStore(flags.config, async ({ store }) => presentQueuedEmail(await showQueuedEmail(store, args.id)));
   }
 }

@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { getProject } from '../../../modules/account/projects/projects.service.js';
 import { presentSummary } from '../../../modules/sending/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
+import { templateService } from '../../../modules/sending/templates/templates.service.js';
 
 export default class TemplateList extends BaseCommand {
   static override description = 'List the templates of a project with their latest version';
@@ -14,7 +14,7 @@ export default class TemplateList extends BaseCommand {
     const { flags } = await this.parse(TemplateList);
     return this.withStore(flags.config, async (deps) => {
       await getProject(deps, flags.project);
-      return (await new TemplateService(deps).list(flags.project)).map(presentSummary);
+      return (await templateService(deps).list(flags.project)).map(presentSummary);
     });
   }
 }

@@ -3,7 +3,7 @@ import { BaseCommand } from '../../base.js';
 import { validationError } from '../../../lib/errors.js';
 import type { Declared } from '../../../modules/sending/templates/language/index.js';
 import { presentRendered } from '../../../modules/sending/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
+import { templateService } from '../../../modules/sending/templates/templates.service.js';
 
 /**
  * `--var name=value`, read as the version declares the variable: a number,
@@ -60,7 +60,7 @@ export default class TemplateRender extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(TemplateRender);
     return this.withStore(flags.config, async (deps) => {
-      const templates = new TemplateService(deps);
+      const templates = templateService(deps);
       const { template } = await templates.get(flags.project, args.id);
       const declared = (await templates.version(flags.project, args.id, flags.version ?? template.latestVersion))
         .variables;

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { BaseCommand } from '../../base.js';
 import { presentTemplate, presentVersion } from '../../../modules/sending/templates/templates.presenter.js';
-import { TemplateService } from '../../../modules/sending/templates/templates.service.js';
+import { templateService } from '../../../modules/sending/templates/templates.service.js';
 
 export default class TemplateShow extends BaseCommand {
   static override description = 'Show a template and its versions, or one version with --version';
@@ -18,7 +18,7 @@ export default class TemplateShow extends BaseCommand {
   protected async execute() {
     const { args, flags } = await this.parse(TemplateShow);
     return this.withStore(flags.config, async (deps) => {
-      const templates = new TemplateService(deps);
+      const templates = templateService(deps);
       if (flags.version !== undefined)
         return presentVersion(await templates.version(flags.project, args.id, flags.version));
       const { template, versions } = await templates.get(flags.project, args.id);

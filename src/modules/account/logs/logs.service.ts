@@ -29,84 +29,78 @@ export type RequestLogSink = (batch: FinishedRequest[]) => Promise<void>;
 export const MAX_WAITING = 50_000;
 const PRUNE_BATCH = 5_000;
 
-export class RequestLogService {
-  private waiting: FinishedRequest[] = [];
-  private dropped = 0;
-  private sink: RequestLogSink = (batch) => this.write(batch);
+/** Stores a batch in one of this thread's group commits. */
+async function writeRequestLogs(deps: LogDeps, batch: FinishedRequest[]): Promise<void> {
+  const rows: RequestLog[] = batch.map((r) => ({
+    id: newId('requestLog', r.createdAt),
+    projectId: r.projectId,
+    keyId: r.keyId,
+    requestId: r.requestId,
+    method: r.method,
+    path: r.path.slice(0, MAX_LOGGED_PATH),
+    status: r.status,
+    durationMs: Math.round(r.durationMs),
+    createdAt: r.createdAt,
+  }));
+  await deps.writer.run((trx) => insertRequestLogs(trx, rows));
+}
 
-  constructor(private readonly deps: LogDeps) {}
+async function listRequestLogs(
+  deps: LogDeps,
+  projectId: string,
+  opts: { limit: number; cursor?: string | undefined; status?: string | undefined; path?: string | undefined },
+): Promise<Page<RequestLog>> {
+  const rows = await pageOfRequestLogs(deps.store.reader, projectId, opts.limit, opts.cursor, {
+    status: opts.status === undefined ? undefined : statusRange(opts.status),
+    path: opts.path,
+  });
+  return idPage(rows, opts.limit);
+}
 
-  /** Called for every request with a key: only remembers it (the edge's per-request cost stays a push). */
-  record(r: Omit<FinishedRequest, 'createdAt'>): void {
-    const { projectId, keyId, requestId, method, path, status, durationMs } = r;
-    this.waiting.push({
-      projectId,
-      keyId,
-      requestId,
-      method,
-      path,
-      status,
-      durationMs,
-      createdAt: this.deps.clock.now(),
-    });
-    if (this.waiting.length > MAX_WAITING) {
-      this.dropped += this.waiting.length - MAX_WAITING;
-      this.waiting.splice(0, this.waiting.length - MAX_WAITING);
-    }
-  }
-
-  /**
-   * `serve` writes the batches on its background thread, which makes the
-   * database's other writes: the API thread, busier per request, only
-   * hands them over.
-   */
-  sendTo(sink: RequestLogSink): void {
-    this.sink = sink;
-  }
-
-  async flush(): Promise<void> {
-    if (this.dropped) {
-      this.deps.logger.warn({ dropped: this.dropped }, 'request log lines dropped: the database fell behind');
-      this.dropped = 0;
-    }
-    while (this.waiting.length) await this.sink(this.waiting.splice(0, 5_000));
-  }
-
-  /** Stores a batch in one of this thread's group commits. */
-  async write(batch: FinishedRequest[]): Promise<void> {
-    const rows: RequestLog[] = batch.map((r) => ({
-      id: newId('requestLog', r.createdAt),
-      projectId: r.projectId,
-      keyId: r.keyId,
-      requestId: r.requestId,
-      method: r.method,
-      path: r.path.slice(0, MAX_LOGGED_PATH),
-      status: r.status,
-      durationMs: Math.round(r.durationMs),
-      createdAt: r.createdAt,
-    }));
-    await this.deps.writer.run((trx) => insertRequestLogs(trx, rows));
-  }
-
-  async list(
-    projectId: string,
-    opts: { limit: number; cursor?: string | undefined; status?: string | undefined; path?: string | undefined },
-  ): Promise<Page<RequestLog>> {
-    const rows = await pageOfRequestLogs(this.deps.store.reader, projectId, opts.limit, opts.cursor, {
-      status: opts.status === undefined ? undefined : statusRange(opts.status),
-      path: opts.path,
-    });
-    return idPage(rows, opts.limit);
-  }
-
-  /** The retention job: deletes what is older than `retentionMs`, a batch per transaction. */
-  async prune(retentionMs: number): Promise<number> {
-    const before = this.deps.clock.now() - retentionMs;
-    let total = 0;
-    for (;;) {
-      const n = await this.deps.store.tx((trx) => pruneRequestLogs(trx, before, PRUNE_BATCH));
-      total += n;
-      if (n < PRUNE_BATCH) return total;
-    }
+/** The retention job: deletes what is older than `retentionMs`, a batch per transaction. */
+async function pruneLogs(deps: LogDeps, retentionMs: number): Promise<number> {
+  const before = deps.clock.now() - retentionMs;
+  let total = 0;
+  for (;;) {
+    const n = await deps.store.tx((trx) => pruneRequestLogs(trx, before, PRUNE_BATCH));
+    total += n;
+    if (n < PRUNE_BATCH) return total;
   }
 }
+
+export function requestLogService(deps: LogDeps) {
+  const waiting: FinishedRequest[] = [];
+  let dropped = 0;
+  let sink: RequestLogSink = (batch) => writeRequestLogs(deps, batch);
+  return {
+    /** Called for every request with a key: only remembers it (the edge's per-request cost stays a push). */
+    record(r: Omit<FinishedRequest, 'createdAt'>): void {
+      const { projectId, keyId, requestId, method, path, status, durationMs } = r;
+      waiting.push({ projectId, keyId, requestId, method, path, status, durationMs, createdAt: deps.clock.now() });
+      if (waiting.length > MAX_WAITING) {
+        dropped += waiting.length - MAX_WAITING;
+        waiting.splice(0, waiting.length - MAX_WAITING);
+      }
+    },
+    /**
+     * `serve` writes the batches on its background thread, which makes the
+     * database's other writes: the API thread, busier per request, only
+     * hands them over.
+     */
+    sendTo(to: RequestLogSink): void {
+      sink = to;
+    },
+    async flush(): Promise<void> {
+      if (dropped) {
+        deps.logger.warn({ dropped }, 'request log lines dropped: the database fell behind');
+        dropped = 0;
+      }
+      while (waiting.length) await sink(waiting.splice(0, 5_000));
+    },
+    write: (batch: FinishedRequest[]) => writeRequestLogs(deps, batch),
+    list: (projectId: string, opts: Parameters<typeof listRequestLogs>[2]) => listRequestLogs(deps, projectId, opts),
+    prune: (retentionMs: number) => pruneLogs(deps, retentionMs),
+  };
+}
+
+export type RequestLogService = ReturnType<typeof requestLogService>;

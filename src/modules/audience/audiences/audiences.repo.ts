@@ -7,6 +7,11 @@ export interface Audience {
   createdAt: number;
 }
 
+/** An audience with the number of contacts in it now. */
+export interface CountedAudience extends Audience {
+  contactCount: number;
+}
+
 type Row = { id: string; project_id: string; name: string; created_at: number | string };
 const fromRow = (r: Row): Audience => ({
   id: r.id,
@@ -48,6 +53,15 @@ export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<
     .groupBy<Array<{ audience_id: string; n: number | string }>>('audience_id');
   for (const r of rows) out.set(r.audience_id, Number(r.n));
   return out;
+}
+
+/** The audiences with their contact counts. */
+export async function withCounts(db: Db, audiences: Audience[]): Promise<CountedAudience[]> {
+  const counts = await contactCounts(
+    db,
+    audiences.map((a) => a.id),
+  );
+  return audiences.map((a) => ({ ...a, contactCount: counts.get(a.id)! }));
 }
 
 /** Adds the contacts not in it yet (the caller holds the project's lock); returns the ids it added. */

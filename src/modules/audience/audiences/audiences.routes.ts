@@ -1,4 +1,6 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
+import { listBody } from '../../../lib/page.js';
+import { presentAudience, presentDeletedAudience, presentRemovedMember } from './audiences.presenter.js';
 import { AddContactsBody, CreateAudienceBody, ListAudiencesQuery } from './audiences.schema.js';
 import type { AudienceService } from './audiences.service.js';
 const route = keyedRoutes<{ audiences: AudienceService }>();
@@ -12,7 +14,7 @@ export const audienceRoutes = [
     summary: 'Make an audience: a named list of contacts that broadcasts are sent to',
     body: CreateAudienceBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.audiences.create(principal.project.id, body.name) };
+      return { status: 201, body: presentAudience(await services.audiences.create(principal.project.id, body.name)) };
     },
   }),
   route({
@@ -22,7 +24,8 @@ export const audienceRoutes = [
     summary: 'List audiences, newest first, with their contact counts',
     query: ListAudiencesQuery,
     async handler({ services, principal, query }) {
-      return { status: 200, body: await services.audiences.list(principal.project.id, query.limit, query.cursor) };
+      const page = await services.audiences.list(principal.project.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentAudience) };
     },
   }),
   route({
@@ -31,7 +34,7 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'An audience with its contact count',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.audiences.get(principal.project.id, params.id) };
+      return { status: 200, body: presentAudience(await services.audiences.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -40,7 +43,8 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete an audience (its contacts stay); 409 while a segment uses it',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.audiences.delete(principal.project.id, params.id) };
+      const audience = await services.audiences.delete(principal.project.id, params.id);
+      return { status: 200, body: presentDeletedAudience(audience) };
     },
   }),
   route({
@@ -51,7 +55,12 @@ export const audienceRoutes = [
       'Add contacts to an audience by id, or by address (a contact is made for an address the project does not have)',
     body: AddContactsBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.audiences.addContacts(principal.project.id, params.id, body) };
+      const { audience, added, createdContacts } = await services.audiences.addContacts(
+        principal.project.id,
+        params.id,
+        body,
+      );
+      return { status: 200, body: { ...presentAudience(audience), added, created_contacts: createdContacts } };
     },
   }),
   route({
@@ -60,10 +69,12 @@ export const audienceRoutes = [
     scope: 'contacts:manage',
     summary: 'Take a contact (by id or address) out of an audience',
     async handler({ services, principal, params }) {
-      return {
-        status: 200,
-        body: await services.audiences.removeContact(principal.project.id, params.id, params.contact),
-      };
+      const { audience, contact } = await services.audiences.removeContact(
+        principal.project.id,
+        params.id,
+        params.contact,
+      );
+      return { status: 200, body: presentRemovedMember(audience, contact) };
     },
   }),
 ];

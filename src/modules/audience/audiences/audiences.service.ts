@@ -1,7 +1,7 @@
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
-import { iso, type Clock } from '../../../lib/time.js';
+import { idPage, type Page } from '../../../lib/page.js';
+import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
@@ -17,21 +17,13 @@ import {
 } from '../contacts/contacts.repo.js';
 import { lockRows } from '../../../store/db.js';
 import * as repo from './audiences.repo.js';
-import type { Audience } from './audiences.repo.js';
+import type { Audience, CountedAudience } from './audiences.repo.js';
 import type { AddContactsBody } from './audiences.schema.js';
 
 export interface AudienceDeps {
   store: Store;
   clock: Clock;
 }
-
-const present = (a: Audience, count: number) => ({
-  object: 'audience' as const,
-  id: a.id,
-  name: a.name,
-  contact_count: count,
-  created_at: iso(a.createdAt),
-});
 
 async function existing(deps: AudienceDeps, projectId: string, id: string, db = deps.store.knex): Promise<Audience> {
   const a = await repo.findAudience(db, projectId, id);
@@ -46,7 +38,12 @@ async function existing(deps: AudienceDeps, projectId: string, id: string, db = 
  * once each, in one transaction. A pending contact named is vouched for by
  * the operator: no longer pending, and announced now (contact.created).
  */
-async function addContacts(deps: AudienceDeps, projectId: string, id: string, body: AddContactsBody) {
+async function addContacts(
+  deps: AudienceDeps,
+  projectId: string,
+  id: string,
+  body: AddContactsBody,
+): Promise<{ audience: CountedAudience; added: number; createdContacts: number }> {
   if (!body.contact_ids && !body.emails) throw validationError('contact_ids', 'give contact_ids or emails');
   const emails = (body.emails ?? []).map((e, i) => contactAddress(e, `emails[${i}]`));
   return deps.store.tx(async (trx) => {
@@ -95,16 +92,12 @@ async function addContacts(deps: AudienceDeps, projectId: string, id: string, bo
       ),
     ];
     await insertEvents(trx, events);
-    return {
-      ...present(a, (await repo.contactCounts(trx, [a.id])).get(a.id)!),
-      added: added.size,
-      created_contacts: made.length,
-    };
+    return { audience: (await repo.withCounts(trx, [a]))[0], added: added.size, createdContacts: made.length };
   });
 }
 
-/** DELETE /v1/audiences/{id}: refused (409) while a segment, a form or a broadcast uses it. */
-function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
+/** DELETE /v1/audiences/{id}: refused (409) while a segment, a form or a broadcast uses it; answers what it was. */
+function deleteUnused(deps: AudienceDeps, projectId: string, id: string): Promise<Audience> {
   return deps.store.tx(async (trx) => {
     // the same lock a segment's creation takes: none can start using the audience meanwhile
     await lockRows(trx, 'projects', [projectId]);
@@ -129,12 +122,17 @@ function deleteUnused(deps: AudienceDeps, projectId: string, id: string) {
       );
     // its contacts stay: an audience is a list of them, not their owner
     await repo.deleteAudience(trx, a.id);
-    return { object: 'audience' as const, id: a.id, deleted: true };
+    return a;
   });
 }
 
 /** DELETE /v1/audiences/{id}/contacts/{contact}: by id or address; the contact stays, updated (contact.updated). */
-async function removeContact(deps: AudienceDeps, projectId: string, id: string, contact: string) {
+async function removeContact(
+  deps: AudienceDeps,
+  projectId: string,
+  id: string,
+  contact: string,
+): Promise<{ audience: Audience; contact: Contact }> {
   const a = await existing(deps, projectId, id);
   const c = await findContact(
     deps.store.knex,
@@ -148,30 +146,21 @@ async function removeContact(deps: AudienceDeps, projectId: string, id: string, 
     const [shown] = await presented(trx, projectId, [c]);
     await insertEvents(trx, [contactEvent('contact.updated', shown, projectId, deps.clock.now())]);
   });
-  return { object: 'audience_contact' as const, audience_id: a.id, contact_id: c.id, deleted: true };
+  return { audience: a, contact: c };
 }
 
 export function audienceService(deps: AudienceDeps) {
   return {
-    create: async (projectId: string, name: string) => {
+    create: async (projectId: string, name: string): Promise<CountedAudience> => {
       const a: Audience = { id: newId('audience', deps.clock.now()), projectId, name, createdAt: deps.clock.now() };
       await deps.store.tx((trx) => repo.insertAudience(trx, a));
-      return present(a, 0);
+      return { ...a, contactCount: 0 };
     },
-    get: async (projectId: string, id: string) => {
-      const a = await existing(deps, projectId, id);
-      return present(a, (await repo.contactCounts(deps.store.knex, [a.id])).get(a.id)!);
-    },
-    list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { items: page, nextCursor } = idPage(
-        await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor),
-        limit,
-      );
-      const counts = await repo.contactCounts(
-        deps.store.knex,
-        page.map((a) => a.id),
-      );
-      return { object: 'list' as const, data: page.map((a) => present(a, counts.get(a.id)!)), next_cursor: nextCursor };
+    get: async (projectId: string, id: string): Promise<CountedAudience> =>
+      (await repo.withCounts(deps.store.knex, [await existing(deps, projectId, id)]))[0],
+    list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<CountedAudience>> => {
+      const page = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
+      return { items: await repo.withCounts(deps.store.knex, page.items), nextCursor: page.nextCursor };
     },
     delete: (projectId: string, id: string) => deleteUnused(deps, projectId, id),
     addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),

@@ -1,6 +1,7 @@
 import { iso } from '../../../lib/time.js';
 import type { Broadcast } from './broadcast.js';
 import type { OutcomeCounts } from './broadcasts.repo.js';
+import type { CountedBroadcast } from './broadcasts.service.js';
 
 const isoOrNull = (t: number | null) => (t === null ? null : iso(t));
 
@@ -9,9 +10,9 @@ const isoOrNull = (t: number | null) => (t === null ? null : iso(t));
  * (recipients, sent, suppressed, skipped, failed) and how the emails fared
  * since (delivered, bounced, complained, opened, clicked, unsubscribed).
  */
-function counts(b: Broadcast, o: OutcomeCounts | undefined) {
-  const status = (s: string) => o?.statuses.get(s) ?? 0;
-  const event = (t: string) => o?.events.get(t) ?? 0;
+function counts(b: Broadcast, o: OutcomeCounts) {
+  const status = (s: string) => o.statuses.get(s) ?? 0;
+  const event = (t: string) => o.events.get(t) ?? 0;
   return {
     recipients: b.recipients,
     // emails the cancel took back out of the queue were never sent
@@ -30,8 +31,9 @@ function counts(b: Broadcast, o: OutcomeCounts | undefined) {
   };
 }
 
-export function presentBroadcasts(list: Broadcast[], outcomes: Map<string, OutcomeCounts>) {
-  return list.map((b) => ({
+/** docs/broadcasts.md: the broadcast, its content and its counts. */
+export function presentBroadcast({ broadcast: b, outcomes }: CountedBroadcast) {
+  return {
     object: 'broadcast' as const,
     id: b.id,
     name: b.name,
@@ -51,9 +53,12 @@ export function presentBroadcasts(list: Broadcast[], outcomes: Map<string, Outco
     scheduled_at: isoOrNull(b.scheduledAt),
     started_at: isoOrNull(b.startedAt),
     finished_at: isoOrNull(b.finishedAt),
-    counts: counts(b, outcomes.get(b.id)),
+    counts: counts(b, outcomes),
     last_error: b.error,
     created_at: iso(b.createdAt),
     updated_at: iso(b.updatedAt),
-  }));
+  };
 }
+
+/** DELETE /v1/broadcasts/{id}: the id as asked. */
+export const presentDeletedBroadcast = (id: string) => ({ object: 'broadcast' as const, id, deleted: true });

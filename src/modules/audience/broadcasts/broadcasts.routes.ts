@@ -1,4 +1,6 @@
+import { listBody } from '../../../lib/page.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
+import { presentBroadcast, presentDeletedBroadcast } from './broadcasts.presenter.js';
 import type { BroadcastService } from './broadcasts.service.js';
 import {
   CreateBroadcastBody,
@@ -19,7 +21,7 @@ export const broadcastRoutes = [
       'Make a draft broadcast: content (or a template) for every contact of an audience or segment, optionally of a topic',
     body: CreateBroadcastBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.broadcasts.create(principal.project.id, body) };
+      return { status: 201, body: presentBroadcast(await services.broadcasts.create(principal.project.id, body)) };
     },
   }),
   route({
@@ -29,7 +31,8 @@ export const broadcastRoutes = [
     summary: "The project's broadcasts, newest first, with their counts",
     query: ListBroadcastsQuery,
     async handler({ services, principal, query }) {
-      return { status: 200, body: await services.broadcasts.list(principal.project.id, query.limit, query.cursor) };
+      const page = await services.broadcasts.list(principal.project.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentBroadcast) };
     },
   }),
   route({
@@ -38,7 +41,7 @@ export const broadcastRoutes = [
     scope: 'broadcasts:manage',
     summary: 'A broadcast: its status and counts',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.get(principal.project.id, params.id) };
+      return { status: 200, body: presentBroadcast(await services.broadcasts.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -48,7 +51,8 @@ export const broadcastRoutes = [
     summary: 'Change a draft (null takes an optional field away)',
     body: PatchBroadcastBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.broadcasts.update(principal.project.id, params.id, body) };
+      const b = await services.broadcasts.update(principal.project.id, params.id, body);
+      return { status: 200, body: presentBroadcast(b) };
     },
   }),
   route({
@@ -57,7 +61,8 @@ export const broadcastRoutes = [
     scope: 'broadcasts:manage',
     summary: 'Delete a draft',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.delete(principal.project.id, params.id) };
+      await services.broadcasts.delete(principal.project.id, params.id);
+      return { status: 200, body: presentDeletedBroadcast(params.id) };
     },
   }),
   route({
@@ -67,7 +72,7 @@ export const broadcastRoutes = [
     summary: 'Send a draft now, or at scheduled_at; test keys simulate, as for POST /v1/emails',
     body: SendBroadcastBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.broadcasts.send(principal, params.id, body) };
+      return { status: 200, body: presentBroadcast(await services.broadcasts.send(principal, params.id, body)) };
     },
   }),
   route({
@@ -77,7 +82,7 @@ export const broadcastRoutes = [
     summary:
       'Cancel a draft, scheduled or sending broadcast: contacts not yet handed to the outbound queue get nothing',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.broadcasts.cancel(principal.project.id, params.id) };
+      return { status: 200, body: presentBroadcast(await services.broadcasts.cancel(principal.project.id, params.id)) };
     },
   }),
 ];

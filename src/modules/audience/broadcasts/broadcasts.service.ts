@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
+import { idPage, type Page } from '../../../lib/page.js';
 import type { Clock } from '../../../lib/time.js';
 import { lockRows } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
@@ -14,8 +14,8 @@ import { findSegment } from '../segments/segments.repo.js';
 import { topicsOfProject } from '../topics/topics.repo.js';
 import { cancel, startSending, withdrawn, type Broadcast, type BroadcastContent, type Move } from './broadcast.js';
 import { checkContent, compileInline, sendBodyFor } from './broadcast-content.js';
-import { presentBroadcasts } from './broadcasts.presenter.js';
 import * as repo from './broadcasts.repo.js';
+import type { OutcomeCounts } from './broadcasts.repo.js';
 import type { CreateBroadcastBody, PatchBroadcastBody, SendBroadcastBody } from './broadcasts.schema.js';
 
 /** What a broadcast's template is checked with: a render for a sample contact (templates.service.ts renderForSend). */
@@ -25,6 +25,12 @@ export type TemplateCheck = (
   version: number | null,
   variables: Record<string, unknown>,
 ) => Promise<unknown>;
+
+/** A broadcast with how its emails have fared since (what the API shows of it: broadcasts.presenter.ts). */
+export interface CountedBroadcast {
+  broadcast: Broadcast;
+  outcomes: OutcomeCounts;
+}
 
 export interface BroadcastDeps {
   store: Store;
@@ -162,15 +168,17 @@ async function existing(deps: BroadcastDeps, projectId: string, id: string): Pro
   return b;
 }
 
-async function present(deps: BroadcastDeps, list: Broadcast[]) {
-  return presentBroadcasts(
-    list,
-    await repo.outcomeCounts(
-      deps.store.reader,
-      list.map((b) => b.id),
-    ),
+async function counted(deps: BroadcastDeps, list: Broadcast[]): Promise<CountedBroadcast[]> {
+  const outcomes = await repo.outcomeCounts(
+    deps.store.reader,
+    list.map((b) => b.id),
   );
+  // outcomeCounts has an entry for every id asked
+  return list.map((broadcast) => ({ broadcast, outcomes: outcomes.get(broadcast.id)! }));
 }
+
+const countedOne = async (deps: BroadcastDeps, b: Broadcast): Promise<CountedBroadcast> =>
+  (await counted(deps, [b]))[0];
 
 /** A move of a broadcast under its row lock, refused with 409 `conflict` when its status does not allow it. */
 async function move(
@@ -195,7 +203,12 @@ async function move(
 }
 
 /** PATCH /v1/broadcasts/{id}: fields given replace, null clears; checked as a create is, and only while a draft. */
-async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, body: PatchBroadcastBody) {
+async function updateDraft(
+  deps: BroadcastDeps,
+  projectId: string,
+  id: string,
+  body: PatchBroadcastBody,
+): Promise<CountedBroadcast> {
   const current = await existing(deps, projectId, id);
   const pick = <K extends 'audience_id' | 'segment_id' | 'topic_id'>(k: K, was: string | null) =>
     k in body ? (body[k] ?? null) : was;
@@ -212,11 +225,11 @@ async function updateDraft(deps: BroadcastDeps, projectId: string, id: string, b
       ? { ok: { ...next, updatedAt: now } }
       : { refused: `broadcast ${id} is ${b.status}; only a draft can be changed` },
   );
-  return (await present(deps, [saved]))[0];
+  return countedOne(deps, saved);
 }
 
 /** DELETE /v1/broadcasts/{id}: a draft only; one sent or scheduled is cancelled instead. */
-async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string) {
+async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string): Promise<void> {
   await deps.store.tx(async (trx) => {
     await lockRows(trx, 'broadcasts', [id]);
     const b = await repo.findBroadcast(trx, projectId, id);
@@ -225,7 +238,6 @@ async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string) {
       throw apiError('conflict', `broadcast ${id} is ${b.status}; only a draft can be deleted (cancel it instead)`);
     await repo.deleteBroadcast(trx, id);
   });
-  return { object: 'broadcast' as const, id, deleted: true };
 }
 
 export function broadcastService(deps: BroadcastDeps) {
@@ -237,7 +249,7 @@ export function broadcastService(deps: BroadcastDeps) {
         await checkRefs(trx, b);
         await repo.insertBroadcast(trx, b);
       });
-      return (await present(deps, [b]))[0];
+      return countedOne(deps, b);
     },
     update: (projectId: string, id: string, body: PatchBroadcastBody) => updateDraft(deps, projectId, id, body),
     async send(principal: Principal, id: string, body: SendBroadcastBody) {
@@ -248,20 +260,17 @@ export function broadcastService(deps: BroadcastDeps) {
       const at = scheduleTime(body.scheduled_at, deps.clock.now(), 'scheduled_at');
       const sent = await move(deps, projectId, id, (x, now) => startSending(x, at, environment, now));
       deps.onSent();
-      return (await present(deps, [sent]))[0];
+      return countedOne(deps, sent);
     },
     async cancel(projectId: string, id: string) {
       const done = await move(deps, projectId, id, (b, now) => cancel(b, now), withdrawOnCancel);
-      return (await present(deps, [done]))[0];
+      return countedOne(deps, done);
     },
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
-    get: async (projectId: string, id: string) => (await present(deps, [await existing(deps, projectId, id)]))[0],
-    async list(projectId: string, limit: number, cursor: string | undefined) {
-      const { items: page, nextCursor } = idPage(
-        await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor),
-        limit,
-      );
-      return { object: 'list' as const, data: await present(deps, page), next_cursor: nextCursor };
+    get: async (projectId: string, id: string) => countedOne(deps, await existing(deps, projectId, id)),
+    async list(projectId: string, limit: number, cursor: string | undefined): Promise<Page<CountedBroadcast>> {
+      const page = idPage(await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor), limit);
+      return { items: await counted(deps, page.items), nextCursor: page.nextCursor };
     },
   };
 }

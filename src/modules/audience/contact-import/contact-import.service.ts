@@ -21,13 +21,14 @@ import { contactEvent, merged, operatorsContact, presented } from '../contacts/c
 /** Rows stored per transaction: a crash midway keeps the batches done; importing the file again changes nothing more. */
 const BATCH = 500;
 
+/** What an import did: the data rows read, the contacts created and changed, and the rows refused with why. */
 export interface ImportReport {
-  object: 'contacts_import';
   rows: number;
   created: number;
   updated: number;
-  audience_id: string | null;
-  added_to_audience: number;
+  /** the audience every imported contact joins, if one was given */
+  audienceId: string | null;
+  addedToAudience: number;
   refused: Array<{ line: number; reason: string }>;
 }
 
@@ -64,12 +65,11 @@ export async function importContacts(
   const columns = importColumns(header.fields, properties);
   if (!columns.ok) throw validationError('file', columns.message);
   const report: ImportReport = {
-    object: 'contacts_import',
     rows: data.length,
     created: 0,
     updated: 0,
-    audience_id: audienceId,
-    added_to_audience: 0,
+    audienceId,
+    addedToAudience: 0,
     refused: [],
   };
   const seen = new Map<string, number>();
@@ -88,7 +88,7 @@ export async function importContacts(
     const done = await storeBatch(deps, projectId, good.slice(i, i + BATCH), properties, audienceId);
     report.created += done.created;
     report.updated += done.updated;
-    report.added_to_audience += done.added;
+    report.addedToAudience += done.added;
     progress(Math.min(i + BATCH, good.length), good.length);
   }
   return report;

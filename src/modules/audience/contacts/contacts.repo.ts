@@ -1,4 +1,5 @@
 import { escapeLike, type Db } from '../../../store/db.js';
+import { subscriptionsOf } from '../topics/topics.repo.js';
 import type { ContactProperty, PropertyType, PropertyValue } from './contact-properties.js';
 
 export interface Contact {
@@ -14,6 +15,15 @@ export interface Contact {
   pending: boolean;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * A contact with what it belongs to: its audiences, and its subscription to
+ * each topic of the project (its choice, else the topic's default).
+ */
+export interface ContactWithLists extends Contact {
+  audiences: string[];
+  topics: Record<string, boolean>;
 }
 
 interface ContactRow {
@@ -164,6 +174,13 @@ export async function audiencesOf(db: Db, contactIds: string[]): Promise<Map<str
     .orderBy(['created_at', 'audience_id'])) as Array<{ contact_id: string; audience_id: string }>;
   for (const r of rows) out.get(r.contact_id)?.push(r.audience_id);
   return out;
+}
+
+/** The contacts with their audiences and their subscription to each topic, which the API shows beside each. */
+export async function withLists(db: Db, projectId: string, contacts: Contact[]): Promise<ContactWithLists[]> {
+  const ids = contacts.map((c) => c.id);
+  const [audiences, topics] = await Promise.all([audiencesOf(db, ids), subscriptionsOf(db, projectId, ids)]);
+  return contacts.map((c) => ({ ...c, audiences: audiences.get(c.id)!, topics: topics.get(c.id)! }));
 }
 
 /** The segment that reads a property or uses an audience, if any (deleting either is refused while one does). */

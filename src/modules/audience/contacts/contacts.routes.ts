@@ -1,5 +1,14 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { validationError } from '../../../lib/errors.js';
+import { listBody, type Page } from '../../../lib/page.js';
+import {
+  presentContact,
+  presentDeletedContact,
+  presentDeletedProperty,
+  presentProperties,
+  presentProperty,
+} from './contacts.presenter.js';
+import type { ContactWithLists } from './contacts.repo.js';
 import {
   CreateContactBody,
   CreateContactQuery,
@@ -10,7 +19,7 @@ import {
 import type { ContactService } from './contacts.service.js';
 /** What these routes need of the segments service (segments read contacts: importing it here would make a cycle). */
 interface SegmentMembers {
-  contacts(projectId: string, id: string, limit: number, cursor: string | undefined): Promise<unknown>;
+  contacts(projectId: string, id: string, limit: number, cursor: string | undefined): Promise<Page<ContactWithLists>>;
 }
 
 const route = keyedRoutes<{ contacts: ContactService; segments: SegmentMembers }>();
@@ -25,7 +34,7 @@ export const contactRoutes = [
       'Declare a contact property: its key, its type (string, number, boolean, date) and a fallback; at most 50 per project',
     body: CreatePropertyBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.contacts.createProperty(principal.project.id, body) };
+      return { status: 201, body: presentProperty(await services.contacts.createProperty(principal.project.id, body)) };
     },
   }),
   route({
@@ -34,7 +43,7 @@ export const contactRoutes = [
     scope: 'contacts:manage',
     summary: "The project's contact properties, by key",
     async handler({ services, principal }) {
-      return { status: 200, body: await services.contacts.listProperties(principal.project.id) };
+      return { status: 200, body: presentProperties(await services.contacts.listProperties(principal.project.id)) };
     },
   }),
   route({
@@ -44,7 +53,8 @@ export const contactRoutes = [
     summary:
       'Remove a contact property declaration (the values contacts hold stay until changed); 409 while a segment reads it',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.deleteProperty(principal.project.id, params.key) };
+      await services.contacts.deleteProperty(principal.project.id, params.key);
+      return { status: 200, body: presentDeletedProperty(params.key) };
     },
   }),
   route({
@@ -57,7 +67,7 @@ export const contactRoutes = [
     query: CreateContactQuery,
     async handler({ services, principal, body, query }) {
       const { contact, created } = await services.contacts.create(principal.project.id, body, query.upsert === true);
-      return { status: created ? 201 : 200, body: contact };
+      return { status: created ? 201 : 200, body: presentContact(contact) };
     },
   }),
   route({
@@ -67,15 +77,12 @@ export const contactRoutes = [
     summary: 'List contacts, newest first, by audience, segment or a part of the address',
     query: ListContactsQuery,
     async handler({ services, principal, query }) {
-      if (query.segment_id) {
-        if (query.audience_id || query.email)
-          throw validationError('segment_id', 'cannot be combined with audience_id or email');
-        return {
-          status: 200,
-          body: await services.segments.contacts(principal.project.id, query.segment_id, query.limit, query.cursor),
-        };
-      }
-      return { status: 200, body: await services.contacts.list(principal.project.id, query) };
+      if (query.segment_id && (query.audience_id || query.email))
+        throw validationError('segment_id', 'cannot be combined with audience_id or email');
+      const page = query.segment_id
+        ? await services.segments.contacts(principal.project.id, query.segment_id, query.limit, query.cursor)
+        : await services.contacts.list(principal.project.id, query);
+      return { status: 200, body: listBody(page, presentContact) };
     },
   }),
   route({
@@ -84,7 +91,7 @@ export const contactRoutes = [
     scope: 'contacts:manage',
     summary: 'A contact by id (con_…) or address',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.get(principal.project.id, params.contact) };
+      return { status: 200, body: presentContact(await services.contacts.get(principal.project.id, params.contact)) };
     },
   }),
   route({
@@ -94,7 +101,8 @@ export const contactRoutes = [
     summary: 'Change a contact (by id or address): names, address, properties (null removes one), unsubscribed',
     body: UpdateContactBody,
     async handler({ services, principal, params, body }) {
-      return { status: 200, body: await services.contacts.update(principal.project.id, params.contact, body) };
+      const contact = await services.contacts.update(principal.project.id, params.contact, body);
+      return { status: 200, body: presentContact(contact) };
     },
   }),
   route({
@@ -103,7 +111,8 @@ export const contactRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete a contact (by id or address) and its audience memberships',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.contacts.delete(principal.project.id, params.contact) };
+      const contact = await services.contacts.delete(principal.project.id, params.contact);
+      return { status: 200, body: presentDeletedContact(contact) };
     },
   }),
 ];

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { parseAddress } from '../../../lib/address.js';
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
+import { idPage, type Page } from '../../../lib/page.js';
 import type { Clock } from '../../../lib/time.js';
 import { isUniqueViolation, lockRows } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
@@ -15,10 +15,10 @@ import {
   RESERVED_KEYS,
   type ContactProperty,
 } from './contact-properties.js';
-import { presentContact, presentProperty } from './contacts.presenter.js';
-import { setSubscriptions, subscriptionsOf, topicsOfProject } from '../topics/topics.repo.js';
+import { presentContact } from './contacts.presenter.js';
+import { setSubscriptions, topicsOfProject } from '../topics/topics.repo.js';
 import * as repo from './contacts.repo.js';
-import type { Contact } from './contacts.repo.js';
+import type { Contact, ContactWithLists } from './contacts.repo.js';
 import type { CreateContactBody, CreatePropertyBody, UpdateContactBody } from './contacts.schema.js';
 
 export interface ContactDeps {
@@ -55,11 +55,9 @@ export function contactEvent(
   };
 }
 
-/** Contacts as the API shows them: with their audiences and their subscription to each topic. */
+/** Contacts as the API shows them: the data of their contact.* events. */
 export async function presented(db: Knex.Transaction | Store['knex'], projectId: string, contacts: Contact[]) {
-  const ids = contacts.map((c) => c.id);
-  const [audiences, topics] = await Promise.all([repo.audiencesOf(db, ids), subscriptionsOf(db, projectId, ids)]);
-  return contacts.map((c) => presentContact(c, audiences.get(c.id)!, topics.get(c.id)!));
+  return (await repo.withLists(db, projectId, contacts)).map(presentContact);
 }
 
 /** A contact's choices of topics: each must be a topic of the project (400 naming it). */
@@ -140,7 +138,7 @@ export async function createContact(
   projectId: string,
   body: CreateContactBody,
   upsert: boolean,
-): Promise<{ contact: ReturnType<typeof presentContact>; created: boolean }> {
+): Promise<{ contact: ContactWithLists; created: boolean }> {
   const email = contactAddress(body.email);
   try {
     return await deps.store.tx(async (trx) => {
@@ -161,9 +159,10 @@ export async function createContact(
       else if (found) await repo.replaceContact(trx, c);
       else await repo.insertContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
-      const [shown] = await presented(trx, projectId, [c]);
-      await insertEvents(trx, [contactEvent(existing ? 'contact.updated' : 'contact.created', shown, projectId, now)]);
-      return { contact: shown, created: !existing };
+      const [full] = await repo.withLists(trx, projectId, [c]);
+      const type = existing ? 'contact.updated' : 'contact.created';
+      await insertEvents(trx, [contactEvent(type, presentContact(full), projectId, now)]);
+      return { contact: full, created: !existing };
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `a contact with the address ${email} exists`);
@@ -171,10 +170,10 @@ export async function createContact(
   }
 }
 
-export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string) {
+export async function getContact(deps: ContactDeps, projectId: string, idOrEmail: string): Promise<ContactWithLists> {
   const c = await repo.findContact(deps.store.reader, projectId, lookupKey(idOrEmail));
   if (!c) throw notFound(`contact ${idOrEmail}`);
-  return (await presented(deps.store.reader, projectId, [c]))[0];
+  return (await repo.withLists(deps.store.reader, projectId, [c]))[0];
 }
 
 /** An id as given, an address as the contacts keep it (a path may carry any spelling of it). */
@@ -186,7 +185,7 @@ export async function updateContactOf(
   projectId: string,
   idOrEmail: string,
   body: UpdateContactBody,
-) {
+): Promise<ContactWithLists> {
   try {
     return await deps.store.tx(async (trx) => {
       const current = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
@@ -195,12 +194,12 @@ export async function updateContactOf(
       const c = merged(projectId, current, body, await declared(trx, projectId), now);
       await repo.updateContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
-      const [shown] = await presented(trx, projectId, [c]);
+      const [full] = await repo.withLists(trx, projectId, [c]);
       // a pending contact was never announced: the operator's change makes it one, so it is created now
       await insertEvents(trx, [
-        contactEvent(current.pending ? 'contact.created' : 'contact.updated', shown, projectId, now),
+        contactEvent(current.pending ? 'contact.created' : 'contact.updated', presentContact(full), projectId, now),
       ]);
-      return shown;
+      return full;
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw apiError('contact_exists', `another contact has the address ${body.email}`);
@@ -208,7 +207,8 @@ export async function updateContactOf(
   }
 }
 
-export async function deleteContactOf(deps: ContactDeps, projectId: string, idOrEmail: string) {
+/** Deletes the contact and answers what it was. */
+export async function deleteContactOf(deps: ContactDeps, projectId: string, idOrEmail: string): Promise<Contact> {
   return deps.store.tx(async (trx) => {
     const c = await repo.findContact(trx, projectId, lookupKey(idOrEmail));
     if (!c) throw notFound(`contact ${idOrEmail}`);
@@ -216,7 +216,7 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
     await repo.deleteContact(trx, c.id);
     // nobody was told of a pending contact, so nobody is told it went (as when it is pruned)
     if (!c.pending) await insertEvents(trx, [contactEvent('contact.deleted', shown, projectId, deps.clock.now())]);
-    return { object: 'contact' as const, id: c.id, email: c.email, deleted: true };
+    return c;
   });
 }
 
@@ -224,7 +224,7 @@ export async function listContacts(
   deps: ContactDeps,
   projectId: string,
   q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined },
-) {
+): Promise<Page<ContactWithLists>> {
   if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id)))
     throw notFound(`audience ${q.audience_id}`);
   const rows = await repo.pageOfContacts(deps.store.reader, projectId, {
@@ -233,16 +233,16 @@ export async function listContacts(
     audienceId: q.audience_id,
     contains: q.email?.toLowerCase(),
   });
-  const { items: page, nextCursor } = idPage(rows, q.limit);
-  return {
-    object: 'list' as const,
-    data: await presented(deps.store.reader, projectId, page),
-    next_cursor: nextCursor,
-  };
+  const page = idPage(rows, q.limit);
+  return { items: await repo.withLists(deps.store.reader, projectId, page.items), nextCursor: page.nextCursor };
 }
 
 /** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
-export async function createProperty(deps: ContactDeps, projectId: string, body: CreatePropertyBody) {
+export async function createProperty(
+  deps: ContactDeps,
+  projectId: string,
+  body: CreatePropertyBody,
+): Promise<ContactProperty> {
   if (RESERVED_KEYS.has(body.key))
     throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
   let fallback = null;
@@ -263,7 +263,7 @@ export async function createProperty(deps: ContactDeps, projectId: string, body:
     if (isUniqueViolation(e)) throw apiError('conflict', `the contact property ${body.key} exists`);
     throw e;
   }
-  return presentProperty(p);
+  return p;
 }
 
 export function contactService(deps: ContactDeps) {
@@ -276,11 +276,9 @@ export function contactService(deps: ContactDeps) {
     delete: (projectId: string, idOrEmail: string) => deleteContactOf(deps, projectId, idOrEmail),
     list: (projectId: string, q: Parameters<typeof listContacts>[2]) => listContacts(deps, projectId, q),
     createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
-    listProperties: async (projectId: string) => ({
-      object: 'list' as const,
-      data: (await repo.listProperties(deps.store.reader, projectId)).map(presentProperty),
-    }),
-    deleteProperty: (projectId: string, key: string) =>
+    listProperties: (projectId: string): Promise<ContactProperty[]> =>
+      repo.listProperties(deps.store.reader, projectId),
+    deleteProperty: (projectId: string, key: string): Promise<void> =>
       deps.store.tx(async (trx) => {
         // the same lock a segment's creation takes: none can start reading the property meanwhile
         await lockRows(trx, 'projects', [projectId]);
@@ -291,7 +289,6 @@ export function contactService(deps: ContactDeps) {
             `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`,
           );
         if (!(await repo.deleteProperty(trx, projectId, key))) throw notFound(`contact property ${key}`);
-        return { object: 'contact_property' as const, key, deleted: true };
       }),
   };
 }

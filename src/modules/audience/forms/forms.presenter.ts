@@ -1,8 +1,8 @@
 import { iso } from '../../../lib/time.js';
 import type { Form } from './forms.repo.js';
 
-/** `url`: the public page under http.public_url (null without one). */
-export function presentForm(f: Form, publicUrl: string | null) {
+/** `url`: the form's public page (forms.service.ts pageUrl; null without http.public_url). */
+export function presentForm(f: Form, url: string | null) {
   return {
     object: 'form' as const,
     id: f.id,
@@ -15,7 +15,10 @@ export function presentForm(f: Form, publicUrl: string | null) {
     redirect_url: f.redirectUrl,
     allowed_origins: f.allowedOrigins,
     environment: f.environment,
-    url: publicUrl ? `${publicUrl.replace(/\/+$/, '')}/f/${f.id}` : null,
+    url,
     created_at: iso(f.createdAt),
   };
 }
+
+/** DELETE /v1/forms/{id} */
+export const presentDeletedForm = (f: Form) => ({ object: 'form' as const, id: f.id, deleted: true });

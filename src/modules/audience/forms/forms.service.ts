@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { parseAddress } from '../../../lib/address.js';
 import { apiError, ApiError, notFound, validationError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
+import { idPage, type Page } from '../../../lib/page.js';
 import { lockRows } from '../../../store/db.js';
 import { findAudience } from '../audiences/audiences.repo.js';
 import { listProperties } from '../contacts/contacts.repo.js';
@@ -11,7 +11,6 @@ import type { Project } from '../../account/projects/projects.repo.js';
 import { checkFields, checkOrigins, checkRedirectUrl } from './form-rules.js';
 import type { FormDeps } from './form-deps.js';
 import { formSubmissions } from './form-submissions.service.js';
-import { presentForm } from './forms.presenter.js';
 import * as repo from './forms.repo.js';
 import type { Form, FormEnvironment } from './forms.repo.js';
 import type { CreateFormBody, UpdateFormBody } from './forms.schema.js';
@@ -81,7 +80,12 @@ async function checkForm(
   return checked;
 }
 
-async function createForm(deps: FormDeps, project: Project, environment: FormEnvironment, body: CreateFormBody) {
+async function createForm(
+  deps: FormDeps,
+  project: Project,
+  environment: FormEnvironment,
+  body: CreateFormBody,
+): Promise<Form> {
   const now = deps.clock.now();
   const draft: Form = {
     id: newId('form', now),
@@ -99,13 +103,12 @@ async function createForm(deps: FormDeps, project: Project, environment: FormEnv
     updatedAt: now,
   };
   // under the project's lock, so that the audience or a property it uses is not deleted meanwhile
-  const f = await deps.store.tx(async (trx) => {
+  return deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [project.id]);
     const checked = await checkForm(deps, trx, project, draft, body);
     await repo.insertForm(trx, checked);
     return checked;
   });
-  return presentForm(f, deps.publicUrl);
 }
 
 /**
@@ -117,8 +120,14 @@ function checkKeyMode(f: Form, mode: FormEnvironment): void {
     throw apiError('forbidden', `a test key cannot change or delete the live form ${f.id}; use a live key`);
 }
 
-async function updateFormOf(deps: FormDeps, project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) {
-  const f = await deps.store.tx(async (trx) => {
+async function updateFormOf(
+  deps: FormDeps,
+  project: Project,
+  mode: FormEnvironment,
+  id: string,
+  body: UpdateFormBody,
+): Promise<Form> {
+  return deps.store.tx(async (trx) => {
     await lockRows(trx, 'projects', [project.id]);
     const current = await repo.findForm(trx, project.id, id);
     if (!current) throw notFound(`form ${id}`);
@@ -137,7 +146,6 @@ async function updateFormOf(deps: FormDeps, project: Project, mode: FormEnvironm
     await repo.updateForm(trx, checked);
     return checked;
   });
-  return presentForm(f, deps.publicUrl);
 }
 
 export function formService(deps: FormDeps) {
@@ -152,24 +160,18 @@ export function formService(deps: FormDeps) {
     /** `mode`: the key's; the form keeps its environment whichever key changes it */
     update: (project: Project, mode: FormEnvironment, id: string, body: UpdateFormBody) =>
       updateFormOf(deps, project, mode, id, body),
-    get: async (projectId: string, id: string) => presentForm(await existing(projectId, id), deps.publicUrl),
-    list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { items: page, nextCursor } = idPage(
-        await repo.pageOfForms(deps.store.reader, projectId, limit, cursor),
-        limit,
-      );
-      return {
-        object: 'list' as const,
-        data: page.map((f) => presentForm(f, deps.publicUrl)),
-        next_cursor: nextCursor,
-      };
-    },
-    delete: async (projectId: string, mode: FormEnvironment, id: string) => {
+    get: (projectId: string, id: string) => existing(projectId, id),
+    list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<Form>> =>
+      idPage(await repo.pageOfForms(deps.store.reader, projectId, limit, cursor), limit),
+    /** the form's public page, under http.public_url (null without one) */
+    pageUrl: (f: Form): string | null => (deps.publicUrl ? `${deps.publicUrl.replace(/\/+$/, '')}/f/${f.id}` : null),
+    /** the form deleted */
+    delete: async (projectId: string, mode: FormEnvironment, id: string): Promise<Form> => {
       const f = await existing(projectId, id);
       checkKeyMode(f, mode);
       // its submissions stay until pruned: the pending contacts they made go with them
       await deps.store.tx((trx) => repo.deleteForm(trx, f.id));
-      return { object: 'form' as const, id: f.id, deleted: true };
+      return f;
     },
     ...formSubmissions(deps),
   };

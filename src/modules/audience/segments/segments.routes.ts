@@ -1,6 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { NoNulString, pageQueryFields } from '../../../lib/schema.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
+import { listBody } from '../../../lib/page.js';
+import { presentContact } from '../contacts/contacts.presenter.js';
+import { presentDeletedSegment, presentSegment } from './segments.presenter.js';
 import type { SegmentService } from './segments.service.js';
 
 const route = keyedRoutes<{ segments: SegmentService }>();
@@ -37,7 +40,7 @@ export const segmentRoutes = [
     summary: 'Save a segment: a filter over contacts, checked now (400 naming line and column)',
     body: CreateSegmentBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.segments.create(principal.project.id, body) };
+      return { status: 201, body: presentSegment(await services.segments.create(principal.project.id, body)) };
     },
   }),
   route({
@@ -47,7 +50,8 @@ export const segmentRoutes = [
     summary: "The project's segments, newest first",
     query: ListQuery,
     async handler({ services, principal, query }) {
-      return { status: 200, body: await services.segments.list(principal.project.id, query.limit, query.cursor) };
+      const page = await services.segments.list(principal.project.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentSegment) };
     },
   }),
   route({
@@ -56,7 +60,7 @@ export const segmentRoutes = [
     scope: 'contacts:manage',
     summary: 'A segment',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.segments.get(principal.project.id, params.id) };
+      return { status: 200, body: presentSegment(await services.segments.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -65,7 +69,8 @@ export const segmentRoutes = [
     scope: 'contacts:manage',
     summary: 'Delete a segment',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.segments.delete(principal.project.id, params.id) };
+      const segment = await services.segments.delete(principal.project.id, params.id);
+      return { status: 200, body: presentDeletedSegment(segment) };
     },
   }),
   route({
@@ -75,10 +80,8 @@ export const segmentRoutes = [
     summary: "The segment's contacts now, newest first",
     query: MembersQuery,
     async handler({ services, principal, params, query }) {
-      return {
-        status: 200,
-        body: await services.segments.contacts(principal.project.id, params.id, query.limit, query.cursor),
-      };
+      const page = await services.segments.contacts(principal.project.id, params.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentContact) };
     },
   }),
 ];

@@ -2,12 +2,17 @@ import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import { broadcastUsing } from '../topics/list-users.repo.js';
 import { lockRows } from '../../../store/db.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
-import { iso, type Clock } from '../../../lib/time.js';
+import { idPage, type Page } from '../../../lib/page.js';
+import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { findAudience } from '../audiences/audiences.repo.js';
-import { presented } from '../contacts/contacts.service.js';
-import { listProperties, pageOfContacts, type Contact } from '../contacts/contacts.repo.js';
+import {
+  listProperties,
+  pageOfContacts,
+  withLists,
+  type Contact,
+  type ContactWithLists,
+} from '../contacts/contacts.repo.js';
 import { compileFilter, contactValues, matches } from './segment-filter.js';
 import * as repo from './segments.repo.js';
 import type { Segment } from './segments.repo.js';
@@ -16,15 +21,6 @@ export interface SegmentDeps {
   store: Store;
   clock: Clock;
 }
-
-const present = (s: Segment) => ({
-  object: 'segment' as const,
-  id: s.id,
-  name: s.name,
-  audience_id: s.audienceId,
-  filter: s.filter,
-  created_at: iso(s.createdAt),
-});
 
 /** Contacts read per page while a segment is evaluated. */
 const SCAN = 500;
@@ -41,7 +37,13 @@ async function existing(deps: SegmentDeps, projectId: string, id: string): Promi
  * filter, until a page is full. A pending contact (a signup not confirmed) is
  * no member: nothing is sent to it.
  */
-async function members(deps: SegmentDeps, projectId: string, id: string, limit: number, cursor: string | undefined) {
+async function members(
+  deps: SegmentDeps,
+  projectId: string,
+  id: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<Page<ContactWithLists>> {
   const s = await existing(deps, projectId, id);
   const properties = await listProperties(deps.store.reader, projectId);
   const found: Contact[] = [];
@@ -57,17 +59,16 @@ async function members(deps: SegmentDeps, projectId: string, id: string, limit: 
     if (found.length > limit || rows.length <= SCAN) break;
     before = rows[SCAN - 1].id;
   }
-  const { items: page, nextCursor } = idPage(found, limit);
-  return {
-    object: 'list' as const,
-    data: await presented(deps.store.reader, projectId, page),
-    next_cursor: nextCursor,
-  };
+  const page = idPage(found, limit);
+  return { items: await withLists(deps.store.reader, projectId, page.items), nextCursor: page.nextCursor };
 }
 
 export function segmentService(deps: SegmentDeps) {
   return {
-    create: (projectId: string, body: { name: string; audience_id?: string | undefined; filter: string }) =>
+    create: (
+      projectId: string,
+      body: { name: string; audience_id?: string | undefined; filter: string },
+    ): Promise<Segment> =>
       // under the project's lock, so that the property it reads or the audience it uses is not deleted meanwhile
       deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
@@ -87,17 +88,13 @@ export function segmentService(deps: SegmentDeps) {
           createdAt: now,
         };
         await repo.insertSegment(trx, s);
-        return present(s);
+        return s;
       }),
-    get: async (projectId: string, id: string) => present(await existing(deps, projectId, id)),
-    list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { items: page, nextCursor } = idPage(
-        await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor),
-        limit,
-      );
-      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
-    },
-    delete: async (projectId: string, id: string) => {
+    get: (projectId: string, id: string) => existing(deps, projectId, id),
+    list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<Segment>> =>
+      idPage(await repo.pageOfSegments(deps.store.knex, projectId, limit, cursor), limit),
+    /** Deletes the segment and answers what it was. */
+    delete: async (projectId: string, id: string): Promise<Segment> => {
       const s = await existing(deps, projectId, id);
       await deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
@@ -109,7 +106,7 @@ export function segmentService(deps: SegmentDeps) {
           );
         await repo.deleteSegment(trx, s.id);
       });
-      return { object: 'segment' as const, id: s.id, deleted: true };
+      return s;
     },
     contacts: (projectId: string, id: string, limit: number, cursor: string | undefined) =>
       members(deps, projectId, id, limit, cursor),

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { NoNulString, pageQueryFields, StringEnum } from '../../../lib/schema.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
+import { listBody } from '../../../lib/page.js';
+import { presentDeletedTopic, presentTopic } from './topics.presenter.js';
 import type { TopicService } from './topics.service.js';
 
 const route = keyedRoutes<{ topics: TopicService }>();
@@ -28,7 +30,7 @@ export const topicRoutes = [
     summary: 'Make a topic: a kind of broadcast mail contacts subscribe to (opt_in) or may leave (opt_out)',
     body: CreateTopicBody,
     async handler({ services, principal, body }) {
-      return { status: 201, body: await services.topics.create(principal.project.id, body) };
+      return { status: 201, body: presentTopic(await services.topics.create(principal.project.id, body)) };
     },
   }),
   route({
@@ -38,7 +40,8 @@ export const topicRoutes = [
     summary: "The project's topics, newest first",
     query: ListQuery,
     async handler({ services, principal, query }) {
-      return { status: 200, body: await services.topics.list(principal.project.id, query.limit, query.cursor) };
+      const page = await services.topics.list(principal.project.id, query.limit, query.cursor);
+      return { status: 200, body: listBody(page, presentTopic) };
     },
   }),
   route({
@@ -47,7 +50,7 @@ export const topicRoutes = [
     scope: 'contacts:manage',
     summary: 'A topic',
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.topics.get(principal.project.id, params.id) };
+      return { status: 200, body: presentTopic(await services.topics.get(principal.project.id, params.id)) };
     },
   }),
   route({
@@ -56,7 +59,7 @@ export const topicRoutes = [
     scope: 'contacts:manage',
     summary: "Delete a topic and the contacts' choices about it",
     async handler({ services, principal, params }) {
-      return { status: 200, body: await services.topics.delete(principal.project.id, params.id) };
+      return { status: 200, body: presentDeletedTopic(await services.topics.delete(principal.project.id, params.id)) };
     },
   }),
 ];

@@ -2,23 +2,14 @@ import { apiError, notFound } from '../../../lib/errors.js';
 import { lockRows } from '../../../store/db.js';
 import { broadcastUsing } from './list-users.repo.js';
 import { newId } from '../../../lib/ids.js';
-import { idPage } from '../../../lib/page.js';
-import { iso, type Clock } from '../../../lib/time.js';
+import { idPage, type Page } from '../../../lib/page.js';
+import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import * as repo from './topics.repo.js';
 import type { Topic, TopicDefault } from './topics.repo.js';
 
-const present = (t: Topic) => ({
-  object: 'topic' as const,
-  id: t.id,
-  name: t.name,
-  description: t.description,
-  default: t.default,
-  created_at: iso(t.createdAt),
-});
-
 export function topicService(deps: { store: Store; clock: Clock }) {
-  const existing = async (projectId: string, id: string) => {
+  const existing = async (projectId: string, id: string): Promise<Topic> => {
     const t = (await repo.topicsOfProject(deps.store.knex, projectId)).find((x) => x.id === id);
     if (!t) throw notFound(`topic ${id}`);
     return t;
@@ -27,7 +18,7 @@ export function topicService(deps: { store: Store; clock: Clock }) {
     create: async (
       projectId: string,
       body: { name: string; description?: string | undefined; default: TopicDefault },
-    ) => {
+    ): Promise<Topic> => {
       const t: Topic = {
         id: newId('topic', deps.clock.now()),
         projectId,
@@ -37,17 +28,13 @@ export function topicService(deps: { store: Store; clock: Clock }) {
         createdAt: deps.clock.now(),
       };
       await deps.store.tx((trx) => repo.insertTopic(trx, t));
-      return present(t);
+      return t;
     },
-    list: async (projectId: string, limit: number, cursor: string | undefined) => {
-      const { items: page, nextCursor } = idPage(
-        await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor),
-        limit,
-      );
-      return { object: 'list' as const, data: page.map(present), next_cursor: nextCursor };
-    },
-    get: async (projectId: string, id: string) => present(await existing(projectId, id)),
-    delete: async (projectId: string, id: string) => {
+    list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<Topic>> =>
+      idPage(await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor), limit),
+    get: (projectId: string, id: string) => existing(projectId, id),
+    /** Deletes the topic and answers what it was. */
+    delete: async (projectId: string, id: string): Promise<Topic> => {
       const t = await existing(projectId, id);
       await deps.store.tx(async (trx) => {
         await lockRows(trx, 'projects', [projectId]);
@@ -59,7 +46,7 @@ export function topicService(deps: { store: Store; clock: Clock }) {
           );
         await repo.deleteTopic(trx, t.id);
       });
-      return { object: 'topic' as const, id: t.id, deleted: true };
+      return t;
     },
   };
 }

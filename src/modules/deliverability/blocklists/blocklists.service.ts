@@ -171,22 +171,21 @@ export async function outboundIps(deps: Pick<BlocklistDeps, 'resolver' | 'blockl
   return found.filter((ip) => ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'unicast');
 }
 
+/** One list's last answer about one target, with the list's name from the config. */
+export interface ListedCheck extends StoredCheck {
+  /** the list's name (blocklists.lists), else its zone */
+  listName: string;
+}
+
 /** GET /v1/blocklists: the appliance's IPs and the project's domains, each list's last answer. */
-export async function projectBlocklists(deps: Pick<BlocklistDeps, 'store' | 'blocklists'>, projectId: string) {
+export async function projectBlocklists(
+  deps: Pick<BlocklistDeps, 'store' | 'blocklists'>,
+  projectId: string,
+): Promise<ListedCheck[]> {
   const checks = await checksOfProject(deps.store.reader, projectId);
   return checks.map((c) => ({
-    object: 'blocklist_check' as const,
-    target: c.target,
-    kind: c.kind,
-    list: c.zone,
-    list_name: deps.blocklists.lists.find((l) => l.zone === c.zone)?.name ?? c.zone,
-    state: c.state,
-    // the last listed-or-clear answer: a list that failed to answer does not hide a listing
-    listed: c.knownState === 'listed',
-    codes: c.codes,
-    reason: c.reason,
-    since: new Date(c.since).toISOString(),
-    checked_at: new Date(c.checkedAt).toISOString(),
+    ...c,
+    listName: deps.blocklists.lists.find((l) => l.zone === c.zone)?.name ?? c.zone,
   }));
 }
 

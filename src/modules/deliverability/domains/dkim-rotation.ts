@@ -92,26 +92,6 @@ export function switchedKeys(keys: readonly KeySlot[], selector: string, now: nu
   });
 }
 
-/** The `dkim` object of the domain resource. */
-export function presentDkim(d: RotatingDomain, keys: readonly KeySlot[], s: RotationSettings) {
-  const pending = keys.find((k) => k.state === 'pending');
-  return {
-    active_selector: d.activeSelector,
-    active_since: iso(d.dkimActivatedAt),
-    next_rotation_at: iso(nextRotationAt(d, s)),
-    rotation: pending
-      ? {
-          selector: pending.selector,
-          published_at: iso(pending.publishedAt),
-          signs_from: iso(pending.publishedAt + s.keyTtlMs),
-        }
-      : null,
-    retiring: keys
-      .filter((k) => k.state === 'retiring')
-      .map((k) => ({ selector: k.selector, removed_at: iso(k.retireAt) })),
-  };
-}
-
 /**
  * Whether the last check found the selector's record as the CNAME into the
  * appliance's zone. A domain that published its keys as TXT records instead

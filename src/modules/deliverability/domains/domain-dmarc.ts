@@ -1,4 +1,3 @@
-import { iso } from '../../../lib/time.js';
 import { outboundIps } from '../blocklists/blocklists.service.js';
 import { rowsSince } from '../../receiving/dmarc/dmarc.repo.js';
 import { summarize, type DmarcSummary } from '../../receiving/dmarc/dmarc-summary.js';
@@ -6,7 +5,7 @@ import type { Domain } from './domains.repo.js';
 import type { Clock } from '../../../lib/time.js';
 import type { DnsResolver } from '../../../dns/resolver.js';
 import type { Store } from '../../../store/store.js';
-import { DKIM_SELECTORS, dmarcReportAddress } from './records.js';
+import { DKIM_SELECTORS } from './records.js';
 
 const DAY_MS = 86_400_000;
 
@@ -29,16 +28,14 @@ export async function dmarcSummaryOf(deps: DmarcViewDeps, d: Domain, days: numbe
   return summarize(rows, { domain: d.name, ips: new Set(ips), selectors: DKIM_SELECTORS });
 }
 
+/** What GET /v1/domains/{id}/dmarc shows: the domain and its reports' summary over the last `days` days. */
+export interface DomainDmarc {
+  domain: Domain;
+  days: number;
+  summary: DmarcSummary;
+}
+
 /** GET /v1/domains/{id}/dmarc */
-export async function domainDmarc(deps: DmarcViewDeps, d: Domain, days: number) {
-  const s = await dmarcSummaryOf(deps, d, days);
-  return {
-    object: 'domain_dmarc' as const,
-    domain: d.name,
-    window_days: days,
-    report_address: dmarcReportAddress(d.dkimToken, d.returnPath, d.name),
-    ...s,
-    first_report_begin: iso(s.first_report_begin),
-    last_report_end: iso(s.last_report_end),
-  };
+export async function domainDmarc(deps: DmarcViewDeps, d: Domain, days: number): Promise<DomainDmarc> {
+  return { domain: d, days, summary: await dmarcSummaryOf(deps, d, days) };
 }

@@ -1,6 +1,7 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { CreateDomainBody, InsightsQuery, UpdateDomainBody } from './domains.schema.js';
 import type { DomainService } from './domains.service.js';
+import { presentDeletedDomain, presentDomain, presentDomainDmarc } from './domains.presenter.js';
 
 const route = keyedRoutes<{ domains: DomainService }>();
 
@@ -15,7 +16,7 @@ export const domainRoutes = [
     async handler({ services, principal, body }) {
       return {
         status: 201,
-        body: await services.domains.describe(await services.domains.create(principal.project, body)),
+        body: presentDomain(await services.domains.describe(await services.domains.create(principal.project, body))),
       };
     },
   }),
@@ -28,7 +29,10 @@ export const domainRoutes = [
       const list = await services.domains.list(principal.project.id);
       return {
         status: 200,
-        body: { object: 'list', data: await Promise.all(list.map((d) => services.domains.describe(d))) },
+        body: {
+          object: 'list',
+          data: await Promise.all(list.map(async (d) => presentDomain(await services.domains.describe(d)))),
+        },
       };
     },
   }),
@@ -40,7 +44,9 @@ export const domainRoutes = [
     async handler({ services, principal, params }) {
       return {
         status: 200,
-        body: await services.domains.describe(await services.domains.get(principal.project.id, params.id)),
+        body: presentDomain(
+          await services.domains.describe(await services.domains.get(principal.project.id, params.id)),
+        ),
       };
     },
   }),
@@ -53,7 +59,9 @@ export const domainRoutes = [
     async handler({ services, principal, params, body }) {
       return {
         status: 200,
-        body: await services.domains.describe(await services.domains.update(principal.project.id, params.id, body)),
+        body: presentDomain(
+          await services.domains.describe(await services.domains.update(principal.project.id, params.id, body)),
+        ),
       };
     },
   }),
@@ -64,7 +72,7 @@ export const domainRoutes = [
     summary: 'Remove a domain; live sends from it stop at once',
     async handler({ services, principal, params }) {
       const d = await services.domains.delete(principal.project.id, params.id);
-      return { status: 200, body: { id: d.id, object: 'domain', domain: d.name, deleted: true } };
+      return { status: 200, body: presentDeletedDomain(d) };
     },
   }),
   route({
@@ -74,7 +82,7 @@ export const domainRoutes = [
     summary: 'Check the DNS records now',
     async handler({ services, principal, params }) {
       const d = await services.domains.get(principal.project.id, params.id);
-      return { status: 200, body: await services.domains.describe(await services.domains.verify(d)) };
+      return { status: 200, body: presentDomain(await services.domains.describe(await services.domains.verify(d))) };
     },
   }),
   route({
@@ -97,7 +105,7 @@ export const domainRoutes = [
     query: InsightsQuery,
     async handler({ services, principal, params, query }) {
       const d = await services.domains.get(principal.project.id, params.id);
-      return { status: 200, body: await services.domains.dmarc(d, query.days) };
+      return { status: 200, body: presentDomainDmarc(await services.domains.dmarc(d, query.days)) };
     },
   }),
 ];

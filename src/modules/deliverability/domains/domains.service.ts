@@ -9,9 +9,8 @@ import * as repo from './domains.repo.js';
 import type { Domain, TlsMode } from './domains.repo.js';
 import { domainKeys } from './domain-keys.repo.js';
 import type { DomainDeps, DomainSettings } from './domain-settings.js';
-import { DKIM_SELECTORS } from './records.js';
-import { presentDomain } from './domains.presenter.js';
-import { presentDkim } from './dkim-rotation.js';
+import { DKIM_SELECTORS, type ExpectedRecord } from './records.js';
+import type { KeySlot, RotationSettings } from './dkim-rotation.js';
 import { domainDmarc } from './domain-dmarc.js';
 import { domainInsights } from './insights.service.js';
 import { recordsOf, verifyDomain } from './verification.service.js';
@@ -191,15 +190,28 @@ export async function deleteDomain(deps: Pick<DomainDeps, 'store'>, projectId: s
   });
 }
 
+/** A domain with what its resource shows beside it (domains.presenter.ts presentDomain). */
+export interface DomainView {
+  domain: Domain;
+  /** the records to publish; the domain's checks hold the last check of each */
+  records: ExpectedRecord[];
+  keys: readonly KeySlot[];
+  /** http.public_url is set, so tracking links can be served */
+  trackingAvailable: boolean;
+  /** dkim.*: when the active key is replaced */
+  rotation: RotationSettings;
+}
+
 /** The domain as the API and the CLI show it: with the records to publish and the last check of each. */
-export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain) {
+export async function describeDomain(deps: Pick<DomainDeps, 'store' | 'domains'>, d: Domain): Promise<DomainView> {
   const keys = await domainKeys(deps.store.knex, d.id);
-  return presentDomain(
-    d,
-    await recordsOf(deps, d, keys),
-    deps.domains.trackingAvailable,
-    presentDkim(d, keys, deps.domains.dkim),
-  );
+  return {
+    domain: d,
+    records: await recordsOf(deps, d, keys),
+    keys,
+    trackingAvailable: deps.domains.trackingAvailable,
+    rotation: deps.domains.dkim,
+  };
 }
 
 /** What the /v1/domains routes use. */

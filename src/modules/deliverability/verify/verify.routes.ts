@@ -1,6 +1,7 @@
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { VerifyBatchBody, VerifyOneBody } from './verify.schema.js';
-import { summaryOf, type VerifyService } from './verify.service.js';
+import { presentVerification, presentVerifiedBatch } from './verify.presenter.js';
+import type { VerifyService } from './verify.service.js';
 
 const route = keyedRoutes<{ verify: VerifyService }>();
 
@@ -13,11 +14,8 @@ export const verifyRoutes = [
     summary: 'Verify 1 to 100 addresses: results in the order sent, a summary and the month’s verifications',
     body: VerifyBatchBody,
     async handler({ services, principal, body }) {
-      const { results, used, limit } = await services.verify.verify(principal.project.id, body.emails);
-      return {
-        status: 200,
-        body: { object: 'list', data: results, summary: summaryOf(results), verifications: { used, limit } },
-      };
+      const batch = await services.verify.verify(principal.project.id, body.emails);
+      return { status: 200, body: presentVerifiedBatch(batch) };
     },
   }),
   route({
@@ -28,7 +26,7 @@ export const verifyRoutes = [
     body: VerifyOneBody,
     async handler({ services, principal, body }) {
       const { results } = await services.verify.verify(principal.project.id, [body.email]);
-      return { status: 200, body: results[0] };
+      return { status: 200, body: presentVerification(results[0]) };
     },
   }),
 ];

@@ -11,17 +11,21 @@ import { MailServerLookup, type MailServers } from './mail-servers.js';
 import { readMailbox } from './syntax.js';
 import { KNOWN_TYPOS, suggestDomain } from './typo.js';
 
-/** interface §2.6 */
-export interface EmailVerification {
-  object: 'email_verification';
+export type VerificationResult = 'valid' | 'invalid' | 'risky' | 'unknown';
+
+/** What the checks found about one address (interface §2.6 presents it: verify.presenter.ts). */
+export interface Verification {
   email: string;
-  result: 'valid' | 'invalid' | 'risky' | 'unknown';
+  result: VerificationResult;
+  /** why it is not `valid`, in the order the checks ran */
   reasons: string[];
+  /** the address with its domain's typo corrected, or null */
   suggestion: string | null;
-  free_provider: boolean;
-  role_account: boolean;
+  freeProvider: boolean;
+  roleAccount: boolean;
   disposable: boolean;
-  mail_servers: string[];
+  /** the domain's MX hosts (or the domain itself for an implicit MX); empty when none was found */
+  mailServers: string[];
 }
 
 export interface VerifyDeps {
@@ -32,9 +36,85 @@ export interface VerifyDeps {
 }
 
 export interface VerifiedBatch {
-  results: EmailVerification[];
+  results: Verification[];
   used: number;
   limit: number;
+}
+
+/** The checks alone, charged to nobody (the operator's `posthorn verify`). */
+async function check(deps: VerifyDeps, emails: string[]): Promise<Verification[]> {
+  const mailboxes = emails.map((e) => ({ email: e, box: readMailbox(e) }));
+  const domains = [...new Set(mailboxes.flatMap((m) => (m.box.ok ? [m.box.domain] : [])))];
+  const answers = new Map(await Promise.all(domains.map(async (d) => [d, await deps.servers.lookup(d)] as const)));
+  return mailboxes.map(({ email, box }) =>
+    box.ok ? judge(deps.lists, email, box.local, box.domain, answers.get(box.domain)!) : invalidSyntax(email),
+  );
+}
+
+function judge(lists: AddressLists, email: string, local: string, domain: string, servers: MailServers): Verification {
+  const disposable = lists.isDisposable(domain);
+  const role = lists.isRole(local);
+  const reasons: string[] = [];
+  if (servers.kind === 'none') reasons.push('no_mail_server');
+  if (disposable) reasons.push('disposable');
+  if (role) reasons.push('role_account');
+  if (servers.kind === 'unanswered') reasons.push(servers.why === 'timeout' ? 'dns_timeout' : 'dns_error');
+  // a domain DNS says takes no mail may be a typo; one it did not answer about is not known to be
+  const typo = servers.kind === 'none' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
+  // what is known outranks what is not: the lists answer even when DNS does not
+  const result =
+    servers.kind === 'none'
+      ? 'invalid'
+      : disposable || role
+        ? 'risky'
+        : servers.kind === 'unanswered'
+          ? 'unknown'
+          : 'valid';
+  return {
+    email,
+    result,
+    reasons,
+    suggestion: typo ? `${local}@${typo}` : null,
+    freeProvider: lists.isFreeProvider(domain),
+    roleAccount: role,
+    disposable,
+    mailServers: servers.kind === 'found' ? servers.hosts : [],
+  };
+}
+
+/** Refuses (429 quota_exhausted) n verifications the rest of this month cannot cover; takes nothing. */
+async function covered(deps: VerifyDeps, projectId: string, n: number): Promise<void> {
+  await month(deps, deps.store.reader, projectId, n);
+}
+
+/** Takes n verifications of this month, or refuses them all (429 quota_exhausted). */
+function consume(deps: VerifyDeps, projectId: string, n: number): Promise<{ used: number; limit: number }> {
+  return deps.store.tx(async (trx) => {
+    await lockRows(trx, 'projects', [projectId]);
+    const { before, limit, period } = await month(deps, trx, projectId, n);
+    await addUsage(trx, projectId, period, n);
+    return { used: before + n, limit };
+  });
+}
+
+async function month(
+  deps: VerifyDeps,
+  db: Db,
+  projectId: string,
+  n: number,
+): Promise<{ before: number; limit: number; period: string }> {
+  const period = verifyPeriod(deps.clock.now());
+  const project = await findProject(db, projectId);
+  if (!project) throw notFound(`project ${projectId}`);
+  const limit = project.limits.verifications;
+  const before = (await usageCounts(db, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
+  if (limit > 0 && before + n > limit) {
+    throw apiError(
+      'quota_exhausted',
+      `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`,
+    );
+  }
+  return { before, limit, period };
 }
 
 /**
@@ -44,103 +124,22 @@ export interface VerifiedBatch {
  * lookup per distinct domain, concurrently), the disposable, role and
  * free-provider lists, and typo suggestions; no SMTP probing.
  */
-export class VerifyService {
-  constructor(private readonly deps: VerifyDeps) {}
-
-  async verify(projectId: string, emails: string[]): Promise<VerifiedBatch> {
-    // a request the month cannot cover is refused before any lookup; it is charged only once
-    // answered, so one that fails on the way costs nothing (two at once: the charge decides)
-    await this.covered(projectId, emails.length);
-    const results = await this.check(emails);
-    return { results, ...(await this.consume(projectId, emails.length)) };
-  }
-
-  /** The checks alone, charged to nobody (the operator's `posthorn verify`). */
-  async check(emails: string[]): Promise<EmailVerification[]> {
-    const mailboxes = emails.map((e) => ({ email: e, box: readMailbox(e) }));
-    const domains = [...new Set(mailboxes.flatMap((m) => (m.box.ok ? [m.box.domain] : [])))];
-    const answers = new Map(
-      await Promise.all(domains.map(async (d) => [d, await this.deps.servers.lookup(d)] as const)),
-    );
-    return mailboxes.map(({ email, box }) =>
-      box.ok ? this.judge(email, box.local, box.domain, answers.get(box.domain)!) : invalidSyntax(email),
-    );
-  }
-
-  private judge(email: string, local: string, domain: string, servers: MailServers): EmailVerification {
-    const lists = this.deps.lists;
-    const disposable = lists.isDisposable(domain);
-    const role = lists.isRole(local);
-    const reasons: string[] = [];
-    if (servers.kind === 'none') reasons.push('no_mail_server');
-    if (disposable) reasons.push('disposable');
-    if (role) reasons.push('role_account');
-    if (servers.kind === 'unanswered') reasons.push(servers.why === 'timeout' ? 'dns_timeout' : 'dns_error');
-    // a domain DNS says takes no mail may be a typo; one it did not answer about is not known to be
-    const typo = servers.kind === 'none' || KNOWN_TYPOS.has(domain) ? suggestDomain(domain) : null;
-    // what is known outranks what is not: the lists answer even when DNS does not
-    const result =
-      servers.kind === 'none'
-        ? 'invalid'
-        : disposable || role
-          ? 'risky'
-          : servers.kind === 'unanswered'
-            ? 'unknown'
-            : 'valid';
-    return {
-      object: 'email_verification',
-      email,
-      result,
-      reasons,
-      suggestion: typo ? `${local}@${typo}` : null,
-      free_provider: lists.isFreeProvider(domain),
-      role_account: role,
-      disposable,
-      mail_servers: servers.kind === 'found' ? servers.hosts : [],
-    };
-  }
-
-  /** Refuses (429 quota_exhausted) n verifications the rest of this month cannot cover; takes nothing. */
-  async covered(projectId: string, n: number): Promise<void> {
-    await this.month(this.deps.store.reader, projectId, n);
-  }
-
-  /** Takes n verifications of this month, or refuses them all (429 quota_exhausted). */
-  consume(projectId: string, n: number): Promise<{ used: number; limit: number }> {
-    return this.deps.store.tx(async (trx) => {
-      await lockRows(trx, 'projects', [projectId]);
-      const { before, limit, period } = await this.month(trx, projectId, n);
-      await addUsage(trx, projectId, period, n);
-      return { used: before + n, limit };
-    });
-  }
-
-  private async month(
-    db: Db,
-    projectId: string,
-    n: number,
-  ): Promise<{ before: number; limit: number; period: string }> {
-    const period = verifyPeriod(this.deps.clock.now());
-    const project = await findProject(db, projectId);
-    if (!project) throw notFound(`project ${projectId}`);
-    const limit = project.limits.verifications;
-    const before = (await usageCounts(db, [projectId], [period])).get(`${projectId}|${period}`) ?? 0;
-    if (limit > 0 && before + n > limit) {
-      throw apiError(
-        'quota_exhausted',
-        `this request needs ${n} verifications and ${Math.max(0, limit - before)} of this month's ${limit} are left`,
-      );
-    }
-    return { before, limit, period };
-  }
+export function verifyService(deps: VerifyDeps) {
+  return {
+    async verify(projectId: string, emails: string[]): Promise<VerifiedBatch> {
+      // a request the month cannot cover is refused before any lookup; it is charged only once
+      // answered, so one that fails on the way costs nothing (two at once: the charge decides)
+      await covered(deps, projectId, emails.length);
+      const results = await check(deps, emails);
+      return { results, ...(await consume(deps, projectId, emails.length)) };
+    },
+    check: (emails: string[]) => check(deps, emails),
+    covered: (projectId: string, n: number) => covered(deps, projectId, n),
+    consume: (projectId: string, n: number) => consume(deps, projectId, n),
+  };
 }
 
-/** interface §4.4 `summary`: how many results of each kind. */
-export function summaryOf(results: readonly EmailVerification[]): Record<EmailVerification['result'], number> {
-  const summary = { valid: 0, invalid: 0, risky: 0, unknown: 0 };
-  for (const r of results) summary[r.result]++;
-  return summary;
-}
+export type VerifyService = ReturnType<typeof verifyService>;
 
 export interface VerifyOptions {
   /** dns.resolvers (empty: the system's) */
@@ -155,19 +154,18 @@ export interface VerifyOptions {
 export function buildVerifyService(o: VerifyOptions, store: Store, clock: Clock): VerifyService {
   const resolver = createResolver({ servers: o.resolvers, timeoutMs: o.dnsTimeoutMs, tries: 1 });
   const servers = new MailServerLookup(resolver, () => clock.now(), o.cacheTtlMs);
-  return new VerifyService({ store, clock, servers, lists: loadAddressLists({ disposableFile: o.disposableFile }) });
+  return verifyService({ store, clock, servers, lists: loadAddressLists({ disposableFile: o.disposableFile }) });
 }
 
-function invalidSyntax(email: unknown): EmailVerification {
+function invalidSyntax(email: unknown): Verification {
   return {
-    object: 'email_verification',
     email: String(email),
     result: 'invalid',
     reasons: ['invalid_syntax'],
     suggestion: null,
-    free_provider: false,
-    role_account: false,
+    freeProvider: false,
+    roleAccount: false,
     disposable: false,
-    mail_servers: [],
+    mailServers: [],
   };
 }

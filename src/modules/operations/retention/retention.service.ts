@@ -61,43 +61,44 @@ type Step<At> = (trx: Knex.Transaction, after: At) => Promise<{ next: At | null;
  * short transaction of its own, with a pause between two (walk), so the
  * accepts (same writer, same thread in `serve`) go on meanwhile.
  */
-export class RetentionService {
-  constructor(
-    private readonly deps: RetentionDeps,
-    private readonly settings: RetentionSettings,
-  ) {}
+export function retentionService(deps: RetentionDeps, settings: RetentionSettings) {
+  return {
+    async prune(): Promise<PruneReport> {
+      const deleted = noneDeleted();
+      if (settings.days > 0) {
+        const cutoff = deps.clock.now() - settings.days * DAY_MS;
+        const batch = settings.batch ?? PRUNE_BATCH;
+        await walk(deps, deleted, '', (trx, after) => pruneEmails(trx, after, cutoff, batch));
+        await walk(deps, deleted, START, (trx, after) => pruneEventsOfNoEmail(trx, after, cutoff, EVENT_BATCH));
+        await walk(deps, deleted, START, (trx, after) =>
+          pruneInbound(trx, after, cutoff, Math.min(batch, INBOUND_BATCH)),
+        );
+      }
+      return { deleted, rows: Object.values(deleted).reduce((a, b) => a + b, 0) };
+    },
+  };
+}
 
-  async prune(): Promise<PruneReport> {
-    const deleted = noneDeleted();
-    if (this.settings.days > 0) {
-      const cutoff = this.deps.clock.now() - this.settings.days * DAY_MS;
-      const batch = this.settings.batch ?? PRUNE_BATCH;
-      await this.walk(deleted, '', (trx, after) => pruneEmails(trx, after, cutoff, batch));
-      await this.walk(deleted, START, (trx, after) => pruneEventsOfNoEmail(trx, after, cutoff, EVENT_BATCH));
-      await this.walk(deleted, START, (trx, after) => pruneInbound(trx, after, cutoff, Math.min(batch, INBOUND_BATCH)));
-    }
-    return { deleted, rows: Object.values(deleted).reduce((a, b) => a + b, 0) };
-  }
+export type RetentionService = ReturnType<typeof retentionService>;
 
-  /**
-   * Batch after batch until one comes back short; counted once committed (a
-   * transaction retried runs again). After each batch the job waits as long
-   * as the batch took: the writer is the job's half the time at most, and
-   * the WAL it writes (random index pages, 200 MB/s unpaced) grows half as
-   * fast. Unpaced, test-key accepts on a million stored emails fell to about
-   * 0.65 of their rate while it ran, p99 55 ms; paced, to about 0.75, p99 30
-   * to 43 ms (docs/benchmark.md).
-   */
-  private async walk<At>(into: Deleted, start: At, step: Step<At>): Promise<void> {
-    let after = start;
-    for (;;) {
-      const started = performance.now();
-      const { next, deleted } = await this.deps.store.tx((trx) => step(trx, after));
-      for (const [table, n] of Object.entries(deleted)) into[table as keyof Deleted] += n;
-      if (next === null) return;
-      after = next;
-      await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
-    }
+/**
+ * Batch after batch until one comes back short; counted once committed (a
+ * transaction retried runs again). After each batch the job waits as long
+ * as the batch took: the writer is the job's half the time at most, and
+ * the WAL it writes (random index pages, 200 MB/s unpaced) grows half as
+ * fast. Unpaced, test-key accepts on a million stored emails fell to about
+ * 0.65 of their rate while it ran, p99 55 ms; paced, to about 0.75, p99 30
+ * to 43 ms (docs/benchmark.md).
+ */
+async function walk<At>(deps: RetentionDeps, into: Deleted, start: At, step: Step<At>): Promise<void> {
+  let after = start;
+  for (;;) {
+    const started = performance.now();
+    const { next, deleted } = await deps.store.tx((trx) => step(trx, after));
+    for (const [table, n] of Object.entries(deleted)) into[table as keyof Deleted] += n;
+    if (next === null) return;
+    after = next;
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, performance.now() - started)));
   }
 }
 

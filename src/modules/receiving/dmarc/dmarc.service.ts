@@ -44,12 +44,24 @@ export async function storeMailedReports(
   return out;
 }
 
+/** A report `posthorn dmarc import` read: its id (null: the same report was stored before) and the domain it was stored for. */
+export interface ImportedReport {
+  id: string | null;
+  /** the registered domain's name */
+  domain: string;
+  report: AggregateReport;
+}
+
 /**
  * `posthorn dmarc import FILE`: a report that arrived elsewhere (another
  * rua address, a mailbox export), stored for the registered domain it is
  * about, once.
  */
-export async function importReport(deps: { store: Store; clock: Clock }, bytes: Buffer, filename: string) {
+export async function importReport(
+  deps: { store: Store; clock: Clock },
+  bytes: Buffer,
+  filename: string,
+): Promise<ImportedReport> {
   let report: AggregateReport;
   try {
     report = readAggregateReport(bytes, filename);
@@ -63,16 +75,5 @@ export async function importReport(deps: { store: Store; clock: Clock }, bytes: 
   const id = await deps.store.tx((trx) =>
     storeReport(trx, { domainId: domain.id, projectId: domain.projectId }, report, deps.clock.now()),
   );
-  return {
-    object: 'dmarc_report' as const,
-    id,
-    stored: id !== null,
-    domain: domain.name,
-    org_name: report.orgName,
-    report_id: report.reportId,
-    begin: new Date(report.begin).toISOString(),
-    end: new Date(report.end).toISOString(),
-    rows: report.rows.length,
-    messages: report.rows.reduce((n, r) => n + r.count, 0),
-  };
+  return { id, domain: domain.name, report };
 }

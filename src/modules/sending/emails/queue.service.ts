@@ -1,12 +1,11 @@
 import { apiError, notFound } from '../../../lib/errors.js';
-import { iso, type Clock } from '../../../lib/time.js';
+import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
-import { eventsOfEmail } from '../../notifying/events/events.repo.js';
+import { eventsOfEmail, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import type { Email } from './email.js';
 import { emailStatusCounts, findEmailById } from './emails.repo.js';
-import { presentEmail } from './emails.presenter.js';
 import { retryAmbiguous as retry } from './lifecycle.js';
-import { queueRowsOfEmail, queueStateCounts } from './queue.repo.js';
+import { queueRowsOfEmail, queueStateCounts, type QueueRow } from './queue.repo.js';
 import { lockForChange, storeChanges } from './store-change.js';
 
 // The outbound queue as an operator sees it: `posthorn queue stats | show | retry` (CONTRACT §3).
@@ -36,32 +35,20 @@ export async function queueStats(store: Store) {
   return { deliveries: rows, emails };
 }
 
+/** What `posthorn queue show` shows: an email with its queue rows and its events. */
+export interface QueuedEmail {
+  email: Email;
+  rows: QueueRow[];
+  events: OutboxEvent[];
+}
+
 /** `posthorn queue show`: an email with its recipients' details, its queue rows and its events. */
-export async function showQueuedEmail(store: Store, emailId: string) {
+export async function showQueuedEmail(store: Store, emailId: string): Promise<QueuedEmail> {
   const email = await findEmailById(store.reader, emailId);
   if (!email) throw notFound(`email ${emailId}`);
   const [rows, events] = await Promise.all([
     queueRowsOfEmail(store.reader, emailId),
     eventsOfEmail(store.reader, emailId),
   ]);
-  return {
-    ...presentEmail(email),
-    project_id: email.projectId,
-    message_id: email.messageId,
-    recipients: email.recipients.map((r) => ({
-      address: r.address,
-      kind: r.kind,
-      status: r.status,
-      details: r.details,
-    })),
-    queue: rows.map((q) => ({
-      id: q.id,
-      route: q.route || '(one transaction)',
-      state: q.state,
-      attempts: q.attempts,
-      next_attempt_at: iso(q.nextAttemptAt),
-      data_started: q.dataStarted,
-    })),
-    events: events.map((e) => ({ id: e.id, type: e.type, recipient: e.recipient, created_at: iso(e.createdAt) })),
-  };
+  return { email, rows, events };
 }
