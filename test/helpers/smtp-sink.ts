@@ -56,6 +56,8 @@ export class SmtpSink {
       allowInsecureAuth: true,
       logger: false,
       size: 50 * 1024 * 1024,
+      // stop() ends open sessions after a second, as a server that goes away would (smtp-server waits 30 s)
+      closeTimeout: 1000,
       onConnect: (_session, cb) => {
         this.connections++;
         this.open++;
