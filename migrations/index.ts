@@ -26,6 +26,7 @@ import * as m0024 from './0024_segments.js';
 import * as m0025 from './0025_topics.js';
 import * as m0026 from './0026_broadcasts.js';
 import * as m0027 from './0027_forms.js';
+import * as m0028 from './0028_nodes.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -63,6 +64,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0025_topics', m0025],
   ['0026_broadcasts', m0026],
   ['0027_forms', m0027],
+  ['0028_nodes', m0028],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

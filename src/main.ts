@@ -9,7 +9,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import { firstStart, type FirstStart } from './modules/account/keys/first-start.js';
 import type { ApiRole } from './roles/api.js';
 import { startBackgroundThread, type BackgroundThread } from './roles/background.js';
-import { startThreadMetrics } from './log/metrics.js';
+import { startThreadMetrics, transientRetries } from './log/metrics.js';
 import { startRoles } from './start-roles.js';
 import { ListenHub } from './modules/notifying/webhooks/listen-hub.js';
 import { deleteLeftoverListenEndpoints } from './modules/notifying/webhooks/listen.service.js';
@@ -41,6 +41,7 @@ export function servingStoreOptions(
     dataDir: config.dataDir,
     url: config.database.url,
     backgroundCheckpoints: true,
+    onRetry: (reason) => transientRetries.inc({ reason }),
     ...shared,
   };
 }

@@ -24,7 +24,7 @@ import type { Starting } from './role-selection.js';
 // dispatcher, the jobs and the broadcast fan-out), each with its slice of the
 // config: the roles of the background thread of `serve`.
 
-export async function startMtaRoles({ config, core, running, started }: Starting): Promise<void> {
+export async function startMtaRoles({ config, core, running, started, nodeId }: Starting): Promise<void> {
   const { store, clock, logger, resolver, tracking } = core.deps;
   // stopped after the MTA
   const signing = startSigning(logger);
@@ -42,6 +42,7 @@ export async function startMtaRoles({ config, core, running, started }: Starting
     clock,
     logger,
     testDomain: config.testDomain,
+    owner: nodeId,
     retryDelaysMs: outbound.retryDelaysMs,
     attemptLive: live.attempt,
     closeLive: () => sender.close(),
@@ -52,7 +53,7 @@ export async function startMtaRoles({ config, core, running, started }: Starting
   core.setHandoff(workerHandoff(mta.worker));
 }
 
-export async function startWebhooksRole({ config, core, started }: Starting): Promise<void> {
+export async function startWebhooksRole({ config, core, started, nodeId }: Starting): Promise<void> {
   const { webhooks } = config;
   const slice = {
     attemptDelaysMs: webhooks.attemptDelaysMs,
@@ -63,6 +64,7 @@ export async function startWebhooksRole({ config, core, started }: Starting): Pr
     userAgent: USER_AGENT,
   };
   const role = await startWebhooks(slice, {
+    owner: nodeId,
     store: core.deps.store,
     writer: core.writer,
     clock: core.deps.clock,

@@ -39,6 +39,8 @@ export interface Starting {
   core: Core;
   listen: ApiListen;
   running: RunningRoles;
+  /** this process's node id: the owner of the leases its MTA and dispatcher take */
+  nodeId: string;
   /** every role started so far, stopped in reverse order */
   started: Role[];
 }

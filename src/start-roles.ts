@@ -4,6 +4,9 @@ import type { ApiListen } from './roles/api.js';
 import type { Role } from './roles/role.js';
 import type { RoleSelection, RunningRoles, Starting } from './role-selection.js';
 import { startApiRoles, startDnsRole, startInboundRole, startSubmissionRole } from './listener-roles.js';
+import { clusterService, newNodeId } from './modules/operations/cluster/cluster.service.js';
+import { startNode } from './roles/node.js';
+import { PACKAGE_VERSION } from './config/package-root.js';
 import { startJobsRole, startMtaRoles, startWebhooksRole } from './queue-roles.js';
 
 // The order the roles of a thread start in, and stop in (the reverse).
@@ -20,6 +23,19 @@ const ROLES: Array<[keyof RoleSelection, (s: Starting) => Promise<void>]> = [
   ['inbound', startInboundRole],
   ['submission', startSubmissionRole],
 ];
+
+function startNodeRole(config: Config, core: Core, id: string, running: RunningRoles): Promise<Role> {
+  const { store, clock, logger } = core.deps;
+  const deadAfterMs = config.cluster.deadAfterMs;
+  return startNode({
+    id,
+    cluster: clusterService({ store, clock, deadAfterMs, version: PACKAGE_VERSION }),
+    deadAfterMs,
+    logger,
+    now: () => clock.now(),
+    released: () => running.mta?.worker.recoverSoon(),
+  });
+}
 
 /** Start the selected roles over a built core; stop() stops them in reverse order. */
 export async function startRoles(
@@ -47,8 +63,12 @@ export async function startRoles(
   };
   // stopped last: every role may still hand it work while it stops
   started.push({ name: 'parsing', stop: () => core.parsing.close() });
+  const nodeId = newNodeId();
   try {
-    for (const [name, start] of ROLES) if (select[name]) await start({ config, core, listen, running, started });
+    // registered before the MTA and the dispatcher take a lease, stopped after them
+    if (select.mta || select.webhooks) started.push(await startNodeRole(config, core, nodeId, running));
+    for (const [name, start] of ROLES)
+      if (select[name]) await start({ config, core, listen, running, started, nodeId });
     return running;
   } catch (e) {
     await stopAll();

@@ -15,6 +15,8 @@ import Migrate from './commands/migrate.js';
 import ProjectCreate from './commands/project/create.js';
 import Restore from './commands/restore.js';
 import QueueRetry from './commands/queue/retry.js';
+import ClusterRelease from './commands/cluster/release.js';
+import ClusterStatus from './commands/cluster/status.js';
 import QueueShow from './commands/queue/show.js';
 import QueueStats from './commands/queue/stats.js';
 import SuppressionAdd from './commands/suppression/add.js';
@@ -53,6 +55,8 @@ export const COMMANDS = {
   'queue:stats': QueueStats,
   'queue:show': QueueShow,
   'queue:retry': QueueRetry,
+  'cluster:status': ClusterStatus,
+  'cluster:release': ClusterRelease,
   'inbound:parse': InboundParse,
   'template:list': TemplateList,
   'template:show': TemplateShow,

@@ -43,6 +43,7 @@ export interface Config {
   configPath: string | null;
   dataDir: string;
   database: { client: 'sqlite' | 'pg'; url: string | null };
+  cluster: { deadAfterMs: number };
   http: { host: string; port: number; publicUrl: string | null };
   smtp: {
     inbound: SmtpListenerConfig;

@@ -181,6 +181,7 @@ export function buildConfig(
     jobs: { domainRecheck: cronAt('jobs.domain_recheck', c.jobs.domain_recheck) },
     log: { level: c.log.level },
     logs: { retentionMs: parseDuration(c.logs.retention) },
+    cluster: { deadAfterMs: parseDuration(c.cluster.dead_after) },
     retention: { days: c.retention.days, schedule: cronAt('retention.schedule', c.retention.schedule) },
     metrics: { port: c.metrics.port, host: c.metrics.host },
     dashboard: { enabled: c.dashboard.enabled },

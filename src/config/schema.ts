@@ -33,6 +33,15 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    cluster: Type.Object(
+      {
+        dead_after: Duration(
+          '30s',
+          'several nodes on one PostgreSQL database: a node whose heartbeat is older than this is dead, and another node releases the mail and webhook deliveries it held (data not started: queued again; started: ambiguous)',
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     http: Type.Object(
       {
         host: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the API binds' }),

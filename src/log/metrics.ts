@@ -163,6 +163,13 @@ export const acceptCommits = new Counter({
   registers: [registry],
 });
 
+export const transientRetries = new Counter({
+  name: 'posthorn_db_retries_total',
+  help: "transactions (or a group commit's jobs) run again at once after a transient failure: deadlock, serialization, busy",
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 export const acceptBatchSize = new Histogram({
   name: 'posthorn_accept_batch_size',
   help: 'emails stored per accept commit',

@@ -55,6 +55,7 @@ export class QueueWorker implements WorkerRoom {
   /** queue rows whose attempt is running here, so that their leases can be renewed */
   private readonly leased = new Set<string>();
   private renewTimer: NodeJS.Timeout | null = null;
+  private recoverDue = false;
   private readonly recorder = new Batcher<Completed>(async (items) => {
     await this.o.writer.run((trx) => recordOutcomes(trx, items, this.recordContext(this.o.owner)));
     countOutcomes(items);
@@ -96,6 +97,12 @@ export class QueueWorker implements WorkerRoom {
     await this.o.writer
       .run((trx) => renewQueueLeases(trx, this.o.owner, [...this.leased], until))
       .catch((e: unknown) => this.o.logger.warn({ err: e }, 'could not renew queue leases'));
+  }
+
+  /** A dead node's rows were released (roles/node.ts): recover them now rather than at the next round. */
+  recoverSoon(): void {
+    this.recoverDue = true;
+    this.wake();
   }
 
   /** Look at the queue now (something was just stored). */
@@ -140,8 +147,9 @@ export class QueueWorker implements WorkerRoom {
       let claimed: number | null = 0;
       const room = this.concurrency - this.inFlight.size - this.reserved;
       try {
-        if (this.o.store.client === 'pg' && this.o.clock.now() - lastRecovery > 30_000) {
+        if (this.o.store.client === 'pg' && (this.recoverDue || this.o.clock.now() - lastRecovery > 30_000)) {
           lastRecovery = this.o.clock.now();
+          this.recoverDue = false;
           await this.recover(false);
         }
         if (room > 0) claimed = await this.claim(Math.min(batch, room));
@@ -214,7 +222,8 @@ export class QueueWorker implements WorkerRoom {
       if (sendable.length) {
         result = await this.o.attempt(email, q, sendable, {
           beforeData: async () => {
-            await this.o.writer.run((trx) => markDataStarted(trx, [q.id]));
+            const held = await this.o.writer.run((trx) => markDataStarted(trx, q.id, this.o.owner, this.o.clock.now()));
+            if (!held) throw new Error('this node no longer holds the row (released as dead); the body was not sent');
             bodyMayHaveGone = true;
           },
         });

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../lib/time.js';
 import type { Store } from '../store/store.js';
@@ -22,6 +20,8 @@ export interface MtaOptions {
   clock: Clock;
   logger: Logger;
   testDomain: string;
+  /** this process's node id (cluster.service.ts): the owner of the leases it takes */
+  owner: string;
   retryDelaysMs: readonly number[];
   /** the SMTP path for live mail */
   attemptLive: Attempt;
@@ -39,7 +39,7 @@ export async function startMta(o: MtaOptions): Promise<MtaRole> {
     writer: o.writer,
     clock: o.clock,
     logger: o.logger,
-    owner: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    owner: o.owner,
     instant: simulate,
     attempt: o.attemptLive,
     retryDelaysMs: (email: Email) => (email.environment === 'test' ? SIMULATED_RETRY_MS : o.retryDelaysMs),

@@ -29,12 +29,11 @@ export interface WebhooksRole extends Role {
  */
 export async function startWebhooks(
   slice: WebhooksSlice,
-  deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger; listen: ListenSink },
+  deps: { store: Store; writer: GroupCommit; clock: Clock; logger: Logger; listen: ListenSink; owner: string },
 ): Promise<WebhooksRole> {
   const { listen, ...dispatcherDeps } = deps;
   const dispatcher = new WebhookDispatcher({
     ...dispatcherDeps,
-    owner: `webhooks:${process.pid}`,
     attemptDelaysMs: slice.attemptDelaysMs,
     requestTimeoutMs: slice.timeoutMs,
     windows: { max: slice.endpointConcurrency },

@@ -38,6 +38,7 @@ export function committer(
   file: string,
   checkpointer: BackgroundCheckpointer | null,
   storage: StorageState,
+  onRetry: (reason: TransientReason) => void,
 ) {
   const shared = sqlite?.durability ?? null;
   const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
@@ -61,7 +62,7 @@ export function committer(
   const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> => {
     let value: T;
     try {
-      value = await locked(() => withRetry(() => transaction(knex, fn)));
+      value = await locked(() => withRetry(() => transaction(knex, fn), onRetry));
     } catch (e) {
       throw storage.refusal(e);
     }
@@ -94,9 +95,16 @@ async function transaction<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise
   }
 }
 
-const TRANSIENT = new Set(['40001', '40P01']);
-const isTransient = (code: string) =>
-  TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+/** Why a failed transaction may simply run again (it was rolled back whole), or null. */
+export type TransientReason = 'deadlock' | 'serialization' | 'busy';
+
+export function transientReason(e: unknown): TransientReason | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (code === '40P01') return 'deadlock';
+  if (code === '40001') return 'serialization';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') ? 'busy' : null;
+}
 
 /**
  * SQLite answers SQLITE_BUSY at once (without waiting on busy_timeout) when a
@@ -104,13 +112,14 @@ const isTransient = (code: string) =>
  * committed; PostgreSQL reports serialization failures and deadlocks. The
  * transaction was rolled back in each case, so running it again is safe.
  */
-async function withRetry<T>(run: () => Promise<T>): Promise<T> {
+async function withRetry<T>(run: () => Promise<T>, onRetry: (reason: TransientReason) => void): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (!code || !isTransient(code) || attempt >= 8) throw e;
+      const reason = transientReason(e);
+      if (!reason || attempt >= 8) throw e;
+      onRetry(reason);
       await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
     }
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { sqliteConnectionOf } from './sqlite.js';
+import { transientReason } from './durable-commit.js';
 import { type Committed, type Store } from './store.js';
 
 /**
@@ -14,8 +15,12 @@ export class NotDurableError extends Error {
   }
 }
 
+/** Times a job that lost a deadlock in its savepoint goes again, in the next shared transaction. */
+const JOB_RETRIES = 3;
+
 interface Job {
   fn: (trx: Knex.Transaction) => Promise<unknown>;
+  retries?: number;
   resolve: (v: Committed<unknown>) => void;
   reject: (e: unknown) => void;
 }
@@ -63,7 +68,7 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     while (this.waiting.length) {
       const batch = this.waiting.splice(0, this.maxBatch);
-      const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+      const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown; again?: boolean }> = [];
       let durable: Promise<void>;
       let seq: bigint | null;
       try {
@@ -79,6 +84,14 @@ export class GroupCommit {
               results.push({ ok: true, value: await inSavepoint(trx, job.fn) });
             } catch (error) {
               if (error instanceof TransactionLost) throw error.cause;
+              // A deadlock (PostgreSQL) rolled back only the job's savepoint, and the locks it waited
+              // for may be this transaction's own: the job goes again once this one has committed.
+              const reason = transientReason(error);
+              if (reason && (job.retries ?? 0) < JOB_RETRIES) {
+                this.store.retried(reason);
+                results.push({ ok: false, error, again: true });
+                continue;
+              }
               // a statement that failed for space, its transaction still open: the job hears storage_full
               results.push({ ok: false, error: this.store.storage.refusal(error) });
             }
@@ -90,11 +103,14 @@ export class GroupCommit {
       }
       // The next batch starts now; each caller watches `durable` itself (run waits for it).
       durable.catch(() => undefined);
+      const again: Job[] = [];
       batch.forEach((job, i) => {
         const r = results[i];
         if (r.ok) job.resolve({ value: r.value, durable, seq });
+        else if (r.again) again.push({ ...job, retries: (job.retries ?? 0) + 1 });
         else job.reject(r.error);
       });
+      this.waiting.unshift(...again);
     }
     this.running = false;
   }

@@ -28,6 +28,37 @@ export async function insertRows(db: Db, table: string, rows: Array<Record<strin
   }
 }
 
+/**
+ * insertRows for rows that may already be there: a row whose `unique` columns
+ * another transaction has committed (or is committing: PostgreSQL waits for
+ * it) is skipped, not an error. Answers the `unique` values of the rows it
+ * inserted, so the caller knows which ones lost.
+ */
+export async function insertRowsIgnoring(
+  db: Db,
+  table: string,
+  rows: Array<Record<string, unknown>>,
+  unique: string[],
+): Promise<Array<Record<string, unknown>>> {
+  if (!rows.length) return [];
+  const columns = Object.keys(rows[0]);
+  const direct = sqliteConnectionOf(db);
+  const suffix = ` on conflict (${unique.map((c) => `"${c}"`).join(', ')}) do nothing returning ${unique.map((c) => `"${c}"`).join(', ')}`;
+  const inserted: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < rows.length; i += 64) {
+    const chunk = rows.slice(i, i + 64);
+    const bindings: unknown[] = [];
+    for (const row of chunk) for (const c of columns) bindings.push(direct ? sqliteValue(row[c]) : (row[c] ?? null));
+    const sql = statement(table, columns, chunk.length) + suffix;
+    if (direct) inserted.push(...(direct.prepare(sql).all(...bindings) as Array<Record<string, unknown>>));
+    else
+      inserted.push(
+        ...(await db.raw<{ rows: Array<Record<string, unknown>> }>(sql, bindings as Knex.RawBinding[])).rows,
+      );
+  }
+  return inserted;
+}
+
 function statement(table: string, columns: string[], n: number): string {
   const key = `${table}|${columns.join(',')}|${n}`;
   let sql = sqlCache.get(key);

@@ -1,14 +1,14 @@
 import { statfs } from 'node:fs/promises';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
-import { migrationSource } from '../../migrations/index.js';
+import { MIGRATIONS, migrationSource } from '../../migrations/index.js';
 import { BackgroundCheckpointer } from './wal-sync.js';
-import type { DatabaseClient, SqlRunner } from './db.js';
+import { dialectOf, type DatabaseClient, type SqlRunner } from './db.js';
 import { sqliteFile, sqliteKnex, sqliteRunner, WAL_BOUND_PAGES } from './sqlite.js';
 import type { SharedDurability } from './shared-durability.js';
 import { RESUME_FREE_BYTES, StorageState, type StorageLogger } from './storage-state.js';
 import { writeMeta } from './meta.js';
-import { committer, type Committed } from './durable-commit.js';
+import { committer, type Committed, type TransientReason } from './durable-commit.js';
 
 export type { Committed } from './durable-commit.js';
 
@@ -38,6 +38,8 @@ export interface StoreOptions {
    * Without it the store keeps a silent state of its own.
    */
   storage?: { shared?: SharedArrayBuffer | undefined; logger: StorageLogger } | undefined;
+  /** told of each transaction run again after a deadlock, a serialization failure or SQLITE_BUSY (a metric) */
+  onRetry?: ((reason: TransientReason) => void) | undefined;
 }
 
 export interface Store {
@@ -82,6 +84,8 @@ export interface Store {
    * appliance no write reaches while it is not ready.
    */
   storageFull(): Promise<number | null>;
+  /** a transaction, or one job of a group commit, runs again after a transient failure (StoreOptions.onRetry) */
+  retried(reason: TransientReason): void;
   migrateLatest(): Promise<string[]>;
   /** names of migrations not applied yet */
   pendingMigrations(): Promise<string[]>;
@@ -103,7 +107,8 @@ export function openStore(opts: StoreOptions): Store {
     logger: opts.storage?.logger,
     markerDir: opts.storage ? opts.dataDir : undefined,
   });
-  const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer, storage);
+  const retried = opts.onRetry ?? (() => undefined);
+  const { commit, durable, wal } = committer(knex, sqlite ? opts : null, file, checkpointer, storage, retried);
   const hasRoom = sqlite
     ? () => freeSpaceAtLeast(opts.dataDir!, RESUME_FREE_BYTES)
     : () =>
@@ -130,6 +135,7 @@ export function openStore(opts: StoreOptions): Store {
       await reader.raw('select 1');
     },
     storage,
+    retried,
     storageFull: storageFullCheck(storage, hasRoom),
     ...migrator(knex, durable),
     async close() {
@@ -166,9 +172,12 @@ function migrator(
   const migrations = { migrationSource, tableName: 'knex_migrations' };
   return {
     async migrateLatest() {
-      const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
-      await durable();
-      return names;
+      return whileMigrationLocked(knex, async () => {
+        await refuseNewerSchema(knex);
+        const [, names] = (await knex.migrate.latest(migrations)) as [number, string[]];
+        await durable();
+        return names;
+      });
     },
     async pendingMigrations() {
       const [, pending] = (await knex.migrate.list(migrations)) as [
@@ -182,6 +191,58 @@ function migrator(
       await durable();
     },
   };
+}
+
+// Any number: the key of the session lock that the nodes of one PostgreSQL database take around migrating.
+const MIGRATION_LOCK = 7_215_944_301;
+
+/**
+ * On PostgreSQL, several nodes may start at once on one database: the first
+ * to take the advisory lock migrates, the others wait for it and then find
+ * nothing left to do. The lock is held by a connection of its own and ends
+ * with it, so a node killed while migrating does not leave it taken.
+ */
+async function whileMigrationLocked<T>(knex: Knex, fn: () => Promise<T>): Promise<T> {
+  if (dialectOf(knex) !== 'pg') return fn();
+  const client = knex.client as {
+    acquireConnection(): Promise<PgConnection>;
+    releaseConnection(c: PgConnection): Promise<void>;
+  };
+  const conn = await client.acquireConnection();
+  try {
+    await conn.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      return await fn();
+    } finally {
+      await conn.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
+
+interface PgConnection {
+  query(sql: string, params: unknown[]): Promise<unknown>;
+}
+
+/** A database migrated by a newer version has migrations this one does not know: refused, naming them. */
+async function refuseNewerSchema(knex: Knex): Promise<void> {
+  if (!(await knex.schema.hasTable('knex_migrations'))) return;
+  const applied = await knex('knex_migrations').select<Array<{ name: string }>>('name');
+  const known = new Set(MIGRATIONS.map(([name]) => name));
+  const unknown = applied.map((r) => r.name).filter((n) => !known.has(n));
+  if (unknown.length)
+    throw new NewerSchema(
+      `the database was migrated by a newer Posthorn than this one: it has migration${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} this version does not know. Run the newer version on this node too (every node of one database runs the same version)`,
+    );
+}
+
+/** The database's schema is newer than this code: `serve` and every command refuse to use it. */
+export class NewerSchema extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NewerSchema';
+  }
 }
 
 function knexRunner(knex: Knex): SqlRunner & { close?: () => void } {

@@ -20,8 +20,10 @@ export interface SinkOptions {
   tempfailTimes?: number;
   /** how long slow.test holds the reply to DATA */
   holdMs?: number;
-  /** where to listen: 127.0.0.1 (default) or ::1, on port 0 unless given */
-  host?: '127.0.0.1' | '::1';
+  /** where to listen: 127.0.0.1 (default), another loopback address or ::1, on port 0 unless given */
+  host?: string;
+  /** hold the greeting of the first connection this long: a client connected, its SMTP transaction not begun */
+  holdFirstGreetingMs?: number;
   port?: number;
 }
 
@@ -62,7 +64,8 @@ export class SmtpSink {
         this.connections++;
         this.open++;
         this.maxOpen = Math.max(this.maxOpen, this.open);
-        cb();
+        if (this.connections === 1 && this.o.holdFirstGreetingMs) setTimeout(cb, this.o.holdFirstGreetingMs);
+        else cb();
       },
       onClose: () => {
         this.open--;

@@ -104,6 +104,8 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('inbound:parse', ['inbound', 'parse', eml, '--json', ...C]);
     await run('verify', ['verify', '--json', 'not-an-address', ...C]);
     await run('doctor', ['doctor', ...C, '--json']);
+    expect((await run('cluster:status', ['cluster', 'status', '--json', ...C])).json.nodes).to.deep.equal([]);
+    await run('cluster:release', ['cluster', 'release', 'node_nope', ...C, '--json']);
     const file = join(dir, 'copy.sqlite');
     expect((await run('backup', ['backup', '--json', file, ...C])).code).to.equal(0);
     expect((await run('restore', ['restore', file, '--json', ...C])).code).to.equal(0);

@@ -74,6 +74,7 @@ eachDatabase('queue recovery after a crash (LIFECYCLE: submitting → ambiguous 
       clock: systemClock,
       logger: silentLogger(),
       testDomain: SIM,
+      owner: 'node_recovery_test',
       retryDelaysMs: [1000],
       attemptLive: async () => {
         throw new Error('no live mail in this test');

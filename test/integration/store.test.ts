@@ -34,6 +34,26 @@ for (const kind of DATABASE_KINDS) {
         await db.drop();
       }
     });
+
+    it('refuse a database a newer version migrated, naming the migration this one does not know', async function () {
+      const db = await freshDatabase(kind);
+      try {
+        await db.store.migrateLatest();
+        await db.store
+          .knex('knex_migrations')
+          .insert({ name: '0999_from_the_future', batch: 99, migration_time: new Date() });
+        const refused = await db.store.migrateLatest().then(
+          () => null,
+          (e: Error) => e,
+        );
+        expect(refused?.name).to.equal('NewerSchema');
+        expect(refused?.message)
+          .to.match(/newer Posthorn/)
+          .and.match(/0999_from_the_future/);
+      } finally {
+        await db.drop();
+      }
+    });
   });
 }
 

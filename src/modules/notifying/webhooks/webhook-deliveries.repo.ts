@@ -138,6 +138,11 @@ export async function claimDueDeliveries(
   return rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
 }
 
+/** The leases `owner` holds on pending deliveries end now (its node is dead or stopped): any dispatcher claims them. */
+export async function endDeliveryLeasesOf(db: Db, owner: string): Promise<number> {
+  return db('webhook_deliveries').where({ lease_owner: owner, state: 'pending' }).update({ lease_until: 0 });
+}
+
 /** A single process owns the SQLite store: at its start, a lease on a pending delivery belongs to a process that died. */
 export async function dropDeliveryLeases(db: Db): Promise<void> {
   await dropLeases(db, 'webhook_deliveries', { state: 'pending' });

@@ -7,7 +7,7 @@ import type { Logger } from '../../../log/logger.js';
 import type { Committed, Store } from '../../../store/store.js';
 import type { GroupCommit } from '../../../store/group-commit.js';
 import { planAccept, type AcceptPlan, type AcceptRequest, type AcceptSettings, type Accepted } from './accept-rules.js';
-import { readAcceptFacts, writeAcceptPlan } from './accept-transaction.js';
+import { claimAnswers, readAcceptFacts, writeAcceptPlan } from './accept-transaction.js';
 import { isWaiting } from './lifecycle.js';
 
 /** A committed email whose commit is not known to be on disk: storing it again could queue it twice. */
@@ -133,9 +133,8 @@ export class AcceptQueue implements Acceptor {
 
   /**
    * One request must not fail the others that shared its transaction: each
-   * goes again alone, in a transaction of its own. A lone request goes again
-   * too: its Idempotency-Key may have failed on another process's answer,
-   * committed meanwhile, which its second reading then finds and gives.
+   * goes again alone, in a transaction of its own. (A key race with another
+   * node is no failure: storeBatch plans the batch again.)
    */
   private async oneByOne(batch: Pending[], e: unknown): Promise<void> {
     this.logger.warn({ err: e, size: batch.length }, 'a batch of emails could not be stored; storing them one by one');
@@ -238,9 +237,15 @@ export class AcceptQueue implements Acceptor {
     giveBack(claim);
     const now = this.clock.now();
     const since = now - (this.opts.idempotencyTtlMs ?? DAY_MS);
-    const plan = planAccept(requests, await readAcceptFacts(trx, requests, now, since), this.opts);
+    let plan = planAccept(requests, await readAcceptFacts(trx, requests, now, since), this.opts);
+    // A key race with another node is an ordinary path: the batch reads again and replays its answer.
+    for (let round = 1; !(await claimAnswers(trx, plan, since)); round++) {
+      if (round >= 3) throw new Error('Idempotency-Keys kept racing other nodes; the batch goes again');
+      this.logger.debug({ size: requests.length }, 'an Idempotency-Key was answered by another node first; reading it');
+      plan = planAccept(requests, await readAcceptFacts(trx, requests, now, since), this.opts);
+    }
     claim.current = this.opts.handoff?.()?.claim(plan, now) ?? null;
-    await writeAcceptPlan(trx, plan, since);
+    await writeAcceptPlan(trx, plan);
     return { outcomes: plan.outcomes, queued: plan.rows.some(isWaiting) };
   }
 }

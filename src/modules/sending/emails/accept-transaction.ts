@@ -8,7 +8,7 @@ import { suppressedAmong } from '../suppressions/suppressions.repo.js';
 import { insertUnsubscribeLinks } from './unsubscribe-links.repo.js';
 import type { AcceptFacts, AcceptPlan, AcceptRequest } from './accept-rules.js';
 import { insertEmails } from './email-rows.repo.js';
-import { answersFor, recordAnswers } from './idempotency.repo.js';
+import { answersFor, forgetAnswers, recordAnswers } from './idempotency.repo.js';
 import { insertQueueRows } from './queue.repo.js';
 
 /**
@@ -44,12 +44,27 @@ export async function readAcceptFacts(
   };
 }
 
-/** The batch's emails, their queue rows and events, its usage and its answers to Idempotency-Keys (kept since `since`). */
-export async function writeAcceptPlan(trx: Knex.Transaction, plan: AcceptPlan, since: number): Promise<void> {
+/**
+ * The plan's answers to Idempotency-Keys, written before anything else of it.
+ * Answers whether another process answered one of these keys first (its
+ * commit came between this batch's read and now, on PostgreSQL): then nothing
+ * of this plan stays, and the batch is planned again, finding that answer.
+ */
+export async function claimAnswers(trx: Knex.Transaction, plan: AcceptPlan, since: number): Promise<boolean> {
+  const lost = await recordAnswers(trx, plan.answers, since);
+  if (!lost.length) return true;
+  await forgetAnswers(
+    trx,
+    plan.answers.filter((a) => !lost.includes(a)),
+  );
+  return false;
+}
+
+/** The batch's emails, their queue rows and events, and its usage (its answers: claimAnswers, first). */
+export async function writeAcceptPlan(trx: Knex.Transaction, plan: AcceptPlan): Promise<void> {
   await insertEmails(trx, plan.emails, plan.attachments);
   await insertUnsubscribeLinks(trx, plan.emails);
   await insertQueueRows(trx, plan.rows);
   await insertEvents(trx, plan.events);
   for (const [projectId, period, n] of plan.usage) await addUsage(trx, projectId, period, n);
-  await recordAnswers(trx, plan.answers, since);
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../../store/db.js';
-import { insertRows } from '../../../store/insert-rows.js';
+import { insertRowsIgnoring } from '../../../store/insert-rows.js';
 import { prepared } from '../../../store/prepared.js';
 import { answerKey, type IdempotencyRecord, type RecordedAnswer } from './idempotency.js';
 
@@ -75,9 +75,9 @@ export async function findAnswer(
 /**
  * Record answers in the transaction that stores what they answer. A row of
  * the same key that holds no answer any more (expired, or an older version's
- * claim) gives way; a live one is never overwritten: another process's
- * answer committed meanwhile makes the insert fail on the key, and the batch
- * is then stored again, finding it.
+ * claim) gives way; a live one is never overwritten: an answer another
+ * process committed meanwhile keeps the key (the insert skips it, no error),
+ * and the records that lost so are answered, for the batch to plan again.
  */
 const dropDeadKey = prepared(
   (db, projectId, key, done, since) =>
@@ -91,13 +91,15 @@ const dropDeadKey = prepared(
   4,
 );
 
-export async function recordAnswers(db: Db, records: IdempotencyRecord[], since: number): Promise<void> {
+export async function recordAnswers(db: Db, records: IdempotencyRecord[], since: number): Promise<IdempotencyRecord[]> {
   for (const r of records) await dropDeadKey(db, r.projectId, r.key, 'done', since);
-  if (!records.length) return;
-  await insertRows(
+  if (!records.length) return [];
+  // in one order, so that two nodes' batches wait for each other's keys rather than deadlock
+  const ordered = [...records].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.key, b.key));
+  const inserted = await insertRowsIgnoring(
     db,
     'idempotency_keys',
-    records.map((r) => ({
+    ordered.map((r) => ({
       project_id: r.projectId,
       key: r.key,
       request_hash: r.hash,
@@ -106,7 +108,17 @@ export async function recordAnswers(db: Db, records: IdempotencyRecord[], since:
       response_body: JSON.stringify(r.body),
       created_at: r.createdAt,
     })),
+    ['project_id', 'key'],
   );
+  const won = new Set(inserted.map((r) => answerKey(String(r.project_id), String(r.key))));
+  return records.filter((r) => !won.has(answerKey(r.projectId, r.key)));
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Takes back answers this transaction recorded (a batch planned again after a key race). */
+export async function forgetAnswers(db: Db, records: IdempotencyRecord[]): Promise<void> {
+  for (const r of records) await db('idempotency_keys').where({ project_id: r.projectId, key: r.key }).delete();
 }
 
 export async function deleteKeysOlderThan(db: Db, olderThan: number): Promise<number> {

@@ -232,21 +232,35 @@ export async function orphanedRows(trx: Knex.Transaction, now: number, all: bool
   );
 }
 
+/** The leases `owner` holds on rows being sent end now (its node is dead): the next recovery takes them. */
+export async function endQueueLeasesOf(db: Db, owner: string): Promise<number> {
+  return db(TABLE).where({ lease_owner: owner, state: 'submitting' }).update({ lease_until: 0 });
+}
+
 export async function renewQueueLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
   await renewLeases(db, TABLE, owner, ids, until);
 }
 
 const setDataStarted = prepared(
-  (db, started, id) =>
+  (db, started, id, submitting, owner, now) =>
     db(TABLE)
       .update({ data_started: started } as Record<string, string>)
-      .where('id', id as string),
-  2,
+      .where('id', id as string)
+      .andWhere('state', submitting as string)
+      .andWhere('lease_owner', owner as string)
+      .andWhere('lease_until', '>=', now as number)
+      .returning('id'),
+  5,
 );
 
-/** Written, and committed, before the message body goes out. */
-export async function markDataStarted(db: Db, ids: string[]): Promise<void> {
-  for (const id of ids) await setDataStarted(db, true, id);
+/**
+ * Written, and committed, before the message body goes out; only while
+ * `owner` still holds the row. False when it does not any more (its node was
+ * released as dead, its lease taken over): the body must not go, since the
+ * row may be sent again by another node.
+ */
+export async function markDataStarted(db: Db, id: string, owner: string, now: number): Promise<boolean> {
+  return (await setDataStarted(db, true, id, 'submitting', owner, now)).length > 0;
 }
 
 export async function queueStateCounts(db: Db): Promise<Record<string, number>> {
