@@ -219,6 +219,8 @@ export class BroadcastFanOut {
     batch: { requests: AcceptRequest[]; tally: BatchTally },
     store: (r: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
   ): Promise<Broadcast> {
+    // the one lock order (docs/ARCHITECTURE.md): the project's row before the broadcast's, as the accept takes it
+    await lockRows(trx, 'projects', [b.projectId]);
     await lockRows(trx, 'broadcasts', [b.id]);
     const current = await repo.broadcastById(trx, b.id);
     if (!current || current.status !== 'sending' || current.cursor !== b.cursor) throw new Overtaken();

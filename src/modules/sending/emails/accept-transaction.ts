@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { lockRows } from '../../../store/db.js';
 import { verifiedDomainsOf } from '../../deliverability/domains/domains.repo.js';
 import { insertEvents } from '../../notifying/events/events.repo.js';
 import { findProjectsById } from '../../account/projects/projects.repo.js';
@@ -26,6 +27,9 @@ export async function readAcceptFacts(
 ): Promise<AcceptFacts> {
   const live = batch.filter((p) => p.environment === 'live');
   const liveProjects = [...new Set(live.map((p) => p.project.id))];
+  // The one lock order (docs/ARCHITECTURE.md): the rows of the projects whose usage this batch counts,
+  // in id order, before their counters; another node's batch of the same projects waits, never deadlocks.
+  await lockRows(trx, 'projects', liveProjects);
   return {
     now,
     suppressed: await suppressedAmong(
