@@ -94,3 +94,15 @@ export async function startClusterWorld(): Promise<ClusterWorld> {
     },
   };
 }
+
+/** A suite's mocha hooks: a fresh ClusterWorld for each test, stopped after it; the getter gives the current one. */
+export function eachClusterWorld(): () => ClusterWorld {
+  let c: ClusterWorld;
+  beforeEach(async function () {
+    c = await startClusterWorld();
+  });
+  afterEach(async function () {
+    await c.stop(this.currentTest?.state === 'failed');
+  });
+  return () => c;
+}

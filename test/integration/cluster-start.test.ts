@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { PG_URL } from '../helpers/databases.js';
 import { client } from '../helpers/http.js';
 import { waitFor } from '../helpers/wait.js';
-import { startClusterWorld, type ClusterWorld } from '../helpers/cluster-world.js';
+import { eachClusterWorld } from '../helpers/cluster-world.js';
 import { startServe, writeConfig } from '../helpers/process.js';
 import { freshPg } from '../helpers/databases.js';
 
@@ -13,15 +13,10 @@ import { freshPg } from '../helpers/databases.js';
 if (PG_URL) {
   describe('several nodes on one PostgreSQL database: starting together, racing on a key @pg', function () {
     this.timeout(120_000);
-    let c: ClusterWorld;
-    beforeEach(async function () {
-      c = await startClusterWorld();
-    });
-    afterEach(async function () {
-      await c.stop(this.currentTest?.state === 'failed');
-    });
+    const world = eachClusterWorld();
 
     it('the same Idempotency-Key sent to two nodes at once: both answers name one email, and neither node logs an error', async function () {
+      const c = world();
       const a = await c.serve();
       const b = await c.serve();
       const { key, from } = await c.tenant(a.baseUrl);
@@ -56,6 +51,7 @@ if (PG_URL) {
     });
 
     it('three nodes started at once on an empty database all come up, five times over', async function () {
+      const c = world();
       for (let round = 0; round < 5; round++) {
         const fresh = await freshPg();
         const config = writeConfig({ ...c.base, database: { client: 'pg', url: fresh.options.url } }).path;

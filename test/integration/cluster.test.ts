@@ -3,7 +3,7 @@ import { PG_URL } from '../helpers/databases.js';
 import { client } from '../helpers/http.js';
 import { waitEmail } from '../helpers/live.js';
 import { waitFor } from '../helpers/wait.js';
-import { DEAD_AFTER_S, startClusterWorld, type ClusterWorld } from '../helpers/cluster-world.js';
+import { DEAD_AFTER_S, eachClusterWorld } from '../helpers/cluster-world.js';
 
 // Several `posthorn serve` processes on one PostgreSQL database (issue 41; docs/operations.md
 // "Running several nodes"): a node killed while it holds mail and webhook deliveries has them
@@ -12,15 +12,10 @@ import { DEAD_AFTER_S, startClusterWorld, type ClusterWorld } from '../helpers/c
 if (PG_URL) {
   describe('several nodes on one PostgreSQL database: a node that dies or stops @pg', function () {
     this.timeout(120_000);
-    let c: ClusterWorld;
-    beforeEach(async function () {
-      c = await startClusterWorld();
-    });
-    afterEach(async function () {
-      await c.stop(this.currentTest?.state === 'failed');
-    });
+    const world = eachClusterWorld();
 
     it('a node killed while it holds mail and a webhook delivery: another releases them within cluster.dead_after + 10 s, and nothing is sent twice', async function () {
+      const c = world();
       const a = await c.serve();
       const { t, key, from } = await c.tenant(a.baseUrl);
       // the first POST of the event hangs (the node dies with it open); any later one is answered
@@ -86,6 +81,7 @@ if (PG_URL) {
     });
 
     it('a node stopped with SIGTERM releases what it still holds at once: its webhook delivery goes out from the other node well before cluster.dead_after', async function () {
+      const c = world();
       const a = await c.serve();
       const { t, from } = await c.tenant(a.baseUrl);
       let posts = 0;
@@ -105,6 +101,7 @@ if (PG_URL) {
     });
 
     it('posthorn cluster release frees a dead node at once, and says when it knows no such node', async function () {
+      const c = world();
       const a = await c.serve();
       const { t, from } = await c.tenant(a.baseUrl);
       await t.api.post('/v1/emails', { from, to: ['released@tarpit.test'], subject: 'x', text: 'y' });
