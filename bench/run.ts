@@ -21,6 +21,10 @@
 //  10. dashboard: each dashboard page with sample data, a first visit in headless Chromium: the median
 //      time to interactive and to load, and the bytes transferred (bench/dashboard-phase.ts; an
 //      appliance of its own in this process; skipped when Chromium is absent)
+//  12. webhooks-pg (only when BENCH_PG_URL or POSTHORN_TEST_PG_URL names a PostgreSQL server, or when
+//      asked for by BENCH_PHASES): webhook events/s and the delay from event to delivery by two nodes
+//      on one fresh PostgreSQL database, beside the same workload on this run's SQLite appliance
+//      (bench/webhooks-pg-phase.ts)
 //  11. broadcast: a broadcast to 100,000 test contacts (BENCH_BROADCAST_CONTACTS), emails fanned out
 //      per second, while transactional test-key sends run at 500/s beside it: their p99 latency
 //      (bench/broadcast-phase.ts)
@@ -63,6 +67,7 @@ import { targetTable } from './targets.js';
 import { preload } from './preload.js';
 import { pruningPhase } from './pruning-phase.js';
 import { broadcastPhase } from './broadcast-phase.js';
+import { webhooksPgPhase } from './webhooks-pg-phase.js';
 
 const BIN = join(PACKAGE_ROOT, 'bin', 'run.js');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -81,10 +86,11 @@ const PER_DOMAIN = Number(process.env.BENCH_CONNECTIONS ?? 10);
 // BENCH_PRELOAD=N fills the database with N emails first (1000000 for issue 24's figure); the default
 // phases then include accept-pruning.
 const PRELOAD = Number(process.env.BENCH_PRELOAD ?? 0);
+const PG_URL = process.env.BENCH_PG_URL ?? process.env.POSTHORN_TEST_PG_URL;
 const phases = new Set(
   (
     process.env.BENCH_PHASES ??
-    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast`
+    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast${PG_URL ? ',webhooks-pg' : ''}`
   ).split(','),
 );
 
@@ -816,6 +822,39 @@ async function main() {
     );
     report.broadcast = r;
     step(`  ${JSON.stringify(r)}`);
+  }
+  if (phases.has('webhooks-pg')) {
+    if (!PG_URL) throw new Error('the webhooks-pg phase needs BENCH_PG_URL (or POSTHORN_TEST_PG_URL)');
+    const r = await webhooksPgPhase({
+      sqlite: { base, key: app.key },
+      pgUrl: PG_URL,
+      dir,
+      hooks,
+      api: async (at, key, method, path, body) => {
+        const res = await fetch(at + path, {
+          method,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        return res.json();
+      },
+      freePort: another,
+      serve: async (nodeConfig, port, known) => {
+        const { child, key } = await serve(nodeConfig, port, known);
+        return {
+          pid: child.pid!,
+          key,
+          stop: async () => {
+            if (child.exitCode !== null) return;
+            child.kill('SIGTERM');
+            await once(child, 'exit');
+          },
+        };
+      },
+      settings: { ...settings, dns: { resolvers: [world.address], zone: 'dkim.bench.test' } },
+      step,
+    });
+    report.webhooks_pg = r;
   }
   if (phases.has('dashboard')) {
     step('dashboard: each page with sample data, a first visit in headless Chromium (median of 5)');

@@ -17,11 +17,13 @@ export interface WebhookPhaseDeps {
 /** How long the slow endpoint takes to answer each request. */
 const SLOW_MS = 2000;
 
-/** n test-key emails from 16 clients: 2n events. */
-async function sendEmails(base: string, key: string, n: number, tag: string): Promise<void> {
-  const pool = new Pool(base, { connections: 16 });
+/** n test-key emails from 16 clients, client i sending to the node bases[i % bases.length]: 2n events. */
+export async function sendEmails(bases: string | string[], key: string, n: number, tag: string): Promise<void> {
+  const nodes = typeof bases === 'string' ? [bases] : bases;
+  const pools = nodes.map((b) => new Pool(b, { connections: Math.ceil(16 / nodes.length) }));
   await Promise.all(
     Array.from({ length: 16 }, async (_, w) => {
+      const pool = pools[w % pools.length];
       for (let i = w; i < n; i += 16) {
         const res = await pool.request({
           path: '/v1/emails',
@@ -39,11 +41,11 @@ async function sendEmails(base: string, key: string, n: number, tag: string): Pr
       }
     }),
   );
-  await pool.close();
+  await Promise.all(pools.map((p) => p.close()));
 }
 
 /** Resolves when `count()` reaches `n`; fails after 60 s without progress. */
-async function reach(count: () => number, n: number, what: string): Promise<void> {
+export async function reach(count: () => number, n: number, what: string): Promise<void> {
   let last = count();
   let quietSince = Date.now();
   while (count() < n) {

@@ -27,6 +27,7 @@ import * as m0025 from './0025_topics.js';
 import * as m0026 from './0026_broadcasts.js';
 import * as m0027 from './0027_forms.js';
 import * as m0028 from './0028_nodes.js';
+import * as m0029 from './0029_delivery_claims.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +66,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0026_broadcasts', m0026],
   ['0027_forms', m0027],
   ['0028_nodes', m0028],
+  ['0029_delivery_claims', m0029],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -3,6 +3,7 @@ import type { Core } from './core.js';
 import type { ApiListen, ApiRole } from './roles/api.js';
 import type { MtaRole } from './roles/mta.js';
 import type { Role } from './roles/role.js';
+import type { WebhooksRole } from './roles/webhooks.js';
 
 // What startRoles (start-roles.ts) is asked to start, what it gives back, and
 // what each role starter (listener-roles.ts, queue-roles.ts) works with.
@@ -25,6 +26,7 @@ export interface RunningRoles {
   /** the port of the DKIM zone server, when it runs */
   dnsPort: number | null;
   mta: MtaRole | null;
+  webhooks: WebhooksRole | null;
   /** the ports the SMTP listeners took (port 0 in the config picks a free one) */
   inboundPort: number | null;
   submissionPort: number | null;

@@ -34,6 +34,8 @@ function startNodeRole(config: Config, core: Core, id: string, running: RunningR
     logger,
     now: () => clock.now(),
     released: () => running.mta?.worker.recoverSoon(),
+    alive: (nodes) => running.webhooks?.dispatcher.sharedBy(nodes),
+    shared: store.client === 'pg',
   });
 }
 
@@ -56,6 +58,7 @@ export async function startRoles(
     api: null,
     dnsPort: null,
     mta: null,
+    webhooks: null,
     inboundPort: null,
     submissionPort: null,
     metricsPort: null,

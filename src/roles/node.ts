@@ -22,6 +22,10 @@ export async function startNode(o: {
   logger: Logger;
   now: () => number;
   released: () => void;
+  /** the nodes alive, counted at every beat (this one included): the dispatcher shares endpoints' windows among them */
+  alive: (nodes: number) => void;
+  /** false on SQLite: one process owns the database, there is no other node to find dead or to count */
+  shared: boolean;
 }): Promise<Role> {
   await o.cluster.register(o.id, o.now());
   o.logger.info({ node: o.id }, 'node registered');
@@ -34,6 +38,7 @@ export async function startNode(o: {
       o.logger.warn({ node: o.id }, 'this node was released as dead by another; registering again');
       await o.cluster.register(o.id, o.now());
     }
+    if (!o.shared) return;
     const dead = await o.cluster.releaseDead();
     for (const d of dead)
       o.logger.warn(
@@ -48,6 +53,7 @@ export async function startNode(o: {
         'a node stopped beating its heartbeat: released what it held',
       );
     if (dead.some((d) => d.queueRows > 0)) o.released();
+    o.alive(Math.max(1, await o.cluster.alive()));
   };
   const loop = (async () => {
     while (!stopped) {

@@ -30,7 +30,10 @@ export async function lockRows(trx: Knex.Transaction, table: string, ids: string
     .select('id')
     .whereIn(by, [...ids].sort())
     .orderBy('id')
-    .forUpdate();
+    // NO KEY UPDATE: excludes every other locker here as FOR UPDATE does, but not the KEY SHARE lock an
+    // insert of a row referring to this one takes (an event, a request log naming the project): with
+    // FOR UPDATE those inserts waited for the lock and deadlocked against its holder. Keys never change.
+    .forNoKeyUpdate();
 }
 
 /** A unique index refused the row (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY). */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { sqliteConnectionOf } from './sqlite.js';
 import { transientReason } from './durable-commit.js';
 import { type Committed, type Store } from './store.js';
+import { lockRows } from './db.js';
 
 /**
  * The transaction committed but its commit could not be made durable (the WAL
@@ -20,6 +21,8 @@ const JOB_RETRIES = 3;
 
 interface Job {
   fn: (trx: Knex.Transaction) => Promise<unknown>;
+  /** projects whose rows the job locks: locked for all the batch's jobs at once, first */
+  projects?: string[];
   retries?: number;
   resolve: (v: Committed<unknown>) => void;
   reject: (e: unknown) => void;
@@ -40,9 +43,14 @@ export class GroupCommit {
     private readonly maxBatch = 500,
   ) {}
 
-  /** Runs fn in the next shared transaction; resolves once that commit is on disk. */
-  run<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.runCommitted(fn).then(({ value, durable }) =>
+  /**
+   * Runs fn in the next shared transaction; resolves once that commit is on disk. `projects`: the
+   * projects whose rows fn locks (docs/ARCHITECTURE.md "One lock order"), locked with every other
+   * job's at the start of the shared transaction, in id order: two jobs of one transaction locking
+   * their projects one after the other would meet another node's in opposite orders.
+   */
+  run<T>(fn: (trx: Knex.Transaction) => Promise<T>, projects?: string[]): Promise<T> {
+    return this.runCommitted(fn, projects).then(({ value, durable }) =>
       durable.then(
         () => value,
         (e: unknown) => Promise.reject(new NotDurableError(e)),
@@ -55,9 +63,9 @@ export class GroupCommit {
    * `durable` to wait on (and its commit number, for another thread to wait
    * on): for a caller that hands the result on before it answers anyone.
    */
-  runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> {
+  runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>, projects?: string[]): Promise<Committed<T>> {
     return new Promise<Committed<T>>((resolve, reject) => {
-      this.waiting.push({ fn, resolve: resolve as (v: Committed<unknown>) => void, reject });
+      this.waiting.push({ fn, projects, resolve: resolve as (v: Committed<unknown>) => void, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -74,6 +82,7 @@ export class GroupCommit {
       try {
         ({ durable, seq } = await this.store.commit(async (trx) => {
           results.length = 0;
+          await lockRows(trx, 'projects', [...new Set(batch.flatMap((job) => job.projects ?? []))]);
           // A job alone needs no savepoint: its failure rolls the whole transaction back.
           if (batch.length === 1) {
             results.push({ ok: true, value: await batch[0].fn(trx) });

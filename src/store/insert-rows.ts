@@ -4,6 +4,8 @@ import { type Db } from './db.js';
 
 const sqlCache = new Map<string, string>();
 const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
+/** PostgreSQL's limit is 65,535 bindings a statement, SQLite's 32,766: a chunk keeps well below both. */
+const MAX_BINDINGS = 30_000;
 
 /**
  * Multi-row INSERT without knex's builder, whose cost grows with every
@@ -14,18 +16,7 @@ const CHUNKS = [64, 32, 16, 8, 4, 2, 1];
 export async function insertRows(db: Db, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   if (!rows.length) return;
   const columns = Object.keys(rows[0]);
-  const direct = sqliteConnectionOf(db);
-  let i = 0;
-  while (i < rows.length) {
-    const left = rows.length - i;
-    const n = CHUNKS.find((c) => c <= left && c * columns.length <= 30_000) ?? 1;
-    const chunk = rows.slice(i, i + n);
-    const bindings: unknown[] = [];
-    for (const row of chunk) for (const c of columns) bindings.push(direct ? sqliteValue(row[c]) : (row[c] ?? null));
-    if (direct) direct.prepare(statement(table, columns, n)).run(...bindings);
-    else await db.raw(statement(table, columns, n), bindings as Knex.RawBinding[]);
-    i += n;
-  }
+  await inChunks(db, rows, columns, (n) => insertStatement(table, columns, n), false);
 }
 
 /**
@@ -42,30 +33,70 @@ export async function insertRowsIgnoring(
 ): Promise<Array<Record<string, unknown>>> {
   if (!rows.length) return [];
   const columns = Object.keys(rows[0]);
-  const direct = sqliteConnectionOf(db);
-  const suffix = ` on conflict (${unique.map((c) => `"${c}"`).join(', ')}) do nothing returning ${unique.map((c) => `"${c}"`).join(', ')}`;
-  const inserted: Array<Record<string, unknown>> = [];
-  for (let i = 0; i < rows.length; i += 64) {
-    const chunk = rows.slice(i, i + 64);
-    const bindings: unknown[] = [];
-    for (const row of chunk) for (const c of columns) bindings.push(direct ? sqliteValue(row[c]) : (row[c] ?? null));
-    const sql = statement(table, columns, chunk.length) + suffix;
-    if (direct) inserted.push(...(direct.prepare(sql).all(...bindings) as Array<Record<string, unknown>>));
-    else
-      inserted.push(
-        ...(await db.raw<{ rows: Array<Record<string, unknown>> }>(sql, bindings as Knex.RawBinding[])).rows,
-      );
-  }
-  return inserted;
+  const keys = unique.map((c) => `"${c}"`).join(', ');
+  return inChunks(
+    db,
+    rows,
+    columns,
+    (n) => `${insertStatement(table, columns, n)} on conflict (${keys}) do nothing returning ${keys}`,
+    true,
+  );
 }
 
-function statement(table: string, columns: string[], n: number): string {
-  const key = `${table}|${columns.join(',')}|${n}`;
+/**
+ * Runs `sql(n)` over the rows in chunks of 64, 32, …, 1 (each row's `columns`
+ * in order as its bindings, then `extra` after each chunk's), collecting the
+ * rows a statement returns when `returning`. Shared by the bulk inserts and
+ * updates of the store.
+ */
+export async function inChunks(
+  db: Db,
+  rows: Array<Record<string, unknown>>,
+  columns: string[],
+  sql: (n: number) => string,
+  returning: boolean,
+  extra: unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
+  const direct = sqliteConnectionOf(db);
+  const out: Array<Record<string, unknown>> = [];
+  let i = 0;
+  while (i < rows.length) {
+    const left = rows.length - i;
+    const n = CHUNKS.find((c) => c <= left && c * columns.length <= MAX_BINDINGS) ?? 1;
+    const bindings: unknown[] = [];
+    for (const row of rows.slice(i, i + n))
+      for (const c of columns) bindings.push(direct ? sqliteValue(row[c]) : (row[c] ?? null));
+    for (const v of extra) bindings.push(direct ? sqliteValue(v) : v);
+    if (direct) {
+      const statement = direct.prepare(sql(n));
+      if (returning) out.push(...(statement.all(...bindings) as Array<Record<string, unknown>>));
+      else statement.run(...bindings);
+    } else {
+      // PostgreSQL answers { rows }; SQLite through knex (no connection of ours at hand) the rows themselves
+      const result = await db.raw<{ rows: Array<Record<string, unknown>> } | Array<Record<string, unknown>>>(
+        sql(n),
+        bindings as Knex.RawBinding[],
+      );
+      if (returning) out.push(...(Array.isArray(result) ? result : result.rows));
+    }
+    i += n;
+  }
+  return out;
+}
+
+/** `key` names the statement in the cache: the same key must always build the same SQL. */
+export function cachedSql(key: string, build: () => string): string {
   let sql = sqlCache.get(key);
   if (!sql) {
-    const row = `(${columns.map(() => '?').join(', ')})`;
-    sql = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: n }, () => row).join(', ')}`;
+    sql = build();
     sqlCache.set(key, sql);
   }
   return sql;
+}
+
+function insertStatement(table: string, columns: string[], n: number): string {
+  return cachedSql(`insert|${table}|${columns.join(',')}|${n}`, () => {
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    return `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array.from({ length: n }, () => row).join(', ')}`;
+  });
 }

@@ -27,7 +27,7 @@ export interface ClusterWorld {
   serve(): Promise<ServeProcess>;
   cli(args: string[]): ReturnType<typeof runCli>;
   /** a project with a live key and a verified sending domain, made through the CLI and the API of `baseUrl` */
-  tenant(baseUrl: string): Promise<{ t: Tenant; key: string; from: string }>;
+  tenant(baseUrl: string, name?: string): Promise<{ t: Tenant; key: string; from: string }>;
   /** kills the nodes (printing their warnings and errors when `failed`), stops the peers, drops the database */
   stop(failed: boolean): Promise<void>;
 }
@@ -67,8 +67,8 @@ export async function startClusterWorld(): Promise<ClusterWorld> {
       running.push(p);
       return p;
     },
-    async tenant(baseUrl) {
-      const project = (await cli(['project', 'create', '--name', 'cluster', '--approved', '--json'])).json;
+    async tenant(baseUrl, name = 'cluster') {
+      const project = (await cli(['project', 'create', '--name', name, '--approved', '--json'])).json;
       const key = (await cli(['key', 'create', '--project', project.id, '--mode', 'live', '--json'])).json
         .key as string;
       const t = { api: client(baseUrl, key) } as Tenant;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
-import { client, type Client } from '../helpers/http.js';
+import { client } from '../helpers/http.js';
 import {
   dkimResults,
   routeSinkDomains,
@@ -13,6 +13,7 @@ import { startDnsWorld } from '../helpers/dns-world.js';
 import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
+import { audienceOf, sentOf } from '../helpers/audience.js';
 import { expectError } from '../helpers/assert.js';
 import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { smtpSend } from '../helpers/smtp-client.js';
@@ -29,33 +30,6 @@ function header(raw: Buffer, name: string): string | null {
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
 }
-
-/** `n` contacts c<i>-<tag>@ok.test (first name N<i>) in a new audience; its id. */
-async function audienceOf(api: Client, tag: string, n: number): Promise<string> {
-  const audience = (await api.post('/v1/audiences', { name: tag })).body.id as string;
-  const emails = Array.from({ length: n }, (_, i) => `c${i}-${tag}@ok.test`);
-  for (let i = 0; i < n; i += 50) {
-    const created = await Promise.all(
-      emails
-        .slice(i, i + 50)
-        .map((email) => api.post('/v1/contacts', { email, first_name: `N${emails.indexOf(email)}` })),
-    );
-    for (const c of created) expect(c.status, c.text).to.equal(201);
-    const added = await api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: created.map((c) => c.body.id) });
-    expect(added.status, added.text).to.be.oneOf([200, 201]);
-  }
-  return audience;
-}
-
-const sentOf = (api: Client, id: string, ms: number) =>
-  waitFor(
-    async () => {
-      const b = (await api.get(`/v1/broadcasts/${id}`)).body;
-      return b.status === 'sent' ? b : null;
-    },
-    ms,
-    `broadcast ${id} sent`,
-  );
 
 /** How many messages each address got. */
 function copies(messages: SinkMessage[]): Map<string, number> {

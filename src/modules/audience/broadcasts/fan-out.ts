@@ -21,6 +21,7 @@ export interface FanOutAcceptor {
       trx: Knex.Transaction,
       store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
     ) => Promise<T>,
+    projects?: string[],
   ): Promise<Committed<T>>;
 }
 
@@ -154,7 +155,10 @@ export class BroadcastFanOut {
       );
       // the next batch is read and rendered while the last one's commit goes to disk; it commits after that
       await this.lastDurable;
-      const committed = await this.deps.accept.storeAlong((trx, store) => this.commit(trx, b, batch, store));
+      const committed = await this.deps.accept.storeAlong(
+        (trx, store) => this.commit(trx, b, batch, store),
+        [b.projectId],
+      );
       this.lastDurable = committed.durable.catch((e: unknown) =>
         this.deps.logger.error({ err: e, broadcast: b.id }, 'a fan-out batch could not be made durable'),
       );

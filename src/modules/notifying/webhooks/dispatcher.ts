@@ -1,14 +1,17 @@
 import { setMaxListeners } from 'node:events';
 import { webhookAttempts } from '../../../log/metrics.js';
 import { Waker } from '../../../lib/waker.js';
+import { Batcher } from '../../../store/batcher.js';
 import { isStorageRefusal } from '../../../lib/storage-full.js';
 import type { Clock } from '../../../lib/time.js';
 import type { Logger } from '../../../log/logger.js';
 import type { GroupCommit } from '../../../store/group-commit.js';
 import type { Store } from '../../../store/store.js';
-import { eventsToFanOut, findEventsById, markFannedOut, type OutboxEvent } from '../events/events.repo.js';
-import { afterAttempt, newDelivery } from './deliveries.js';
-import { EndpointWindows, type WindowSettings } from './endpoint-windows.js';
+import { findEventsById, type OutboxEvent } from '../events/events.repo.js';
+import { afterAttempt } from './deliveries.js';
+import { DeliveryClaims, type ClaimedDelivery } from './delivery-claims.js';
+import { fanOutEvents } from './fan-out.js';
+import { EndpointWindows, signalOf, type WindowSettings } from './endpoint-windows.js';
 import { InFlightRequests } from './in-flight.js';
 import { eventBody, postSigned, type PostContext, type WebhookPost } from './signed-post.js';
 import * as deliveryRepo from './webhook-deliveries.repo.js';
@@ -38,8 +41,8 @@ export interface DispatcherOptions {
 /** An endpoint's window starts at a few requests and adapts up to the ceiling (endpoint-windows.ts). */
 const DEFAULT_WINDOWS: WindowSettings = { initial: 4, max: 64, slowMs: 1000 };
 const DEFAULT_CONCURRENCY = 256;
-/** what a claim takes beyond the room of the endpoints in flight: for endpoints with none in flight */
-const FRESH_ENDPOINT_SLOTS = 16;
+/** events a fan-out takes at once: 500 events to ten endpoints are 5,000 rows in its transaction */
+const FAN_OUT_BATCH = 500;
 /**
  * How often the windows of endpoints deleted since (by any process) are
  * dropped: a deleted endpoint's deliveries go with it, so most are never
@@ -84,11 +87,26 @@ export class WebhookDispatcher {
   private readonly shutdown = new AbortController();
   private readonly windows: EndpointWindows;
   private windowsPrunedAt = 0;
+  /** events were written since the last fan-out (or it left some): fan out before the next claim */
+  private fanOutDue = true;
+  private fannedOutAt = 0;
+  private readonly claims: DeliveryClaims;
   private readonly postContext: PostContext;
+  /** attempts that ended while the last batch was being written go in the next, together */
+  private readonly recorder = new Batcher<deliveryRepo.FinishedAttempt>(async (items) => {
+    const recorded = await this.o.writer.run((trx) => deliveryRepo.finishAttempts(trx, this.o.owner, items));
+    for (const { attempt } of items)
+      if (!recorded.has(attempt.deliveryId))
+        this.o.logger.warn(
+          { delivery: attempt.deliveryId, attempt: attempt.attempt },
+          'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded',
+        );
+  });
 
   constructor(private readonly o: DispatcherOptions) {
     this.windows = new EndpointWindows({ ...DEFAULT_WINDOWS, ...o.windows });
     this.inFlight = new InFlightRequests(this.windows);
+    this.claims = new DeliveryClaims(o.writer, this.inFlight);
     this.postContext = { post: o.post, userAgent: o.userAgent, clock: o.clock, signal: this.shutdown.signal };
     // every request in flight listens for the shutdown
     setMaxListeners(0, this.shutdown.signal);
@@ -102,8 +120,15 @@ export class WebhookDispatcher {
     this.loop = this.run();
   }
 
+  /** New events were written: fan them out now. */
   wake(): void {
+    this.fanOutDue = true;
     this.waker.wake();
+  }
+
+  /** How many nodes dispatch from this database (this one included): each keeps to its share of an endpoint's ceiling. */
+  sharedBy(nodes: number): void {
+    this.windows.sharedBy(nodes);
   }
 
   /** Requests in flight are cut short and not recorded: their claim makes them go out again (at least once). */
@@ -121,7 +146,18 @@ export class WebhookDispatcher {
       let busy = false;
       try {
         await this.pruneWindows();
-        busy = (await this.fanOut()) > 0;
+        const idleMs = this.o.idleMs ?? 500;
+        if (this.fanOutDue || this.o.clock.now() - this.fannedOutAt >= idleMs) {
+          this.fanOutDue = false;
+          this.fannedOutAt = this.o.clock.now();
+          const fanned = await this.fanOut();
+          // what this fan-out made may be for endpoints not in flight: looked for at once
+          if (fanned > 0) {
+            busy = true;
+            this.claims.lookEverywhere();
+          }
+          if (fanned >= FAN_OUT_BATCH) this.fanOutDue = true;
+        }
         const room = concurrency - this.running.size;
         if (room > 0) {
           const claimed = await this.claim(room);
@@ -150,34 +186,13 @@ export class WebhookDispatcher {
   /** Events → deliveries, in the transaction that marks the events fanned out. */
   async fanOut(): Promise<number> {
     const now = this.o.clock.now();
-    return this.o.writer.run(async (trx) => {
-      const events = await eventsToFanOut(trx, 500);
-      if (!events.length) return 0;
-      const endpoints = await repo.activeEndpointsOf(trx, [...new Set(events.map((e) => e.projectId))]);
-      const deliveries = events.flatMap((ev) =>
-        endpoints
-          .filter((ep) => ep.projectId === ev.projectId && ep.events.includes(ev.type))
-          .map((ep) => newDelivery(ev, ep.id, now, this.o.attemptDelaysMs[0] ?? 0)),
-      );
-      await deliveryRepo.insertDeliveries(trx, deliveries);
-      await markFannedOut(
-        trx,
-        events.map((e) => e.id),
-      );
-      return events.length;
-    });
+    return this.o.writer.run((trx) => fanOutEvents(trx, now, this.o.attemptDelaysMs[0] ?? 0, FAN_OUT_BATCH));
   }
 
   private async claim(room: number): Promise<Claimed[]> {
-    const full = this.inFlight.fullEndpoints();
-    // No more than the endpoints in flight have room for, and a window's worth for the others:
-    // each row claimed beyond that is written twice (claimed, released) for nothing.
-    const free = this.inFlight.roomOfEndpointsInFlight() + FRESH_ENDPOINT_SLOTS;
     const now = this.o.clock.now();
     const lease = { owner: this.o.owner, until: now + (this.o.leaseMs ?? leaseFor(this.o.requestTimeoutMs)) };
-    const claimed = await this.o.writer.run((trx) =>
-      deliveryRepo.claimDueDeliveries(trx, { now, limit: Math.min(room, free), lease, skipEndpoints: full }),
-    );
+    const claimed = await this.claims.take(now, room, lease);
     // Keep each endpoint within its window; what does not fit waits for the next round. An event waits
     // too while an earlier one about the same email is on its way to that endpoint (LIFECYCLE:
     // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
@@ -188,9 +203,7 @@ export class WebhookDispatcher {
   }
 
   /** The events and endpoints of a claimed batch, read in two queries rather than two per delivery. */
-  private async withEventsAndEndpoints(
-    taken: Array<deliveryRepo.WebhookDelivery & { emailId: string | null }>,
-  ): Promise<Claimed[]> {
+  private async withEventsAndEndpoints(taken: ClaimedDelivery[]): Promise<Claimed[]> {
     if (!taken.length) return [];
     const [events, endpoints] = await Promise.all([
       findEventsById(
@@ -218,7 +231,7 @@ export class WebhookDispatcher {
     void p.finally(() => {
       this.running.delete(p);
       this.inFlight.remove(d);
-      this.wake();
+      this.waker.wake();
     });
   }
 
@@ -238,24 +251,19 @@ export class WebhookDispatcher {
     const attempt = d.attempts + 1;
     const result = await postSigned(this.postContext, endpoint, event.id, attempt, eventBody(event));
     if (!result) return;
-    this.windows.answered(endpoint.id, result.error === null, result.durationMs);
+    this.windows.answered(endpoint.id, signalOf(result.status), result.durationMs);
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });
     const finished = this.o.clock.now();
-    const next = afterAttempt(d, result, finished, this.o.attemptDelaysMs);
-    const recorded = await this.o.writer.run((trx) =>
-      deliveryRepo.finishAttempt(trx, next, this.o.owner, {
+    await this.recorder.add({
+      next: afterAttempt(d, result, finished, this.o.attemptDelaysMs),
+      attempt: {
         deliveryId: d.id,
         attempt,
         statusCode: result.status,
         durationMs: result.durationMs,
         error: result.error,
         createdAt: finished,
-      }),
-    );
-    if (!recorded)
-      this.o.logger.warn(
-        { delivery: d.id, attempt },
-        'a webhook attempt ended after its lease was taken over or its endpoint deleted; not recorded',
-      );
+      },
+    });
   }
 }

@@ -21,14 +21,20 @@ export class InFlightRequests {
 
   constructor(private readonly windows: EndpointWindows) {}
 
-  /** the endpoints whose window is full: a claim skips them */
-  fullEndpoints(): string[] {
-    return [...this.perEndpoint].filter(([id, n]) => n >= this.windows.limitOf(id)).map(([id]) => id);
+  /** the endpoints with requests in flight */
+  endpointIds(): string[] {
+    return [...this.perEndpoint.keys()];
   }
 
-  /** how many more requests the endpoints in flight have room for */
-  roomOfEndpointsInFlight(): number {
-    return [...this.perEndpoint].reduce((sum, [id, n]) => sum + Math.max(0, this.windows.limitOf(id) - n), 0);
+  /** how many more requests `endpointId` may have in flight now (its window less those in flight) */
+  roomOf(endpointId: string): number {
+    return Math.max(0, this.windows.limitOf(endpointId) - (this.perEndpoint.get(endpointId) ?? 0));
+  }
+
+  /** the emails whose events are on their way to `endpointId`: a claim for it leaves their later events */
+  emailsAt(endpointId: string): string[] {
+    const prefix = `${endpointId}|`;
+    return [...this.emails].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
   }
 
   /**

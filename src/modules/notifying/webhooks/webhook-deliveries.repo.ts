@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../../store/db.js';
 import { insertRows } from '../../../store/insert-rows.js';
+import { updateRows } from '../../../store/update-rows.js';
 import { claimRows, dropLeases, releaseLeases, type Lease } from '../../../store/lease.js';
 
 // The webhook deliveries (one per event and endpoint, LIFECYCLE "Webhook delivery") and their
@@ -106,6 +107,19 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
   );
 }
 
+/** Which due deliveries a claim takes: one endpoint's, or any endpoint's but some. */
+export interface ClaimScope {
+  now: number;
+  limit: number;
+  lease: Lease;
+  /** only this endpoint's (index endpoint_id, state, next_attempt_at: its backlog alone is read) */
+  endpointId?: string;
+  /** none of these endpoints' */
+  skipEndpoints?: string[];
+  /** none about these emails (their earlier events are on their way to the endpoint) */
+  skipEmails?: string[];
+}
+
 /**
  * Claim due deliveries of active endpoints, oldest first (ties in creation
  * order), each with the email its event is about (null for an event about no
@@ -114,7 +128,7 @@ export async function insertDeliveries(db: Db, list: WebhookDelivery[]): Promise
  */
 export async function claimDueDeliveries(
   trx: Knex.Transaction,
-  o: { now: number; limit: number; lease: Lease; skipEndpoints: string[] },
+  o: ClaimScope,
 ): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
   const select = trx('webhook_deliveries as d')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -129,7 +143,13 @@ export async function claimDueDeliveries(
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .limit(o.limit);
-  if (o.skipEndpoints.length) select.whereNotIn('d.endpoint_id', o.skipEndpoints);
+  if (o.endpointId !== undefined) select.andWhere('d.endpoint_id', o.endpointId);
+  if (o.skipEndpoints?.length) select.whereNotIn('d.endpoint_id', o.skipEndpoints);
+  const skipEmails = o.skipEmails ?? [];
+  if (skipEmails.length)
+    select.andWhere((w) => {
+      w.whereNull('ev.email_id').orWhereNotIn('ev.email_id', skipEmails);
+    });
   const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, {
     table: 'webhook_deliveries',
     alias: 'd',
@@ -143,31 +163,80 @@ export async function endDeliveryLeasesOf(db: Db, owner: string): Promise<number
   return db('webhook_deliveries').where({ lease_owner: owner, state: 'pending' }).update({ lease_until: 0 });
 }
 
+/** Pending deliveries per lease owner (being posted, or held by a node that died). */
+export async function deliveriesHeld(db: Db): Promise<Map<string, number>> {
+  const counts = await db('webhook_deliveries')
+    .select('lease_owner')
+    .count({ n: '*' })
+    .where('state', 'pending')
+    .whereNotNull('lease_owner')
+    .groupBy<Array<{ lease_owner: string; n: number | string }>>('lease_owner');
+  return new Map(counts.map((r) => [r.lease_owner, Number(r.n)]));
+}
+
 /** A single process owns the SQLite store: at its start, a lease on a pending delivery belongs to a process that died. */
 export async function dropDeliveryLeases(db: Db): Promise<void> {
   await dropLeases(db, 'webhook_deliveries', { state: 'pending' });
 }
 
+/** A finished attempt: the delivery's state after it, and the attempt's row. */
+export interface FinishedAttempt {
+  next: WebhookDelivery;
+  attempt: AttemptRecord;
+}
+
 /**
- * Record an attempt, only while `owner` still holds the delivery's lease;
- * false when it does not (the lease ran out and another process took the
- * delivery over, which records its own attempt) or the delivery is gone
+ * Record attempts, each only while `owner` still holds its delivery's lease,
+ * in two statements a chunk however many there are. Answers the ids of the
+ * deliveries recorded; one missing was taken over when its lease ran out or
+ * its node was released (the new holder records its own attempt), or is gone
  * (its endpoint was deleted meanwhile).
  */
-export async function finishAttempt(db: Db, d: WebhookDelivery, owner: string, a: AttemptRecord): Promise<boolean> {
-  const updated = await db('webhook_deliveries')
-    .where({ id: d.id, lease_owner: owner, state: 'pending' })
-    .update(stateColumns(d));
-  if (!updated) return false;
-  await db('webhook_attempts').insert({
-    delivery_id: a.deliveryId,
-    attempt: a.attempt,
-    status_code: a.statusCode,
-    duration_ms: a.durationMs,
-    error: a.error,
-    created_at: a.createdAt,
-  });
-  return true;
+export async function finishAttempts(db: Db, owner: string, finished: FinishedAttempt[]): Promise<Set<string>> {
+  const recorded = new Set(
+    await updateRows(
+      db,
+      'webhook_deliveries',
+      finished.map(({ next: d }) => ({
+        id: d.id,
+        state: d.state,
+        attempts: d.attempts,
+        next_attempt_at: d.nextAttemptAt,
+        last_status: d.lastStatus,
+        last_error: d.lastError,
+        updated_at: d.updatedAt,
+      })),
+      {
+        key: 'id',
+        types: {
+          id: 'text',
+          state: 'text',
+          attempts: 'integer',
+          next_attempt_at: 'bigint',
+          last_status: 'integer',
+          last_error: 'text',
+          updated_at: 'bigint',
+        },
+        constant: { lease_owner: null, lease_until: null },
+        where: { lease_owner: owner, state: 'pending' },
+      },
+    ),
+  );
+  await insertRows(
+    db,
+    'webhook_attempts',
+    finished
+      .filter((f) => recorded.has(f.next.id))
+      .map(({ attempt: a }) => ({
+        delivery_id: a.deliveryId,
+        attempt: a.attempt,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+        created_at: a.createdAt,
+      })),
+  );
+  return recorded;
 }
 
 /** Give claimed deliveries back unattempted (over an endpoint's share, or its endpoint paused since the claim). */

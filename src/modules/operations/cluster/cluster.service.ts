@@ -72,6 +72,8 @@ export function clusterService(deps: ClusterDeps) {
     /** false: this node's row was gone (released as dead by another node or by the operator). */
     beat: (id: string) => deps.store.tx((trx) => repo.beat(trx, id, deps.clock.now())),
     status: () => clusterStatus(deps),
+    /** How many nodes are alive now (the caller included, if its heartbeat is current). */
+    alive: () => repo.countAlive(deps.store.reader, deps.clock.now() - deps.deadAfterMs),
     /** Releases what a node (or a bare lease owner) holds and forgets it; 404 when neither is known. */
     async release(id: string): Promise<{ id: string; queueRows: number; webhookDeliveries: number }> {
       const known = await deps.store.tx(async (trx) => {

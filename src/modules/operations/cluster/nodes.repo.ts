@@ -1,6 +1,6 @@
 import type { Db } from '../../../store/db.js';
-import { endQueueLeasesOf } from '../../sending/emails/queue.repo.js';
-import { endDeliveryLeasesOf } from '../../notifying/webhooks/webhook-deliveries.repo.js';
+import { endQueueLeasesOf, queueRowsHeld } from '../../sending/emails/queue.repo.js';
+import { deliveriesHeld, endDeliveryLeasesOf } from '../../notifying/webhooks/webhook-deliveries.repo.js';
 
 /** A serving process of the database, as `nodes` stores it. */
 export interface NodeRow {
@@ -56,6 +56,15 @@ export async function staleNodes(db: Db, before: number): Promise<NodeRow[]> {
   return rows.map(fromRow);
 }
 
+/** How many nodes beat their heartbeat at `since` or later. */
+export async function countAlive(db: Db, since: number): Promise<number> {
+  const row = await db('nodes')
+    .count<Array<{ n: number | string }>>({ n: '*' })
+    .where('heartbeat_at', '>=', since)
+    .first();
+  return Number(row?.n ?? 0);
+}
+
 export async function deleteNode(db: Db, id: string): Promise<boolean> {
   return (await db('nodes').where('id', id).delete()) > 0;
 }
@@ -64,31 +73,18 @@ export async function deleteNode(db: Db, id: string): Promise<boolean> {
 export async function heldByOwner(
   db: Db,
 ): Promise<Map<string, { queueRows: number; dataStarted: number; webhookDeliveries: number }>> {
-  const out = new Map<string, { queueRows: number; dataStarted: number; webhookDeliveries: number }>();
-  const entry = (owner: string) => {
-    let e = out.get(owner);
-    if (!e) out.set(owner, (e = { queueRows: 0, dataStarted: 0, webhookDeliveries: 0 }));
-    return e;
-  };
-  const queue = await db('outbound_queue')
-    .select('lease_owner', 'data_started')
-    .count({ n: '*' })
-    .where('state', 'submitting')
-    .whereNotNull('lease_owner')
-    .groupBy<Array<{ lease_owner: string; data_started: unknown; n: number | string }>>('lease_owner', 'data_started');
-  for (const r of queue) {
-    const e = entry(r.lease_owner);
-    e.queueRows += Number(r.n);
-    if (r.data_started === true || Number(r.data_started) === 1) e.dataStarted += Number(r.n);
-  }
-  const hooks = await db('webhook_deliveries')
-    .select('lease_owner')
-    .count({ n: '*' })
-    .where('state', 'pending')
-    .whereNotNull('lease_owner')
-    .groupBy<Array<{ lease_owner: string; n: number | string }>>('lease_owner');
-  for (const r of hooks) entry(r.lease_owner).webhookDeliveries += Number(r.n);
-  return out;
+  const [queue, hooks] = [await queueRowsHeld(db), await deliveriesHeld(db)];
+  const owners = new Set([...queue.keys(), ...hooks.keys()]);
+  return new Map(
+    [...owners].map((owner) => [
+      owner,
+      {
+        queueRows: queue.get(owner)?.rows ?? 0,
+        dataStarted: queue.get(owner)?.dataStarted ?? 0,
+        webhookDeliveries: hooks.get(owner) ?? 0,
+      },
+    ]),
+  );
 }
 
 /**

@@ -117,7 +117,7 @@ export class AcceptQueue implements Acceptor {
       const batch = this.waiting.splice(0, this.opts.maxBatch ?? 1000);
       const claim: ClaimHolder = { current: null };
       this.opts.writer
-        .runCommitted((trx) => this.storeBatch(trx, requestsOf(batch), claim))
+        .runCommitted((trx) => this.storeBatch(trx, requestsOf(batch), claim), liveProjectsOf(requestsOf(batch)))
         .then(
           (committed) => this.settle(batch, committed, claim),
           (e: unknown) => {
@@ -196,6 +196,8 @@ export class AcceptQueue implements Acceptor {
       trx: Knex.Transaction,
       store: (requests: AcceptRequest[]) => Promise<Array<Accepted | ApiError>>,
     ) => Promise<T>,
+    /** the projects `work` locks (GroupCommit.run) */
+    projects?: string[],
   ): Promise<Committed<T>> {
     const claim: ClaimHolder = { current: null };
     let queued = false;
@@ -207,7 +209,7 @@ export class AcceptQueue implements Acceptor {
           queued ||= stored.queued;
           return stored.outcomes;
         });
-      })
+      }, projects)
       .then(
         (committed) => {
           acceptCommits.inc();
@@ -251,6 +253,11 @@ export class AcceptQueue implements Acceptor {
 }
 
 const requestsOf = (batch: Pending[]) => batch.map((p) => p.request);
+
+/** The projects whose live usage a batch counts: readAcceptFacts locks their rows. */
+const liveProjectsOf = (requests: AcceptRequest[]) => [
+  ...new Set(requests.filter((r) => r.environment === 'live').map((r) => r.project.id)),
+];
 
 /** The claim the MTA made in the batch's current transaction, if any. */
 interface ClaimHolder {

@@ -237,6 +237,24 @@ export async function endQueueLeasesOf(db: Db, owner: string): Promise<number> {
   return db(TABLE).where({ lease_owner: owner, state: 'submitting' }).update({ lease_until: 0 });
 }
 
+/** Rows being sent per lease owner, and of those how many have their SMTP body started. */
+export async function queueRowsHeld(db: Db): Promise<Map<string, { rows: number; dataStarted: number }>> {
+  const counts = await db(TABLE)
+    .select('lease_owner', 'data_started')
+    .count({ n: '*' })
+    .where('state', 'submitting')
+    .whereNotNull('lease_owner')
+    .groupBy<Array<{ lease_owner: string; data_started: unknown; n: number | string }>>('lease_owner', 'data_started');
+  const out = new Map<string, { rows: number; dataStarted: number }>();
+  for (const r of counts) {
+    const e = out.get(r.lease_owner) ?? { rows: 0, dataStarted: 0 };
+    e.rows += Number(r.n);
+    if (r.data_started === true || Number(r.data_started) === 1) e.dataStarted += Number(r.n);
+    out.set(r.lease_owner, e);
+  }
+  return out;
+}
+
 export async function renewQueueLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
   await renewLeases(db, TABLE, owner, ids, until);
 }

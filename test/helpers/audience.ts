@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import type { Client } from './http.js';
+import { waitFor } from './wait.js';
+
+/** `n` contacts c<i>-<tag>@ok.test (first name N<i>) in a new audience; its id. */
+export async function audienceOf(api: Client, tag: string, n: number): Promise<string> {
+  const audience = (await api.post('/v1/audiences', { name: tag })).body.id as string;
+  const emails = Array.from({ length: n }, (_, i) => `c${i}-${tag}@ok.test`);
+  for (let i = 0; i < n; i += 50) {
+    const created = await Promise.all(
+      emails
+        .slice(i, i + 50)
+        .map((email) => api.post('/v1/contacts', { email, first_name: `N${emails.indexOf(email)}` })),
+    );
+    for (const c of created) expect(c.status, c.text).to.equal(201);
+    const added = await api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: created.map((c) => c.body.id) });
+    expect(added.status, added.text).to.be.oneOf([200, 201]);
+  }
+  return audience;
+}
+
+/** The broadcast once its status is `sent`. */
+export const sentOf = (api: Client, id: string, ms: number) =>
+  waitFor(
+    async () => {
+      const b = (await api.get(`/v1/broadcasts/${id}`)).body;
+      return b.status === 'sent' ? b : null;
+    },
+    ms,
+    `broadcast ${id} sent`,
+  );

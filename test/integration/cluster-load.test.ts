@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { PG_URL } from '../helpers/databases.js';
+import { client, type Client } from '../helpers/http.js';
+import { audienceOf, sentOf } from '../helpers/audience.js';
+import { waitFor } from '../helpers/wait.js';
+import { eachClusterWorld } from '../helpers/cluster-world.js';
+import type { ServeProcess } from '../helpers/process.js';
+
+/** posthorn_db_retries_total of a node, all reasons: the transactions run again after a deadlock or a serialization failure. */
+async function retriesOf(node: ServeProcess): Promise<number> {
+  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('posthorn_db_retries_total'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}
+
+/** How many messages each address got at the sink. */
+function copies(messages: Array<{ envelope: { to: string[] } }>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of messages) for (const r of m.envelope.to) out.set(r, (out.get(r) ?? 0) + 1);
+  return out;
+}
+
+// Two nodes on one PostgreSQL database doing everything at once (issue 41): live sends of two projects
+// in opposite orders on each node (the accept), a broadcast of each project (the fan-out), their
+// deliveries (the MTA's claim and record) and their webhook events (the dispatcher's fan-out, claim
+// and record). Every transaction takes its locks in one order (docs/ARCHITECTURE.md "One lock
+// order"), so none meets another in a deadlock. Then one node is killed mid-broadcast: the other
+// carries both broadcasts on from their last committed batch, and each contact gets one message.
+if (PG_URL) {
+  describe('several nodes on one PostgreSQL database under mixed load @pg', function () {
+    this.timeout(150_000);
+    const world = eachClusterWorld();
+
+    it('accepts, fan-outs, deliveries and webhooks of two projects on two nodes run without a deadlock; a node killed mid-broadcast leaves each contact one message', async function () {
+      const c = world();
+      // paced so that the broadcasts are still going when one node dies
+      c.base.broadcasts = { max_per_second: 60 };
+      const a = await c.serve();
+      const b = await c.serve();
+      const tenants = [await c.tenant(a.baseUrl, 'p0'), await c.tenant(a.baseUrl, 'p1')];
+      const apis = (node: ServeProcess): Client[] => tenants.map((t) => client(node.baseUrl, t.key));
+      const [onA, onB] = [apis(a), apis(b)];
+      for (const [i, api] of onA.entries())
+        await api.post('/v1/webhooks', { url: c.hooks.url(`/ok/p${i}`), events: ['email.sent', 'email.delivered'] });
+      const contacts = 250;
+      const broadcasts: string[] = [];
+      for (const [i, api] of onA.entries()) {
+        const audience = await audienceOf(api, `p${i}`, contacts);
+        const made = (
+          await api.post('/v1/broadcasts', {
+            name: `load ${i}`,
+            from: tenants[i].from,
+            subject: 'News',
+            html: '<p>News for {{contact.first_name}}</p>',
+            audience_id: audience,
+          })
+        ).body;
+        broadcasts.push(made.id as string);
+      }
+      for (const [i, id] of broadcasts.entries())
+        expect((await onA[i].post(`/v1/broadcasts/${id}/send`, {})).status).to.equal(200);
+
+      // live sends beside them: node A sends project 0's then project 1's, node B the other way round
+      const live = async (apiPair: Client[], order: number[], tag: string) => {
+        for (let n = 0; n < 40; n++)
+          await Promise.all(
+            order.map(async (p) => {
+              const res = await apiPair[p].post('/v1/emails', {
+                from: tenants[p].from,
+                to: [`${tag}${n}-p${p}@ok.test`],
+                subject: 'receipt',
+                text: 'x',
+              });
+              expect(res.status, res.text).to.equal(202);
+            }),
+          );
+      };
+      await Promise.all([live(onA, [0, 1], 'a'), live(onB, [1, 0], 'b')]);
+
+      const isBroadcast = (r: string) => /^c\d+-p\d@ok\.test$/.test(r);
+      await waitFor(
+        async () => c.sink.messages.filter((m) => m.envelope.to.some(isBroadcast)).length >= 150,
+        60_000,
+        '150 broadcast messages at the sink',
+      );
+      const retriedOnA = await retriesOf(a);
+      a.child.kill('SIGKILL');
+      await a.exited;
+      const killedAt = c.sink.messages.filter((m) => m.envelope.to.some(isBroadcast)).length;
+      expect(killedAt, 'broadcast messages when the node died').to.be.below(2 * contacts);
+
+      for (const [i, id] of broadcasts.entries()) await sentOf(onB[i], id, 90_000);
+      const want = [
+        ...[0, 1].flatMap((p) => Array.from({ length: contacts }, (_, n) => `c${n}-p${p}@ok.test`)),
+        ...['a', 'b'].flatMap((tag) =>
+          [0, 1].flatMap((p) => Array.from({ length: 40 }, (_, n) => `${tag}${n}-p${p}@ok.test`)),
+        ),
+      ];
+      await waitFor(
+        async () => {
+          const got = copies(c.sink.messages);
+          return want.every((r) => got.has(r)) ? true : null;
+        },
+        60_000,
+        'every contact and every receipt at the sink',
+      );
+      // a second's grace for anything late, then: each once
+      await new Promise((r) => setTimeout(r, 1000));
+      const got = copies(c.sink.messages);
+      expect(
+        want.filter((r) => got.get(r) !== 1),
+        'addresses with no message or more than one',
+      ).to.deep.equal([]);
+      expect(retriedOnA + (await retriesOf(b)), 'transactions run again after a deadlock').to.equal(0);
+      const errors = b
+        .output()
+        .split('\n')
+        .filter((l) => /"level":50/.test(l) || /deadlock/i.test(l));
+      expect(errors).to.deep.equal([]);
+    });
+  });
+}
