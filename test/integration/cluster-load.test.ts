@@ -36,7 +36,7 @@ if (PG_URL) {
     it('accepts, fan-outs, deliveries and webhooks of two projects on two nodes run without a deadlock; a node killed mid-broadcast leaves each contact one message', async function () {
       const c = world();
       // paced so that the broadcasts are still going when one node dies
-      c.base.broadcasts = { max_per_second: 40 };
+      c.base.broadcasts = { max_per_second: 20 };
       const a = await c.serve();
       const b = await c.serve();
       const tenants = [await c.tenant(a.baseUrl, 'p0'), await c.tenant(a.baseUrl, 'p1')];
@@ -80,16 +80,22 @@ if (PG_URL) {
       await Promise.all([live(onA, [0, 1], 'a'), live(onB, [1, 0], 'b')]);
 
       const isBroadcast = (r: string) => /^c\d+-p\d@ok\.test$/.test(r);
-      await waitFor(
-        async () => c.sink.messages.filter((m) => m.envelope.to.some(isBroadcast)).length >= 80,
-        60_000,
-        '80 broadcast messages at the sink',
+      // the fan-outs under way (their emails handed to the queue so far, counts.sent): kill a node now
+      const handedOver = async () => {
+        const all = await Promise.all(broadcasts.map(async (id, i) => (await onB[i].get(`/v1/broadcasts/${id}`)).body));
+        return all.reduce((n, x: { counts: { sent: number } }) => n + x.counts.sent, 0);
+      };
+      await waitFor(async () => (await handedOver()) >= 20, 60_000, 'the fan-outs to begin');
+      // both fan-outs still going: neither broadcast has all its emails yet
+      const progress = await Promise.all(
+        broadcasts.map(async (id, i) => (await onB[i].get(`/v1/broadcasts/${id}`)).body),
       );
       const retriedOnA = await retriesOf(a);
       a.child.kill('SIGKILL');
       await a.exited;
       const killedAt = c.sink.messages.filter((m) => m.envelope.to.some(isBroadcast)).length;
       expect(killedAt, 'broadcast messages when the node died').to.be.below(2 * contacts);
+      expect(progress.map((b: { status: string }) => b.status)).to.deep.equal(['sending', 'sending']);
 
       for (const [i, id] of broadcasts.entries()) await sentOf(onB[i], id, 90_000);
       const want = [
