@@ -5,6 +5,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-if (process.env.npm_command === 'exec' && existsSync('dist/src/cli/commands.js')) process.exit(0);
+if (process.env.npm_command === 'exec' && existsSync('oclif.manifest.json')) process.exit(0);
 const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
 process.exit(build.status ?? 1);
