@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Client } from './http.js';
+import type { SinkMessage } from './smtp-sink.js';
 import { waitFor } from './wait.js';
 
 /** `n` contacts c<i>-<tag>@ok.test (first name N<i>) in a new audience; its id. */
@@ -29,3 +30,10 @@ export const sentOf = (api: Client, id: string, ms: number) =>
     ms,
     `broadcast ${id} sent`,
   );
+
+/** How many messages each address got at the sink. */
+export function copies(messages: SinkMessage[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of messages) for (const r of m.envelope.to) out.set(r, (out.get(r) ?? 0) + 1);
+  return out;
+}

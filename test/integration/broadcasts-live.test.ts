@@ -10,10 +10,10 @@ import {
   type LiveWorld,
 } from '../helpers/live.js';
 import { startDnsWorld } from '../helpers/dns-world.js';
-import { startSink, type SinkMessage } from '../helpers/smtp-sink.js';
+import { startSink } from '../helpers/smtp-sink.js';
 import { runCli, startServe, writeConfig } from '../helpers/process.js';
 import { waitFor } from '../helpers/wait.js';
-import { audienceOf, sentOf } from '../helpers/audience.js';
+import { audienceOf, copies, sentOf } from '../helpers/audience.js';
 import { expectError } from '../helpers/assert.js';
 import { setProject } from '../../src/modules/account/projects/projects.service.js';
 import { smtpSend } from '../helpers/smtp-client.js';
@@ -29,13 +29,6 @@ function header(raw: Buffer, name: string): string | null {
     .replace(/\r\n[ \t]+/g, ' ');
   const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : null;
-}
-
-/** How many messages each address got. */
-function copies(messages: SinkMessage[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const m of messages) for (const r of m.envelope.to) out.set(r, (out.get(r) ?? 0) + 1);
-  return out;
 }
 
 describe('a broadcast to 1,000 live contacts (issue 27)', function () {

@@ -1,25 +1,15 @@
 import { expect } from 'chai';
 import { PG_URL } from '../helpers/databases.js';
 import { client, type Client } from '../helpers/http.js';
-import { audienceOf, sentOf } from '../helpers/audience.js';
+import { audienceOf, copies, sentOf } from '../helpers/audience.js';
+import { parseMetrics, valueOf } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/wait.js';
 import { eachClusterWorld } from '../helpers/cluster-world.js';
 import type { ServeProcess } from '../helpers/process.js';
 
 /** posthorn_db_retries_total of a node, all reasons: the transactions run again after a deadlock or a serialization failure. */
 async function retriesOf(node: ServeProcess): Promise<number> {
-  const text = await (await fetch(`${node.baseUrl}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('posthorn_db_retries_total'))
-    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-}
-
-/** How many messages each address got at the sink. */
-function copies(messages: Array<{ envelope: { to: string[] } }>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const m of messages) for (const r of m.envelope.to) out.set(r, (out.get(r) ?? 0) + 1);
-  return out;
+  return valueOf(parseMetrics(await (await fetch(`${node.baseUrl}/metrics`)).text()), 'posthorn_db_retries_total');
 }
 
 // Two nodes on one PostgreSQL database doing everything at once (issue 41): live sends of two projects
