@@ -1,4 +1,4 @@
-// `npm test`: every test file with mocha's settings (.mocharc.cjs), the slow files first. The two
+// `npm test`: every test file with mocha's settings (.mocharc.cjs), the slow files first. The
 // workers take files in this order, and a long file started last made the whole run wait for it
 // (690 s for 1,196 s of tests on two workers, where 600 s would do). The names are the files with the
 // longest summed test time (the json reporter's durations); a file not named here runs after them.

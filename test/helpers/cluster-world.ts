@@ -49,7 +49,8 @@ export async function startClusterWorld(): Promise<ClusterWorld> {
     dns: { resolvers: [world.address], zone: 'dkim.cluster.test' },
     smtp: { inbound: { enabled: false }, submission: { enabled: false } },
     network: { allow_private: true },
-    webhooks: { ca_file: hooks.caFile },
+    // a held webhook POST stays held until its node dies, however slow the machine makes the test's next steps
+    webhooks: { ca_file: hooks.caFile, timeout_ms: 120_000 },
     limits: { requests_per_second: 100_000 },
   };
   const running: ServeProcess[] = [];

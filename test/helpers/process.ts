@@ -40,7 +40,8 @@ export interface ServeProcess {
 export async function startServe(
   configPath: string,
   env: Record<string, string> = {},
-  timeoutMs = 15_000,
+  // a loaded CI machine (three test files at once on two cores) has taken over 15 s to start one
+  timeoutMs = 30_000,
   extraArgs: string[] = [],
 ): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath, ...extraArgs], {

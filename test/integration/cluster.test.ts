@@ -41,7 +41,11 @@ if (PG_URL) {
       const held = (await c.cli(['cluster', 'status', '--json'])).json;
       expect(held.nodes.map((n: { state: string }) => n.state)).to.deep.equal(['alive', 'alive']);
       const holder = held.nodes.find((n: { holds: { queue_rows: number } }) => n.holds.queue_rows > 0);
-      expect(holder.holds).to.deep.equal({ queue_rows: 2, data_started: 1, webhook_deliveries: 1 });
+      expect(holder.holds, JSON.stringify(held.nodes)).to.deep.equal({
+        queue_rows: 2,
+        data_started: 1,
+        webhook_deliveries: 1,
+      });
       const deadId = holder.id as string;
 
       a.child.kill('SIGKILL');
