@@ -28,6 +28,7 @@ import * as m0026 from './0026_broadcasts.js';
 import * as m0027 from './0027_forms.js';
 import * as m0028 from './0028_nodes.js';
 import * as m0029 from './0029_delivery_claims.js';
+import * as m0030 from './0030_bounce_reasons.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -67,6 +68,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0027_forms', m0027],
   ['0028_nodes', m0028],
   ['0029_delivery_claims', m0029],
+  ['0030_bounce_reasons', m0030],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

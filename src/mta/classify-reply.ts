@@ -1,4 +1,4 @@
-import { classifyBounce, type Bounce } from '../modules/receiving/bounces/classify-bounce.js';
+import { classifyBounce, type Bounce, type SmtpCommand } from '../modules/receiving/bounces/classify-bounce.js';
 
 export type SmtpOutcomeKind = 'delivered' | 'deferred' | 'bounced' | 'ambiguous';
 
@@ -16,17 +16,37 @@ export interface Classified {
  * is a temporary condition in all but its first digit. What a refusal says
  * about the address is the bounce classifier's, the same one that reads
  * bounce messages that come back later.
+ *
+ * `command` is the command the reply answered, when the caller knows it: a
+ * "550 No such user" to RCPT TO is the directory's verdict (Permanent), the
+ * same words after DATA are a filter's (au, docomo answer so), and without
+ * the command or an addressing status (5.1.1) the classifier stays soft.
+ * nodemailer's names (`RCPT TO`, `MAIL FROM`, `DATA`) are taken; others count as unknown.
  */
-export function classifyReply(code: number, text: string): Classified {
+export function classifyReply(code: number, text: string, command?: string): Classified {
   const reply = text.trim() || String(code);
   const enhanced = /^\d{3}[ -]([245])\.\d{1,3}\.\d{1,3}\b/.exec(reply)?.[1];
   const cls = enhanced ? Number(enhanced) : Math.floor(code / 100);
+  const said = commandOf(command);
   if (cls === 2 && code >= 200 && code < 300) return { kind: 'delivered', reply };
   if (cls === 4 || (code >= 400 && code < 500))
-    return { kind: 'deferred', bounce: classifyBounce({ code, diagnostic: reply, final: false }), reply };
+    return {
+      kind: 'deferred',
+      bounce: classifyBounce({ code, diagnostic: reply, final: false, command: said }),
+      reply,
+    };
   if (code >= 500 && code < 600)
-    return { kind: 'bounced', bounce: classifyBounce({ code, diagnostic: reply, final: true }), reply };
+    return { kind: 'bounced', bounce: classifyBounce({ code, diagnostic: reply, final: true, command: said }), reply };
   return { kind: 'deferred', reply: `unexpected reply: ${reply}` };
+}
+
+/** Nodemailer names commands as sent ("RCPT TO", "MAIL FROM"); the classifier by their verb. */
+function commandOf(command: string | undefined): SmtpCommand | null {
+  if (command === 'RCPT TO') return 'RCPT';
+  if (command === 'MAIL FROM') return 'MAIL';
+  return command === 'CONN' || command === 'HELO' || command === 'MAIL' || command === 'RCPT' || command === 'DATA'
+    ? command
+    : null;
 }
 
 /**

@@ -185,7 +185,7 @@ function outcomesOfAccept(info: SentInfo | undefined, to: string[]): RecipientRe
   return to.map((address): RecipientResult => {
     const r = rejected.get(address);
     return r
-      ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message) }
+      ? { address, ...classifyReply(r.responseCode ?? 550, r.response ?? r.message, 'RCPT TO') }
       : { address, ...classifyReply(250, info?.response ?? '250 OK') };
   });
 }
@@ -199,13 +199,14 @@ function outcomesOfError(err: SmtpError, to: string[], bodyEnded: boolean): Reci
       return {
         address,
         ...(e.responseCode
-          ? classifyReply(e.responseCode, e.response ?? e.message)
+          ? classifyReply(e.responseCode, e.response ?? e.message, e === err ? err.command : 'RCPT TO')
           : classifyNoReply(describe(e), bodyEnded)),
       };
     });
   }
   const c = err.responseCode
-    ? classifyReply(err.responseCode, err.response ?? err.message)
+    ? // the command tells what a refusal was of: "550 no such user" to RCPT is the address, after DATA a filter's
+      classifyReply(err.responseCode, err.response ?? err.message, err.command)
     : classifyNoReply(describe(err), bodyEnded);
   return to.map((address) => ({ address, ...c }));
 }

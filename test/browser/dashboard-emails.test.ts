@@ -152,6 +152,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await bounced.waitFor({ timeout: 15_000 });
     const text = (await bounced.textContent())!;
     expect(text).to.include('bounce type').and.include('Permanent').and.include('reason').and.include('diagnostic');
+    // the reason says what it means, and the recipient's row what a live bounce like it does to the address
+    expect(text).to.include('user_unknown: the mailbox does not exist');
+    const why = (await page.locator('td.why').textContent())!;
+    expect(why).to.include('user_unknown').and.include('a live bounce like this suppresses the address');
     await context.close();
   });
 

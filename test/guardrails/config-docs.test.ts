@@ -3,10 +3,23 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDoc } from '../../src/config/docs.js';
 import { PACKAGE_ROOT } from '../../src/config/package-root.js';
+import { withReasonsTable } from '../../src/modules/receiving/bounces/reasons-table.js';
+import { BOUNCE_REASONS, isHard } from '../../src/modules/receiving/bounces/reasons.js';
 
 describe('config documentation', function () {
   it('docs/CONFIG.md is what the schema generates (run npm run docs)', function () {
     expect(readFileSync(join(PACKAGE_ROOT, 'docs', 'CONFIG.md'), 'utf8')).to.equal(configDoc());
+  });
+
+  it("docs/bounces.md's reason table is reasons.ts's, every reason with its hard/soft verdict (run npm run docs)", function () {
+    const doc = readFileSync(join(PACKAGE_ROOT, 'docs', 'bounces.md'), 'utf8');
+    expect(doc).to.equal(withReasonsTable(doc));
+    // each reason's row says hard only for the four that mean the address is gone
+    for (const r of BOUNCE_REASONS)
+      expect(doc, r).to.match(
+        new RegExp(`\\| \`${r}\` \\| [^|]+ \\| ${isHard(r) ? 'hard \\| yes' : 'soft \\| (no|if the project says so)'}`),
+      );
+    expect(BOUNCE_REASONS.filter(isHard)).to.deep.equal(['user_unknown', 'host_unknown', 'has_moved', 'not_accept']);
   });
 
   it('lists every key of CONTRACT §2', function () {

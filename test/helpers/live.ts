@@ -14,6 +14,7 @@ export const SINK_DOMAINS = [
   'ok2.test',
   'reject.test',
   'blocklist.test',
+  'full.test',
   'tempfail.test',
   'drop.test',
   'cut.test',

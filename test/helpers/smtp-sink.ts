@@ -31,7 +31,7 @@ export interface SinkOptions {
  * An SMTP server on 127.0.0.1 whose behaviour is picked by the recipient's
  * domain (KumoMTA's sink style, like the conformance harness):
  * ok.test and anything else accept; reject.test 550 at RCPT (unknown user); blocklist.test 554 at
- * RCPT (the client's IP on a blocklist); tempfail.test
+ * RCPT (the client's IP on a blocklist); full.test 552 at RCPT (a full mailbox); tempfail.test
  * 451 at RCPT the first N times per address (local part tf<N>-…); drop.test
  * takes the whole message and closes without answering; cut.test closes
  * right after its 354, as the body starts arriving; slow.test holds the answer to DATA
@@ -93,6 +93,7 @@ export class SmtpSink {
       return cb(smtpError(550, '5.1.1 <' + address + '>: Recipient address rejected: User unknown'));
     if (domain === 'blocklist.test')
       return cb(smtpError(554, '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org'));
+    if (domain === 'full.test') return cb(smtpError(552, '5.2.2 <' + address + '>: Mailbox full'));
     if (domain === 'tempfail.test') {
       const times = Number(/^tf(\d+)-/.exec(local)?.[1] ?? this.o.tempfailTimes ?? 1);
       if (n <= times) return cb(smtpError(451, '4.2.0 <' + address + '>: try again later'));

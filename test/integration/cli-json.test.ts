@@ -87,6 +87,7 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('suppression:add', ['suppression', 'add', '--json', '--project', project, 'x@example.test', ...C]);
     await run('suppression:list', ['suppression', 'list', '--project', project, ...C, '--json']);
     await run('suppression:remove', ['suppression', 'remove', '--project', project, '--json', 'x@example.test', ...C]);
+    expect((await run('suppressions:review', ['suppressions', 'review', '--json', ...C])).json).to.deep.equal([]);
     await run('domain:list', ['domain', 'list', '--json', '--project', project, ...C]);
     await run('domain:show', ['domain', 'show', 'dom_nope', '--json', ...C]);
     await run('domain:verify', ['domain', 'verify', '--json', 'dom_nope', ...C]);

@@ -27,6 +27,7 @@ const project = (id: string, limits: Partial<Project['limits']> = {}): Project =
   suspended: false,
   limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...limits },
   bounceSuppressionDays: 0,
+  softBounceSuppression: null,
   createdAt: 0,
   updatedAt: 0,
 });

@@ -219,12 +219,20 @@ describe('the email state machine (LIFECYCLE.md)', function () {
       expect(types(last.events)).to.deep.equal(['email.failed']);
     });
 
-    it('5xx → bounced; a Permanent bounce of live mail suppresses the address, a Transient one or test mail does not', function () {
+    it('5xx → bounced; a Permanent bounce of live mail suppresses the address, a soft one of a lasting reason may (the project decides), other soft ones and test mail do not', function () {
       const live = claimed();
-      expect(apply(live.email, live.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([
-        { address: 'a@one.test', reason: 'bounce' },
-      ]);
-      expect(apply(live.email, live.row, bounced('552 5.2.2 mailbox full')).suppress).to.deep.equal([]);
+      const may = (reply: string) =>
+        apply(live.email, live.row, bounced(reply)).suppress.map((s) => [
+          s.address,
+          s.reason,
+          s.bounce?.reason,
+          s.bounce?.bounceType,
+        ]);
+      expect(may('550 5.1.1 no such user')).to.deep.equal([['a@one.test', 'bounce', 'user_unknown', 'Permanent']]);
+      // soft: only counted against the project's --soft-bounce-suppression (suppress-after-mail.ts)
+      expect(may('552 5.2.2 mailbox full')).to.deep.equal([['a@one.test', 'bounce', 'mailbox_full', 'Transient']]);
+      // a blocked sending IP says nothing about the address
+      expect(may('554 5.7.1 Client host [192.0.2.1] blocked using zen.spamhaus.org')).to.deep.equal([]);
       const test = claimed({ environment: 'test' });
       expect(apply(test.email, test.row, bounced('550 5.1.1 no such user')).suppress).to.deep.equal([]);
     });

@@ -2,6 +2,7 @@ import { html, type Html } from './html.js';
 import { BASE, badge, layout, time } from './layout.js';
 import { outcomeBadge, type EmailJson, type EventJson } from './emails.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
+import { REASONS, type BounceReason } from '../../modules/receiving/bounces/reasons.js';
 
 // One email's page: what it is, its content, and the part that changes as it is delivered (its
 // status, recipients and timeline), which the page refreshes until nothing will change any more.
@@ -70,8 +71,8 @@ ${e.status_reason ? html`<p>${e.status_reason}</p>` : ''}
 ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
 <h3>Recipients</h3>
 <div class="scroll"><table>
-<thead><tr><th scope="col">Address</th><th scope="col">Kind</th><th scope="col">Status</th></tr></thead>
-<tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td></tr>`)}</tbody>
+<thead><tr><th scope="col">Address</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Why it bounced</th></tr></thead>
+<tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td><td class="why">${r.bounce ? bounceWhy(r.bounce, e.environment === 'live') : '—'}</td></tr>`)}</tbody>
 </table></div>
 <h3>Timeline</h3>
 <ol class="timeline">
@@ -87,11 +88,36 @@ The connection ended after the message was sent and before the server confirmed 
 <p>If the recipient did not get it, an operator can send it again with <code>posthorn queue retry ${id}</code>.</p></div>`;
 }
 
+/** A bounce's reason (docs/bounces.md), what it means, and whether the address was suppressed for it (live mail only). */
+function bounceWhy(b: { bounce_type: string; reason: string | null }, live: boolean): Html {
+  const meaning = meaningOf(b.reason);
+  const hard = b.bounce_type === 'Permanent';
+  const outcome = !live
+    ? hard
+      ? 'Simulated: a live bounce like this suppresses the address.'
+      : 'Simulated: a live bounce like this keeps the address.'
+    : hard
+      ? 'Address suppressed: it does not take mail.'
+      : 'Address kept: only this message failed.';
+  return html`<code>${b.reason ?? 'undefined'}</code>${meaning ? html` <span class="muted">${meaning}</span>` : ''}<br>${outcome}`;
+}
+
+const meaningOf = (reason: unknown): string | null =>
+  typeof reason === 'string' && reason in REASONS ? REASONS[reason as BounceReason].meaning : null;
+
+/** A detail's value as shown: a bounce reason with what it means. */
+function detailValue(key: string, v: unknown): string {
+  // numbers, booleans and objects (the entries shown are never null or undefined) as JSON writes them
+  if (typeof v !== 'string') return JSON.stringify(v) ?? '';
+  const meaning = key === 'reason' ? meaningOf(v) : null;
+  return meaning ? `${v}: ${meaning}` : v;
+}
+
 function timelineEntry(ev: EventJson): Html {
   const details = Object.entries(ev.data.details ?? {}).filter(([, v]) => v !== null && v !== undefined && v !== '');
   return html`<li class="ev t-${ev.type.replace('.', '-')}">
 <div class="ev-head"><span class="ev-type">${ev.type.replace(/^email\./, '').replace(/_/g, ' ')}</span> ${time(ev.created_at)}${ev.recipient ? html` <span class="addr">${ev.recipient}</span>` : ''}</div>
-${details.length ? html`<dl class="details">${details.map(([k, v]) => html`<div><dt>${k.replace(/_/g, ' ')}</dt><dd>${typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd></div>`)}</dl>` : ''}
+${details.length ? html`<dl class="details">${details.map(([k, v]) => html`<div><dt>${k.replace(/_/g, ' ')}</dt><dd>${detailValue(k, v)}</dd></div>`)}</dl>` : ''}
 ${ev.webhook_deliveries.length ? html`<ul class="hooks" aria-label="Webhook deliveries">${ev.webhook_deliveries.map((d) => html`<li>webhook ${d.endpoint_id}: ${badge(d.status)} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.last_status_code ? html`, HTTP ${d.last_status_code}` : ''}${d.last_error ? html`, ${d.last_error}` : ''}</li>`)}</ul>` : ''}
 </li>`;
 }

@@ -18,7 +18,12 @@ export interface EmailJson {
   provider_message_id: string | null;
   attempts: number;
   scheduled_at: string | null;
-  recipients: Array<{ address: string; kind: string; status: string }>;
+  recipients: Array<{
+    address: string;
+    kind: string;
+    status: string;
+    bounce?: { bounce_type: string; reason: string | null; status: string | null; diagnostic: string | null } | null;
+  }>;
   created_at: string;
   updated_at: string;
 }

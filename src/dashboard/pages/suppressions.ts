@@ -7,6 +7,8 @@ import type { SuppressionReason } from '../../modules/sending/suppressions/suppr
 export interface SuppressionJson {
   email: string;
   reason: string;
+  /** the bounce that suppressed it: its reason (docs/bounces.md), shown beside `bounce`, its words on hover */
+  bounce?: { reason: string; status: string | null; diagnostic: string | null } | null;
   created_at: string;
   /** null: for ever */
   expires_at: string | null;
@@ -68,7 +70,7 @@ ${list.next_cursor ? html`<p class="pager"><a href="${BASE}/suppressions${queryS
 function row(session: Session, s: SuppressionJson): Html {
   return html`<tr>
   <td class="addr">${s.email}</td>
-  <td><span class="badge s-${REASON_CLASS[s.reason] ?? 'suppressed'}">${s.reason}</span></td>
+  <td><span class="badge s-${REASON_CLASS[s.reason] ?? 'suppressed'}">${s.reason}</span>${s.bounce ? html` <code title="${s.bounce.diagnostic ?? ''}">${s.bounce.reason}</code>` : ''}</td>
   <td>${time(s.created_at)}</td>
   <td>${s.expires_at ? time(s.expires_at) : html`<span class="muted">for ever</span>`}</td>
   <td><form method="post" action="${BASE}/suppressions/remove">${csrfField(session)}<input type="hidden" name="email" value="${s.email}"><button type="submit" class="secondary">Remove<span class="visually-hidden"> ${s.email}</span></button></form></td>

@@ -10,6 +10,7 @@ export default class ProjectSet extends BaseCommand {
   static override examples = [
     '<%= config.bin %> project set prj_01j… --approved true --daily-limit 10000',
     '<%= config.bin %> project set prj_01j… --suspended true',
+    '<%= config.bin %> project set prj_01j… --soft-bounce-suppression 3/30d',
   ];
   static override args = { id: Args.string({ description: 'project id', required: true }) };
   static override flags = {
@@ -23,6 +24,10 @@ export default class ProjectSet extends BaseCommand {
       description: 'the suppressions live mail adds for hard bounces end after this many days (0 = never)',
       min: 0,
       max: 3650,
+    }),
+    'soft-bounce-suppression': Flags.string({
+      description:
+        'suppress an address after N soft bounces of a lasting reason (mailbox_full, suspended) within M days: "N/Md", e.g. "3/30d"; "off" (the default) never',
     }),
   };
 
@@ -40,6 +45,7 @@ export default class ProjectSet extends BaseCommand {
             verifications: flags['verify-limit'],
           },
           bounceSuppressionDays: flags['bounce-suppression-days'],
+          softBounceSuppression: flags['soft-bounce-suppression'],
         }),
       ),
     );

@@ -10,6 +10,9 @@ export function presentProject(p: Project) {
     suspended: p.suspended,
     limits: { ...p.limits },
     bounce_suppression_days: p.bounceSuppressionDays,
+    soft_bounce_suppression: p.softBounceSuppression
+      ? `${p.softBounceSuppression.count}/${p.softBounceSuppression.days}d`
+      : null,
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
   };

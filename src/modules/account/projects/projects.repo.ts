@@ -11,6 +11,11 @@ export interface ProjectLimits {
   verifications: number;
 }
 
+export interface SoftBounceSuppression {
+  count: number;
+  days: number;
+}
+
 export interface Project {
   id: string;
   name: string;
@@ -19,6 +24,8 @@ export interface Project {
   limits: ProjectLimits;
   /** the suppressions its live mail adds for hard bounces end after this many days (0: never) */
   bounceSuppressionDays: number;
+  /** suppress after `count` soft bounces of a lasting reason (a full mailbox, a suspended account) in `days`; null: never */
+  softBounceSuppression: SoftBounceSuppression | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -33,6 +40,8 @@ export interface ProjectRow {
   domain_limit: number;
   verify_limit: number;
   bounce_suppression_days: number;
+  soft_bounce_count: number | null;
+  soft_bounce_days: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -47,6 +56,8 @@ export const PROJECT_COLUMNS = [
   'domain_limit',
   'verify_limit',
   'bounce_suppression_days',
+  'soft_bounce_count',
+  'soft_bounce_days',
   'created_at',
   'updated_at',
 ] as const;
@@ -64,6 +75,10 @@ export function projectFromRow(r: ProjectRow): Project {
       verifications: Number(r.verify_limit),
     },
     bounceSuppressionDays: Number(r.bounce_suppression_days ?? 0),
+    softBounceSuppression:
+      r.soft_bounce_count == null || r.soft_bounce_days == null
+        ? null
+        : { count: Number(r.soft_bounce_count), days: Number(r.soft_bounce_days) },
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -80,6 +95,8 @@ function toRow(p: Project): ProjectRow {
     domain_limit: p.limits.domains,
     verify_limit: p.limits.verifications,
     bounce_suppression_days: p.bounceSuppressionDays,
+    soft_bounce_count: p.softBounceSuppression?.count ?? null,
+    soft_bounce_days: p.softBounceSuppression?.days ?? null,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   };

@@ -11,6 +11,7 @@ import {
   updateProject,
   type Project,
   type ProjectLimits,
+  type SoftBounceSuppression,
 } from './projects.repo.js';
 
 export interface ProjectDeps {
@@ -24,6 +25,8 @@ export interface ProjectSettings {
   limits?: Partial<ProjectLimits>;
   /** 0: the suppressions of hard bounces never end */
   bounceSuppressionDays?: number | undefined;
+  /** "N/Md" (N soft bounces in M days) or "off" */
+  softBounceSuppression?: string | undefined;
 }
 
 export async function createProject(deps: ProjectDeps, input: { name: string } & ProjectSettings): Promise<Project> {
@@ -38,6 +41,7 @@ export async function createProject(deps: ProjectDeps, input: { name: string } &
     suspended: input.suspended ?? false,
     limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...input.limits },
     bounceSuppressionDays: checkDays(input.bounceSuppressionDays) ?? 0,
+    softBounceSuppression: parseSoftBounceSuppression(input.softBounceSuppression) ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -67,6 +71,7 @@ export async function getProject(deps: ProjectDeps, id: string): Promise<Project
 
 export async function setProject(deps: ProjectDeps, id: string, settings: ProjectSettings): Promise<Project> {
   checkLimits(settings.limits);
+  const soft = parseSoftBounceSuppression(settings.softBounceSuppression);
   return deps.store.tx(async (trx) => {
     const p = await findProject(trx, id);
     if (!p) throw notFound(`project ${id}`);
@@ -76,6 +81,7 @@ export async function setProject(deps: ProjectDeps, id: string, settings: Projec
       suspended: settings.suspended ?? p.suspended,
       limits: { ...p.limits, ...stripUndefined(settings.limits ?? {}) },
       bounceSuppressionDays: checkDays(settings.bounceSuppressionDays) ?? p.bounceSuppressionDays,
+      softBounceSuppression: soft === undefined ? p.softBounceSuppression : soft,
       updatedAt: deps.clock.now(),
     };
     await updateProject(trx, next);
@@ -87,6 +93,24 @@ function checkDays(days: number | undefined): number | undefined {
   if (days !== undefined && (!Number.isInteger(days) || days < 0 || days > 3650))
     throw validationError('bounce_suppression_days', 'must be a whole number of days from 0 (never) to 3650');
   return days;
+}
+
+/**
+ * `--soft-bounce-suppression`: "N/Md", N soft bounces of a lasting reason within M days suppress the
+ * address (e.g. "3/30d"); "off" ends it. Undefined: unchanged.
+ */
+export function parseSoftBounceSuppression(text: string | undefined): SoftBounceSuppression | null | undefined {
+  if (text === undefined) return undefined;
+  if (text.trim().toLowerCase() === 'off') return null;
+  const m = /^\s*(\d{1,3})\s*\/\s*(\d{1,3})\s*d\s*$/i.exec(text);
+  const count = Number(m?.[1]);
+  const days = Number(m?.[2]);
+  if (!m || count < 1 || count > 100 || days < 1 || days > 365)
+    throw validationError(
+      'soft_bounce_suppression',
+      'must be "N/Md" (N soft bounces from 1 to 100 within M days from 1 to 365, e.g. "3/30d") or "off"',
+    );
+  return { count, days };
 }
 
 function checkLimits(limits: Partial<ProjectLimits> | undefined): void {

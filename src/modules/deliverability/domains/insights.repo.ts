@@ -83,3 +83,27 @@ export async function insightDaily(db: Db, projectId: string, domain: string, si
   }
   return [...days.values()];
 }
+
+/**
+ * The window's live bounces by reason (docs/bounces.md's closed set), most first: what failed —
+ * unknown users, full mailboxes, a blocked IP — tells what to fix. Read from the bounced recipients'
+ * details; one from before reasons were kept counts as `undefined`.
+ */
+export async function bouncesByReason(
+  db: Db,
+  projectId: string,
+  domain: string,
+  since: number,
+): Promise<Record<string, number>> {
+  const rows: Array<{ details: string | null }> = await db('email_recipients as r')
+    .join('emails as e', 'e.id', 'r.email_id')
+    .where({ 'e.project_id': projectId, 'e.from_domain': domain, 'e.environment': 'live', 'r.status': 'bounced' })
+    .andWhere('e.created_at', '>=', since)
+    .select('r.details');
+  const counts = new Map<string, number>();
+  for (const r of rows) {
+    const reason = (r.details ? (JSON.parse(r.details) as { reason?: string }).reason : undefined) ?? 'undefined';
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+}

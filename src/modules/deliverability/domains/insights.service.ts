@@ -4,7 +4,7 @@ import { dmarcTotals } from '../../receiving/dmarc/dmarc-summary.js';
 import type { Domain } from './domains.repo.js';
 import type { DomainDeps } from './domain-settings.js';
 import { computeInsights, insightSetup } from './insights.js';
-import { insightCounts, insightDaily } from './insights.repo.js';
+import { bouncesByReason, insightCounts, insightDaily } from './insights.repo.js';
 import { nextRotationAt } from './dkim-rotation.js';
 import { dmarcSummaryOf } from './domain-dmarc.js';
 
@@ -19,11 +19,12 @@ export async function domainInsights(
   const today = Math.floor(deps.clock.now() / DAY_MS);
   // the window's first whole UTC day on: what the daily series shows (the totals keep their rolling window)
   const since = deps.clock.now() - days * DAY_MS;
-  const [counts, daily, listings, dmarc] = await Promise.all([
+  const [counts, daily, listings, dmarc, byReason] = await Promise.all([
     insightCounts(deps.store.reader, d.projectId, d.name, since),
     insightDaily(deps.store.reader, d.projectId, d.name, (today - days + 1) * DAY_MS),
     listingsOf(deps.store.reader, d.name),
     dmarcSummaryOf(deps, d, days),
+    bouncesByReason(deps.store.reader, d.projectId, d.name, since),
   ]);
   const blocklisted = listings.map((c) => ({ target: c.target, kind: c.kind, list: c.zone, since: iso(c.since) }));
   const setup = {
@@ -31,5 +32,8 @@ export async function domainInsights(
     dkim_key: { active_selector: d.activeSelector, next_rotation_at: iso(nextRotationAt(d, deps.domains.dkim)) },
     blocklisted,
   };
-  return computeInsights(d.name, days, counts, setup, { counts: daily, today }, dmarcTotals(dmarc));
+  return {
+    ...computeInsights(d.name, days, counts, setup, { counts: daily, today }, dmarcTotals(dmarc)),
+    bounces_by_reason: byReason,
+  };
 }

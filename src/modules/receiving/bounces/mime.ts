@@ -75,7 +75,7 @@ function parsePart(raw: string, depth: number, counter: { parts: number }): Part
   if (depth >= MAX_DEPTH || counter.parts > MAX_PARTS) return part;
   if (type.startsWith('multipart/') && params.boundary) {
     const { preamble, parts } = splitMultipart(realBody, params.boundary);
-    part.parts = parts.map((p) => parsePart(p, depth + 1, counter));
+    part.parts = parts.slice(0, Math.max(0, MAX_PARTS - counter.parts)).map((p) => parsePart(p, depth + 1, counter));
     // the text before the first boundary is a note for old mail readers, unless it names an address: Courier 0.40
     // writes its notice there, and a report whose boundaries are missing altogether is all preamble
     if (/@/.test(preamble))
@@ -179,7 +179,8 @@ function splitMultipart(body: string, boundary: string): { preamble: string; par
     if (trimmed === open || trimmed === `${open}--`) {
       started = true;
       if (cur) parts.push(cur.join('\n'));
-      cur = trimmed === open ? [] : null;
+      // past the part limit nothing more is read: a hostile report can hold a million empty parts
+      cur = trimmed === open && parts.length < MAX_PARTS ? [] : null;
       if (!cur) break;
       continue;
     }

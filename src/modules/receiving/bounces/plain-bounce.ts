@@ -1,5 +1,6 @@
 import { classifyBounce, isExplained } from './classify-bounce.js';
 import type { ReportRecipient } from './dsn.js';
+import { commandIn } from './smtp-text.js';
 
 /**
  * Bounces without a delivery-status part: the text the mail system wrote
@@ -14,13 +15,19 @@ const COPY_STARTS = [
   /^[ \t]*-{2,}[ \t]*(?:Below this line is a copy of the message|This is a copy of the message|Original message|Original Message Headers|The (?:original )?(?:message|header|headers) (?:of the original message )?(?:is|are|was) (?:following|attached|included)|Returned message|Unsent message below|Message header follows|Original message header)/im,
   /^[ \t]*-{3,}[ \t]*(?:Forwarded|Original|Returned) message/im,
   /^[ \t]*(?:Original message headers|Below this line is a copy of the message|The original message was received at|------ This is a copy of the message|-----Original Message-----|Message header follows|Original message follows|The text you sent follows)/im,
+  /^[ \t]*-{3,}[ \t]*original mail info/im, // m-FILTER
   /^[ \t]*Return-Path:[ \t]*</im,
   /^[ \t]*Received:[ \t]+from\b/im,
 ];
 
 const TEMPORARY =
   /\b(?:delayed|delay(?:ed)? notification|will (?:continue|keep) (?:trying|to try)|will (?:be )?retr(?:y|ied)|has not (?:yet )?been delivered|still trying|warning: message|temporarily|not yet been delivered|no need to resend)\b/i;
-const ADDRESS = /<?\b([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,})\b>?/g;
+// bounded parts (RFC 5321 lengths): a run of dots or letters in a hostile text cannot make a scan quadratic
+const ADDRESS = /<?\b([A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,10}[A-Za-z]{2,24})\b>?/g;
+/** The most of a notice read for addresses and words: a bounce's own text is a few KB; the rest is a copy or noise. */
+const NOTICE_LIMIT = 256 * 1024;
+/** The most addresses taken from one notice. */
+const MAX_ADDRESSES = 2000;
 
 export interface PlainBounceContext {
   /** addresses that are not recipients: the bounce's own From and To (the return path) */
@@ -30,11 +37,13 @@ export interface PlainBounceContext {
 }
 
 export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRecipient[] {
-  const body = cutCopy(text.replace(/\r\n/g, '\n'));
+  const body = cutCopy(text.slice(0, NOTICE_LIMIT).replace(/\r\n/g, '\n'));
+  const lower = body.toLowerCase();
   const ignore = new Set(ctx.ignore.map((a) => a.toLowerCase()));
   const hits: Array<{ address: string; at: number; end: number }> = [];
   const contacts = new Set<string>();
   for (const m of body.matchAll(ADDRESS)) {
+    if (hits.length >= MAX_ADDRESSES) break;
     const address = m[1].toLowerCase();
     if (ignore.has(address) || /^(?:mailer-daemon|mail-daemon)@/i.test(address)) continue;
     if (isContact(body, m.index, m.index + m[0].length)) contacts.add(address);
@@ -43,10 +52,9 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     if (/(?:https?:\/\/|www\.)\S*$/i.test(body.slice(Math.max(0, m.index - 80), m.index))) continue;
     hits.push({ address, at: m.index, end: m.index + m[0].length });
   }
-  // a text that quotes the envelope ("RCPT TO: x@y") names the recipient; other addresses are the message's From or Cc
-  const envelope = new Set(
-    [...body.matchAll(/\bRCPT TO:[ \t]*<?([^\s<>]+@[^\s<>]+?)>?(?=\s|$)/gi)].map((m) => m[1].toLowerCase()),
-  );
+  // a text that quotes the envelope ("RCPT TO: x@y") or Sendmail's verdict lines ("550 <x@y>... User unknown")
+  // names the recipients; other addresses are the message's From or Cc
+  const envelope = new Set([...body.matchAll(ENVELOPE)].map((m) => (m[1] ?? m[2]).toLowerCase()));
   // after "did not reach the following recipient(s):" come the failures; what precedes is the message's summary
   const list = LIST_STARTS.exec(body);
   const listed = list ? hits.filter((h) => h.at > list.index) : [];
@@ -57,18 +65,48 @@ export function readPlainBounce(text: string, ctx: PlainBounceContext): ReportRe
     TEMPORARY.test(body.slice(0, 2000)) &&
     !/permanent|fatal|failed permanently|could not be delivered/i.test(body.slice(0, 2000));
   if (!addresses.length) {
-    const to = ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));
+    // qmail's "<a@b>:" line names the failed address even when it is the report's own To (mail to oneself)
+    const own = /^[ \t]*<?([^\s<>@]{1,64}@[^\s<>:]{1,255})>?:[ \t]*$/m.exec(body)?.[1];
+    const to = own ? [own] : ctx.originalTo.filter((a) => !ignore.has(a.toLowerCase()));
     return to.length ? [verdict(to[0].toLowerCase(), body, temporary)] : [];
   }
   return addresses.map((address) => {
     // the words about one address: from its first mention to the next address's
     const first = hits.find((h) => h.address === address)!;
     const next = hits.find((h) => h.at > first.at && h.address !== address);
-    const own = body.slice(first.end, next ? next.at : undefined);
+    // Sendmail's "554 <a@b>... Host unknown": the verdict is that line's own
+    const line = verdictLine(body, lower, address);
+    const own = line ?? body.slice(first.end, next ? next.at : undefined);
     // formats that name the address first and give the reason in a later block (Sendmail's transcript, Gmail's details)
-    const words = hasReason(own) ? own : body;
+    const words = hasReason(own) || isExplained(own) ? own : body;
     return verdict(address, words, temporary);
   });
+}
+
+const ENVELOPE =
+  /\bRCPT TO:[ \t]*<?([^\s<>@]{1,64}@[^\s<>]{1,255}?)>?(?=\s|$)|^[ \t]*[245]\d\d <([^\s<>]{1,64}@[^\s<>]{1,255})>\.\.\. /gim;
+
+/** The rest of Sendmail's verdict line about an address ("550 <a@b>... User unknown"), if there is one. */
+function verdictLine(body: string, lower: string, address: string): string | null {
+  const at = lower.indexOf(`<${address}>... `);
+  if (at < 0) return null;
+  const start = body.lastIndexOf('\n', at) + 1;
+  if (!/^[ \t]*[245]\d\d $/.test(body.slice(start, at))) return null;
+  const end = body.indexOf('\n', at);
+  const line = body.slice(start, end < 0 ? undefined : end);
+  if (isExplained(line)) return line;
+  // "554 <a@b>... Remote protocol error" says only that it failed: the exchange just above says why
+  const above = body
+    .slice(Math.max(0, start - 600), start)
+    .split('\n')
+    .slice(0, -1);
+  const exchange: string[] = [];
+  for (const l of above.reverse()) {
+    if (!/^[ \t]*(?:<<<|>>>|[245]\d\d )/.test(l) || /<[^<>\s]+>\.\.\. /.test(l) || exchange.length >= 4) break;
+    exchange.unshift(l);
+  }
+  const block = [...exchange, line].join('\n');
+  return exchange.length && isExplained(block) ? block : null;
 }
 
 /** Where a bounce text starts listing the addresses that failed. */
@@ -77,7 +115,8 @@ const LIST_STARTS =
 
 /** An address the text gives to write to ("please contact <support@…>"), not one that failed. */
 function isContact(body: string, at: number, end: number): boolean {
-  const before = body.slice(body.lastIndexOf('\n', at - 1) + 1, at);
+  const line = body.slice(Math.max(0, at - 200), at);
+  const before = line.slice(line.lastIndexOf('\n') + 1);
   const after = body.slice(end, end + 30);
   return (
     /\b(?:contact|write to|e-?mail us|questions?|assistance|help ?desk|reach us|send (?:an? )?(?:e-?)?mail to)\b/i.test(
@@ -86,27 +125,22 @@ function isContact(body: string, at: number, end: number): boolean {
   );
 }
 
-/** Reasons that blame the recipient's address: a refusal of the sender (at MAIL FROM) cannot mean them. */
-const ADDRESS_REASONS = new Set(['user_unknown', 'host_unknown', 'mailbox_disabled', 'address_moved', 'other']);
-
-function verdict(address: string, words: string, temporary: boolean): ReportRecipient {
+function verdict(address: string, all: string, temporary: boolean): ReportRecipient {
+  const words = all.slice(0, 8000);
   const diagnostic = diagnosticOf(words);
-  const replied = classifyBounce({ diagnostic, final: !temporary });
+  // "SMTP error … after MAIL FROM:<…>" (Exim), "(in reply to end of DATA command)" (Postfix): the command refused
+  const command = commandIn(words.slice(0, 4000));
+  const failure = { final: !temporary, delayed: temporary, command };
+  const replied = classifyBounce({ ...failure, diagnostic });
   // a reply that says nothing ("554 Service unavailable") leaves the reason to the lines around it (Sendmail's "mail.local: unknown user")
-  const around = isExplained(diagnostic)
-    ? replied
-    : classifyBounce({ diagnostic: shortened(words), final: !temporary });
-  const b = around.reason === 'other' ? replied : around;
-  // "SMTP error … after MAIL FROM:<…>" (Exim), "(in reply to MAIL FROM command)" (Postfix): the server refused the sender
-  const atMailFrom = /\bafter MAIL FROM\b|in reply to MAIL FROM\b/i.test(words) && ADDRESS_REASONS.has(b.reason);
-  const reason = atMailFrom ? 'policy' : b.reason;
-  const bounceType = atMailFrom ? 'Transient' : b.bounceType;
+  const around = isExplained(diagnostic) ? replied : classifyBounce({ ...failure, diagnostic: shortened(words) });
+  const b = around.reason === 'undefined' ? replied : around;
   return {
     address,
     action: temporary ? 'delayed' : 'failed',
     status: b.status,
-    bounceType,
-    reason,
+    bounceType: b.bounceType,
+    reason: b.reason,
     diagnostic: b.diagnostic || null,
   };
 }
@@ -137,8 +171,11 @@ function hasReason(text: string): boolean {
  * (with what follows it on its line), else the text itself, shortened.
  */
 function diagnosticOf(words: string): string {
-  const reply = /(?:^|[\s:;([#<])([245]\d\d[ -](?:#?[245]\.\d{1,3}\.\d{1,3}\b)?[^\n]{0,400})/.exec(
-    words.replace(/\s+/g, ' ').trim(),
-  );
+  const text = words.slice(0, 8000).replace(/\s+/g, ' ').trim();
+  // a reply with an enhanced status says most ("Remote Server returned '550 5.1.10 …'"), then any reply
+  const reply = WITH_STATUS.exec(text) ?? REPLY.exec(text);
   return reply ? shortened(reply[1]) : shortened(words);
 }
+
+const WITH_STATUS = /(?:^|[\s:;([#<'"])([245]\d\d[ -]#?[245]\.\d{1,3}\.\d{1,3}\b.{0,400})/;
+const REPLY = /(?:^|[\s:;([#<'"])([245]\d\d[ -].{0,400})/;

@@ -1,7 +1,10 @@
+import { isOldStyleComplaint, readComplaint, unsubscribeRequest } from './complaint.js';
 import { addressOf, readDeliveryStatus, type ReportRecipient } from './dsn.js';
-import { Headers, parseMime, walk, type Part } from './mime.js';
+import { parseMime, walk, type Headers, type Part } from './mime.js';
+import { bracketed, originalHeaders, originalId, ownParts } from './original.js';
 import { readPlainBounce } from './plain-bounce.js';
 import { classifyBounce } from './classify-bounce.js';
+import { statusMeaning } from './status-reasons.js';
 import { readSesNotification } from './ses-notification.js';
 
 /**
@@ -41,9 +44,16 @@ export function readReport(raw: Buffer | string): Report {
   const feedback = parts.find((p) => p.type === 'message/feedback-report');
   if (feedback) return { ...base, ...readComplaint(feedback.text, parts) };
   if (isOldStyleComplaint(root.headers, parts)) return { ...base, ...readComplaint('Feedback-Type: abuse', parts) };
-  const status = parts.find((p) => p.type === 'message/delivery-status' || p.type === 'message/global-delivery-status');
+  const unsubscribe = unsubscribeRequest(root);
+  if (unsubscribe) return { ...base, ...unsubscribe };
+  const status =
+    parts.find((p) => p.type === 'message/delivery-status' || p.type === 'message/global-delivery-status') ??
+    embeddedStatus(root);
   if (status) {
-    const dsn = readDeliveryStatus(status.text);
+    const dsn = readDeliveryStatus(status.text, noticeText(root));
+    // a report of deliveries only (Postfix's "delivery report that you requested") bounces nothing
+    const delivered = dsn.recipients.length && dsn.recipients.every((r) => !r.bounceType);
+    if (delivered) return { ...base, kind: 'other', originalMessageId: null, recipients: [] };
     const recipients = dsn.recipients.length ? explained(dsn.recipients, root, parts) : plainRecipients(root, parts);
     return {
       ...base,
@@ -70,47 +80,6 @@ export function readReport(raw: Buffer | string): Report {
       recipients: [],
     };
   return { ...base, kind: 'other', originalMessageId: null, recipients: [] };
-}
-
-function readComplaint(
-  text: string,
-  parts: Part[],
-): Pick<Report, 'kind' | 'originalMessageId' | 'recipients' | 'feedbackType' | 'userAgent'> {
-  const f = new Headers(text.replace(/\r?\n[ \t]*\r?\n/g, '\n'));
-  const original = originalHeaders(parts);
-  // every Original-Rcpt-To (a report can name several), else the reported message's To
-  const named = [
-    ...new Set(
-      f
-        .all('original-rcpt-to')
-        .map((v) => addressOf(v))
-        .filter((a): a is string => !!a),
-    ),
-  ];
-  const fallback = addressOf(original?.get('to') ?? '');
-  const addresses = named.length ? named : fallback ? [fallback] : [];
-  return {
-    kind: 'complaint',
-    originalMessageId: bracketed(original?.get('message-id') ?? null) ?? originalId(parts[0], parts),
-    recipients: addresses.map((address) => ({
-      address,
-      action: 'failed',
-      status: null,
-      bounceType: null,
-      reason: null,
-      diagnostic: null,
-    })),
-    feedbackType: (f.get('feedback-type') ?? 'abuse').toLowerCase(),
-    userAgent: f.get('user-agent'),
-  };
-}
-
-/** Feedback loops older than ARF (Hotmail's JMRP before 2013, a few ISPs): the reported message attached, the subject saying it is a complaint. */
-function isOldStyleComplaint(h: Headers, parts: Part[]): boolean {
-  return (
-    /complaint about message|abuse report|spam report|feedback loop/i.test(h.get('subject') ?? '') &&
-    parts.some((p) => p.type === 'message/rfc822')
-  );
 }
 
 function isPlainBounce(h: Headers): boolean {
@@ -145,28 +114,13 @@ function isAutoReply(h: Headers): boolean {
   return AUTO_SUBJECT.test(h.get('subject') ?? '');
 }
 
-/** The parts of the report itself, not of a message it returns. */
-function ownParts(p: Part): Part[] {
-  return p.type.startsWith('message/') ? [] : [p, ...p.parts.flatMap(ownParts)];
-}
-
 function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
   const failed = root.headers
     .all('x-failed-recipients')
     .flatMap((v) => v.split(','))
     .map((a) => addressOf(a))
     .filter((a): a is string => !!a);
-  // the report's own words: not the returned message's body, not attached files
-  const own = ownParts(root).filter((p) => !/attachment/i.test(p.headers.get('content-disposition') ?? ''));
-  const text =
-    own
-      .filter((p) => p.type === 'text/plain')
-      .map((p) => p.text)
-      .join('\n\n') ||
-    own
-      .filter((p) => p.type === 'text/html')
-      .map((p) => htmlText(p.text))
-      .join('\n\n');
+  const text = noticeText(root);
   const ownOf = (name: string) =>
     root.headers
       .all(name)
@@ -177,7 +131,8 @@ function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
     ignore: [...ownOf('from'), ...ownOf('to'), ...ownOf('return-path')],
     originalTo: failed.length ? failed : original ? [addressOf(original.get('to') ?? '') ?? ''].filter(Boolean) : [],
   });
-  if (!failed.length) return found;
+  // X-Failed-Recipients that the text never names (a header rewritten on the way) yields to the text
+  if (!failed.length || (found.length && !found.some((r) => failed.includes(r.address)))) return found;
   // X-Failed-Recipients (Exim) names exactly who failed; the text says why
   return failed.map(
     (address) =>
@@ -194,77 +149,53 @@ function plainRecipients(root: Part, parts: Part[]): ReportRecipient[] {
  * server about the same address ("<a@b>: 550 user unknown").
  */
 function explained(recipients: ReportRecipient[], root: Part, parts: Part[]): ReportRecipient[] {
-  if (!recipients.some((r) => !r.diagnostic && r.reason === 'other')) return recipients;
+  // no diagnostic and a status that names nothing: the reason is only a guess (undefined, or expired for a delay)
+  const unsaid = (r: ReportRecipient) => !r.diagnostic && !statusMeaning(r.status);
+  if (!recipients.some(unsaid)) return recipients;
   const fromText = plainRecipients(root, parts);
   return recipients.map((r) => {
-    const said =
-      !r.diagnostic && r.reason === 'other'
-        ? fromText.find((t) => t.address === r.address && t.reason !== 'other')
-        : undefined;
-    if (!said) return r;
-    const b = classifyBounce({ status: r.status, diagnostic: said.diagnostic, final: r.action === 'failed' });
+    const said = unsaid(r) ? fromText.find((t) => t.address === r.address && t.diagnostic) : undefined;
+    if (!said || said.reason === 'undefined') return r;
+    const b = classifyBounce({
+      status: r.status,
+      diagnostic: said.diagnostic,
+      final: r.action === 'failed',
+      delayed: r.action === 'delayed',
+    });
     return { ...r, status: b.status, bounceType: b.bounceType, reason: b.reason, diagnostic: b.diagnostic || null };
   });
 }
 
 /**
- * The returned message's headers: a message/rfc822 part (not one that is
- * itself a report: a gateway's notice can wrap the DSN, whose own copy is
- * the original), a text/rfc822-headers part, or a message/partial part that
- * holds the message's beginning.
+ * A delivery-status body that lost its own part: a report whose MIME boundaries are broken or
+ * missing leaves "Final-Recipient: …" and "Action: …" lines in its text, and they still say most.
  */
-function originalHeaders(parts: Part[]): Headers | null {
-  for (const p of parts) {
-    if (
-      (p.type === 'message/rfc822' || p.type === 'message/global') &&
-      p.parts[0] &&
-      p.parts[0].type !== 'multipart/report'
-    )
-      return p.parts[0].headers;
-    if (p.type === 'text/rfc822-headers' || p.type === 'message/rfc822-headers' || p.type === 'message/global-headers')
-      return new Headers(p.text);
-    if (p.type === 'message/partial') return new Headers(p.text.split(/\r?\n\r?\n/)[0]);
-  }
-  return null;
+function embeddedStatus(root: Part): { text: string } | null {
+  const text = noticeText(root);
+  const start = /^(?:Reporting-MTA|Final-Recipient|Original-Recipient):/im.exec(text);
+  if (!start || !/^Action:/im.test(text.slice(start.index, start.index + 20000))) return null;
+  return { text: text.slice(start.index) };
 }
 
-/** The Message-ID of the message a report is about, from the likeliest place to the least. */
-function originalId(root: Part, parts: Part[]): string | null {
-  const fromPart = bracketed(originalHeaders(parts)?.get('message-id') ?? null);
-  if (fromPart) return fromPart;
-  // formats that quote the returned headers in their text
-  for (const p of parts) {
-    if (!p.type.startsWith('text/')) continue;
-    const m = /^[ \t>]*Message-I[Dd]:[ \t]*(<[^>\s]+>)/im.exec(p.text);
-    if (m) return m[1];
-  }
-  // a returned message pasted in as a part of its own, its headers read as the part's
-  for (const p of parts)
-    if (p !== root && p.headers.has('message-id') && p.headers.has('from'))
-      return bracketed(p.headers.get('message-id'));
-  // said in a sentence: "… the message-id of X-1234@host received from …"
-  for (const p of ownParts(root)) {
-    const m = /\bmessage-id(?: of| is)?:?[ \t]+<?([^\s<>@]+@[^\s<>,;]+?)>?(?=[\s,;]|\.(?:\s|$)|$)/i.exec(
-      p.type.startsWith('text/') ? p.text : '',
-    );
-    if (m) return `<${m[1]}>`;
-  }
-  // a bounce sent as a reply to the message (Verizon's)
-  return bracketed(root.headers.get('in-reply-to'));
-}
-
-function bracketed(value: string | null): string | null {
-  if (!value) return null;
-  const m = /<[^<>\s]+>/.exec(value);
-  if (m) return m[0];
-  const bare = value.trim().split(/\s+/)[0];
-  return bare && bare.includes('@') ? `<${bare}>` : null;
+/** The report's own words: its text parts (or HTML ones), not the returned message's body, not attached files. */
+function noticeText(root: Part): string {
+  const own = ownParts(root).filter((p) => !/attachment/i.test(p.headers.get('content-disposition') ?? ''));
+  return (
+    own
+      .filter((p) => p.type === 'text/plain')
+      .map((p) => p.text)
+      .join('\n\n') ||
+    own
+      .filter((p) => p.type === 'text/html')
+      .map((p) => htmlText(p.text))
+      .join('\n\n')
+  );
 }
 
 function htmlText(html: string): string {
   return html
-    .replace(/<(?:br|\/p|\/div|\/tr|\/li)[^>]*>/gi, '\n')
-    .replace(/<[^>]+>/g, ' ')
+    .replace(/<(?:br|\/p|\/div|\/tr|\/li)[^<>]{0,200}>/gi, '\n')
+    .replace(/<[^<>]{0,4000}>/g, ' ')
     .replace(/&nbsp;/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')

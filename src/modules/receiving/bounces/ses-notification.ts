@@ -49,7 +49,7 @@ function bounced(bounce: Json): Pick<SesNotification, 'recipients' | 'reportingM
       const status = typeof r.status === 'string' ? r.status : null;
       const diagnostic = typeof r.diagnosticCode === 'string' ? r.diagnosticCode.replace(/^\s*smtp\s*;\s*/i, '') : null;
       const delayed = textOf(r.action).toLowerCase() === 'delayed';
-      const b = classifyBounce({ status, diagnostic, final: !delayed });
+      const b = classifyBounce({ status, diagnostic, final: !delayed, delayed });
       return {
         address: String(r.emailAddress).toLowerCase(),
         action: delayed ? 'delayed' : 'failed',

@@ -1,7 +1,7 @@
 import { iso } from '../../../lib/time.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import type { WebhookDelivery } from '../../notifying/webhooks/webhook-deliveries.repo.js';
-import type { Email } from './email.js';
+import type { Email, Recipient } from './email.js';
 
 /** interface §2.1, CONTRACT §4–5 (scheduled_at). */
 export function presentEmail(e: Email) {
@@ -25,9 +25,24 @@ export function presentEmail(e: Email) {
     request_id: e.requestId,
     attempts: e.attempts,
     scheduled_at: iso(e.scheduledAt),
-    recipients: e.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status })),
+    recipients: e.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status, bounce: bounceOf(r) })),
     created_at: iso(e.createdAt),
     updated_at: iso(e.updatedAt),
+  };
+}
+
+/**
+ * A bounced recipient's bounce (docs/bounces.md): `bounce_type`, `reason`, the enhanced `status`
+ * and the server's words; null for a recipient that did not bounce.
+ */
+function bounceOf(r: Recipient) {
+  const d = r.details;
+  if (r.status !== 'bounced' || !d?.bounce_type) return null;
+  return {
+    bounce_type: d.bounce_type,
+    reason: d.reason ?? null,
+    status: d.status ?? null,
+    diagnostic: d.reply ?? null,
   };
 }
 

@@ -1,4 +1,6 @@
 import type { Bounce } from '../../receiving/bounces/classify-bounce.js';
+import { REASONS } from '../../receiving/bounces/reasons.js';
+import type { MailSuppression } from '../suppressions/suppress-after-mail.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientDetails, RecipientStatus } from './email.js';
@@ -29,8 +31,8 @@ export interface Change {
   row: QueueRow;
   recipients: Recipient[];
   events: OutboxEvent[];
-  /** addresses to add to the project's suppression list (live hard bounces and complaints only) */
-  suppress: Array<{ address: string; reason: 'bounce' | 'complaint' }>;
+  /** what may suppress an address (live mail only): complaints, bounces for which mayBounceSuppress */
+  suppress: MailSuppression[];
 }
 
 export interface ApplyContext {
@@ -143,7 +145,8 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
         return set('complained', { reply: o.reply });
       case 'bounced':
         events.push(emailEvent(email, 'email.bounced', now, r.address, bounceDetails(o.bounce, null)));
-        if (live && o.bounce.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
+        if (live && mayBounceSuppress(o.bounce))
+          suppress.push({ address: r.address, reason: 'bounce', bounce: o.bounce });
         return set('bounced', bouncedRecipient(o.reply, o.bounce, mx));
       case 'deferred': {
         if (retryIn === undefined) {
@@ -174,6 +177,15 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
     }
   });
   return { recipients, events, suppress, perRecipientFailure };
+}
+
+/**
+ * Whether a bounce of live mail may suppress its address: a hard one (Permanent) does; a soft one
+ * of a lasting reason (a full mailbox, a suspended account) counts toward the project's soft-bounce
+ * policy, which suppresses after N in M days (suppress-after-mail.ts); the rest never do.
+ */
+export function mayBounceSuppress(b: Bounce): boolean {
+  return b.bounceType === 'Permanent' || REASONS[b.reason].repeatable;
 }
 
 /** email.bounced's details (interface §6; the reason list is docs/bounces.md's). */

@@ -2,7 +2,7 @@ import type { Bounce } from '../../receiving/bounces/classify-bounce.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email, Recipient } from './email.js';
-import { bounceDetails, bouncedRecipient, type Change } from './lifecycle-outcomes.js';
+import { bounceDetails, bouncedRecipient, mayBounceSuppress, type Change } from './lifecycle-outcomes.js';
 import { moveRecipient } from './lifecycle-moves.js';
 
 /** What a message that came back (a DSN, a bounce, an ARF report) says about one recipient. */
@@ -15,7 +15,7 @@ export type ReportChange = Pick<Change, 'email' | 'recipients' | 'events' | 'sup
 
 /**
  * A report about a recipient of a sent email (LIFECYCLE Recipient):
- * delivered → bounced by a late DSN (suppresses when Permanent), delivered →
+ * delivered → bounced by a late DSN (suppresses when Permanent, may when soft and lasting), delivered →
  * complained by an ARF report (suppresses); a DSN that says "delayed"
  * changes no state and emits email.delivery_delayed once per recipient.
  * A report about a recipient that is already bounced or complained, or was
@@ -37,7 +37,8 @@ export function applyReport(email: Email, recipientId: string, v: ReportVerdict,
     case 'bounced':
       if (r.status !== 'delivered') return null;
       events.push(emailEvent(email, 'email.bounced', now, r.address, bounceDetails(v.bounce, v.reportingMta)));
-      if (live && v.bounce.bounceType === 'Permanent') suppress.push({ address: r.address, reason: 'bounce' });
+      if (live && mayBounceSuppress(v.bounce))
+        suppress.push({ address: r.address, reason: 'bounce', bounce: v.bounce });
       next = {
         ...r,
         status: moveRecipient(r, 'bounced'),

@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
+import type { Bounce } from '../../receiving/bounces/classify-bounce.js';
+import { REASONS, type BounceReason } from '../../receiving/bounces/reasons.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { leaveBroadcastMail } from '../../audience/contacts/leave-broadcasts.js';
+import { findProject } from '../../account/projects/projects.repo.js';
+import { recordSoftBounce } from './soft-bounces.repo.js';
 import { suppressFromMail } from './suppressions.repo.js';
 
 /** The email a bounce or complaint was about (an Email; only this much is read). */
@@ -11,26 +15,41 @@ export interface ReportedMail {
   contactId: string | null;
 }
 
+/** What the state machine says may suppress an address: a complaint, or a bounce (hard, or soft of a lasting reason). */
+export interface MailSuppression {
+  address: string;
+  reason: 'bounce' | 'complaint';
+  bounce?: Bounce;
+}
+
 /**
- * Where a hard bounce or a complaint suppresses the address. The state machine decides that a
- * reported failure suppresses (lifecycle-outcomes.ts: a Permanent bounce, a complaint); this
- * writes it, in the transaction of the change: a suppression of the address, but for a complaint
- * about a broadcast email, which takes the contact out of broadcast mail instead (a complaint
- * about a newsletter must not stop the person's receipts). Returns the events to store with it.
+ * Where a bounce or a complaint suppresses the address. The state machine decides what may
+ * (lifecycle-outcomes.ts: a Permanent bounce, a soft one of a lasting reason, a complaint); this
+ * writes it, in the transaction of the change:
+ * - a hard bounce: a suppression, with the bounce's reason, status and words;
+ * - a soft bounce of a lasting reason (a full mailbox, a suspended account): counted while the
+ *   project's soft-bounce policy is on, and a suppression once N fall within M days;
+ * - a complaint: a suppression, but for a complaint about a broadcast email, which takes the contact
+ *   out of broadcast mail instead (a complaint about a newsletter must not stop the person's receipts).
+ * Returns the events to store with it.
  */
 export async function suppressAfterMail(
   trx: Knex.Transaction,
   email: ReportedMail,
-  s: { address: string; reason: 'bounce' | 'complaint' },
+  s: MailSuppression,
   now: number,
 ): Promise<OutboxEvent[]> {
   if (s.reason === 'complaint' && email.broadcastId) return leaveBroadcastMail(trx, email, now);
-  await suppressFromMail(trx, {
-    projectId: email.projectId,
-    address: s.address,
-    reason: s.reason,
-    emailId: email.id,
-    createdAt: now,
-  });
+  const at = { projectId: email.projectId, address: s.address, emailId: email.id, createdAt: now };
+  const bounce = s.bounce && { reason: s.bounce.reason, status: s.bounce.status, diagnostic: s.bounce.diagnostic };
+  if (s.bounce && s.bounce.bounceType !== 'Permanent') {
+    const policy = (await findProject(trx, email.projectId))?.softBounceSuppression;
+    if (!policy || !isLasting(s.bounce.reason)) return [];
+    const seen = await recordSoftBounce(trx, { ...at, reason: s.bounce.reason }, policy.days);
+    if (seen < policy.count) return [];
+  }
+  await suppressFromMail(trx, { ...at, reason: s.reason, bounce });
   return [];
 }
+
+const isLasting = (reason: string): boolean => reason in REASONS && REASONS[reason as BounceReason].repeatable;

@@ -12,10 +12,22 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 export const blocksSend = (reason: SuppressionReason, asksForUnsubscribe: boolean) =>
   reason !== 'unsubscribe' || asksForUnsubscribe;
 
+/**
+ * The bounce that suppressed an address: its reason (docs/bounces.md's closed set, as the classifier
+ * read it then), enhanced status and the server's words. Null for the other reasons.
+ */
+export interface SuppressingBounce {
+  reason: string;
+  status: string | null;
+  diagnostic: string | null;
+}
+
 export interface Suppression {
   projectId: string;
   address: string;
   reason: SuppressionReason;
+  /** set when live mail suppressed the address for a bounce */
+  bounce?: SuppressingBounce | null;
   emailId: string | null;
   createdAt: number;
   /** when it stops blocking (ms); null: never */

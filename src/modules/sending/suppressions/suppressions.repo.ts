@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { escapeLike, type Db } from '../../../store/db.js';
 
 import { findProject } from '../../account/projects/projects.repo.js';
-import { suppressionKey, type Suppression, type SuppressionReason } from './suppression.js';
+import { suppressionKey, type SuppressingBounce, type Suppression, type SuppressionReason } from './suppression.js';
 
 /**
  * In force at `now`: never expires, or not yet; or the address unsubscribed,
@@ -81,6 +81,10 @@ export async function addSuppression(
       created_at: s.createdAt,
       expires_at: s.expiresAt ?? null,
       unsubscribed_at: unsubscribedAt,
+      bounce_reason: s.bounce?.reason ?? null,
+      bounce_status: s.bounce?.status ?? null,
+      // the server's words, as much as a person reads (some servers quote the whole message back)
+      diagnostic: s.bounce?.diagnostic?.slice(0, 2000) ?? null,
     })
     .onConflict(['project_id', 'address'])
     .ignore();
@@ -119,7 +123,14 @@ const DAY_MS = 86_400_000;
  */
 export async function suppressFromMail(
   db: Db,
-  s: { projectId: string; address: string; reason: 'bounce' | 'complaint'; emailId: string; createdAt: number },
+  s: {
+    projectId: string;
+    address: string;
+    reason: 'bounce' | 'complaint';
+    bounce?: SuppressingBounce | undefined;
+    emailId: string;
+    createdAt: number;
+  },
 ): Promise<void> {
   const days = s.reason === 'bounce' ? ((await findProject(db, s.projectId))?.bounceSuppressionDays ?? 0) : 0;
   await addSuppression(db, { ...s, expiresAt: days > 0 ? s.createdAt + days * DAY_MS : null });
@@ -136,17 +147,37 @@ type SuppressionRow = {
   email_id: string | null;
   created_at: number | string;
   expires_at: number | string | null;
+  bounce_reason: string | null;
+  bounce_status: string | null;
+  diagnostic: string | null;
 };
 
-const fromRow = (r: SuppressionRow, now: number): Suppression => ({
-  projectId: r.project_id,
-  address: r.address,
-  ...effective(r, now),
-  emailId: r.email_id,
-  createdAt: Number(r.created_at),
-});
+function fromRow(r: SuppressionRow, now: number): Suppression {
+  const state = effective(r, now);
+  return {
+    projectId: r.project_id,
+    address: r.address,
+    ...state,
+    bounce:
+      state.reason === 'bounce' && r.bounce_reason
+        ? { reason: r.bounce_reason, status: r.bounce_status, diagnostic: r.diagnostic }
+        : null,
+    emailId: r.email_id,
+    createdAt: Number(r.created_at),
+  };
+}
 
-const COLUMNS = ['project_id', 'address', 'reason', 'email_id', 'created_at', 'expires_at'];
+const COLUMNS = [
+  'project_id',
+  'address',
+  'reason',
+  'email_id',
+  'created_at',
+  'expires_at',
+  'bounce_reason',
+  'bounce_status',
+  'diagnostic',
+];
 
 /** The address's suppression in force at `now`, if any. */
 export async function findSuppression(

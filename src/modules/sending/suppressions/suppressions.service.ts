@@ -15,6 +15,7 @@ import {
   type SuppressionPosition,
 } from './suppressions.repo.js';
 import type { Page } from '../../../lib/page.js';
+import { deleteOldSoftBounces } from './soft-bounces.repo.js';
 
 // The one way suppressions are listed, added and removed by hand: the
 // /v1/suppressions routes and `posthorn suppression` both call it. The
@@ -119,8 +120,9 @@ export function suppressionService(deps: SuppressionDeps) {
     list: (projectId: string, opts: Parameters<typeof pageOfSuppressed>[2]) => pageOfSuppressed(deps, projectId, opts),
     add: (projectId: string, email: string, reason?: SuppressionReason, expiresAt?: number | null) =>
       suppressAddress(deps, projectId, email, reason, 'email', expiresAt ?? null),
-    /** The suppressions-prune job: expired ones deleted, 500 to a transaction. */
+    /** The suppressions-prune job: expired ones deleted, 500 to a transaction; soft bounces no window counts any more. */
     async pruneExpired(): Promise<number> {
+      await deps.store.tx((trx) => deleteOldSoftBounces(trx, deps.clock.now()));
       let total = 0;
       for (;;) {
         const n = await deps.store.tx((trx) => deleteExpiredSuppressions(trx, deps.clock.now(), 500));
