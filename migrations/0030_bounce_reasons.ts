@@ -28,13 +28,11 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('soft_bounces');
-  await knex.schema.alterTable('projects', (t) => {
-    t.dropColumn('soft_bounce_days');
-    t.dropColumn('soft_bounce_count');
-  });
-  await knex.schema.alterTable('suppressions', (t) => {
-    t.dropColumn('diagnostic');
-    t.dropColumn('bounce_status');
-    t.dropColumn('bounce_reason');
-  });
+  // ALTER TABLE … DROP COLUMN, not knex's dropColumn: on SQLite that rebuilds the table inside the
+  // migration's transaction, where foreign_keys cannot be turned off, and dropping the old projects
+  // table would cascade to every row that names a project.
+  for (const column of ['soft_bounce_days', 'soft_bounce_count'])
+    await knex.raw(`alter table projects drop column ${column}`);
+  for (const column of ['diagnostic', 'bounce_status', 'bounce_reason'])
+    await knex.raw(`alter table suppressions drop column ${column}`);
 }

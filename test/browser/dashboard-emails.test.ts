@@ -68,8 +68,9 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
   });
 
   it("shows an email's timeline reaching delivered without a reload, with its HTML and text", async function () {
-    const scheduledAt = new Date(Date.now() + 3000).toISOString();
-    const email = await send(a, 'Order 1', { scheduled_at: scheduledAt });
+    // scheduled an hour ahead, so that it is surely still waiting when the page opens on a slow
+    // machine; brought forward once the page shows it
+    const email = await send(a, 'Order 1', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
     const { context, page } = await signedIn(browser, api.baseUrl, a.key);
     await page.getByRole('link', { name: 'Order 1' }).click();
     await page.waitForURL(`**/dashboard/emails/${email.id}`);
@@ -77,6 +78,10 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     expect(await state.getByRole('heading', { name: /Status/ }).textContent()).to.include('scheduled');
     // a mark on this very document: still there afterwards means the page was never reloaded
     await page.evaluate(() => ((globalThis as unknown as { mark: number }).mark = 42));
+    const soon = await a.api.patch(`/v1/emails/${email.id}`, {
+      scheduled_at: new Date(Date.now() + 1000).toISOString(),
+    });
+    expect(soon.status, soon.text).to.equal(200);
     await state.locator('.badge', { hasText: 'delivered' }).first().waitFor({ timeout: 15_000 });
     await state.locator('.timeline .ev-type', { hasText: 'delivered' }).waitFor();
     expect(await page.evaluate(() => (globalThis as unknown as { mark?: number }).mark)).to.equal(42);

@@ -19,8 +19,6 @@ import * as recipient from './words-recipient.js';
 import * as sender from './words-sender.js';
 import * as system from './words-system.js';
 
-// the reason set moved to reasons.ts; older imports of it from here keep working
-export { BOUNCE_REASONS, type BounceReason, type BounceType } from './reasons.js';
 export type { SmtpCommand } from './smtp-text.js';
 
 export interface Bounce {

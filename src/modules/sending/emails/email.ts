@@ -2,7 +2,7 @@
 // the repos and the presenter see them. Types only: the statuses are moved by
 // lifecycle.ts alone (LIFECYCLE.md).
 
-import type { BounceType } from '../../receiving/bounces/classify-bounce.js';
+import type { BounceType } from '../../receiving/bounces/reasons.js';
 
 export const EMAIL_STATUSES = [
   'scheduled',

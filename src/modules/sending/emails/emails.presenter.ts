@@ -25,7 +25,13 @@ export function presentEmail(e: Email) {
     request_id: e.requestId,
     attempts: e.attempts,
     scheduled_at: iso(e.scheduledAt),
-    recipients: e.recipients.map((r) => ({ address: r.address, kind: r.kind, status: r.status, bounce: bounceOf(r) })),
+    // interface §2.1's {address, kind, status}, and the bounce of a recipient that bounced
+    recipients: e.recipients.map((r) => {
+      const bounce = bounceOf(r);
+      return bounce
+        ? { address: r.address, kind: r.kind, status: r.status, bounce }
+        : { address: r.address, kind: r.kind, status: r.status };
+    }),
     created_at: iso(e.createdAt),
     updated_at: iso(e.updatedAt),
   };
@@ -33,7 +39,7 @@ export function presentEmail(e: Email) {
 
 /**
  * A bounced recipient's bounce (docs/bounces.md): `bounce_type`, `reason`, the enhanced `status`
- * and the server's words; null for a recipient that did not bounce.
+ * and the server's words; null (and left out of the recipient) for one that did not bounce.
  */
 function bounceOf(r: Recipient) {
   const d = r.details;
