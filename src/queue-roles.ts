@@ -14,6 +14,8 @@ import { describePrune } from './modules/operations/retention/retention.service.
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
 import { SmtpSender } from './mta/smtp-sender.js';
+import { ProviderTable } from './mta/shaping/provider-table.js';
+import { Shaper } from './mta/shaping/shaper.js';
 import { startJobs, type Job } from './roles/jobs.js';
 import { startFanOut } from './roles/broadcasts.js';
 import { startMta } from './roles/mta.js';
@@ -36,7 +38,27 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
     maxConnectionsPerDestination: outbound.maxConnectionsPerDomain,
     logger,
   });
-  const live = new LiveAttempt({ store, resolver, sender, outbound, tracking, signer: signing.signer });
+  // Traffic shaping applies to direct delivery: a relay shapes its own traffic.
+  const shaper =
+    outbound.mode === 'direct'
+      ? new Shaper({
+          table: new ProviderTable(outbound.providers, outbound.backoff, outbound.maxConnectionsPerDomain),
+          clock,
+          logger,
+          store,
+          writer: core.writer,
+        })
+      : null;
+  await shaper?.start();
+  const live = new LiveAttempt({
+    store,
+    resolver,
+    sender,
+    outbound,
+    tracking,
+    signer: signing.signer,
+    ...(shaper ? { shaper } : {}),
+  });
   const mta = await startMta({
     store,
     writer: core.writer,
@@ -46,7 +68,10 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
     owner: nodeId,
     retryDelaysMs: outbound.retryDelaysMs,
     attemptLive: live.attempt,
-    closeLive: () => sender.close(),
+    closeLive: async () => {
+      await sender.close();
+      await shaper?.stop();
+    },
   });
   started.push(mta);
   running.mta = mta;

@@ -39,6 +39,30 @@ export interface RelayConfig {
   pass: string | null;
 }
 
+export interface ProviderConfig {
+  name: string;
+  mxSuffixes: string[];
+  maxConnections?: number;
+  maxMessagesPerMinute?: number | null;
+  maxMessagesPerConnection?: number | null;
+  warmup?: boolean;
+}
+
+export interface BackoffConfig {
+  provider: string | null;
+  /** a regular expression's source, matched case-insensitively (checked at load) */
+  replyPattern: string;
+  suspendForMs: number;
+}
+
+export interface SourceIpConfig {
+  address: string;
+  /** the EHLO name said from it (defaults to outbound.hostname) */
+  ehlo: string;
+  pool: string;
+  warmup: boolean;
+}
+
 export interface Config {
   configPath: string | null;
   dataDir: string;
@@ -61,6 +85,15 @@ export interface Config {
     /** outbound.retry_schedule: [n - 1] is the wait after the n-th attempt failed for now (the first attempt is at once) */
     retryDelaysMs: number[];
     maxConnectionsPerDomain: number;
+    /** added to the built-in provider table (mta/shaping), replacing entries of the same name */
+    providers: ProviderConfig[];
+    /** checked before the built-in backoff rules */
+    backoff: BackoffConfig[];
+    /** source addresses; empty: the system picks one */
+    ips: SourceIpConfig[];
+    bulkPool: string | null;
+    /** messages per day and large provider a warming IP may send, by day */
+    warmupSchedule: number[];
   };
   dns: { resolvers: string[]; zone: string; server: ListenerConfig };
   testDomain: string;

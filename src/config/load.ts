@@ -10,6 +10,7 @@ import { describeAjvError } from '../lib/ajv-errors.js';
 import { PACKAGE_ROOT } from './package-root.js';
 import { ConfigError, type Config, type SmtpListenerConfig } from './config.js';
 import { applyEnvOverrides } from './env-overrides.js';
+import { outboundShaping } from './load-shaping.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
@@ -134,6 +135,7 @@ export function buildConfig(
         : null,
       retryDelaysMs: durations(c.outbound.retry_schedule, 'outbound.retry_schedule'),
       maxConnectionsPerDomain: c.outbound.max_connections_per_domain,
+      ...outboundShaping(c.outbound),
     },
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },
     testDomain: c.test_domain.toLowerCase(),

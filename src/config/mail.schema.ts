@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DURATION_PATTERN } from '../lib/duration.js';
 import { StringEnum } from '../lib/schema.js';
 import { Duration, Nullable, Port } from './schema-fields.js';
+import { outboundShapingFields } from './shaping.schema.js';
 
 // The sections of the config schema (schema.ts) for how mail comes in and goes
 // out: the SMTP listeners, outbound delivery, the DNS the appliance resolves
@@ -135,8 +136,9 @@ export const OutboundSchema = Type.Object(
       minimum: 1,
       maximum: 100,
       default: 5,
-      description: 'parallel SMTP sessions to one destination',
+      description: 'parallel SMTP sessions to one destination of a provider in no table (docs/delivery.md)',
     }),
+    ...outboundShapingFields,
   },
   { additionalProperties: false, default: {} },
 );

@@ -258,3 +258,32 @@ export const dnsPacketsDropped = new Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+export const shapedMessages = new Counter({
+  name: 'posthorn_mta_provider_messages_total',
+  help: "outbound messages by mailbox provider (the built-in and configured ones; 'other' for the rest) and outcome: delivered, deferred, bounced, throttled (a reply that suspended the provider)",
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Traffic-shaping state is read from the database at scrape time, like the queue depth. */
+export const providerSuspended = new Gauge({
+  name: 'posthorn_mta_provider_suspended',
+  help: "1 while a provider has suspended mail from a source IP after a throttling reply (source_ip '' : the system's address)",
+  labelNames: ['provider', 'source_ip'] as const,
+  registers: [registry],
+});
+
+export const providerRate = new Gauge({
+  name: 'posthorn_mta_provider_rate_per_minute',
+  help: 'messages per minute allowed to a provider from a source IP while it climbs back after a suspension; absent when no limit applies',
+  labelNames: ['provider', 'source_ip'] as const,
+  registers: [registry],
+});
+
+export const providerQueued = new Gauge({
+  name: 'posthorn_mta_provider_queued',
+  help: 'queue rows waiting for each mailbox provider',
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});

@@ -9,6 +9,8 @@ export interface AttemptResult {
   outcomes: Map<string, RecipientOutcome>;
   providerMessageId?: string | null;
   failureReason?: string;
+  /** recipients left without an outcome wait in the queue for their turn until then (traffic shaping) */
+  heldUntil?: number;
 }
 
 export interface AttemptHooks {

@@ -20,6 +20,8 @@ import { SignedCache } from './signed-cache.js';
 import type { Destination } from './smtp-pool.js';
 import { providerQueueId, type SendResult, type SmtpSender } from './smtp-sender.js';
 import type { AttemptHooks, AttemptResult } from './attempt.js';
+import { AttemptLane, heldRecipients } from './attempt-lane.js';
+import type { Shaper } from './shaping/shaper.js';
 
 export interface LiveAttemptOptions {
   store: Store;
@@ -29,6 +31,8 @@ export interface LiveAttemptOptions {
   tracking: TrackingDeps;
   /** MIME building and DKIM signing (signing-pool.ts) */
   signer: MessageSigner;
+  /** traffic shaping toward providers (direct mode) */
+  shaper?: Shaper;
 }
 
 /** The From domain live mail leaves from, and its active DKIM key. */
@@ -80,7 +84,8 @@ export class LiveAttempt {
     // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
     if (this.o.outbound.mode === 'relay' && !this.perRecipient(email, signer.domain))
       return this.sendTogether(email, signer, dest, recipients, beforeData);
-    return this.sendEach(email, signer, dest, recipients, beforeData);
+    const lane = this.o.shaper ? new AttemptLane(this.o.shaper, dest, row.route, null) : null;
+    return this.sendEach(email, signer, { row, lane, dest: lane?.destinations ?? dest }, recipients, beforeData);
   };
 
   /** Step 1: the From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends), and its active key. */
@@ -134,11 +139,14 @@ export class LiveAttempt {
     };
   }
 
-  /** Direct mode: one transaction per recipient, since each has its own VERP sender. */
+  /**
+   * Direct mode: one transaction per recipient, since each has its own VERP sender, each let go
+   * by the lane of the route's provider (traffic shaping) or held back with the rest after it.
+   */
   private async sendEach(
     email: Email,
     s: Signer,
-    dest: Destination[],
+    { row, lane, dest }: { row: QueueRow; lane: AttemptLane | null; dest: Destination[] },
     recipients: Recipient[],
     beforeData: () => Promise<void>,
   ): Promise<AttemptResult> {
@@ -157,15 +165,26 @@ export class LiveAttempt {
           outcomes.set(rest.id, { kind: 'failed', reason: 'the domain has no DKIM key' });
         return { outcomes, providerMessageId };
       }
+      const gate = lane ? await lane.admit(`${row.id}:${r.id}`) : null;
+      if (gate?.kind === 'hold') {
+        const ids = recipients.slice(i).map((x) => x.id);
+        return { outcomes, providerMessageId, ...heldRecipients(gate, ids, outcomes) };
+      }
       const domain = still.domain;
       const raw = await this.message(email, { domain, key: still.key }, r);
       const res = await this.o.sender.send(dest, {
         envelope: { from: envelopeSender(email, r, domain, this.o.outbound.hostname), to: [r.address] },
         raw,
         beforeData,
+        ...(lane ? { mayStart: lane.mayStart(gate?.probe === true) } : {}),
       });
+      if (lane && res.withdrawn) {
+        const hold = await lane.withdrawn(`${row.id}:${r.id}`);
+        const ids = recipients.slice(i).map((x) => x.id);
+        return { outcomes, providerMessageId, ...heldRecipients(hold, ids, outcomes) };
+      }
       const got = res.recipients[0];
-      outcomes.set(r.id, classify(got, res));
+      outcomes.set(r.id, lane ? lane.outcome(res, classify(got, res), gate?.probe === true) : classify(got, res));
       if (got?.kind === 'delivered' && !providerMessageId) providerMessageId = this.providerId(email, res);
     }
     return { outcomes, providerMessageId };

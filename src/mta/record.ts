@@ -64,6 +64,7 @@ export async function recordOutcomes(
       otherRows: [...rows.values()].filter((x) => x.emailId === email.id && x.id !== row.id),
       providerMessageId: result.providerMessageId ?? null,
       ...(result.failureReason ? { failureReason: result.failureReason } : {}),
+      ...(result.heldUntil !== undefined ? { heldUntil: result.heldUntil } : {}),
     });
     emails.set(email.id, change.email);
     rows.set(row.id, change.row);

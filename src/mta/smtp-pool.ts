@@ -14,6 +14,12 @@ export interface Destination {
   tls: 'opportunistic' | 'enforced';
   /** check the server certificate (relays); MX delivery is opportunistic (RFC 7435) */
   verifyCertificate?: boolean;
+  /** the source address to bind (outbound.ips); the system picks one when absent */
+  localAddress?: string;
+  /** the EHLO name said from it (outbound.hostname when absent) */
+  ehlo?: string;
+  /** traffic shaping: the connections of every destination of one (provider, source IP) share its limits */
+  lane?: { key: string; maxConnections: number; maxMessagesPerConnection: number | null };
 }
 
 export interface SenderOptions {
@@ -28,37 +34,71 @@ export interface SenderOptions {
   ca?: string | Buffer;
 }
 
-export type Conn = SMTPConnection & { posthornDead?: boolean; posthornIdleTimer?: NodeJS.Timeout };
+export type Conn = SMTPConnection & {
+  posthornDead?: boolean;
+  posthornIdleTimer?: NodeJS.Timeout;
+  /** transactions done on it */
+  posthornSent?: number;
+};
+
+/** Connections that may be open at once: those of one destination, or of every destination of a lane. */
+interface Slots {
+  open: number;
+  max: number;
+  waiters: Array<() => void>;
+  pools: Set<Pool>;
+}
 
 interface Pool {
   idle: Conn[];
-  open: number;
-  waiters: Array<() => void>;
+  slots: Slots;
 }
 
 /**
- * A small pool of SMTP connections per destination: at most
- * maxConnectionsPerDestination open, idle ones reused for the next message
- * and closed after idleMs.
+ * A small pool of SMTP connections per destination (and source address):
+ * idle ones reused for the next message and closed after idleMs. At most
+ * maxConnectionsPerDestination open per destination, or, for a destination
+ * of a shaping lane, at most the lane's maxConnections across all its
+ * destinations: a provider's many MX hosts count as one.
  */
 export class SmtpPool {
   private readonly pools = new Map<string, Pool>();
+  private readonly lanes = new Map<string, Slots>();
   private closed = false;
 
   constructor(private readonly o: SenderOptions) {}
 
   private key(d: Destination): string {
-    return [d.host, d.port, d.secure ? 's' : '', d.tls, d.auth?.user ?? ''].join('|');
+    return [
+      d.host,
+      d.port,
+      d.secure ? 's' : '',
+      d.tls,
+      d.auth?.user ?? '',
+      d.localAddress ?? '',
+      d.lane?.key ?? '',
+    ].join('|');
   }
 
   private pool(d: Destination): Pool {
     const k = this.key(d);
     let p = this.pools.get(k);
     if (!p) {
-      p = { idle: [], open: 0, waiters: [] };
+      p = { idle: [], slots: this.slotsOf(d) };
+      p.slots.pools.add(p);
       this.pools.set(k, p);
     }
     return p;
+  }
+
+  private slotsOf(d: Destination): Slots {
+    if (!d.lane) return { open: 0, max: this.o.maxConnectionsPerDestination, waiters: [], pools: new Set() };
+    let s = this.lanes.get(d.lane.key);
+    if (!s) {
+      s = { open: 0, max: d.lane.maxConnections, waiters: [], pools: new Set() };
+      this.lanes.set(d.lane.key, s);
+    }
+    return s;
   }
 
   async acquire(d: Destination, fresh: boolean): Promise<Conn> {
@@ -71,15 +111,19 @@ export class SmtpPool {
         if (idle && !idle.posthornDead) return idle;
         if (idle) continue;
       }
-      if (p.open < this.o.maxConnectionsPerDestination) break;
-      // A fresh connection is wanted but the pool is full: give up an idle one for it.
-      if (fresh && p.idle.length) {
-        this.discard(d, p.idle.pop()!);
+      if (p.slots.open < p.slots.max) break;
+      // No room: give up an idle connection for a new one (this destination's when a fresh one is
+      // wanted, else one of another destination of the lane).
+      const victim = fresh && p.idle.length ? p : [...p.slots.pools].find((q) => q !== p && q.idle.length);
+      if (victim) {
+        const conn = victim.idle.pop()!;
+        clearTimeout(conn.posthornIdleTimer);
+        this.discard(victim, conn);
         continue;
       }
-      await new Promise<void>((resolve) => p.waiters.push(resolve));
+      await new Promise<void>((resolve) => p.slots.waiters.push(resolve));
     }
-    p.open++;
+    p.slots.open++;
     try {
       return await this.connect(d);
     } catch (e) {
@@ -93,7 +137,8 @@ export class SmtpPool {
       host: d.host,
       port: d.port,
       secure: d.secure ?? false,
-      name: this.o.hostname,
+      name: d.ehlo ?? this.o.hostname,
+      ...(d.localAddress ? { localAddress: d.localAddress } : {}),
       requireTLS: d.tls === 'enforced',
       opportunisticTLS: true,
       connectionTimeout: this.o.connectTimeoutMs ?? 30_000,
@@ -139,43 +184,61 @@ export class SmtpPool {
     });
   }
 
-  release(d: Destination, conn: Conn | null, reusable = false): void {
+  /** `sent`: a transaction was done on the connection (it counts toward the lane's messages per connection) */
+  release(d: Destination, conn: Conn | null, reusable = false, sent = true): void {
     const p = this.pool(d);
-    if (conn && reusable && !conn.posthornDead && !this.closed) {
+    if (conn && reusable && sent) conn.posthornSent = (conn.posthornSent ?? 0) + 1;
+    const cap = d.lane?.maxMessagesPerConnection ?? null;
+    if (conn && reusable && !conn.posthornDead && !this.closed && (cap === null || (conn.posthornSent ?? 0) < cap)) {
       p.idle.push(conn);
       clearTimeout(conn.posthornIdleTimer);
       conn.posthornIdleTimer = setTimeout(() => {
         const i = p.idle.indexOf(conn);
         if (i >= 0) {
           p.idle.splice(i, 1);
-          this.discard(d, conn);
+          this.discard(p, conn);
         }
       }, this.o.idleMs ?? 30_000);
       conn.posthornIdleTimer.unref();
     } else {
+      // a connection at its lane's messages-per-connection cap says goodbye with QUIT
+      if (conn && reusable && !conn.posthornDead && !this.closed) return this.discard(p, conn);
       if (conn) conn.close();
-      p.open--;
+      p.slots.open--;
     }
-    p.waiters.shift()?.();
+    p.slots.waiters.shift()?.();
   }
 
-  private discard(d: Destination, conn: Conn): void {
+  /**
+   * Closes a connection with QUIT. Its slot is free once the connection has ended (a second at
+   * most): the receiver counts a connection until then, and a lane's limit is what it sees.
+   */
+  private discard(p: Pool, conn: Conn): void {
+    let freed = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      p.slots.open--;
+      p.slots.waiters.shift()?.();
+    };
+    if (conn.posthornDead) free();
+    else {
+      conn.once('end', free);
+      setTimeout(free, 1000).unref();
+    }
     conn.posthornDead = true;
     try {
       conn.quit();
     } catch {
       conn.close();
     }
-    const p = this.pool(d);
-    p.open--;
-    p.waiters.shift()?.();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.pools.values()) {
       for (const c of p.idle.splice(0)) c.close();
-      for (const w of p.waiters.splice(0)) w();
+      for (const w of p.slots.waiters.splice(0)) w();
     }
   }
 }

@@ -11,6 +11,11 @@ export interface SendRequest {
    * MAIL, RCPT and DATA make their round trips instead of after them.
    */
   beforeData?: () => Promise<void>;
+  /**
+   * Asked once a connection is at hand, before MAIL FROM: false withdraws the message, which then
+   * never started (traffic shaping: its provider was suspended while it waited for a connection).
+   */
+  mayStart?: () => boolean;
 }
 
 export interface RecipientResult extends Classified {
@@ -25,6 +30,8 @@ export interface SendResult {
   /** the server's reply to the end of DATA, e.g. "250 2.0.0 Ok: queued as 4FhX1" */
   response?: string;
   dataStarted: boolean;
+  /** withdrawn by mayStart before anything was sent */
+  withdrawn?: boolean;
 }
 
 const BODY_SLICE = 64 * 1024;
@@ -54,6 +61,8 @@ export class SmtpSender {
 
   async send(destinations: Destination[], req: SendRequest): Promise<SendResult> {
     let failure = 'no destination to try';
+    // what a server said while the connection was being set up (banner, EHLO), if it said anything
+    let refusal: string | null = null;
     let lastHost = destinations[0]?.servername ?? destinations[0]?.host ?? '';
     for (const dest of destinations) {
       lastHost = dest.servername ?? dest.host;
@@ -65,7 +74,12 @@ export class SmtpSender {
           conn = await this.pool.acquire(dest, fresh);
         } catch (e) {
           failure = describe(e as SmtpError);
+          refusal = serverReply(e as SmtpError);
           break;
+        }
+        if (req.mayStart && !req.mayStart()) {
+          this.pool.release(dest, conn, true, false);
+          return { recipients: [], host: lastHost, secure: false, dataStarted: false, withdrawn: true };
         }
         const r = await this.transact(conn, dest, req);
         if (r === 'stale' && !fresh) continue;
@@ -76,8 +90,13 @@ export class SmtpSender {
         return r;
       }
     }
+    // A refusal at connect (a 421 or a 554 banner, EHLO refused) is about the connection, not the
+    // recipients: they are deferred, never bounced for it, and the reply is kept as the server gave it.
     return {
-      recipients: req.envelope.to.map((address) => ({ address, ...classifyNoReply(failure, false) })),
+      recipients: req.envelope.to.map((address) => ({
+        address,
+        ...(refusal ? ({ kind: 'deferred', reply: refusal } as const) : classifyNoReply(failure, false)),
+      })),
       host: lastHost,
       secure: false,
       dataStarted: false,
@@ -209,6 +228,14 @@ function outcomesOfError(err: SmtpError, to: string[], bodyEnded: boolean): Reci
       classifyReply(err.responseCode, err.response ?? err.message, err.command)
     : classifyNoReply(describe(err), bodyEnded);
   return to.map((address) => ({ address, ...c }));
+}
+
+/** The server's own reply carried by an error, when the error is one (a refused greeting or EHLO). */
+function serverReply(e: SmtpError): string | null {
+  const reply = e.response?.trim();
+  return reply && /^[45]\d\d\b/.test(reply) && (e.command === 'CONN' || e.command === 'EHLO' || e.command === 'HELO')
+    ? reply
+    : null;
 }
 
 function describe(e: SmtpError): string {

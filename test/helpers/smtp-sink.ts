@@ -9,6 +9,14 @@ export interface SinkMessage {
   user: string | null;
   /** when the message's data was complete (ms since the epoch) */
   at: number;
+  /** the client's address: which source IP the message left from */
+  remoteAddress: string;
+}
+
+/** An SMTP reply a hook gives instead of the sink's own behaviour. */
+export interface SinkReply {
+  code: number;
+  message: string;
 }
 
 export interface SinkOptions {
@@ -25,6 +33,12 @@ export interface SinkOptions {
   /** hold the greeting of the first connection this long: a client connected, its SMTP transaction not begun */
   holdFirstGreetingMs?: number;
   port?: number;
+  /** refuse a connection with this banner (the client's address given), or null to greet it */
+  banner?: (remoteAddress: string) => SinkReply | null;
+  /** hold every reply to DATA this long (a receiver that takes its time, so that connections overlap) */
+  dataDelayMs?: number;
+  /** answer a recipient with this reply before the domain rules, or null to go on */
+  rcpt?: (address: string, remoteAddress: string) => SinkReply | null;
 }
 
 /**
@@ -43,6 +57,9 @@ export class SmtpSink {
   connections = 0;
   open = 0;
   maxOpen = 0;
+  /** open connections and their most at once, by client address */
+  readonly openBy = new Map<string, number>();
+  readonly maxOpenBy = new Map<string, number>();
   private server!: SMTPServer;
   port = 0;
   private seq = 0;
@@ -60,21 +77,33 @@ export class SmtpSink {
       size: 50 * 1024 * 1024,
       // stop() ends open sessions after a second, as a server that goes away would (smtp-server waits 30 s)
       closeTimeout: 1000,
-      onConnect: (_session, cb) => {
+      onConnect: (session, cb) => {
+        const from = session.remoteAddress;
+        const refused = this.o.banner?.(from);
+        if (refused) return cb(smtpError(refused.code, refused.message));
         this.connections++;
         this.open++;
         this.maxOpen = Math.max(this.maxOpen, this.open);
+        this.openBy.set(from, (this.openBy.get(from) ?? 0) + 1);
+        this.maxOpenBy.set(from, Math.max(this.maxOpenBy.get(from) ?? 0, this.openBy.get(from)!));
+        (session as { posthornCounted?: boolean }).posthornCounted = true;
         if (this.connections === 1 && this.o.holdFirstGreetingMs) setTimeout(cb, this.o.holdFirstGreetingMs);
         else cb();
       },
-      onClose: () => {
+      onClose: (session) => {
+        if (!(session as { posthornCounted?: boolean }).posthornCounted) return;
         this.open--;
+        this.openBy.set(session.remoteAddress, (this.openBy.get(session.remoteAddress) ?? 1) - 1);
       },
       onAuth: (auth, _session, cb) => {
         if (users && users[auth.username ?? ''] === auth.password) return cb(null, { user: auth.username });
         cb(new Error('535 5.7.8 authentication failed'));
       },
-      onRcptTo: (address: SMTPServerAddress, _session, cb) => this.onRcpt(address.address.toLowerCase(), cb),
+      onRcptTo: (address: SMTPServerAddress, session, cb) => {
+        const hooked = this.o.rcpt?.(address.address.toLowerCase(), session.remoteAddress);
+        if (hooked) return cb(smtpError(hooked.code, hooked.message));
+        this.onRcpt(address.address.toLowerCase(), cb);
+      },
       onData: (stream, session, cb) => this.onData(stream, session, cb),
     });
     this.server.on('error', () => undefined);
@@ -125,6 +154,7 @@ export class SmtpSink {
         secure: session.secure,
         user: (session.user as string | undefined) ?? null,
         at: Date.now(),
+        remoteAddress: session.remoteAddress,
       });
       const domains = to.map((a) => a.split('@')[1]);
       if (domains.includes('drop.test')) {
@@ -133,6 +163,10 @@ export class SmtpSink {
         return;
       }
       const reply = () => cb(null, `Ok: queued as SINK${++this.seq}`);
+      if (this.o.dataDelayMs) {
+        setTimeout(reply, this.o.dataDelayMs);
+        return;
+      }
       if (domains.includes('slow.test')) {
         const hold = Number(
           /^hold(\d+)-/.exec(to.find((a) => a.endsWith('@slow.test'))!)?.[1] ?? this.o.holdMs ?? 6000,

@@ -6,11 +6,13 @@ import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientDetails, RecipientStatus } from './email.js';
 import type { QueueRow } from './queue.repo.js';
 import { moveEmail, moveRecipient, moveRow } from './lifecycle-moves.js';
+import { delayedEvent, nextTry } from './lifecycle-holds.js';
 
 /** What happened to one recipient in one attempt. */
 export type RecipientOutcome =
   | { kind: 'delivered'; reply: string; mx?: string }
-  | { kind: 'deferred'; reply: string; mx?: string }
+  /** `until`: held back by traffic shaping (a provider's throttle): retried then, the attempt not counted, never failed for it */
+  | { kind: 'deferred'; reply: string; mx?: string; until?: number }
   | { kind: 'bounced'; bounce: Bounce; reply: string; mx?: string }
   | { kind: 'ambiguous'; reply: string; mx?: string; stage: AmbiguousStage }
   | { kind: 'complained'; reply: string }
@@ -44,6 +46,8 @@ export interface ApplyContext {
   providerMessageId?: string | null;
   /** status_reason when the email ends failed for a reason of its own (e.g. domain_not_verified) */
   failureReason?: string;
+  /** recipients left without an outcome wait for their turn (traffic shaping) until then; the attempt is not counted */
+  heldUntil?: number;
 }
 
 /**
@@ -68,12 +72,13 @@ export function applyOutcomes(
   const { recipients } = result;
 
   const waiting = recipients.some((r) => r.queueRowId === row.id && (r.status === 'deferred' || r.status === 'queued'));
-  const retryIn = ctx.retryDelaysMs[row.attempts - 1];
+  const retry = nextTry(row, outcomes.values(), ctx);
   const nextRow: QueueRow = waiting
     ? {
         ...row,
         state: moveRow(row, 'queued'),
-        nextAttemptAt: now + (retryIn ?? 0),
+        attempts: retry.attempts,
+        nextAttemptAt: retry.at,
         leaseOwner: null,
         leaseUntil: null,
         dataStarted: false,
@@ -149,19 +154,17 @@ function recipientsAfter(email: Email, row: QueueRow, outcomes: Map<string, Reci
           suppress.push({ address: r.address, reason: 'bounce', bounce: o.bounce });
         return set('bounced', bouncedRecipient(o.reply, o.bounce, mx));
       case 'deferred': {
+        if (o.until !== undefined) {
+          if (!r.delayNotified) events.push(delayedEvent(email, r.address, o.reply, o.until, now));
+          return set('deferred', answer(o.reply, mx), { delayNotified: true });
+        }
         if (retryIn === undefined) {
           perRecipientFailure = true;
           const reason = `gave up after ${row.attempts} attempts: ${o.reply}`;
           events.push(emailEvent(email, 'email.failed', now, r.address, { reason }));
           return set('failed', { reply: o.reply, reason });
         }
-        if (!r.delayNotified)
-          events.push(
-            emailEvent(email, 'email.delivery_delayed', now, r.address, {
-              diagnostic: o.reply,
-              next_attempt_at: new Date(now + retryIn).toISOString(),
-            }),
-          );
+        if (!r.delayNotified) events.push(delayedEvent(email, r.address, o.reply, now + retryIn, now));
         return set('deferred', answer(o.reply, mx), { delayNotified: true });
       }
       case 'ambiguous':

@@ -1,0 +1,59 @@
+import type { Store } from '../../../store/store.js';
+import { laneCounts, queuedByProvider, recentLanes } from './shaping.repo.js';
+
+/** One (provider, source IP) as `posthorn mta status` shows it. */
+export interface ProviderStatus {
+  name: string;
+  /** null: the address the system picks */
+  source_ip: string | null;
+  state: 'open' | 'suspended' | 'probing';
+  /** when a suspension ends (RFC 3339), null when not suspended */
+  until: string | null;
+  /** the reply that suspended it (kept while its rate climbs back) */
+  reason: string | null;
+  /** messages per minute in force while it climbs back after a suspension; null: the provider's own limit or none */
+  rate_per_minute: number | null;
+  /** queue rows waiting for the provider (all its source IPs) */
+  queued: number;
+  last_hour: { delivered: number; deferred: number; bounced: number; throttled: number };
+  updated_at: string;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The MTA's lanes seen in the last 24 hours, as stored by the MTA's traffic shaping every few
+ * seconds (docs/delivery.md): what each provider is doing with the mail of each source IP.
+ */
+export async function mtaStatus(store: Store, now: number): Promise<{ providers: ProviderStatus[] }> {
+  const db = store.reader;
+  const [lanes, counts, queued] = await Promise.all([
+    recentLanes(db, now - 24 * HOUR),
+    laneCounts(db, Math.floor((now - HOUR) / 60_000)),
+    queuedByProvider(db),
+  ]);
+  const providers = lanes.map((l): ProviderStatus => {
+    const c = counts.get(`${l.provider}|${l.sourceIp}`);
+    // a suspension that has ended is open: the next message is the probe
+    const over = l.state === 'suspended' && (l.untilAt ?? 0) <= now;
+    return {
+      name: l.provider,
+      source_ip: l.sourceIp || null,
+      state: over ? 'open' : l.state,
+      until: l.state === 'suspended' && !over ? new Date(l.untilAt!).toISOString() : null,
+      reason: l.reason,
+      rate_per_minute: l.ratePerMinute,
+      queued: queued.get(l.provider) ?? 0,
+      last_hour: {
+        delivered: c?.delivered ?? 0,
+        deferred: c?.deferred ?? 0,
+        bounced: c?.bounced ?? 0,
+        throttled: c?.throttled ?? 0,
+      },
+      updated_at: new Date(l.updatedAt).toISOString(),
+    };
+  });
+  // the ones holding mail back first
+  providers.sort((a, b) => Number(b.state === 'suspended') - Number(a.state === 'suspended') || b.queued - a.queued);
+  return { providers };
+}

@@ -1,0 +1,163 @@
+import type { Db } from '../../../store/db.js';
+
+// The MTA's traffic-shaping state as stored (migration 0031): each (provider, source IP)'s
+// state, outcomes per minute, which provider each recipient domain's MX hosts belong to, and
+// the warm-up counts of source IPs. The MTA writes it every few seconds; `posthorn mta status`,
+// /metrics and the dashboard read it.
+
+export interface LaneRow {
+  provider: string;
+  sourceIp: string;
+  known: boolean;
+  state: 'open' | 'suspended' | 'probing';
+  untilAt: number | null;
+  reason: string | null;
+  ratePerMinute: number | null;
+  updatedAt: number;
+}
+
+export interface LaneMinute {
+  provider: string;
+  sourceIp: string;
+  /** minutes since the epoch */
+  minute: number;
+  delivered: number;
+  deferred: number;
+  bounced: number;
+  throttled: number;
+}
+
+const COUNTS = ['delivered', 'deferred', 'bounced', 'throttled'] as const;
+
+export async function saveLanes(db: Db, lanes: LaneRow[]): Promise<void> {
+  if (!lanes.length) return;
+  await db('mta_lanes')
+    .insert(
+      lanes.map((l) => ({
+        provider: l.provider,
+        source_ip: l.sourceIp,
+        known: l.known,
+        state: l.state,
+        until_at: l.untilAt,
+        reason: l.reason,
+        rate_per_minute: l.ratePerMinute,
+        updated_at: l.updatedAt,
+      })),
+    )
+    .onConflict(['provider', 'source_ip'])
+    .merge(['state', 'until_at', 'reason', 'rate_per_minute', 'updated_at']);
+}
+
+export async function addLaneMinutes(db: Db, minutes: LaneMinute[]): Promise<void> {
+  for (const m of minutes)
+    await db('mta_lane_minutes')
+      .insert({
+        provider: m.provider,
+        source_ip: m.sourceIp,
+        minute: m.minute,
+        delivered: m.delivered,
+        deferred: m.deferred,
+        bounced: m.bounced,
+        throttled: m.throttled,
+      })
+      .onConflict(['provider', 'source_ip', 'minute'])
+      .merge(Object.fromEntries(COUNTS.map((c) => [c, db.raw(`mta_lane_minutes.${c} + ?`, [m[c]])])));
+}
+
+export async function saveRoutes(
+  db: Db,
+  routes: Array<{ route: string; provider: string }>,
+  now: number,
+): Promise<void> {
+  if (!routes.length) return;
+  await db('mta_routes')
+    .insert(routes.map((r) => ({ route: r.route, provider: r.provider, updated_at: now })))
+    .onConflict('route')
+    .merge(['provider', 'updated_at']);
+}
+
+/** Lanes suspended until after `now`, by any node: each node honours them. */
+export async function suspendedLanes(db: Db, now: number): Promise<LaneRow[]> {
+  const rows = (await db('mta_lanes')
+    .select('*')
+    .where('state', 'suspended')
+    .andWhere('until_at', '>', now)) as StoredLane[];
+  return rows.map(laneOf);
+}
+
+/** Lanes with news since `since`, for the status. */
+export async function recentLanes(db: Db, since: number): Promise<LaneRow[]> {
+  const rows = (await db('mta_lanes')
+    .select('*')
+    .where('updated_at', '>=', since)
+    .orWhere('until_at', '>', since)
+    .orderBy(['provider', 'source_ip'])) as StoredLane[];
+  return rows.map(laneOf);
+}
+
+/** Outcome counts per lane since `sinceMinute`. */
+export async function laneCounts(db: Db, sinceMinute: number): Promise<Map<string, Omit<LaneMinute, 'minute'>>> {
+  const rows = await db('mta_lane_minutes')
+    .select('provider', 'source_ip')
+    .sum({ delivered: 'delivered', deferred: 'deferred', bounced: 'bounced', throttled: 'throttled' })
+    .where('minute', '>=', sinceMinute)
+    .groupBy<Array<Record<string, string | number | null>>>('provider', 'source_ip');
+  const out = new Map<string, Omit<LaneMinute, 'minute'>>();
+  for (const r of rows) {
+    const lane = { provider: String(r.provider), sourceIp: String(r.source_ip) };
+    out.set(`${lane.provider}|${lane.sourceIp}`, {
+      ...lane,
+      delivered: Number(r.delivered ?? 0),
+      deferred: Number(r.deferred ?? 0),
+      bounced: Number(r.bounced ?? 0),
+      throttled: Number(r.throttled ?? 0),
+    });
+  }
+  return out;
+}
+
+/** Queue rows waiting, per provider of their route (routes the MTA has not looked up yet are not counted). */
+export async function queuedByProvider(db: Db): Promise<Map<string, number>> {
+  const rows = await db('outbound_queue as q')
+    .join('mta_routes as r', 'r.route', 'q.route')
+    .select('r.provider')
+    .count({ n: '*' })
+    .where('q.state', 'queued')
+    .groupBy<Array<{ provider: string; n: string | number }>>('r.provider');
+  return new Map(rows.map((r) => [r.provider, Number(r.n)]));
+}
+
+/** Forgets minutes before `beforeMinute` and lanes and routes not touched since `before`. */
+export async function pruneShaping(db: Db, beforeMinute: number, before: number): Promise<number> {
+  const minutes = await db('mta_lane_minutes').where('minute', '<', beforeMinute).delete();
+  const lanes = await db('mta_lanes')
+    .where('updated_at', '<', before)
+    .andWhere((q) => void q.whereNull('until_at').orWhere('until_at', '<', before))
+    .delete();
+  const routes = await db('mta_routes').where('updated_at', '<', before).delete();
+  return minutes + lanes + routes;
+}
+
+interface StoredLane {
+  provider: string;
+  source_ip: string;
+  known: boolean | number;
+  state: LaneRow['state'];
+  until_at: string | number | null;
+  reason: string | null;
+  rate_per_minute: number | null;
+  updated_at: string | number;
+}
+
+function laneOf(r: StoredLane): LaneRow {
+  return {
+    provider: r.provider,
+    sourceIp: r.source_ip,
+    known: Boolean(r.known),
+    state: r.state,
+    untilAt: r.until_at === null ? null : Number(r.until_at),
+    reason: r.reason,
+    ratePerMinute: r.rate_per_minute === null ? null : Number(r.rate_per_minute),
+    updatedAt: Number(r.updated_at),
+  };
+}

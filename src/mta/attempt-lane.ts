@@ -1,0 +1,85 @@
+import type { RecipientOutcome } from '../modules/sending/emails/lifecycle.js';
+import type { Destination } from './smtp-pool.js';
+import type { SendResult } from './smtp-sender.js';
+import { stillOpen, type Admission, type Lane } from './shaping/lane.js';
+import type { Shaper } from './shaping/shaper.js';
+
+/** The source address an attempt leaves from (outbound.ips), or null for the system's choice. */
+export interface Source {
+  address: string;
+  ehlo: string;
+}
+
+/**
+ * One attempt's lane: the provider of the route's MX hosts seen from the source address. Its
+ * destinations carry the lane, so that the SMTP pool counts their connections together; each
+ * message asks it before it starts, and tells it the replies after.
+ */
+export class AttemptLane {
+  readonly destinations: Destination[];
+  private readonly lane: Lane;
+
+  constructor(
+    private readonly shaper: Shaper,
+    destinations: Destination[],
+    route: string,
+    source: Source | null,
+  ) {
+    // the most preferred MX host names the provider: the others are its backups
+    const provider = shaper.table.of(destinations[0].servername ?? destinations[0].host);
+    shaper.noteRoute(route, provider.name);
+    this.lane = shaper.lane(provider, source?.address ?? '');
+    const lane = {
+      key: `${provider.name}|${source?.address ?? ''}`,
+      maxConnections: provider.limits.maxConnections,
+      maxMessagesPerConnection: provider.limits.maxMessagesPerConnection,
+    };
+    this.destinations = destinations.map((d) => ({
+      ...d,
+      lane,
+      ...(source ? { localAddress: source.address, ehlo: source.ehlo } : {}),
+    }));
+  }
+
+  /** `key` names the message, the same when it comes back from the queue (it keeps its turn). */
+  admit(key: string): Promise<Admission> {
+    return this.shaper.admit(this.lane, key);
+  }
+
+  /** For SendRequest.mayStart: whether the lane still lets the message go once it has a connection. */
+  mayStart(probe: boolean): () => boolean {
+    return () => stillOpen(this.lane, probe);
+  }
+
+  /** A message withdrawn before it started: held like the messages behind it. */
+  async withdrawn(key: string): Promise<Extract<Admission, { kind: 'hold' }>> {
+    const again = await this.admit(key);
+    // the lane reopened meanwhile (a probe answered): its turn comes at once
+    return again.kind === 'hold' ? again : { kind: 'hold', until: Date.now(), reason: 'withdrawn', quiet: true };
+  }
+
+  /**
+   * The recipient's outcome once the lane has read the transaction's replies: a reply that
+   * throttled the provider leaves the recipient deferred until the suspension ends, whatever its
+   * code said (never bounced for it).
+   */
+  outcome(res: SendResult, classified: RecipientOutcome, probe: boolean): RecipientOutcome {
+    const { throttledUntil } = this.shaper.observe(this.lane, res.recipients, probe);
+    if (throttledUntil === null || (classified.kind !== 'deferred' && classified.kind !== 'bounced')) return classified;
+    return { kind: 'deferred', reply: classified.reply, mx: res.host, until: throttledUntil };
+  }
+}
+
+/**
+ * The outcomes of the recipients a hold stops: deferred with its reason when the provider is
+ * suspended; left without an outcome when only their turn has not come (`heldUntil` then says
+ * when the row is tried again).
+ */
+export function heldRecipients(
+  hold: Extract<Admission, { kind: 'hold' }>,
+  ids: string[],
+  outcomes: Map<string, RecipientOutcome>,
+): { heldUntil: number } {
+  if (!hold.quiet) for (const id of ids) outcomes.set(id, { kind: 'deferred', reply: hold.reason, until: hold.until });
+  return { heldUntil: hold.until };
+}

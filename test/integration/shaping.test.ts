@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import type { Tenant } from '../helpers/api.js';
+import { DATABASE_KINDS } from '../helpers/databases.js';
+import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
+import { runCli, writeConfig } from '../helpers/process.js';
+import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { waitFor } from '../helpers/wait.js';
+
+// Traffic shaping toward mailbox providers (docs/delivery.md), as a user of the MTA sees it at the
+// receiving end: a provider that throttles is left alone for the suspension (one probe after it),
+// other providers keep their pace, nothing is bounced for it, everything arrives once, and
+// `posthorn mta status` says what is going on. The throttling provider is a second sink on its own
+// loopback address, reached through MX hosts under the provider's suffix.
+
+const SUSPEND_S = 4;
+const THROTTLE_REPLY = '4.7.28 [127.0.0.1] Our system has detected an unusual rate of unsolicited mail';
+
+for (const kind of DATABASE_KINDS) {
+  describe(`traffic shaping: a provider that throttles [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
+    this.timeout(90_000);
+    let w: LiveWorld;
+    let t: Tenant;
+    let from: string;
+    let provider: SmtpSink;
+    let throttling = true;
+    /** every recipient the provider's sink answered, in order */
+    const seen: Array<{ address: string; at: number; throttled: boolean }> = [];
+    let config: string;
+
+    before(async function () {
+      w = await startLiveWorld(
+        'dkim.shaping.test',
+        'mta.shaping.test',
+        {
+          outbound: {
+            providers: [
+              {
+                name: 'slowpost',
+                mx_suffixes: ['.mx.slowpost.test'],
+                max_connections: 2,
+                max_messages_per_minute: 600,
+              },
+            ],
+            backoff: [{ provider: 'slowpost', reply_pattern: '^421 4\\.7\\.28', suspend_for: `${SUSPEND_S}s` }],
+          },
+        },
+        {},
+        kind,
+      );
+      let accepted = 0;
+      provider = await startSink({
+        host: '127.0.0.21',
+        port: w.sink.port,
+        rcpt: (address) => {
+          const throttled = throttling && accepted >= 3;
+          seen.push({ address, at: Date.now(), throttled });
+          if (throttled) return { code: 421, message: THROTTLE_REPLY };
+          accepted++;
+          return null;
+        },
+      });
+      for (let i = 0; i < 8; i++)
+        w.world.add(`d${i}.slowpost-hosted.test`, 'MX', { exchange: `in${i % 2}.mx.slowpost.test`, priority: 10 });
+      w.world.add('in0.mx.slowpost.test', 'A', '127.0.0.21');
+      w.world.add('in1.mx.slowpost.test', 'A', '127.0.0.21');
+      t = await w.api.tenant({ mode: 'live' });
+      from = `shop@${(await verifiedDomain(t, w.world)).domain}`;
+      const o = w.db.options;
+      config = writeConfig(
+        o.client === 'pg' ? { database: { client: 'pg', url: o.url } } : { data_dir: o.dataDir },
+      ).path;
+    });
+    after(async function () {
+      await provider?.stop();
+      await w?.stop();
+    });
+
+    const send = async (to: string) => {
+      const r = await t.api.post('/v1/emails', { from, to: [to], subject: 'Your receipt', text: 'Thanks' });
+      expect(r.status, r.text).to.equal(202);
+      return r.body.id as string;
+    };
+    const status = async () => {
+      const r = await runCli(['mta', 'status', '--json', '--config', config]);
+      expect(r.code, r.stderr).to.equal(0);
+      return (r.json as { providers: Array<Record<string, any>> }).providers.find((p) => p.name === 'slowpost')!;
+    };
+
+    it('suspends the provider, keeps other providers going, probes once per suspension and delivers everything once', async function () {
+      // three go through before the provider starts refusing
+      for (let i = 0; i < 3; i++)
+        await waitEmail(t.api, await send(`warm${i}@d${i}.slowpost-hosted.test`), (e) => e.status === 'accepted');
+      const held = await Promise.all(Array.from({ length: 6 }, (_, i) => send(`r${i}@d${i}.slowpost-hosted.test`)));
+      const throttledAt = await waitFor(async () => seen.find((s) => s.throttled)?.at, 15_000, 'the first throttle');
+      const others = await Promise.all(Array.from({ length: 3 }, (_, i) => send(`other${i}@ok.test`)));
+
+      // the other provider is not slowed: its mail arrives while this one is suspended
+      for (const id of others) await waitEmail(t.api, id, (e) => e.status === 'accepted');
+      const during = await status();
+      expect(during.state).to.equal('suspended');
+      expect(during.reason).to.contain('4.7.28');
+      expect(Date.parse(during.until)).to.be.greaterThan(throttledAt);
+      expect(during.last_hour.throttled).to.be.greaterThan(0);
+      expect(during.rate_per_minute).to.equal(300);
+      expect(Date.now(), 'mail to the other provider waited for the suspension').to.be.lessThan(
+        throttledAt + SUSPEND_S * 1000,
+      );
+
+      // the recipients held back are deferred with the reply, never bounced
+      const e0 = await waitEmail(t.api, held[5], (e) => e.recipients[0].status === 'deferred');
+      expect(e0.status).to.not.equal('failed');
+
+      // the probe after the suspension is refused again: a second suspension, one probe each
+      const probe = await waitFor(
+        async () => seen.find((s) => s.throttled && s.at >= throttledAt + SUSPEND_S * 1000 - 100),
+        20_000,
+        'the probe after the first suspension',
+      );
+      throttling = false;
+      for (const id of held) await waitEmail(t.api, id, (e) => e.status === 'accepted', 40_000);
+
+      const inFirst = seen.filter((s) => s.at > throttledAt + 500 && s.at < probe.at);
+      expect(inFirst, 'messages sent into the first suspension').to.deep.equal([]);
+      const afterProbe = seen.filter((s) => s.at > probe.at);
+      // the next probe is the first to arrive after the second suspension, and only it until it was answered
+      expect(afterProbe[0].at - probe.at).to.be.at.least(SUSPEND_S * 1000 - 100);
+      if (afterProbe.length > 1) expect(afterProbe[1].at).to.be.at.least(afterProbe[0].at);
+
+      // everything arrived exactly once, nothing bounced or failed
+      for (let i = 0; i < 6; i++) expect(provider.messagesTo(`r${i}@d${i}.slowpost-hosted.test`)).to.have.length(1);
+      for (const id of held) {
+        const e = (await t.api.get(`/v1/emails/${id}`)).body;
+        expect(e.recipients[0].status).to.equal('delivered');
+      }
+
+      // the rate starts again at half of what it was (300 → 150) and climbs with each accepted message
+      const after = await waitFor(
+        async () => {
+          const s = await status();
+          return s.state === 'open' && s.rate_per_minute > 150 ? s : null;
+        },
+        15_000,
+        'the provider open again in the status, its rate climbing',
+      );
+      expect(after.rate_per_minute).to.be.within(151, 599);
+      expect(after.last_hour.delivered).to.be.at.least(9);
+      expect(after.queued).to.equal(0);
+    });
+  });
+}
