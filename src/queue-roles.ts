@@ -10,6 +10,7 @@ import {
   describeBlocklistRun,
 } from './modules/deliverability/blocklists/blocklists.service.js';
 import { purgeIdempotencyKeys } from './modules/sending/emails/emails.service.js';
+import { pruneShapingState } from './modules/deliverability/shaping/shaping.service.js';
 import { describePrune } from './modules/operations/retention/retention.service.js';
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
@@ -43,6 +44,7 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
     outbound.mode === 'direct'
       ? new Shaper({
           table: new ProviderTable(outbound.providers, outbound.backoff, outbound.maxConnectionsPerDomain),
+          sources: { ips: outbound.ips, bulkPool: outbound.bulkPool, warmupSchedule: outbound.warmupSchedule },
           clock,
           logger,
           store,
@@ -157,6 +159,11 @@ function scheduledJobs(config: Config, core: Core): Job[] {
       name: 'blocklist_check',
       schedule: config.blocklists.schedule,
       run: async () => describeBlocklistRun(await checkBlocklists(core.deps, blocklists)),
+    },
+    {
+      name: 'shaping_prune',
+      schedule: '37 * * * *',
+      run: async () => `${await pruneShapingState(store, clock.now())} old traffic-shaping row(s) deleted`,
     },
     {
       name: 'suppressions_prune',

@@ -4,41 +4,51 @@ import type { SendResult } from './smtp-sender.js';
 import { stillOpen, type Admission, type Lane } from './shaping/lane.js';
 import type { Shaper } from './shaping/shaper.js';
 
-/** The source address an attempt leaves from (outbound.ips), or null for the system's choice. */
-export interface Source {
-  address: string;
-  ehlo: string;
-}
-
 /**
- * One attempt's lane: the provider of the route's MX hosts seen from the source address. Its
- * destinations carry the lane, so that the SMTP pool counts their connections together; each
- * message asks it before it starts, and tells it the replies after.
+ * One attempt's lane: the provider of the route's MX hosts seen from the source address the
+ * attempt leaves from. Its destinations carry the lane (and the source address and its EHLO name),
+ * so that the SMTP pool counts their connections together; each message asks it before it starts,
+ * and tells it the replies after.
  */
 export class AttemptLane {
-  readonly destinations: Destination[];
-  private readonly lane: Lane;
-
-  constructor(
+  private constructor(
     private readonly shaper: Shaper,
+    private readonly lane: Lane,
+    readonly destinations: Destination[],
+  ) {}
+
+  /**
+   * The lane of an attempt of `n` messages: its provider, and its source IP from the project's pool
+   * (`projectPool`; broadcast rows from the bulk pool). A hold when every address of the pool is
+   * suspended by the provider or has sent its warm-up cap to it today.
+   */
+  static open(
+    shaper: Shaper,
     destinations: Destination[],
-    route: string,
-    source: Source | null,
-  ) {
+    row: { route: string; bulk: boolean },
+    projectPool: string | null,
+    n: number,
+  ): AttemptLane | Extract<Admission, { kind: 'hold' }> {
     // the most preferred MX host names the provider: the others are its backups
     const provider = shaper.table.of(destinations[0].servername ?? destinations[0].host);
-    shaper.noteRoute(route, provider.name);
-    this.lane = shaper.lane(provider, source?.address ?? '');
+    shaper.noteRoute(row.route, provider.name);
+    const picked = shaper.source(projectPool, row.bulk, provider, n);
+    if (picked.kind === 'hold') return picked;
+    const source = picked.source;
     const lane = {
       key: `${provider.name}|${source?.address ?? ''}`,
       maxConnections: provider.limits.maxConnections,
       maxMessagesPerConnection: provider.limits.maxMessagesPerConnection,
     };
-    this.destinations = destinations.map((d) => ({
-      ...d,
-      lane,
-      ...(source ? { localAddress: source.address, ehlo: source.ehlo } : {}),
-    }));
+    return new AttemptLane(
+      shaper,
+      shaper.lane(provider, source?.address ?? ''),
+      destinations.map((d) => ({
+        ...d,
+        lane,
+        ...(source ? { localAddress: source.address, ehlo: source.ehlo } : {}),
+      })),
+    );
   }
 
   /** `key` names the message, the same when it comes back from the queue (it keeps its turn). */

@@ -1,10 +1,10 @@
 import type { Config } from '../config/config.js';
 import type { DnsResolver } from '../dns/resolver.js';
-import { classifyBounce } from '../modules/receiving/bounces/classify-bounce.js';
 import { verpAddress } from '../modules/receiving/bounces/verp.js';
 import { TtlCache } from '../lib/ttl-cache.js';
 import type { Store } from '../store/store.js';
 import { findDomainByName, type Domain } from '../modules/deliverability/domains/domains.repo.js';
+import { findProject } from '../modules/account/projects/projects.repo.js';
 import { domainKeys } from '../modules/deliverability/domains/domain-keys.repo.js';
 import { canSendLive } from '../modules/deliverability/domains/domain-state.js';
 import type { Email, Recipient } from '../modules/sending/emails/email.js';
@@ -21,6 +21,7 @@ import type { Destination } from './smtp-pool.js';
 import { providerQueueId, type SendResult, type SmtpSender } from './smtp-sender.js';
 import type { AttemptHooks, AttemptResult } from './attempt.js';
 import { AttemptLane, heldRecipients } from './attempt-lane.js';
+import { classify, failAll, markOnce } from './attempt-outcomes.js';
 import type { Shaper } from './shaping/shaper.js';
 
 export interface LiveAttemptOptions {
@@ -62,6 +63,8 @@ export class LiveAttempt {
   private readonly keys = new Map<string, { id: string; pem: string }>();
   private readonly signed = new SignedCache();
   private readonly domains = new TtlCache<Domain | null>(DOMAIN_FRESH_MS);
+  // a project's pool (posthorn project set --ip-pool) applies within a second
+  private readonly pools = new TtlCache<string | null>(1000);
   private readonly destinations: DestinationFinder;
 
   constructor(private readonly o: LiveAttemptOptions) {
@@ -84,9 +87,33 @@ export class LiveAttempt {
     // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
     if (this.o.outbound.mode === 'relay' && !this.perRecipient(email, signer.domain))
       return this.sendTogether(email, signer, dest, recipients, beforeData);
-    const lane = this.o.shaper ? new AttemptLane(this.o.shaper, dest, row.route, null) : null;
+    const lane = await this.laneOf(email, row, dest, recipients.length);
+    if (lane && !(lane instanceof AttemptLane)) {
+      const outcomes = new Map<string, RecipientOutcome>();
+      return {
+        outcomes,
+        ...heldRecipients(
+          lane,
+          recipients.map((r) => r.id),
+          outcomes,
+        ),
+      };
+    }
     return this.sendEach(email, signer, { row, lane, dest: lane?.destinations ?? dest }, recipients, beforeData);
   };
+
+  /** Direct mode's traffic shaping: the attempt's lane (provider and source IP), or why it waits. */
+  private async laneOf(email: Email, row: QueueRow, dest: Destination[], n: number) {
+    const shaper = this.o.shaper;
+    if (!shaper) return null;
+    const pool = shaper.hasSources
+      ? await this.pools.get(
+          email.projectId,
+          async () => (await findProject(this.o.store.reader, email.projectId))?.ipPool ?? null,
+        )
+      : null;
+    return AttemptLane.open(shaper, dest, row, pool, n);
+  }
 
   /** Step 1: the From domain, if live mail may still leave from it (LIFECYCLE: deleted or unverified stops sends), and its active key. */
   private async signerOf(email: Email, fresh = false): Promise<{ domain: Domain; key: Signer['key'] | null } | null> {
@@ -259,38 +286,4 @@ export class LiveAttempt {
       ? (providerQueueId(res.response ?? '') ?? email.messageId)
       : email.messageId;
   }
-}
-
-/** Step classify: the sender's verdict on one recipient, as the state machine's outcome. */
-function classify(got: SendResult['recipients'][number] | undefined, res: SendResult): RecipientOutcome {
-  const reply = got?.reply ?? 'no answer';
-  switch (got?.kind ?? 'deferred') {
-    case 'bounced':
-      return {
-        kind: 'bounced',
-        bounce: got?.bounce ?? classifyBounce({ diagnostic: reply, final: true }),
-        reply,
-        mx: res.host,
-      };
-    case 'delivered':
-      return { kind: 'delivered', reply, mx: res.host };
-    case 'ambiguous':
-      return { kind: 'ambiguous', stage: 'data', reply, mx: res.host };
-    case 'deferred':
-      return { kind: 'deferred', reply, mx: res.host };
-  }
-}
-
-function failAll(recipients: Recipient[], outcome: RecipientOutcome, failureReason?: string): AttemptResult {
-  return { outcomes: new Map(recipients.map((r) => [r.id, outcome])), ...(failureReason ? { failureReason } : {}) };
-}
-
-/** The mark before DATA is written once for the attempt, however many transactions it makes (again after a failed one). */
-function markOnce(mark: () => Promise<void>): () => Promise<void> {
-  let marked = false;
-  return async () => {
-    if (marked) return;
-    await mark();
-    marked = true;
-  };
 }

@@ -2,6 +2,7 @@ import { authenticate } from 'mailauth';
 import { expect } from 'chai';
 import { createResolver } from '../../src/dns/resolver.js';
 import type { RoleSelection } from '../../src/start-roles.js';
+import type { Clock } from '../../src/lib/time.js';
 import { startTestApi, type TestApi, type Tenant } from './api.js';
 import { freshDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 import { startDnsWorld, type DnsWorld } from './dns-world.js';
@@ -106,6 +107,7 @@ export async function startLiveWorld(
   overrides: { outbound?: Record<string, unknown>; [key: string]: unknown } = {},
   roles: RoleSelection = {},
   kind: DatabaseKind = 'sqlite',
+  clock?: Clock,
 ): Promise<LiveWorld> {
   const { outbound, ...rest } = overrides;
   const db = await freshDatabase(kind);
@@ -120,7 +122,7 @@ export async function startLiveWorld(
       outbound: { hostname, mx_port: sink.port, ...outbound },
       dns: { resolvers: [world.address], zone, server: { enabled: true, host: '127.0.0.1', port: 0 } },
     },
-    { roles: { mta: true, dns: true, ...roles } },
+    { roles: { mta: true, dns: true, ...roles }, ...(clock ? { clock } : {}) },
   );
   world.delegate(zone, '127.0.0.1', api.running.dnsPort!);
   return {

@@ -11,6 +11,8 @@ export interface SinkMessage {
   at: number;
   /** the client's address: which source IP the message left from */
   remoteAddress: string;
+  /** the name the client gave in EHLO */
+  helo: string;
 }
 
 /** An SMTP reply a hook gives instead of the sink's own behaviour. */
@@ -155,6 +157,7 @@ export class SmtpSink {
         user: (session.user as string | undefined) ?? null,
         at: Date.now(),
         remoteAddress: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
       });
       const domains = to.map((a) => a.split('@')[1]);
       if (domains.includes('drop.test')) {

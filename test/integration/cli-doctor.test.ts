@@ -173,6 +173,26 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     expect(sink.connections).to.be.at.least(1);
   });
 
+  it('checks the forward-confirmed reverse DNS of each outbound IP against its EHLO name', async function () {
+    world.add(arpaName('127.0.0.2'), 'PTR', 'out1.doctor.test');
+    world.add('out1.doctor.test', 'A', '127.0.0.2');
+    world.add('out2.doctor.test', 'A', '127.0.0.9');
+    const ips = [{ address: '127.0.0.2', ehlo: 'out1.doctor.test' }];
+    const good = byName(await doctor(config({ outbound: { hostname: HOST, ips } }), '--json'));
+    expect(Object.keys(good).slice(0, 3)).to.deep.equal(['port_25', 'fcrdns', 'source_ips']);
+    expect(good.source_ips).to.include({ status: 'ok', message: '127.0.0.2 ↔ out1.doctor.test' });
+    const bad = byName(
+      await doctor(
+        config({ outbound: { hostname: HOST, ips: [...ips, { address: '127.0.0.3', ehlo: 'out2.doctor.test' }] } }),
+        '--json',
+      ),
+    );
+    expect(bad.source_ips.status).to.equal('fail');
+    expect(bad.source_ips.message).to.contain('127.0.0.3: no PTR record; out2.doctor.test does not resolve to it');
+    expect(bad.source_ips.message).to.not.contain('127.0.0.2:');
+    expect(bad.source_ips.hint).to.contain('PTR record to its ehlo name');
+  });
+
   it('reads the event-loop lag of each thread of a running serve from its /metrics', async function () {
     const port = await closedPort();
     const path = config();

@@ -111,7 +111,7 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('verify', ['verify', '--json', 'not-an-address', ...C]);
     await run('doctor', ['doctor', ...C, '--json']);
     expect((await run('cluster:status', ['cluster', 'status', '--json', ...C])).json.nodes).to.deep.equal([]);
-    expect((await run('mta:status', ['mta', 'status', ...C, '--json'])).json.providers).to.deep.equal([]);
+    expect((await run('mta:status', ['mta', 'status', ...C, '--json'])).json).to.deep.equal({ providers: [], ips: [] });
     await run('cluster:release', ['cluster', 'release', 'node_nope', ...C, '--json']);
     const file = join(dir, 'copy.sqlite');
     expect((await run('backup', ['backup', '--json', file, ...C])).code).to.equal(0);

@@ -28,6 +28,7 @@ const project = (id: string, limits: Partial<Project['limits']> = {}): Project =
   limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...limits },
   bounceSuppressionDays: 0,
   softBounceSuppression: null,
+  ipPool: null,
   createdAt: 0,
   updatedAt: 0,
 });

@@ -39,12 +39,13 @@ export default class Doctor extends BaseCommand {
     const store = this.openStore(config);
     try {
       process.stderr.write(
-        `posthorn doctor: running 7 checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`,
+        `posthorn doctor: running ${config.outbound.ips.length ? 8 : 7} checks; the network ones give up after ${DOCTOR_TIMEOUTS.checkMs / 1000} s\n`,
       );
       const result = await runDoctor(
         {
           hostname: config.outbound.hostname,
           outboundMode: config.outbound.mode,
+          sourceIps: config.outbound.ips,
           resolvers: config.dns.resolvers,
           zone: config.dns.zone,
           dnsServerEnabled: config.dns.server.enabled,

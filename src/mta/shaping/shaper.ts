@@ -13,10 +13,15 @@ import {
 } from '../../modules/deliverability/shaping/shaping.repo.js';
 import { admit, answered, effectiveRate, newLane, probeLost, suspend, type Admission, type Lane } from './lane.js';
 import type { Provider, ProviderTable } from './provider-table.js';
+import { SourcePicker, type SourcePick } from './sources.js';
+import { WarmupCounts } from './warmup.js';
+import type { SourceIpConfig } from '../../config/config.js';
 import { shapedMessages } from '../../log/metrics.js';
 
 export interface ShaperOptions {
   table: ProviderTable;
+  /** outbound.ips, outbound.bulk_pool and outbound.warmup_schedule */
+  sources: { ips: readonly SourceIpConfig[]; bulkPool: string | null; warmupSchedule: readonly number[] };
   clock: Clock;
   logger: Logger;
   store: Store;
@@ -44,14 +49,30 @@ export class Shaper {
   private timer: NodeJS.Timeout | null = null;
   private syncing: Promise<void> | null = null;
   private soon: NodeJS.Timeout | null = null;
+  readonly warmup: WarmupCounts;
+  private readonly picker: SourcePicker;
 
-  constructor(private readonly o: ShaperOptions) {}
+  constructor(private readonly o: ShaperOptions) {
+    this.warmup = new WarmupCounts(o.sources.warmupSchedule);
+    this.picker = new SourcePicker(o.sources.ips, o.sources.bulkPool, this.warmup, (p, ip) => this.lane(p, ip));
+  }
+
+  /** Whether outbound.ips names source addresses (else the system picks one and pools do not apply). */
+  get hasSources(): boolean {
+    return this.o.sources.ips.length > 0;
+  }
+
+  /** The source IP of an attempt of `n` messages to a provider, from the project's pool (or the bulk pool). */
+  source(projectPool: string | null, bulk: boolean, provider: Provider, n: number): SourcePick {
+    return this.picker.pick(this.picker.pool(projectPool, bulk), provider, n, this.o.clock.now());
+  }
 
   get table(): ProviderTable {
     return this.o.table;
   }
 
   async start(): Promise<void> {
+    await this.warmup.load(this.o.store.reader, this.o.clock.now());
     await this.adopt();
     this.timer = setInterval(() => void this.sync(), this.o.syncMs ?? 5000);
     this.timer.unref();
@@ -178,11 +199,12 @@ export class Shaper {
     }
     const routes = [...this.newRoutes].map(([route, provider]) => ({ route, provider }));
     this.newRoutes.clear();
-    if (!lanes.length && !minutes.length && !routes.length) return;
+    if (!lanes.length && !minutes.length && !routes.length && !this.warmup.pending) return;
     await this.o.writer.run(async (trx) => {
       await saveLanes(trx, lanes);
       await addLaneMinutes(trx, minutes);
       await saveRoutes(trx, routes, now);
+      await this.warmup.flush(trx);
     });
   }
 

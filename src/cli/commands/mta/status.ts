@@ -8,10 +8,26 @@ export default class MtaStatus extends BaseCommand {
 
   protected async execute() {
     const { flags } = await this.parse(MtaStatus);
-    return this.withStore(flags.config, ({ store, clock }) => mtaStatus(store, clock.now()));
+    return this.withStore(flags.config, ({ store, clock, config }) =>
+      mtaStatus(store, clock.now(), { ips: config.outbound.ips, warmupSchedule: config.outbound.warmupSchedule }),
+    );
   }
 
   protected override async render(result: Awaited<ReturnType<typeof mtaStatus>>): Promise<void> {
+    if (result.ips.length)
+      process.stdout.write(
+        this.renderTable(
+          result.ips.map((ip) => ({
+            'source ip': ip.address,
+            ehlo: ip.ehlo,
+            pool: ip.pool,
+            'warm-up': ip.warmup ? `day ${ip.warmup_day ?? 1}, ${ip.daily_cap ?? 'no'} cap per provider` : 'warm',
+            'sent today': Object.entries(ip.sent_today)
+              .map(([p, n]) => `${p} ${n}`)
+              .join(', '),
+          })),
+        ) + '\n',
+      );
     if (!result.providers.length) {
       process.stdout.write('No mail sent to any provider in the last 24 hours.\n');
       return;

@@ -2,8 +2,19 @@ import { Args, Flags } from '@oclif/core';
 import { BaseCommand, boolOption, parseBool } from '../../base.js';
 import { presentProject } from '../../../modules/account/projects/projects.presenter.js';
 import { setProject } from '../../../modules/account/projects/projects.service.js';
+import { validationError } from '../../../lib/errors.js';
 
 const limit = (description: string) => Flags.integer({ description: `${description} (0 = unlimited)`, min: 0 });
+
+/** A pool must be one outbound.ips names (or "default"): a typo would leave the project's mail on no IP. */
+function poolOf(name: string | undefined, ips: Array<{ pool: string }>): string | undefined {
+  if (name === undefined || name === 'default' || ips.some((ip) => ip.pool === name)) return name;
+  const known = [...new Set(ips.map((ip) => ip.pool))];
+  throw validationError(
+    'ip_pool',
+    `no address of outbound.ips is in pool "${name}"${known.length ? ` (pools: ${known.join(', ')})` : '; outbound.ips is empty'}`,
+  );
+}
 
 export default class ProjectSet extends BaseCommand {
   static override description = 'Change a project: approval, suspension and limits';
@@ -29,11 +40,15 @@ export default class ProjectSet extends BaseCommand {
       description:
         'suppress an address after N soft bounces of a lasting reason (mailbox_full, suspended) within M days: "N/Md", e.g. "3/30d"; "off" (the default) never',
     }),
+    'ip-pool': Flags.string({
+      description:
+        'the pool of outbound.ips its mail leaves from (broadcasts: outbound.bulk_pool when set); "default" the pool of IPs without one',
+    }),
   };
 
   protected async execute() {
     const { args, flags } = await this.parse(ProjectSet);
-    return this.withStore(flags.config, async (deps) =>
+    return this.withStore(flags.config, async ({ config, ...deps }) =>
       presentProject(
         await setProject(deps, args.id, {
           approved: parseBool(flags.approved),
@@ -46,6 +61,7 @@ export default class ProjectSet extends BaseCommand {
           },
           bounceSuppressionDays: flags['bounce-suppression-days'],
           softBounceSuppression: flags['soft-bounce-suppression'],
+          ipPool: poolOf(flags['ip-pool'], config.outbound.ips),
         }),
       ),
     );

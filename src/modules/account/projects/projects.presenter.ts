@@ -13,6 +13,7 @@ export function presentProject(p: Project) {
     soft_bounce_suppression: p.softBounceSuppression
       ? `${p.softBounceSuppression.count}/${p.softBounceSuppression.days}d`
       : null,
+    ip_pool: p.ipPool ?? 'default',
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
   };

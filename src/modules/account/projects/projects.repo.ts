@@ -26,6 +26,8 @@ export interface Project {
   bounceSuppressionDays: number;
   /** suppress after `count` soft bounces of a lasting reason (a full mailbox, a suspended account) in `days`; null: never */
   softBounceSuppression: SoftBounceSuppression | null;
+  /** the pool of outbound.ips its mail leaves from; null: the pool named default */
+  ipPool: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -42,6 +44,7 @@ export interface ProjectRow {
   bounce_suppression_days: number;
   soft_bounce_count: number | null;
   soft_bounce_days: number | null;
+  ip_pool: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -58,6 +61,7 @@ export const PROJECT_COLUMNS = [
   'bounce_suppression_days',
   'soft_bounce_count',
   'soft_bounce_days',
+  'ip_pool',
   'created_at',
   'updated_at',
 ] as const;
@@ -79,6 +83,7 @@ export function projectFromRow(r: ProjectRow): Project {
       r.soft_bounce_count == null || r.soft_bounce_days == null
         ? null
         : { count: Number(r.soft_bounce_count), days: Number(r.soft_bounce_days) },
+    ipPool: r.ip_pool ?? null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -97,6 +102,7 @@ function toRow(p: Project): ProjectRow {
     bounce_suppression_days: p.bounceSuppressionDays,
     soft_bounce_count: p.softBounceSuppression?.count ?? null,
     soft_bounce_days: p.softBounceSuppression?.days ?? null,
+    ip_pool: p.ipPool,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
   };

@@ -27,6 +27,8 @@ export interface ProjectSettings {
   bounceSuppressionDays?: number | undefined;
   /** "N/Md" (N soft bounces in M days) or "off" */
   softBounceSuppression?: string | undefined;
+  /** a pool of outbound.ips, or "default" for the default pool */
+  ipPool?: string | undefined;
 }
 
 export async function createProject(deps: ProjectDeps, input: { name: string } & ProjectSettings): Promise<Project> {
@@ -42,6 +44,7 @@ export async function createProject(deps: ProjectDeps, input: { name: string } &
     limits: { daily: 0, monthly: 0, domains: 0, verifications: 0, ...input.limits },
     bounceSuppressionDays: checkDays(input.bounceSuppressionDays) ?? 0,
     softBounceSuppression: parseSoftBounceSuppression(input.softBounceSuppression) ?? null,
+    ipPool: parseIpPool(input.ipPool) ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -72,6 +75,7 @@ export async function getProject(deps: ProjectDeps, id: string): Promise<Project
 export async function setProject(deps: ProjectDeps, id: string, settings: ProjectSettings): Promise<Project> {
   checkLimits(settings.limits);
   const soft = parseSoftBounceSuppression(settings.softBounceSuppression);
+  const pool = parseIpPool(settings.ipPool);
   return deps.store.tx(async (trx) => {
     const p = await findProject(trx, id);
     if (!p) throw notFound(`project ${id}`);
@@ -82,6 +86,7 @@ export async function setProject(deps: ProjectDeps, id: string, settings: Projec
       limits: { ...p.limits, ...stripUndefined(settings.limits ?? {}) },
       bounceSuppressionDays: checkDays(settings.bounceSuppressionDays) ?? p.bounceSuppressionDays,
       softBounceSuppression: soft === undefined ? p.softBounceSuppression : soft,
+      ipPool: pool === undefined ? p.ipPool : pool,
       updatedAt: deps.clock.now(),
     };
     await updateProject(trx, next);
@@ -111,6 +116,14 @@ export function parseSoftBounceSuppression(text: string | undefined): SoftBounce
       'must be "N/Md" (N soft bounces from 1 to 100 within M days from 1 to 365, e.g. "3/30d") or "off"',
     );
   return { count, days };
+}
+
+/** `--ip-pool`: a pool name of outbound.ips; "default" is the default pool (stored as none). Undefined: unchanged. */
+function parseIpPool(name: string | undefined): string | null | undefined {
+  if (name === undefined) return undefined;
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name))
+    throw validationError('ip_pool', 'must be a pool name of outbound.ips: 1 to 64 letters, digits, ".", "_" or "-"');
+  return name === 'default' ? null : name;
 }
 
 function checkLimits(limits: Partial<ProjectLimits> | undefined): void {

@@ -1,5 +1,6 @@
 import type { Store } from '../../../store/store.js';
-import { laneCounts, queuedByProvider, recentLanes } from './shaping.repo.js';
+import { ipDays, ipFirstUse, laneCounts, queuedByProvider, recentLanes } from './shaping.repo.js';
+import { dayOf, warmupCap, warmupDay } from './warmup-schedule.js';
 
 /** One (provider, source IP) as `posthorn mta status` shows it. */
 export interface ProviderStatus {
@@ -19,13 +20,36 @@ export interface ProviderStatus {
   updated_at: string;
 }
 
+/** One source IP of outbound.ips, with its warm-up progress. */
+export interface SourceIpStatus {
+  address: string;
+  ehlo: string;
+  pool: string;
+  warmup: boolean;
+  /** its day of warm-up (1 on the UTC day it first sent); null before it sent or when it does not warm up */
+  warmup_day: number | null;
+  /** messages it may send to each large provider today; null: no cap (warmed, or past the schedule) */
+  daily_cap: number | null;
+  /** messages sent today, by provider (counted for warming IPs) */
+  sent_today: Record<string, number>;
+}
+
+export interface SourceIpsConfig {
+  ips: ReadonlyArray<{ address: string; ehlo: string; pool: string; warmup: boolean }>;
+  warmupSchedule: readonly number[];
+}
+
 const HOUR = 3_600_000;
 
 /**
  * The MTA's lanes seen in the last 24 hours, as stored by the MTA's traffic shaping every few
  * seconds (docs/delivery.md): what each provider is doing with the mail of each source IP.
  */
-export async function mtaStatus(store: Store, now: number): Promise<{ providers: ProviderStatus[] }> {
+export async function mtaStatus(
+  store: Store,
+  now: number,
+  sources: SourceIpsConfig = { ips: [], warmupSchedule: [] },
+): Promise<{ providers: ProviderStatus[]; ips: SourceIpStatus[] }> {
   const db = store.reader;
   const [lanes, counts, queued] = await Promise.all([
     recentLanes(db, now - 24 * HOUR),
@@ -55,5 +79,31 @@ export async function mtaStatus(store: Store, now: number): Promise<{ providers:
   });
   // the ones holding mail back first
   providers.sort((a, b) => Number(b.state === 'suspended') - Number(a.state === 'suspended') || b.queued - a.queued);
-  return { providers };
+  return { providers, ips: await ipStatus(store, now, sources) };
+}
+
+async function ipStatus(store: Store, now: number, sources: SourceIpsConfig): Promise<SourceIpStatus[]> {
+  if (!sources.ips.length) return [];
+  const [first, days] = await Promise.all([ipFirstUse(store.reader), ipDays(store.reader, dayOf(now))]);
+  return sources.ips.map((ip) => {
+    const since = first.get(ip.address);
+    const cap = ip.warmup && since !== undefined ? warmupCap(sources.warmupSchedule, since, now) : Infinity;
+    const sent: Record<string, number> = {};
+    for (const d of days) if (d.sourceIp === ip.address) sent[d.provider] = d.sent;
+    return {
+      address: ip.address,
+      ehlo: ip.ehlo,
+      pool: ip.pool,
+      warmup: ip.warmup,
+      warmup_day: ip.warmup && since !== undefined ? warmupDay(since, now) : null,
+      daily_cap: ip.warmup
+        ? since === undefined
+          ? (sources.warmupSchedule[0] ?? null)
+          : Number.isFinite(cap)
+            ? cap
+            : null
+        : null,
+      sent_today: sent,
+    };
+  });
 }

@@ -127,15 +127,16 @@ export async function queuedByProvider(db: Db): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.provider, Number(r.n)]));
 }
 
-/** Forgets minutes before `beforeMinute` and lanes and routes not touched since `before`. */
-export async function pruneShaping(db: Db, beforeMinute: number, before: number): Promise<number> {
+/** Forgets minutes before `beforeMinute`, warm-up days before `beforeDay`, and lanes and routes not touched since `before`. */
+export async function pruneShaping(db: Db, beforeMinute: number, beforeDay: number, before: number): Promise<number> {
   const minutes = await db('mta_lane_minutes').where('minute', '<', beforeMinute).delete();
+  const days = await db('mta_ip_days').where('day', '<', beforeDay).delete();
   const lanes = await db('mta_lanes')
     .where('updated_at', '<', before)
     .andWhere((q) => void q.whereNull('until_at').orWhere('until_at', '<', before))
     .delete();
   const routes = await db('mta_routes').where('updated_at', '<', before).delete();
-  return minutes + lanes + routes;
+  return minutes + days + lanes + routes;
 }
 
 interface StoredLane {
@@ -160,4 +161,48 @@ function laneOf(r: StoredLane): LaneRow {
     ratePerMinute: r.rate_per_minute === null ? null : Number(r.rate_per_minute),
     updatedAt: Number(r.updated_at),
   };
+}
+
+/** When each source IP first sent (its warm-up day 1 is that UTC day). */
+export async function ipFirstUse(db: Db): Promise<Map<string, number>> {
+  const rows = await db('mta_ips').select<Array<{ address: string; first_used_at: string | number }>>(
+    'address',
+    'first_used_at',
+  );
+  return new Map(rows.map((r) => [r.address, Number(r.first_used_at)]));
+}
+
+export async function saveIpFirstUse(db: Db, ips: Array<{ address: string; firstUsedAt: number }>): Promise<void> {
+  if (!ips.length) return;
+  await db('mta_ips')
+    .insert(ips.map((ip) => ({ address: ip.address, first_used_at: ip.firstUsedAt })))
+    .onConflict('address')
+    .ignore();
+}
+
+export interface IpDay {
+  sourceIp: string;
+  provider: string;
+  /** days since the epoch (UTC) */
+  day: number;
+  sent: number;
+}
+
+/** Messages each source IP sent to each provider on `day`. */
+export async function ipDays(db: Db, day: number): Promise<IpDay[]> {
+  const rows = (await db('mta_ip_days').select('source_ip', 'provider', 'day', 'sent').where('day', day)) as Array<{
+    source_ip: string;
+    provider: string;
+    day: number | string;
+    sent: number | string;
+  }>;
+  return rows.map((r) => ({ sourceIp: r.source_ip, provider: r.provider, day: Number(r.day), sent: Number(r.sent) }));
+}
+
+export async function addIpDays(db: Db, days: IpDay[]): Promise<void> {
+  for (const d of days)
+    await db('mta_ip_days')
+      .insert({ source_ip: d.sourceIp, provider: d.provider, day: d.day, sent: d.sent })
+      .onConflict(['source_ip', 'provider', 'day'])
+      .merge({ sent: db.raw('mta_ip_days.sent + ?', [d.sent]) });
 }

@@ -5,6 +5,7 @@ import { validationError } from '../../../lib/errors.js';
 import type { Store } from '../../../store/store.js';
 import {
   lookupFcrdns,
+  lookupSourceIps,
   lookupZone,
   probeSmtp,
   readDatabase,
@@ -17,6 +18,7 @@ import {
 import {
   judgeFcrdns,
   judgeProbe,
+  judgeSourceIps,
   judgeZone,
   report,
   type Check,
@@ -29,6 +31,8 @@ import { judgeDatabase, judgeDisk, judgeEventLoop, judgeTls } from './machine-ve
 export interface DoctorInput {
   hostname: string;
   outboundMode: 'direct' | 'relay';
+  /** outbound.ips: each checked for forward-confirmed reverse DNS against its EHLO name */
+  sourceIps: ReadonlyArray<{ address: string; ehlo: string }>;
   resolvers: readonly string[];
   zone: string;
   dnsServerEnabled: boolean;
@@ -89,12 +93,35 @@ export async function runDoctor(
   onCheck: (c: Check) => void = () => undefined,
   t: DoctorTimeouts = DOCTOR_TIMEOUTS,
 ): Promise<DoctorReport> {
-  const target = input.probe;
   const resolver = createResolver({ servers: input.resolvers, timeoutMs: t.dnsMs, tries: 2 });
   const nameServers = createNameServerLookup({ servers: input.resolvers, timeoutMs: t.dnsMs, tries: 2 });
+  const checks = doctorChecks(input, resolver, nameServers, t);
+  const results = await Promise.all(
+    checks.map(async ([name, run]) => {
+      const c = await withTimeout(run(), t.checkMs, name).catch((e: unknown): Check => ({
+        name,
+        status: 'fail',
+        message: (e as Error).message,
+        hint: null,
+      }));
+      onCheck(c);
+      return c;
+    }),
+  );
+  return report(results);
+}
+
+/** Each check of the report, in the report's order: its name, and how it looks and judges. */
+function doctorChecks(
+  input: DoctorInput,
+  resolver: ReturnType<typeof createResolver>,
+  nameServers: ReturnType<typeof createNameServerLookup>,
+  t: DoctorTimeouts,
+): Array<[CheckName, () => Promise<Check>]> {
+  const target = input.probe;
   const label =
     target && (target.host.includes(':') ? `[${target.host}]:${target.port}` : `${target.host}:${target.port}`);
-  const checks: Array<[CheckName, () => Promise<Check>]> = [
+  return [
     [
       'port_25',
       async () =>
@@ -105,6 +132,14 @@ export async function runDoctor(
         ),
     ],
     ['fcrdns', async () => judgeFcrdns(await lookupFcrdns(input.hostname, resolver))],
+    ...(input.sourceIps.length
+      ? [
+          ['source_ips', async () => judgeSourceIps(await lookupSourceIps(input.sourceIps, resolver))] as [
+            CheckName,
+            () => Promise<Check>,
+          ],
+        ]
+      : []),
     [
       'tls',
       async () =>
@@ -129,17 +164,4 @@ export async function runDoctor(
     ['disk', async () => judgeDisk(await readDisk(input.dataDir))],
     ['event_loop', async () => judgeEventLoop(await readEventLoopLag(input.metricsUrl, t.databaseMs))],
   ];
-  const results = await Promise.all(
-    checks.map(async ([name, run]) => {
-      const c = await withTimeout(run(), t.checkMs, name).catch((e: unknown): Check => ({
-        name,
-        status: 'fail',
-        message: (e as Error).message,
-        hint: null,
-      }));
-      onCheck(c);
-      return c;
-    }),
-  );
-  return report(results);
 }

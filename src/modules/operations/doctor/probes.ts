@@ -6,7 +6,7 @@ import { isNoRecord, type DnsResolver } from '../../../dns/resolver.js';
 import { isLoopbackAddress, selfSignedFiles } from '../../../lib/self-signed.js';
 import type { Store } from '../../../store/store.js';
 import { STORAGE_FULL_MARKER } from '../../../store/storage-state.js';
-import type { FcrdnsFacts, NameLookup, ProbeOutcome, ZoneFacts } from './verdicts.js';
+import type { FcrdnsFacts, NameLookup, ProbeOutcome, SourceIpFacts, ZoneFacts } from './verdicts.js';
 import type { DatabaseFacts, DiskFacts, EventLoopFacts, TlsFacts } from './machine-verdicts.js';
 
 // What `posthorn doctor` looks at, as facts for verdicts.ts. Every function
@@ -54,6 +54,20 @@ export async function lookupFcrdns(hostname: string, resolver: DnsResolver): Pro
     found.map(async (address) => ({ address, names: await lookup(() => resolver.reverse(address)) })),
   );
   return { hostname, addresses, ptrs };
+}
+
+export async function lookupSourceIps(
+  ips: ReadonlyArray<{ address: string; ehlo: string }>,
+  resolver: DnsResolver,
+): Promise<SourceIpFacts[]> {
+  return Promise.all(
+    ips.map(async (ip) => ({
+      address: ip.address,
+      ehlo: ip.ehlo,
+      ptr: await lookup(() => resolver.reverse(ip.address)),
+      ehloAddresses: await addressesOf(ip.ehlo, resolver),
+    })),
+  );
 }
 
 export async function lookupZone(

@@ -5,7 +5,7 @@
 // delegation); machine-verdicts.ts judges the machine itself.
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
-export type CheckName = 'port_25' | 'fcrdns' | 'tls' | 'dns_zone' | 'database' | 'disk' | 'event_loop';
+export type CheckName = 'port_25' | 'fcrdns' | 'source_ips' | 'tls' | 'dns_zone' | 'database' | 'disk' | 'event_loop';
 
 export interface Check {
   name: CheckName;
@@ -118,6 +118,43 @@ export function judgeFcrdns(f: FcrdnsFacts): Check {
     'fail',
     `${seen}, not ${host}: receivers reject or junk mail whose sender's reverse DNS does not match`,
     fix,
+  );
+}
+
+/** Each source IP of outbound.ips: its PTR names, and the addresses of the EHLO name it says. */
+export interface SourceIpFacts {
+  address: string;
+  ehlo: string;
+  ptr: NameLookup;
+  ehloAddresses: NameLookup;
+}
+
+/**
+ * Forward-confirmed reverse DNS of each outbound IP (outbound.ips): the address's PTR names its
+ * EHLO name, and that name resolves back to the address. Receivers check both (Gmail, Microsoft
+ * refuse or junk mail from an IP without it).
+ */
+export function judgeSourceIps(ips: SourceIpFacts[]): Check {
+  const wrong = ips.flatMap((ip) => {
+    const problems: string[] = [];
+    if (ip.ptr.kind !== 'found' || !ip.ptr.values.some((n) => sameName(n, ip.ehlo)))
+      problems.push(
+        ip.ptr.kind === 'found'
+          ? `PTR ${ip.ptr.values.join(', ')}, not ${ip.ehlo}`
+          : ip.ptr.kind === 'none'
+            ? 'no PTR record'
+            : `no PTR answer (${ip.ptr.detail})`,
+      );
+    if (ip.ehloAddresses.kind !== 'found' || !ip.ehloAddresses.values.includes(ip.address))
+      problems.push(`${ip.ehlo} does not resolve to it`);
+    return problems.length ? [`${ip.address}: ${problems.join('; ')}`] : [];
+  });
+  if (!wrong.length) return check('source_ips', 'ok', ips.map((ip) => `${ip.address} ↔ ${ip.ehlo}`).join(', '));
+  return check(
+    'source_ips',
+    'fail',
+    `outbound.ips without forward-confirmed reverse DNS: ${wrong.join(' | ')}`,
+    'for each address, set its PTR record to its ehlo name (ask whoever owns the address) and publish an A or AAAA record of that name with the address',
   );
 }
 
