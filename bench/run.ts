@@ -1,6 +1,7 @@
 // npm run bench — the throughput figures the issues ask for, measured in one run:
 //   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
-//   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains
+//   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains; then
+//      (delivery-shaping) 10 domains with traffic shaping on and off (outbound.shaping), interleaved pairs
 //   3. events delivered/s to a local HTTPS webhook receiver: one endpoint, then ten of which one answers
 //      in 2 s (bench/webhook-phase.ts)
 //   4. templates: renders/s of a typical template on one core (in this process), and template sends
@@ -90,7 +91,7 @@ const PG_URL = process.env.BENCH_PG_URL ?? process.env.POSTHORN_TEST_PG_URL;
 const phases = new Set(
   (
     process.env.BENCH_PHASES ??
-    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,postfix,webhooks,inbound,submission,verify,dashboard,broadcast${PG_URL ? ',webhooks-pg' : ''}`
+    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,delivery-shaping,postfix,webhooks,inbound,submission,verify,dashboard,broadcast${PG_URL ? ',webhooks-pg' : ''}`
   ).split(','),
 );
 
@@ -773,6 +774,43 @@ async function main() {
       `  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`,
     );
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
+  }
+
+  if (phases.has('delivery-shaping')) {
+    // Traffic shaping on (the default) against off (outbound.shaping: false), 10 domains, in
+    // interleaved pairs of one run, each measured after 500 unmeasured deliveries of its own start.
+    step('deliveries with traffic shaping on and off, 10 domains, interleaved pairs');
+    const rates: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const restartWith = async (shaping: boolean) => {
+      app.child.kill('SIGTERM');
+      await once(app.child, 'exit');
+      writeFileSync(config, YAML.stringify({ ...settings, outbound: { ...settings.outbound, shaping } }));
+      app = await serve(config, httpPort, app.key);
+    };
+    for (const [round, order] of [
+      [false, true],
+      [true, false],
+    ].entries()) {
+      for (const shaping of order) {
+        await restartWith(shaping);
+        await deliver(500, 10, `sw${round}${shaping ? 'on' : 'off'}`);
+        const n = 3000;
+        const r = await measured(app.child.pid!, async () => {
+          await deliver(n, 10, `s${round}${shaping ? 'on' : 'off'}`);
+          return { n };
+        });
+        rates[shaping ? 'on' : 'off'].push(n / r.wall);
+        step(`  shaping ${shaping ? 'on' : 'off'}: ${Math.round(n / r.wall)}/s`);
+      }
+    }
+    writeFileSync(config, YAML.stringify(settings));
+    await restartWith(true);
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    report.delivery_shaping = {
+      on_per_s: rates.on.map(Math.round),
+      off_per_s: rates.off.map(Math.round),
+      on_vs_off: Number((mean(rates.on) / mean(rates.off)).toFixed(3)),
+    };
   }
 
   if (phases.has('inbound')) {

@@ -53,6 +53,15 @@ export function targetRows(r: Report): Row[] {
       : `${n(d10)}/s${pf ? ` (Postfix ${n(pf.relay_per_s)}/s: ${(d10 / pf.relay_per_s).toFixed(1)}×; + OpenDKIM ${n(pf.relay_dkim_per_s)}/s: ${(d10 / pf.relay_dkim_per_s).toFixed(1)}×)` : r.postfix ? ' (Postfix not run: not installed)' : ''}`,
     d10 === undefined ? null : d10 >= 2000 && (!pf || (d10 >= 10 * pf.relay_dkim_per_s && d10 >= 4 * pf.relay_per_s)),
   );
+  const shaping = r.delivery_shaping;
+  add(
+    'deliveries/s with traffic shaping on ÷ off (10 domains, interleaved pairs)',
+    '≥ 0.95',
+    shaping
+      ? `${shaping.on_vs_off} (on ${shaping.on_per_s.join(', ')}/s; off ${shaping.off_per_s.join(', ')}/s)`
+      : 'not run',
+    shaping ? shaping.on_vs_off >= 0.95 : null,
+  );
   add(
     'webhook events/s, one HTTPS endpoint',
     '≥ 2,000',

@@ -41,7 +41,7 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
   });
   // Traffic shaping applies to direct delivery: a relay shapes its own traffic.
   const shaper =
-    outbound.mode === 'direct'
+    outbound.mode === 'direct' && outbound.shaping
       ? new Shaper({
           table: new ProviderTable(outbound.providers, outbound.backoff, outbound.maxConnectionsPerDomain),
           sources: { ips: outbound.ips, bulkPool: outbound.bulkPool, warmupSchedule: outbound.warmupSchedule },

@@ -85,6 +85,8 @@ export interface Config {
     /** outbound.retry_schedule: [n - 1] is the wait after the n-th attempt failed for now (the first attempt is at once) */
     retryDelaysMs: number[];
     maxConnectionsPerDomain: number;
+    /** traffic shaping in direct mode (mta/shaping); false: connections per destination only */
+    shaping: boolean;
     /** added to the built-in provider table (mta/shaping), replacing entries of the same name */
     providers: ProviderConfig[];
     /** checked before the built-in backoff rules */

@@ -3,7 +3,7 @@ import { parseDuration } from '../lib/duration.js';
 import { ConfigError, type Config } from './config.js';
 import type { RawConfig } from './schema.js';
 
-type Shaping = Pick<Config['outbound'], 'providers' | 'backoff' | 'ips' | 'bulkPool' | 'warmupSchedule'>;
+type Shaping = Pick<Config['outbound'], 'shaping' | 'providers' | 'backoff' | 'ips' | 'bulkPool' | 'warmupSchedule'>;
 
 /** The outbound keys of traffic shaping, checked beyond what the schema says: patterns compile, addresses are IPs, names are unique. */
 export function outboundShaping(o: RawConfig['outbound']): Shaping {
@@ -44,5 +44,5 @@ export function outboundShaping(o: RawConfig['outbound']): Shaping {
   const pools = new Set(ips.map((ip) => ip.pool));
   if (o.bulk_pool !== null && !pools.has(o.bulk_pool))
     throw new ConfigError(`config key "outbound.bulk_pool" names "${o.bulk_pool}", a pool no outbound.ips entry is in`);
-  return { providers, backoff, ips, bulkPool: o.bulk_pool, warmupSchedule: o.warmup_schedule };
+  return { shaping: o.shaping, providers, backoff, ips, bulkPool: o.bulk_pool, warmupSchedule: o.warmup_schedule };
 }

@@ -45,6 +45,11 @@ const SourceIp = Type.Object(
 );
 
 export const outboundShapingFields = {
+  shaping: Type.Boolean({
+    default: true,
+    description:
+      'traffic shaping toward mailbox providers in direct mode (providers, backoff, pools, warm-up; docs/delivery.md); false: only max_connections_per_domain per destination',
+  }),
   providers: Type.Array(Provider, {
     default: [],
     maxItems: 500,

@@ -6,7 +6,7 @@ import { emailListPage, type EmailJson, type EventJson } from './pages/emails.js
 import { emailHtml, idOf, page, type PagesDeps, text } from './respond.js';
 
 /** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
-export function emailPages({ router, call, signedIn }: PagesDeps): void {
+export function emailPages({ router, call, signedIn, services }: PagesDeps): void {
   router.get(
     '/emails',
     signedIn(async (ctx, session) => {
@@ -15,7 +15,8 @@ export function emailPages({ router, call, signedIn }: PagesDeps): void {
         data: EmailJson[];
         next_cursor: string | null;
       };
-      page(ctx, 200, emailListPage(session, list, filter));
+      const holds = await services.delivery.holds(session.principal.project.id);
+      page(ctx, 200, emailListPage(session, list, filter, holds));
     }),
   );
   router.get(

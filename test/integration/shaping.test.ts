@@ -80,6 +80,17 @@ for (const kind of DATABASE_KINDS) {
       expect(r.status, r.text).to.equal(202);
       return r.body.id as string;
     };
+    /** a dashboard session of the tenant's key: its cookie */
+    const dashboardSession = async () => {
+      const r = await fetch(`${w.api.baseUrl}/dashboard/sign-in`, {
+        method: 'POST',
+        body: new URLSearchParams({ key: t.key }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        redirect: 'manual',
+      });
+      expect(r.status).to.equal(303);
+      return r.headers.get('set-cookie')!.split(';')[0];
+    };
     const status = async () => {
       const r = await runCli(['mta', 'status', '--json', '--config', config]);
       expect(r.code, r.stderr).to.equal(0);
@@ -109,6 +120,24 @@ for (const kind of DATABASE_KINDS) {
       // the recipients held back are deferred with the reply, never bounced
       const e0 = await waitEmail(t.api, held[5], (e) => e.recipients[0].status === 'deferred');
       expect(e0.status).to.not.equal('failed');
+
+      // the dashboard says so: a banner on the emails page, the reason beside the deferred recipient
+      const cookie = await dashboardSession();
+      const list = await (await fetch(`${w.api.baseUrl}/dashboard/emails`, { headers: { cookie } })).text();
+      expect(list).to.contain('Some mail is held back');
+      expect(list).to.match(/<strong>slowpost<\/strong>: \d+ messages? waiting, until <time/);
+      expect(list).to.contain('4.7.28');
+      // and /metrics, for the operator's alerts
+      const metrics = await (await fetch(`${w.api.baseUrl}/metrics`)).text();
+      expect(metrics).to.match(/^posthorn_mta_provider_suspended\{[^}]*provider="slowpost"[^}]*\} 1$/m);
+      expect(metrics).to.match(/^posthorn_mta_provider_rate_per_minute\{[^}]*provider="slowpost"[^}]*\} 300$/m);
+      expect(metrics).to.match(
+        /^posthorn_mta_provider_messages_total\{[^}]*provider="slowpost"[^}]*outcome="throttled"[^}]*\} [1-9]/m,
+      );
+      // the sink's own provider is not in the table: counted as other
+      expect(metrics).to.match(/^posthorn_mta_provider_messages_total\{[^}]*provider="other"[^}]*outcome="delivered"/m);
+      const page = await (await fetch(`${w.api.baseUrl}/dashboard/emails/${held[5]}`, { headers: { cookie } })).text();
+      expect(page).to.match(/<td class="why">Waiting: slowpost suspended this sender until [^<]*after: 421 4\.7\.28/);
 
       // the probe after the suspension is refused again: a second suspension, one probe each
       const probe = await waitFor(

@@ -71,8 +71,8 @@ ${e.status_reason ? html`<p>${e.status_reason}</p>` : ''}
 ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
 <h3>Recipients</h3>
 <div class="scroll"><table>
-<thead><tr><th scope="col">Address</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Why it bounced</th></tr></thead>
-<tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td><td class="why">${r.bounce ? bounceWhy(r.bounce, e.environment === 'live') : '—'}</td></tr>`)}</tbody>
+<thead><tr><th scope="col">Address</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Why</th></tr></thead>
+<tbody>${e.recipients.map((r) => html`<tr><td class="addr">${r.address}</td><td>${r.kind}</td><td>${badge(r.status)}</td><td class="why">${r.bounce ? bounceWhy(r.bounce, e.environment === 'live') : r.status === 'deferred' ? deferredWhy(r.address, events) : '—'}</td></tr>`)}</tbody>
 </table></div>
 <h3>Timeline</h3>
 <ol class="timeline">
@@ -80,6 +80,18 @@ ${e.status === 'ambiguous' ? ambiguousNote(e.id) : ''}
 ${events.map(timelineEntry)}
 </ol>
 </div>`;
+}
+
+/**
+ * Why a deferred recipient waits: the reply of its last delay (the server's, or the provider's throttle
+ * or warm-up that holds its mail back; docs/delivery.md), and when it is tried again.
+ */
+function deferredWhy(address: string, events: EventJson[]): Html {
+  const last = events.filter((x) => x.type === 'email.delivery_delayed' && x.recipient === address).at(-1);
+  const d = last?.data.details;
+  if (!d) return html`Waiting for its next attempt.`;
+  const next = typeof d.next_attempt_at === 'string' ? html` Next attempt ${time(d.next_attempt_at)}.` : '';
+  return html`Waiting: ${typeof d.diagnostic === 'string' ? d.diagnostic : 'the server asked to try again later'}.${next}`;
 }
 
 function ambiguousNote(id: string): Html {

@@ -1,5 +1,5 @@
 import type { Store } from '../../../store/store.js';
-import { ipDays, ipFirstUse, laneCounts, queuedByProvider, recentLanes } from './shaping.repo.js';
+import { ipDays, ipFirstUse, laneCounts, queuedByProvider, recentLanes, suspendedLanes } from './shaping.repo.js';
 import { dayOf, warmupCap, warmupDay } from './warmup-schedule.js';
 
 /** One (provider, source IP) as `posthorn mta status` shows it. */
@@ -80,6 +80,32 @@ export async function mtaStatus(
   // the ones holding mail back first
   providers.sort((a, b) => Number(b.state === 'suspended') - Number(a.state === 'suspended') || b.queued - a.queued);
   return { providers, ips: await ipStatus(store, now, sources) };
+}
+
+/** A provider holding back a project's mail: what the dashboard's emails page says. */
+export interface DeliveryHold {
+  provider: string;
+  source_ip: string | null;
+  until: string;
+  reason: string | null;
+  /** the project's queue rows waiting for the provider */
+  queued: number;
+}
+
+/** The suspended lanes that hold back mail of a project (its own queued count only: never another project's). */
+export async function deliveryHolds(store: Store, projectId: string, now: number): Promise<DeliveryHold[]> {
+  const lanes = (await suspendedLanes(store.reader, now)).filter((l) => (l.untilAt ?? 0) > now);
+  if (!lanes.length) return [];
+  const queued = await queuedByProvider(store.reader, projectId);
+  return lanes
+    .filter((l) => (queued.get(l.provider) ?? 0) > 0)
+    .map((l) => ({
+      provider: l.provider,
+      source_ip: l.sourceIp || null,
+      until: new Date(l.untilAt!).toISOString(),
+      reason: l.reason,
+      queued: queued.get(l.provider) ?? 0,
+    }));
 }
 
 async function ipStatus(store: Store, now: number, sources: SourceIpsConfig): Promise<SourceIpStatus[]> {

@@ -116,14 +116,15 @@ export async function laneCounts(db: Db, sinceMinute: number): Promise<Map<strin
   return out;
 }
 
-/** Queue rows waiting, per provider of their route (routes the MTA has not looked up yet are not counted). */
-export async function queuedByProvider(db: Db): Promise<Map<string, number>> {
-  const rows = await db('outbound_queue as q')
+/** Queue rows waiting (of one project, or all), per provider of their route (routes the MTA has not looked up yet are not counted). */
+export async function queuedByProvider(db: Db, projectId?: string): Promise<Map<string, number>> {
+  const q = db('outbound_queue as q')
     .join('mta_routes as r', 'r.route', 'q.route')
     .select('r.provider')
     .count({ n: '*' })
-    .where('q.state', 'queued')
-    .groupBy<Array<{ provider: string; n: string | number }>>('r.provider');
+    .where('q.state', 'queued');
+  if (projectId) void q.andWhere('q.project_id', projectId);
+  const rows = await q.groupBy<Array<{ provider: string; n: string | number }>>('r.provider');
   return new Map(rows.map((r) => [r.provider, Number(r.n)]));
 }
 
