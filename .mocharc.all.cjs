@@ -29,6 +29,8 @@ const SLOW_FIRST = [
   'cli-doctor',
   'emails-send',
   'cli-verify',
+  'shaping-sources',
+  'shaping',
 ].map((name) => join('test', 'integration', `${name}.test.ts`));
 
 function testFiles(dir) {

@@ -43,6 +43,15 @@ describe('traffic shaping: one lane (provider, source IP)', function () {
     expect(MAX_WAIT_MS).to.equal(2000);
   });
 
+  it('gives whole milliseconds even when the interval is not one (a queue row stores the time as an integer)', function () {
+    const l = lane(7); // one every 8571.43 ms
+    admit(l, 'a', 0);
+    const held = admit(l, 'b', 0);
+    expect(held).to.include({ kind: 'hold', until: 8572 });
+    const c = admit(l, 'c', 1);
+    expect(Number.isInteger((c as { until: number }).until)).to.equal(true);
+  });
+
   it('allows a second of burst at higher rates', function () {
     const l = lane(600); // ten a second
     const waits = Array.from({ length: 12 }, (_, i) => admit(l, `m${i}`, 0));

@@ -131,7 +131,8 @@ export function admit(lane: Lane, key: string, now: number): Admission {
   const interval = MINUTE / rate;
   const burst = Math.max(1, Math.ceil(rate / 60));
   const tat = Math.max(lane.tat, now);
-  const allowedAt = tat - interval * (burst - 1);
+  // whole milliseconds: the time becomes a queue row's next_attempt_at (a bigint on PostgreSQL)
+  const allowedAt = Math.ceil(tat - interval * (burst - 1));
   lane.tat = tat + interval;
   if (allowedAt - now <= MAX_WAIT_MS) {
     pace(lane, now);
