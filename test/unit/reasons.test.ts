@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { classifyBounce } from '../../src/modules/receiving/bounces/classify-bounce.js';
-import { BOUNCE_REASONS, REASONS, bounceTypeOf, isHard } from '../../src/modules/receiving/bounces/reasons.js';
+import {
+  BOUNCE_REASONS,
+  REASONS,
+  bounceTypeOf,
+  isHard,
+  reasonInfo,
+} from '../../src/modules/receiving/bounces/reasons.js';
 import { readReport } from '../../src/modules/receiving/bounces/report.js';
 import { classifyReply } from '../../src/mta/classify-reply.js';
 import { SMTP_REPLIES } from '../fixtures/smtp-replies.js';
@@ -57,5 +63,12 @@ describe('bounce reasons: one closed set, each with examples the classifier read
         for (const r of readReport(readFileSync(path + f)).recipients) if (r.reason) seen.add(r.reason);
     }
     for (const reason of seen) expect(BOUNCE_REASONS, reason).to.include(reason);
+  });
+
+  it('reads a stored reason name only when it is one of the table (a name from a row or an event is text)', function () {
+    expect(reasonInfo('mailbox_full')).to.include({ hard: false, repeatable: true });
+    expect(reasonInfo('user_unknown')).to.include({ hard: true });
+    for (const name of ['constructor', 'toString', '__proto__', 'no_such_reason', '', null, 42])
+      expect(reasonInfo(name), String(name)).to.equal(null);
   });
 });

@@ -2,7 +2,7 @@ import { html, type Html } from './html.js';
 import { BASE, badge, layout, time } from './layout.js';
 import { outcomeBadge, type EmailJson, type EventJson } from './emails.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
-import { REASONS, type BounceReason } from '../../modules/receiving/bounces/reasons.js';
+import { reasonInfo } from '../../modules/receiving/bounces/reasons.js';
 
 // One email's page: what it is, its content, and the part that changes as it is delivered (its
 // status, recipients and timeline), which the page refreshes until nothing will change any more.
@@ -114,8 +114,7 @@ function bounceWhy(b: { bounce_type: string; reason: string | null }, live: bool
   return html`<code>${b.reason ?? 'undefined'}</code>${meaning ? html` <span class="muted">${meaning}</span>` : ''}<br>${outcome}`;
 }
 
-const meaningOf = (reason: unknown): string | null =>
-  typeof reason === 'string' && reason in REASONS ? REASONS[reason as BounceReason].meaning : null;
+const meaningOf = (reason: unknown): string | null => reasonInfo(reason)?.meaning ?? null;
 
 /** A detail's value as shown: a bounce reason with what it means. */
 function detailValue(key: string, v: unknown): string {

@@ -171,6 +171,11 @@ export const REASONS = {
 export type BounceReason = keyof typeof REASONS;
 export const BOUNCE_REASONS = Object.keys(REASONS) as BounceReason[];
 
+/** A stored or received string's reason, if it names one of the table (rows and events keep the name as text). */
+export function reasonInfo(name: unknown): ReasonInfo | null {
+  return typeof name === 'string' && Object.hasOwn(REASONS, name) ? REASONS[name as BounceReason] : null;
+}
+
 export function isHard(reason: BounceReason): boolean {
   return REASONS[reason].hard;
 }

@@ -2,7 +2,7 @@ import type { Clock } from '../../../lib/time.js';
 import type { Db } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
 import { classifyBounce } from '../../receiving/bounces/classify-bounce.js';
-import { REASONS, type BounceReason } from '../../receiving/bounces/reasons.js';
+import { reasonInfo } from '../../receiving/bounces/reasons.js';
 import { eventsOfEmail } from '../../notifying/events/events.repo.js';
 import { removeSuppression } from './suppressions.repo.js';
 import { bounceSuppressions, type BounceSuppressionRow as Row } from './review.repo.js';
@@ -64,8 +64,7 @@ export async function reviewSuppressions(
  * was meant for a soft reason: not a mistake to review. One an older classifier made for a hard
  * reason (or a reason name it no longer uses, or none kept) is.
  */
-const madeByPolicy = (stored: string | null): boolean =>
-  stored !== null && stored in REASONS && !REASONS[stored as BounceReason].hard;
+const madeByPolicy = (stored: string | null): boolean => reasonInfo(stored)?.hard === false;
 
 /** A suppression kept no words (it predates them): the email.bounced event of its email and address, if retention kept it. */
 async function bounceOf(db: Db, r: Row): Promise<{ status: string | null; diagnostic: string } | null> {

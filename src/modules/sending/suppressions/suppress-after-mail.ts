@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Bounce } from '../../receiving/bounces/classify-bounce.js';
-import { REASONS, type BounceReason } from '../../receiving/bounces/reasons.js';
+import { reasonInfo } from '../../receiving/bounces/reasons.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { leaveBroadcastMail } from '../../audience/contacts/leave-broadcasts.js';
 import { findProject } from '../../account/projects/projects.repo.js';
@@ -52,4 +52,4 @@ export async function suppressAfterMail(
   return [];
 }
 
-const isLasting = (reason: string): boolean => reason in REASONS && REASONS[reason as BounceReason].repeatable;
+const isLasting = (reason: string): boolean => reasonInfo(reason)?.repeatable === true;
