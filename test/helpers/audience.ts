@@ -20,6 +20,21 @@ export async function audienceOf(api: Client, tag: string, n: number): Promise<s
   return audience;
 }
 
+/** Sends a one-line broadcast from `from` to an audience; its id. */
+export async function sendBroadcast(api: Client, from: string, audience: string): Promise<string> {
+  const b = await api.post('/v1/broadcasts', {
+    name: 'News',
+    from,
+    subject: 'News',
+    html: '<p>News</p>',
+    audience_id: audience,
+  });
+  expect(b.status, b.text).to.equal(201);
+  const sent = await api.post(`/v1/broadcasts/${b.body.id}/send`, {});
+  expect(sent.status, sent.text).to.equal(200);
+  return b.body.id as string;
+}
+
 /** The broadcast once its status is `sent`. */
 export const sentOf = (api: Client, id: string, ms: number) =>
   waitFor(

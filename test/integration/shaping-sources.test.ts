@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
-import { audienceOf, sentOf } from '../helpers/audience.js';
+import { audienceOf, sendBroadcast, sentOf } from '../helpers/audience.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { runCli, writeConfig } from '../helpers/process.js';
@@ -12,6 +12,13 @@ import { waitFor } from '../helpers/wait.js';
 // loopback address of its own. A day passes on a clock the test moves.
 
 const DAY = 86_400_000;
+const IPS = [
+  { address: '127.0.0.2', ehlo: 'tx1.pools.test', pool: 'tx' },
+  { address: '127.0.0.3', ehlo: 'news1.pools.test', pool: 'news' },
+  { address: '127.0.0.4', ehlo: 'warming.pools.test', pool: 'mixed', warmup: true },
+  { address: '127.0.0.5', ehlo: 'warmed.pools.test', pool: 'mixed' },
+  { address: '127.0.0.6', ehlo: 'fresh.pools.test', pool: 'fresh', warmup: true },
+];
 
 for (const kind of DATABASE_KINDS) {
   describe(`traffic shaping: source IPs, pools and warm-up [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
@@ -31,13 +38,7 @@ for (const kind of DATABASE_KINDS) {
         'mta.pools.test',
         {
           outbound: {
-            ips: [
-              { address: '127.0.0.2', ehlo: 'tx1.pools.test', pool: 'tx' },
-              { address: '127.0.0.3', ehlo: 'news1.pools.test', pool: 'news' },
-              { address: '127.0.0.4', ehlo: 'warming.pools.test', pool: 'mixed', warmup: true },
-              { address: '127.0.0.5', ehlo: 'warmed.pools.test', pool: 'mixed' },
-              { address: '127.0.0.6', ehlo: 'fresh.pools.test', pool: 'fresh', warmup: true },
-            ],
+            ips: IPS,
             bulk_pool: 'news',
             providers: [{ name: 'bigmail', mx_suffixes: ['.mx.bigmail.test'], warmup: true }],
             warmup_schedule: [2, 4],
@@ -57,13 +58,7 @@ for (const kind of DATABASE_KINDS) {
       config = writeConfig({
         ...(o.client === 'pg' ? { database: { client: 'pg', url: o.url } } : { data_dir: o.dataDir }),
         outbound: {
-          ips: [
-            { address: '127.0.0.2', ehlo: 'tx1.pools.test', pool: 'tx' },
-            { address: '127.0.0.3', ehlo: 'news1.pools.test', pool: 'news' },
-            { address: '127.0.0.4', ehlo: 'warming.pools.test', pool: 'mixed', warmup: true },
-            { address: '127.0.0.5', ehlo: 'warmed.pools.test', pool: 'mixed' },
-            { address: '127.0.0.6', ehlo: 'fresh.pools.test', pool: 'fresh', warmup: true },
-          ],
+          ips: IPS,
           bulk_pool: 'news',
           warmup_schedule: [2, 4],
         },
@@ -101,17 +96,8 @@ for (const kind of DATABASE_KINDS) {
       await waitEmail(t.api, id, (e) => e.status === 'accepted');
 
       const audience = await audienceOf(t.api, 'pools', 3);
-      const b = (
-        await t.api.post('/v1/broadcasts', {
-          name: 'News',
-          from,
-          subject: 'News',
-          html: '<p>News</p>',
-          audience_id: audience,
-        })
-      ).body;
-      await t.api.post(`/v1/broadcasts/${b.id}/send`, {});
-      await sentOf(t.api, b.id, 30_000);
+      const b = await sendBroadcast(t.api, from, audience);
+      await sentOf(t.api, b, 30_000);
       for (let i = 0; i < 3; i++) expect(await arrival(w.sink, `c${i}-pools@ok.test`)).to.equal('127.0.0.3');
 
       // a pool no address is in is refused, naming the field

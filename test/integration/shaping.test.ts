@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
 import { mtaStatus } from '../../src/modules/deliverability/shaping/mta-status.service.js';
+import { sendBroadcast } from '../helpers/audience.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { runCli, writeConfig } from '../helpers/process.js';
@@ -202,16 +203,7 @@ for (const kind of DATABASE_KINDS) {
         [4, 5, 6, 7].map((i) => t.api.post('/v1/contacts', { email: `b${i}@d${i}.slowpost-hosted.test` })),
       );
       await t.api.post(`/v1/audiences/${audience}/contacts`, { contact_ids: contacts.map((c) => c.body.id) });
-      const b = (
-        await t.api.post('/v1/broadcasts', {
-          name: 'News',
-          from,
-          subject: 'News',
-          html: '<p>News</p>',
-          audience_id: audience,
-        })
-      ).body;
-      expect((await t.api.post(`/v1/broadcasts/${b.id}/send`, {})).status).to.equal(200);
+      await sendBroadcast(t.api, from, audience);
       throttling = false;
       for (const id of [first, ...receipts]) await waitEmail(t.api, id, (e) => e.status === 'accepted', 40_000);
       await waitFor(
