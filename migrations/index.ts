@@ -30,6 +30,7 @@ import * as m0028 from './0028_nodes.js';
 import * as m0029 from './0029_delivery_claims.js';
 import * as m0030 from './0030_bounce_reasons.js';
 import * as m0031 from './0031_mta_shaping.js';
+import * as m0032 from './0032_mta_sts.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -71,6 +72,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0029_delivery_claims', m0029],
   ['0030_bounce_reasons', m0030],
   ['0031_mta_shaping', m0031],
+  ['0032_mta_sts', m0032],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { GroupCommit } from './store/group-commit.js';
 import type { Config } from './config/config.js';
 import { buildFanOut, type Core } from './core.js';
@@ -15,6 +16,11 @@ import { describePrune } from './modules/operations/retention/retention.service.
 import { workerHandoff } from './mta/handoff.js';
 import { LiveAttempt } from './mta/live-attempt.js';
 import { SmtpSender } from './mta/smtp-sender.js';
+import { STS_MAX_POLICY_BYTES } from './mta/tls-policy/mta-sts.js';
+import { outboundTls, STS_FETCH_TIMEOUT_MS, withSecurity } from './mta/tls-policy/outbound-tls.js';
+import type { StsFetch } from './mta/tls-policy/sts-policies.js';
+import type { DnsResolver } from './dns/resolver.js';
+import { guardedRequest } from './net/egress.js';
 import { ProviderTable } from './mta/shaping/provider-table.js';
 import { Shaper } from './mta/shaping/shaper.js';
 import { startJobs, type Job } from './roles/jobs.js';
@@ -34,10 +40,16 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
   const signing = startSigning(logger);
   started.push(signing);
   const { outbound } = config;
+  // MTA-STS and DANE in direct mode (docs/transport-security.md), outbound.ca_file for them and the relay
+  const ca = outbound.caFile ? readFileSync(outbound.caFile) : null;
+  const write = (fn: Parameters<typeof core.writer.run>[0]) => core.writer.run(fn);
+  const tls = outboundTls(config, { store, clock, logger, resolver, write }, stsFetch(config, resolver, ca));
   const sender = new SmtpSender({
     hostname: outbound.hostname,
     maxConnectionsPerDestination: outbound.maxConnectionsPerDomain,
     logger,
+    ...(ca ? { ca } : {}),
+    ...(tls.counter ? { tlsReport: tls.counter } : {}),
   });
   // Traffic shaping applies to direct delivery: a relay shapes its own traffic.
   const shaper =
@@ -56,7 +68,7 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
     store,
     resolver,
     sender,
-    outbound,
+    outbound: withSecurity(outbound, tls),
     tracking,
     signer: signing.signer,
     ...(shaper ? { shaper } : {}),
@@ -73,12 +85,19 @@ export async function startMtaRoles({ config, core, running, started, nodeId }: 
     closeLive: async () => {
       await sender.close();
       await shaper?.stop();
+      await tls.counter?.stop();
     },
   });
   started.push(mta);
   running.mta = mta;
   core.onWake('mta', () => mta.wake());
   core.setHandoff(workerHandoff(mta.worker));
+}
+
+/** MTA-STS policies come through the SSRF guard (RFC 8461 §3.3: HTTPS, 200 only, no redirect followed), trusting outbound.ca_file. */
+function stsFetch(config: Config, resolver: DnsResolver, ca: Buffer | null): StsFetch {
+  const egress = { ...egressOptions(config, resolver, STS_FETCH_TIMEOUT_MS), ca };
+  return (url) => guardedRequest(url, { method: 'GET', maxBodyBytes: STS_MAX_POLICY_BYTES }, egress);
 }
 
 export async function startWebhooksRole({ config, core, running, started, nodeId }: Starting): Promise<void> {

@@ -85,6 +85,12 @@ export interface Config {
     /** outbound.retry_schedule: [n - 1] is the wait after the n-th attempt failed for now (the first attempt is at once) */
     retryDelaysMs: number[];
     maxConnectionsPerDomain: number;
+    /** outbound.mta_sts: apply recipient domains' MTA-STS policies (RFC 8461) in direct mode */
+    mtaSts: boolean;
+    /** outbound.dane: check MX certificates against DNSSEC-validated TLSA records (RFC 7672) */
+    dane: boolean;
+    /** outbound.ca_file: an extra CA (PEM file) for MTA-STS policy hosts, MX certificates and the relay */
+    caFile: string | null;
     /** traffic shaping in direct mode (mta/shaping); false: connections per destination only */
     shaping: boolean;
     /** added to the built-in provider table (mta/shaping), replacing entries of the same name */

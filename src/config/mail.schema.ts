@@ -138,6 +138,20 @@ export const OutboundSchema = Type.Object(
       default: 5,
       description: 'parallel SMTP sessions to one destination of a provider in no table (docs/delivery.md)',
     }),
+    mta_sts: Type.Boolean({
+      default: true,
+      description:
+        "apply recipient domains' MTA-STS policies (RFC 8461) in direct mode: enforce means TLS with a valid certificate to a listed MX, else the mail waits (docs/transport-security.md)",
+    }),
+    dane: Type.Boolean({
+      default: true,
+      description:
+        'check MX certificates against DNSSEC-validated TLSA records (DANE, RFC 7672) in direct mode; needs a validating resolver in dns.resolvers',
+    }),
+    ca_file: Nullable(
+      Type.String({ minLength: 1 }),
+      "extra CA trusted for MTA-STS policies and MX certificates (tests, private CAs), and for the relay's certificate",
+    ),
     ...outboundShapingFields,
   },
   { additionalProperties: false, default: {} },

@@ -1,5 +1,8 @@
+import { createSecureContext, rootCertificates, type ConnectionOptions, type SecureContext } from 'node:tls';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { Logger } from '../log/logger.js';
+import type { Tlsa } from './tls-policy/dane.js';
+import { checkSession, policyFailure, type TlsPolicyRef, type TlsSessionRecorder } from './tls-policy/tls-session.js';
 
 export interface Destination {
   /** address to connect to (an IP from our own DNS lookup, or a relay host name) */
@@ -12,8 +15,12 @@ export interface Destination {
   auth?: { user: string; pass: string };
   /** enforced: deliver only over TLS (the domain's `tls` setting) */
   tls: 'opportunistic' | 'enforced';
-  /** check the server certificate (relays); MX delivery is opportunistic (RFC 7435) */
+  /** check the server certificate (relays, MTA-STS enforce); MX delivery is otherwise opportunistic (RFC 7435) */
   verifyCertificate?: boolean;
+  /** DANE (RFC 7672): the MX host's DNSSEC-validated TLSA records, checked after STARTTLS (tls is enforced) */
+  dane?: Tlsa[];
+  /** the MTA-STS or DANE policy the destination is used under: the replies of its failures, TLS-RPT */
+  policy?: TlsPolicyRef;
   /** the source address to bind (outbound.ips); the system picks one when absent */
   localAddress?: string;
   /** the EHLO name said from it (outbound.hostname when absent) */
@@ -30,8 +37,10 @@ export interface SenderOptions {
   socketTimeoutMs?: number;
   idleMs?: number;
   logger?: Logger;
-  /** extra trusted CA, for relays with a private CA */
+  /** extra trusted CA besides the system's (outbound.ca_file): relays, MTA-STS and MX hosts with a private CA */
   ca?: string | Buffer;
+  /** TLS-RPT (RFC 8460): every session under an MTA-STS or DANE policy, and how it went */
+  tlsReport?: TlsSessionRecorder;
 }
 
 export type Conn = SMTPConnection & {
@@ -65,8 +74,13 @@ export class SmtpPool {
   private readonly pools = new Map<string, Pool>();
   private readonly lanes = new Map<string, Slots>();
   private closed = false;
+  // Node's roots plus the extra CA, made once: a `ca` option would replace the roots, and parse
+  // them again at every handshake
+  private readonly trusted: SecureContext | null;
 
-  constructor(private readonly o: SenderOptions) {}
+  constructor(private readonly o: SenderOptions) {
+    this.trusted = o.ca ? createSecureContext({ ca: [...rootCertificates, o.ca.toString()] }) : null;
+  }
 
   private key(d: Destination): string {
     return [
@@ -77,6 +91,9 @@ export class SmtpPool {
       d.auth?.user ?? '',
       d.localAddress ?? '',
       d.lane?.key ?? '',
+      // a connection checked under one policy is not reused under another
+      d.verifyCertificate ? 'pkix' : '',
+      d.dane ? `dane:${d.dane.map((t) => t.data.toString('hex')).join(',')}` : '',
     ].join('|');
   }
 
@@ -144,11 +161,7 @@ export class SmtpPool {
       connectionTimeout: this.o.connectTimeoutMs ?? 30_000,
       greetingTimeout: this.o.connectTimeoutMs ?? 30_000,
       socketTimeout: this.o.socketTimeoutMs ?? 5 * 60_000,
-      tls: {
-        ...(d.servername ? { servername: d.servername } : {}),
-        rejectUnauthorized: d.verifyCertificate ?? false,
-        ...(this.o.ca ? { ca: this.o.ca } : {}),
-      },
+      tls: this.tlsOptions(d),
     }) as Conn;
     // A connection that dies while idle reports here; it must never become an unhandled 'error'.
     conn.on('error', (e: Error) => {
@@ -164,14 +177,18 @@ export class SmtpPool {
       const fail = (e: Error) => {
         if (settled) return;
         settled = true;
+        const error = d.policy ? policyFailure(d, conn, e, this.o.tlsReport) : e;
         conn.close();
-        reject(e);
+        reject(error);
       };
       // Some failures while connecting (TLS required but not offered, a dropped greeting) are
       // reported as an 'error' event rather than through the connect callback.
       conn.once('error', fail);
       conn.connect((err?: Error | null) => {
         if (err) return fail(err);
+        // after STARTTLS and EHLO, before MAIL FROM: what the destination's MTA-STS or DANE policy says of the session
+        const refused = d.policy ? checkSession(d, conn, this.o.tlsReport) : null;
+        if (refused) return fail(refused);
         const ready = () => {
           if (settled) return;
           settled = true;
@@ -182,6 +199,17 @@ export class SmtpPool {
         conn.login({ user: d.auth.user, pass: d.auth.pass }, (e?: Error | null) => (e ? fail(e) : ready()));
       });
     });
+  }
+
+  private tlsOptions(d: Destination): ConnectionOptions {
+    return {
+      // SNI with the MX name (RFC 7672 §8.1), which PKIX checks the certificate against (RFC 8461 §4.2)
+      ...(d.servername ? { servername: d.servername } : {}),
+      // DANE checks the certificate itself once STARTTLS is done: DANE-EE certificates are often
+      // self-signed, and their names and dates do not count (RFC 7672 §3.1.1)
+      rejectUnauthorized: (d.verifyCertificate ?? false) && !d.dane,
+      ...(this.trusted ? { secureContext: this.trusted } : {}),
+    };
   }
 
   /** `sent`: a transaction was done on the connection (it counts toward the lane's messages per connection) */

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { classifyNoReply, classifyReply, type Classified } from './classify-reply.js';
 import { SmtpPool, type Conn, type Destination, type SenderOptions } from './smtp-pool.js';
+import { TlsPolicyError } from './tls-policy/tls-session.js';
 
 export interface SendRequest {
   envelope: { from: string; to: string[] };
@@ -74,7 +75,8 @@ export class SmtpSender {
           conn = await this.pool.acquire(dest, fresh);
         } catch (e) {
           failure = describe(e as SmtpError);
-          refusal = serverReply(e as SmtpError);
+          // an MTA-STS or DANE policy that refused the session says why, as a 4.7.5 reply: deferred
+          refusal = e instanceof TlsPolicyError ? e.reply : serverReply(e as SmtpError);
           break;
         }
         if (req.mayStart && !req.mayStart()) {

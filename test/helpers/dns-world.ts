@@ -15,7 +15,19 @@ type Rec =
   | { type: 'CNAME'; target: string }
   | { type: 'PTR'; target: string }
   | { type: 'MX'; exchange: string; priority: number }
-  | { type: 'TXT'; data: string[] };
+  | { type: 'TXT'; data: string[] }
+  | { type: 'TLSA'; rdata: Buffer };
+
+/** RFC 6698 §7.1: TLSA's type code, which dns2 has no name for */
+const TYPE_TLSA = 52;
+const typeCode = (t: Rec['type']): number => (t === 'TLSA' ? TYPE_TLSA : Packet.TYPE[t]);
+
+/** A TLSA record's RDATA from its presentation form, "3 1 1 <hex>" (RFC 6698 §2.2). */
+function tlsaRdata(text: string): Buffer {
+  const m = /^(\d+)\s+(\d+)\s+(\d+)\s+([0-9a-fA-F\s]+)$/.exec(text.trim());
+  if (!m) throw new Error(`dns-world: "${text}" is not a TLSA record ("usage selector type hex")`);
+  return Buffer.concat([Buffer.from([+m[1], +m[2], +m[3]]), Buffer.from(m[4].replace(/\s/g, ''), 'hex')]);
+}
 
 /** TXT strings are at most 255 bytes each (RFC 1035 §3.3.14). */
 export function chunkTxt(s: string): string[] {
@@ -34,6 +46,10 @@ export class DnsWorld {
   private readonly records = new Map<string, Rec[]>();
   private readonly delegations = new Map<string, { host: string; port: number }>();
   private readonly holds = new Map<string, { arrived(): void; released: Promise<void> }>();
+  /** zones whose answers are authenticated (AD) to queries that ask (AD or DO) */
+  private readonly signed = new Set<string>();
+  /** names (and types) answered SERVFAIL, as a validating resolver answers a bogus zone */
+  private readonly failing = new Set<string>();
   private listener: DnsListener | null = null;
 
   get port(): number {
@@ -61,6 +77,8 @@ export class DnsWorld {
             (r) => {
               response.header.rcode = r.rcode;
               response.header.ra = 1;
+              if (r.rcode !== RCODE.SERVFAIL && this.authenticates(request, q.name))
+                (response.header as { ad?: number }).ad = 1;
               response.answers = r.answers as unknown as typeof response.answers;
               send(response);
             },
@@ -82,7 +100,7 @@ export class DnsWorld {
 
   add(
     name: string,
-    type: 'A' | 'AAAA' | 'CNAME' | 'PTR' | 'MX' | 'TXT',
+    type: 'A' | 'AAAA' | 'CNAME' | 'PTR' | 'MX' | 'TXT' | 'TLSA',
     value: string | string[] | { exchange: string; priority: number },
   ): void {
     const n = norm(name);
@@ -99,6 +117,7 @@ export class DnsWorld {
     else if (type === 'CNAME') rec = { type, target: norm(text()) };
     else if (type === 'PTR') rec = { type, target: norm(text()) };
     else if (type === 'TXT') rec = { type, data: Array.isArray(value) ? value : chunkTxt(text()) };
+    else if (type === 'TLSA') rec = { type, rdata: tlsaRdata(text()) };
     else rec = { type, address: text() };
     this.records.set(n, [...(this.records.get(n) ?? []), rec]);
   }
@@ -137,6 +156,28 @@ export class DnsWorld {
     await h.released;
   }
 
+  /**
+   * Answers about names in `zone` say they were validated (the AD bit, RFC 4035 §3.2.3), as a
+   * validating resolver's do for a signed zone; only to queries that set AD (RFC 6840 §5.7).
+   */
+  sign(zone: string): void {
+    this.signed.add(norm(zone));
+  }
+
+  /** Queries for `name` (of one type, or any) get SERVFAIL until unfail(). */
+  fail(name: string, type?: Rec['type']): void {
+    this.failing.add(`${norm(name)}|${type ? typeCode(type) : '*'}`);
+  }
+
+  unfail(name: string, type?: Rec['type']): void {
+    this.failing.delete(`${norm(name)}|${type ? typeCode(type) : '*'}`);
+  }
+
+  private authenticates(request: { header: object }, qname: string): boolean {
+    const name = norm(qname);
+    return (request.header as { ad?: number }).ad === 1 && [...this.signed].some((z) => inZone(name, z));
+  }
+
   delegate(zone: string, host: string, port: number): void {
     this.delegations.set(norm(zone), { host, port });
   }
@@ -144,6 +185,8 @@ export class DnsWorld {
   private async resolve(qname: string, qtype: number, depth = 0): Promise<{ rcode: number; answers: Resource[] }> {
     const name = norm(qname);
     if (depth > 8) return { rcode: RCODE.SERVFAIL, answers: [] };
+    if (this.failing.has(`${name}|*`) || this.failing.has(`${name}|${qtype}`))
+      return { rcode: RCODE.SERVFAIL, answers: [] };
     for (const [zone, to] of this.delegations) {
       if (inZone(name, zone)) {
         const typeName = Object.entries(Packet.TYPE).find(([, v]) => v === qtype)?.[0] ?? 'A';
@@ -156,7 +199,7 @@ export class DnsWorld {
       for (const k of this.records.keys()) if (k.endsWith(`.${name}`)) return { rcode: 0, answers: [] };
       return { rcode: RCODE.NXDOMAIN, answers: [] };
     }
-    const base = (r: Rec) => ({ name, type: Packet.TYPE[r.type], class: Packet.CLASS.IN, ttl: 0 });
+    const base = (r: Rec) => ({ name, type: typeCode(r.type), class: Packet.CLASS.IN, ttl: 0 });
     const mk = (r: Rec): Resource => {
       switch (r.type) {
         case 'A':
@@ -169,6 +212,9 @@ export class DnsWorld {
           return { ...base(r), exchange: r.exchange, priority: r.priority };
         case 'TXT':
           return { ...base(r), data: r.data };
+        case 'TLSA':
+          // dns2 writes a type it has no encoder for from `data`, as raw RDATA
+          return { ...base(r), data: r.rdata };
       }
     };
     const cname = list.find((r): r is Extract<Rec, { type: 'CNAME' }> => r.type === 'CNAME');
@@ -176,7 +222,7 @@ export class DnsWorld {
       const sub = await this.resolve(cname.target, qtype, depth + 1);
       return { rcode: sub.rcode, answers: [mk(cname), ...sub.answers] };
     }
-    return { rcode: 0, answers: list.filter((r) => Packet.TYPE[r.type] === qtype).map(mk) };
+    return { rcode: 0, answers: list.filter((r) => typeCode(r.type) === qtype).map(mk) };
   }
 }
 

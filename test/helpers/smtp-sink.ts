@@ -24,6 +24,8 @@ export interface SinkReply {
 export interface SinkOptions {
   /** offer STARTTLS (smtp-server's own self-signed certificate) */
   starttls?: boolean;
+  /** the key and certificate (PEM) STARTTLS presents instead of smtp-server's own */
+  tls?: { key: string; cert: string };
   /** require AUTH (relay tests): user → password */
   users?: Record<string, string>;
   /** how many times tempfail.test refuses an address before accepting it */
@@ -72,6 +74,7 @@ export class SmtpSink {
     const users = this.o.users;
     this.server = new SMTPServer({
       secure: false,
+      ...(this.o.tls ? { key: this.o.tls.key, cert: this.o.tls.cert } : {}),
       authOptional: !users,
       disabledCommands: [...(this.o.starttls ? [] : ['STARTTLS']), ...(users ? [] : ['AUTH'])],
       allowInsecureAuth: true,
