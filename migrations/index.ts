@@ -31,6 +31,7 @@ import * as m0029 from './0029_delivery_claims.js';
 import * as m0030 from './0030_bounce_reasons.js';
 import * as m0031 from './0031_mta_shaping.js';
 import * as m0032 from './0032_mta_sts.js';
+import * as m0033 from './0033_tls_rpt_sent.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,6 +74,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0030_bounce_reasons', m0030],
   ['0031_mta_shaping', m0031],
   ['0032_mta_sts', m0032],
+  ['0033_tls_rpt_sent', m0033],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -19,6 +19,12 @@ import { SmtpSender } from './mta/smtp-sender.js';
 import { STS_MAX_POLICY_BYTES } from './mta/tls-policy/mta-sts.js';
 import { outboundTls, STS_FETCH_TIMEOUT_MS, withSecurity } from './mta/tls-policy/outbound-tls.js';
 import type { StsFetch } from './mta/tls-policy/sts-policies.js';
+import {
+  describeTlsReportRun,
+  sendTlsReports,
+  tlsReportSettings,
+  type TlsReportPost,
+} from './mta/tls-policy/tls-report-sender.js';
 import type { DnsResolver } from './dns/resolver.js';
 import { guardedRequest } from './net/egress.js';
 import { ProviderTable } from './mta/shaping/provider-table.js';
@@ -184,6 +190,7 @@ function scheduledJobs(config: Config, core: Core): Job[] {
       schedule: '37 * * * *',
       run: async () => `${await pruneShapingState(store, clock.now())} old traffic-shaping row(s) deleted`,
     },
+    tlsReportJob(config, core),
     {
       name: 'suppressions_prune',
       schedule: '29 * * * *',
@@ -191,4 +198,37 @@ function scheduledJobs(config: Config, core: Core): Job[] {
         `${await core.services.suppressions.pruneExpired()} expired suppression(s) deleted, ${await core.services.unsubscribe.pruneLinks()} old unsubscribe link(s)`,
     },
   ];
+}
+
+/** A report POST may take this long in all (RFC 8460 §5.4 names no limit). */
+const TLS_REPORT_TIMEOUT_MS = 30_000;
+
+/**
+ * The tls_report job (docs/transport-security.md): yesterday's TLS reports (RFC 8460) to the policy
+ * domains that ask for them, and the prune of counts and sent rows older than 30 days.
+ */
+export function tlsReportJob(config: Config, core: Core): Job {
+  const { store, clock, logger, resolver } = core.deps;
+  const post = tlsReportPost(config, resolver);
+  const settings = tlsReportSettings(config);
+  return {
+    name: 'tls_report',
+    schedule: '23 1 * * *',
+    run: async () =>
+      describeTlsReportRun(
+        await sendTlsReports({ store, clock, logger, resolver, post, accept: core.acceptQueue, settings }),
+      ),
+  };
+}
+
+/**
+ * §5.4 through the SSRF guard; no redirect is followed. The report host is the recipient domain's,
+ * like its MTA-STS policy host: outbound.ca_file is trusted besides webhooks.ca_file.
+ */
+function tlsReportPost(config: Config, resolver: DnsResolver): TlsReportPost {
+  const egress = egressOptions(config, resolver, TLS_REPORT_TIMEOUT_MS);
+  const extra = config.outbound.caFile ? readFileSync(config.outbound.caFile, 'utf8') : null;
+  const ca = [egress.ca?.toString(), extra].filter((pem) => !!pem).join('\n') || null;
+  const opts = { ...egress, ca };
+  return async (url, body, headers) => (await guardedRequest(url, { method: 'POST', headers, body }, opts)).status;
 }

@@ -63,6 +63,16 @@ export interface SourceIpConfig {
   warmup: boolean;
 }
 
+export interface TlsRptConfig {
+  enabled: boolean;
+  /** the From of reports sent by mail; null: mailto: addresses get none */
+  from: string | null;
+  /** organization-name (RFC 8460 §4.4); outbound.hostname unless set */
+  organizationName: string;
+  /** contact-info (§4.4); postmaster@outbound.hostname unless set */
+  contactInfo: string;
+}
+
 export interface Config {
   configPath: string | null;
   dataDir: string;
@@ -91,6 +101,8 @@ export interface Config {
     dane: boolean;
     /** outbound.ca_file: an extra CA (PEM file) for MTA-STS policy hosts, MX certificates and the relay */
     caFile: string | null;
+    /** outbound.tls_rpt: the daily TLS reports (RFC 8460), defaults filled in */
+    tlsRpt: TlsRptConfig;
     /** traffic shaping in direct mode (mta/shaping); false: connections per destination only */
     shaping: boolean;
     /** added to the built-in provider table (mta/shaping), replacing entries of the same name */

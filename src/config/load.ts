@@ -138,6 +138,12 @@ export function buildConfig(
       mtaSts: c.outbound.mta_sts,
       dane: c.outbound.dane,
       caFile: file(c.outbound.ca_file),
+      tlsRpt: {
+        enabled: c.outbound.tls_rpt.enabled,
+        from: c.outbound.tls_rpt.from,
+        organizationName: c.outbound.tls_rpt.organization_name ?? c.outbound.hostname,
+        contactInfo: c.outbound.tls_rpt.contact_info ?? `postmaster@${c.outbound.hostname}`,
+      },
       ...outboundShaping(c.outbound),
     },
     dns: { resolvers: c.dns.resolvers, zone: c.dns.zone.toLowerCase().replace(/\.$/, ''), server: c.dns.server },

@@ -152,6 +152,28 @@ export const OutboundSchema = Type.Object(
       Type.String({ minLength: 1 }),
       "extra CA trusted for MTA-STS policies and MX certificates (tests, private CAs), and for the relay's certificate",
     ),
+    tls_rpt: Type.Object(
+      {
+        enabled: Type.Boolean({
+          default: true,
+          description:
+            "send each day's TLS reports (RFC 8460) to the policy domains that ask for them in their `_smtp._tls` record (the tls_report job; docs/transport-security.md)",
+        }),
+        from: Nullable(
+          Type.String({ format: 'email', maxLength: 254 }),
+          "From of the reports sent by mail, an address on a verified sending domain (the email is created in that domain's project); null: reports to mailto: addresses are not sent",
+        ),
+        organization_name: Nullable(
+          Type.String({ minLength: 1, maxLength: 200 }),
+          "the report's organization-name; null: outbound.hostname",
+        ),
+        contact_info: Nullable(
+          Type.String({ format: 'email', maxLength: 254 }),
+          "the report's contact-info; null: postmaster@<outbound.hostname>",
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     ...outboundShapingFields,
   },
   { additionalProperties: false, default: {} },

@@ -28,6 +28,9 @@ const DEFAULT_HEADERS = [
   'content-transfer-encoding',
   'list-unsubscribe',
   'list-unsubscribe-post',
+  // RFC 8460 §5.3: a TLS report's mail SHOULD sign these
+  'tls-report-domain',
+  'tls-report-submitter',
 ];
 
 /**

@@ -118,7 +118,10 @@ if (PG_URL) {
       // a second's grace for anything late, then: each once
       await new Promise((r) => setTimeout(r, 1000));
       const [got, unsure] = [copies(c.sink.messages), await ambiguousTo()];
-      expect(unsure.size, 'emails left ambiguous by the kill').to.be.below(5);
+      // few: one per SMTP session the node had open to the sink (its lane allows 5,
+      // outbound.max_connections_per_domain), and those whose 250 had come back but whose record
+      // had not committed yet (a loaded CI machine had 5 in all)
+      expect(unsure.size, 'emails left ambiguous by the kill').to.be.at.most(10);
       expect(
         want.filter((r) => (unsure.has(r) ? (got.get(r) ?? 0) > 1 : got.get(r) !== 1)),
         'addresses with no message or more than one',

@@ -53,7 +53,7 @@ if (PG_URL) {
     it('three nodes started at once on an empty database all come up, five times over', async function () {
       const c = world();
       for (let round = 0; round < 5; round++) {
-        const fresh = await freshPg();
+        const fresh = await freshPg({ empty: true });
         const config = writeConfig({ ...c.base, database: { client: 'pg', url: fresh.options.url } }).path;
         const started = await Promise.allSettled([0, 1, 2].map(() => startServe(config, {}, 30_000)));
         const nodes = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

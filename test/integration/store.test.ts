@@ -19,7 +19,7 @@ import { storedEmail } from '../helpers/fixtures.js';
 for (const kind of DATABASE_KINDS) {
   describe(`migrations [${kind}]${kind === 'pg' ? ' @pg' : ''}`, function () {
     it('run up, down to nothing, and up again', async function () {
-      const db = await freshDatabase(kind);
+      const db = await freshDatabase(kind, { empty: true });
       try {
         expect(await db.store.pendingMigrations()).to.deep.equal(MIGRATIONS.map(([n]) => n));
         await db.store.migrateLatest();

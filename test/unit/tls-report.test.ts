@@ -4,73 +4,19 @@ import addFormatsModule from 'ajv-formats';
 import {
   buildTlsReport,
   parseTlsRptTxt,
-  TLS_RESULT_TYPES,
   tlsReportFilename,
   tlsReportHttpsHeaders,
   tlsReportMailHeaders,
   type TlsSessionTally,
 } from '../../src/mta/tls-policy/tls-report.js';
+import { tlsReportSchema } from '../fixtures/tls-report-schema.js';
 
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
-
-/** an object schema with exactly these properties, all required but those named optional */
-function obj(properties: Record<string, object>, optional: string[] = []) {
-  const required = Object.keys(properties).filter((k) => !optional.includes(k));
-  return { type: 'object', additionalProperties: false, required, properties };
-}
-const str = { type: 'string' };
-const ip = { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
-const count = { type: 'integer', minimum: 0 };
-const strings = { type: 'array', items: str };
-
-// RFC 8460 §4.4's fields as a JSON Schema, every field required but those the RFC calls optional
-// (receiving-mx-helo, additional-information), policy-string and mx-host (nothing to say for
-// "no-policy-found"; mx-host is defined "in the case where policy-type is sts"), and receiving-ip
-// and failure-reason-code (listed without "(optional)", but Appendix B's example leaves them out).
-const failureDetail = obj(
-  {
-    'result-type': { enum: [...TLS_RESULT_TYPES] },
-    'sending-mta-ip': ip,
-    'receiving-mx-hostname': { type: 'string', format: 'hostname' },
-    'receiving-mx-helo': str,
-    'receiving-ip': ip,
-    'failed-session-count': count,
-    'additional-information': { type: 'string', format: 'uri' },
-    'failure-reason-code': str,
-  },
-  ['receiving-mx-helo', 'receiving-ip', 'additional-information', 'failure-reason-code'],
-);
-const policy = obj(
-  {
-    'policy-type': { enum: ['tlsa', 'sts', 'no-policy-found'] },
-    'policy-string': strings,
-    'policy-domain': { type: 'string', format: 'hostname' },
-    'mx-host': strings,
-  },
-  ['policy-string', 'mx-host'],
-);
-const reportSchema = obj({
-  'organization-name': str,
-  'date-range': obj({
-    'start-datetime': { type: 'string', format: 'date-time' },
-    'end-datetime': { type: 'string', format: 'date-time' },
-  }),
-  'contact-info': { type: 'string', format: 'email' },
-  'report-id': { type: 'string', minLength: 1 },
-  policies: {
-    type: 'array',
-    items: obj({
-      policy,
-      summary: obj({ 'total-successful-session-count': count, 'total-failure-session-count': count }),
-      'failure-details': { type: 'array', items: failureDetail },
-    }),
-  },
-});
 
 describe('SMTP TLS Reporting (RFC 8460)', function () {
   const ajv = new Ajv({ allErrors: true, strict: true });
   addFormats(ajv);
-  const validate = ajv.compile(reportSchema);
+  const validate = ajv.compile(tlsReportSchema);
 
   const start = new Date('2016-04-01T00:00:00Z');
   const end = new Date('2016-04-02T00:00:00Z');
@@ -139,6 +85,29 @@ describe('SMTP TLS Reporting (RFC 8460)', function () {
   });
 
   describe('buildTlsReport (§4.4)', function () {
+    it('leaves out the addresses and host a failure before any MX was reached does not have, and stays valid', function () {
+      const fetchError: TlsSessionTally = {
+        policyDomain: 'unreachable-policy.example',
+        policyType: 'sts',
+        policyString: [],
+        mxHosts: [],
+        success: 0,
+        failures: [{ resultType: 'sts-policy-fetch-error', sendingMtaIp: '', receivingMxHostname: '', count: 3 }],
+      };
+      const report = buildTlsReport({
+        organizationName: 'Posthorn',
+        contactInfo: 'postmaster@mta.example',
+        reportId: 'r1@mta.example',
+        start,
+        end,
+        policies: [fetchError],
+      });
+      expect(validate(report), JSON.stringify(validate.errors)).to.equal(true);
+      expect(report.policies[0]['failure-details']).to.deep.equal([
+        { 'result-type': 'sts-policy-fetch-error', 'failed-session-count': 3 },
+      ]);
+    });
+
     it('validates against the RFC 8460 schema, JSON round trip included', function () {
       const ok = validate(JSON.parse(JSON.stringify(report)));
       expect(validate.errors ?? [], JSON.stringify(validate.errors)).to.deep.equal([]);

@@ -52,8 +52,8 @@ export interface TlsSessionTally {
 
 export interface TlsReportFailureDetail {
   'result-type': TlsResultType;
-  'sending-mta-ip': string;
-  'receiving-mx-hostname': string;
+  'sending-mta-ip'?: string;
+  'receiving-mx-hostname'?: string;
   'receiving-mx-helo'?: string;
   'receiving-ip'?: string;
   'failed-session-count': number;
@@ -92,8 +92,9 @@ function rfc3339(d: Date): string {
 function failureDetail(f: TlsFailureTally): TlsReportFailureDetail {
   return {
     'result-type': f.resultType,
-    'sending-mta-ip': f.sendingMtaIp,
-    'receiving-mx-hostname': f.receivingMxHostname,
+    // unknown for a failure before any MX was reached (a policy that could not be fetched): left out
+    ...(f.sendingMtaIp ? { 'sending-mta-ip': f.sendingMtaIp } : {}),
+    ...(f.receivingMxHostname ? { 'receiving-mx-hostname': f.receivingMxHostname } : {}),
     ...(f.receivingMxHelo !== undefined && { 'receiving-mx-helo': f.receivingMxHelo }),
     ...(f.receivingIp !== undefined && { 'receiving-ip': f.receivingIp }),
     'failed-session-count': f.count,
@@ -171,6 +172,18 @@ function isReportUri(uri: string): boolean {
     return u.protocol === 'mailto:' && /^[^@\s]+@[^@\s]+$/.test(decodeURIComponent(u.pathname));
   } catch {
     return false;
+  }
+}
+
+/** The mailbox of a `mailto:` rua (RFC 6068: the address before any `?`), or null for any other URI. */
+export function ruaMailbox(uri: string): string | null {
+  try {
+    const u = new URL(uri);
+    if (u.protocol !== 'mailto:') return null;
+    const address = decodeURIComponent(u.pathname);
+    return /^[^@\s,]+@[^@\s,]+$/.test(address) ? address : null;
+  } catch {
+    return null;
   }
 }
 

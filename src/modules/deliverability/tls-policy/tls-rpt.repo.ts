@@ -69,3 +69,8 @@ export async function tlsRptCountsOfDay(db: Db, day: number): Promise<TlsRptCoun
     count: Number(r.count),
   }));
 }
+
+/** The counts of the days before `day` (the tls_report job keeps 30 days). */
+export async function deleteTlsRptCountsBefore(db: Db, day: number): Promise<number> {
+  return db('tls_rpt_counts').where('day', '<', day).delete();
+}
