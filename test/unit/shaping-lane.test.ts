@@ -5,6 +5,7 @@ import {
   effectiveRate,
   MAX_WAIT_MS,
   newLane,
+  PROBE_LOST_MS,
   PROBE_WAIT_MS,
   suspend,
   type Lane,
@@ -73,6 +74,14 @@ describe('traffic shaping: one lane (provider, source IP)', function () {
     expect(l.state).to.equal('probing');
     answered(l, true, true);
     expect(l.state).to.equal('open');
+  });
+
+  it('lets another message probe when the probe never got an answer', function () {
+    const l = lane(600);
+    suspend(l, '421 4.7.28', 1000, 0);
+    expect(admit(l, 'probe', 1000)).to.include({ kind: 'go', probe: true });
+    expect(admit(l, 'b', 2000)).to.include({ kind: 'hold', quiet: true });
+    expect(admit(l, 'b', 1000 + PROBE_LOST_MS)).to.include({ kind: 'go', probe: true });
   });
 
   it('starts again at half the limit after a suspension and climbs back one message a minute per accepted message', function () {

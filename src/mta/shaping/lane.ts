@@ -27,6 +27,8 @@ export interface Lane {
   reason: string | null;
   /** the message sent to see whether the provider takes mail again */
   probeInFlight: boolean;
+  /** when it was let go */
+  probeAt: number;
   /** messages per minute in force after a throttle (AIMD); null: the limit's, or none */
   rate: number | null;
   /** what the rate climbs back to: the limit, or for a provider without one the pace it was throttled at */
@@ -64,6 +66,8 @@ export type Admission =
 export const MAX_WAIT_MS = 2000;
 /** How long messages wait while the probe after a suspension has not answered. */
 export const PROBE_WAIT_MS = 5_000;
+/** A probe not answered in this time is taken as lost, and the next message probes (an SMTP transaction's own timeouts are longer, but end in an answer or an error that says so). */
+export const PROBE_LOST_MS = 10 * 60_000;
 /** The pace assumed for a provider without a limit that throttled before a minute of history. */
 const MIN_CEILING = 60;
 const MINUTE = 60_000;
@@ -78,6 +82,7 @@ export function newLane(p: { name: string; known: boolean; limits: LaneLimits },
     until: null,
     reason: null,
     probeInFlight: false,
+    probeAt: 0,
     rate: null,
     ceiling: null,
     tat: now,
@@ -107,9 +112,11 @@ export function admit(lane: Lane, key: string, now: number): Admission {
     lane.dirty = true;
   }
   if (lane.state === 'probing') {
-    if (lane.probeInFlight)
+    // a probe whose answer never came back (its attempt ended on an error of our own) is lost
+    if (lane.probeInFlight && now - lane.probeAt < PROBE_LOST_MS)
       return { kind: 'hold', until: now + PROBE_WAIT_MS, reason: 'waiting for the probe', quiet: true };
     lane.probeInFlight = true;
+    lane.probeAt = now;
     lane.tat = now;
     pace(lane, now);
     return { kind: 'go', waitMs: 0, probe: true };
