@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
+import { saveLanes } from '../../src/modules/deliverability/shaping/shaping.repo.js';
 import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 
@@ -74,6 +75,39 @@ describe('traffic shaping: limits per provider across its domains', function () 
     expect(peakBeta).to.be.greaterThan(1);
     // three messages per connection at most to alpha: twelve messages took at least four connections
     expect(alpha.connections).to.be.at.least(4);
+  });
+
+  it("honours a suspension another node stored (or this one before a restart): the provider's mail waits, the sink sees nothing", async function () {
+    const until = Date.now() + 10 * 60_000;
+    await w.db.store.tx((trx) =>
+      saveLanes(trx, [
+        {
+          provider: 'beta',
+          sourceIp: '',
+          known: true,
+          state: 'suspended',
+          untilAt: until,
+          reason: '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred',
+          ratePerMinute: null,
+          updatedAt: Date.now(),
+        },
+      ]),
+    );
+    const before = beta.connections;
+    // the MTA reads stored suspensions every few seconds
+    await new Promise((r) => setTimeout(r, 5500));
+    const id = await send('later@b1.hosted.test');
+    const e = await waitEmail(t.api, id, (x) => x.recipients[0].status === 'deferred').catch(async (err: Error) => {
+      const now = (await t.api.get(`/v1/emails/${id}`)).body;
+      const lanes = await w.db.store.reader('mta_lanes').select('*');
+      throw new Error(`${err.message}: ${JSON.stringify(now)} lanes ${JSON.stringify(lanes)}`);
+    });
+    expect(e.status).to.equal('queued');
+    const events = (await t.api.get(`/v1/emails/${id}/events`)).body.data as Array<Record<string, any>>;
+    const delayed = events.find((x) => x.type === 'email.delivery_delayed')!;
+    expect(delayed.data.details.diagnostic).to.contain('[TSS04]');
+    expect(Date.parse(delayed.data.details.next_attempt_at)).to.equal(until);
+    expect(beta.connections).to.equal(before);
   });
 
   it('defers, never bounces, when the receiver refuses the connection with a 554 banner', async function () {

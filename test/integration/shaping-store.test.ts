@@ -63,6 +63,32 @@ eachDatabase('traffic shaping: the stored state', (db) => {
     expect((await mtaStatus(store, now + HOUR)).providers[0].state).to.equal('open');
   });
 
+  it('keeps a suspension in force when another node writes the lane as open, and takes a later one', async function () {
+    const { store } = db();
+    const lane = (state: 'open' | 'suspended', untilAt: number | null, reason: string | null) => ({
+      provider: 'yahoo',
+      sourceIp: '203.0.113.9',
+      known: true,
+      state,
+      untilAt,
+      reason,
+      ratePerMinute: null,
+      updatedAt: now,
+    });
+    await store.tx((trx) => saveLanes(trx, [lane('suspended', now + 60_000, '[TSS04]')], now));
+    await store.tx((trx) => saveLanes(trx, [lane('open', null, null)], now + 1000));
+    await store.tx((trx) => saveLanes(trx, [lane('suspended', now + 30_000, 'shorter')], now + 1000));
+    let stored = (await suspendedLanes(store.reader, now + 1000)).filter((l) => l.provider === 'yahoo');
+    expect(stored.map((l) => [l.untilAt, l.reason])).to.deep.equal([[now + 60_000, '[TSS04]']]);
+    await store.tx((trx) => saveLanes(trx, [lane('suspended', now + 120_000, '[TSS09]')], now + 2000));
+    stored = (await suspendedLanes(store.reader, now + 2000)).filter((l) => l.provider === 'yahoo');
+    expect(stored.map((l) => [l.untilAt, l.reason])).to.deep.equal([[now + 120_000, '[TSS09]']]);
+    // once it has run out, the lane is written as it is again
+    await store.tx((trx) => saveLanes(trx, [lane('open', null, null)], now + 130_000));
+    expect((await suspendedLanes(store.reader, now)).filter((l) => l.provider === 'yahoo')).to.deep.equal([]);
+    await store.knex('mta_lanes').where('provider', 'yahoo').delete();
+  });
+
   it('forgets old minutes, warm-up days, lanes and routes, but not a suspension still in force', async function () {
     const { store } = db();
     await store.tx(async (trx) => {

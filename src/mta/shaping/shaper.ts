@@ -161,8 +161,9 @@ export class Shaper {
   private sync(): Promise<void> {
     this.syncing ??= (async () => {
       try {
-        await this.flush();
+        // others' suspensions first: a lane written as open must not hide one stored meanwhile
         await this.adopt();
+        await this.flush();
       } catch (e) {
         this.o.logger.warn({ err: e }, 'could not store the traffic-shaping state; trying again shortly');
       } finally {
@@ -201,7 +202,7 @@ export class Shaper {
     this.newRoutes.clear();
     if (!lanes.length && !minutes.length && !routes.length && !this.warmup.pending) return;
     await this.o.writer.run(async (trx) => {
-      await saveLanes(trx, lanes);
+      await saveLanes(trx, lanes, now);
       await addLaneMinutes(trx, minutes);
       await saveRoutes(trx, routes, now);
       await this.warmup.flush(trx);

@@ -29,7 +29,12 @@ export interface LaneMinute {
 
 const COUNTS = ['delivered', 'deferred', 'bounced', 'throttled'] as const;
 
-export async function saveLanes(db: Db, lanes: LaneRow[]): Promise<void> {
+/**
+ * Writes lanes as a node sees them. A suspension stored by another node and still in force is
+ * not overwritten by a node that has not taken it on yet (it reads stored suspensions after), nor
+ * shortened: only a later suspension replaces it.
+ */
+export async function saveLanes(db: Db, lanes: LaneRow[], now = Date.now()): Promise<void> {
   if (!lanes.length) return;
   await db('mta_lanes')
     .insert(
@@ -45,7 +50,13 @@ export async function saveLanes(db: Db, lanes: LaneRow[]): Promise<void> {
       })),
     )
     .onConflict(['provider', 'source_ip'])
-    .merge(['state', 'until_at', 'reason', 'rate_per_minute', 'updated_at']);
+    .merge(['state', 'until_at', 'reason', 'rate_per_minute', 'updated_at'])
+    .where(
+      db.raw(
+        `not (mta_lanes.state = 'suspended' and mta_lanes.until_at > ? and (excluded.state <> 'suspended' or excluded.until_at < mta_lanes.until_at))`,
+        [now],
+      ),
+    );
 }
 
 export async function addLaneMinutes(db: Db, minutes: LaneMinute[]): Promise<void> {
