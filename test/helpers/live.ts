@@ -61,6 +61,28 @@ export async function verifiedDomain(
   return v.body;
 }
 
+/** A live receipt from `from` to `to`, accepted (202); its id. */
+export async function sendReceipt(api: Client, from: string, to: string): Promise<string> {
+  const r = await api.post('/v1/emails', { from, to: [to], subject: 'Your receipt', text: 'Thanks' });
+  expect(r.status, r.text).to.equal(202);
+  return r.body.id as string;
+}
+
+/** The reply the email's first email.delivery_delayed event carries, once there is one. */
+export function delayReason(api: Client, id: string, ms = 15_000): Promise<string> {
+  return waitFor(
+    async () => {
+      const events = (await api.get(`/v1/emails/${id}/events`)).body.data as Array<{
+        type: string;
+        data: { details: { diagnostic?: string } };
+      }>;
+      return events.find((e) => e.type === 'email.delivery_delayed')?.data.details.diagnostic;
+    },
+    ms,
+    `email ${id} delayed`,
+  );
+}
+
 export async function waitEmail(api: Client, id: string, pred: (e: any) => boolean, ms = 15_000): Promise<any> {
   return waitFor(
     async () => {

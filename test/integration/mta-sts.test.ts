@@ -5,10 +5,16 @@ import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import type { Tenant } from '../helpers/api.js';
 import { DATABASE_KINDS, freshDatabase } from '../helpers/databases.js';
-import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
+import {
+  delayReason,
+  sendReceipt,
+  startLiveWorld,
+  verifiedDomain,
+  waitEmail,
+  type LiveWorld,
+} from '../helpers/live.js';
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { waitFor } from '../helpers/wait.js';
 import { TlsRptCounter, tlsReportsOfDay } from '../../src/mta/tls-policy/tls-rpt-counter.js';
 
 // MTA-STS (RFC 8461) as a sender of mail sees it: the recipient domains publish policies on an
@@ -119,22 +125,9 @@ for (const kind of DATABASE_KINDS) {
       await new Promise((resolve) => https?.close(resolve));
     });
 
-    const send = async (to: string) => {
-      const r = await t.api.post('/v1/emails', { from, to: [to], subject: 'Your receipt', text: 'Thanks' });
-      expect(r.status, r.text).to.equal(202);
-      return r.body.id as string;
-    };
+    const send = (to: string) => sendReceipt(t.api, from, to);
     const delivered = (id: string) => waitEmail(t.api, id, (e) => e.recipients[0].status === 'delivered');
-    /** the reply the recipient's first delivery_delayed event carries */
-    const delayedBy = (id: string) =>
-      waitFor(
-        async () => {
-          const events = (await t.api.get(`/v1/emails/${id}/events`)).body.data as Array<any>;
-          return events.find((e) => e.type === 'email.delivery_delayed')?.data.details.diagnostic as string;
-        },
-        15_000,
-        `email ${id} delayed`,
-      );
+    const delayedBy = (id: string) => delayReason(t.api, id);
     const setTxtId = (domain: string, id: string) => {
       w.world.remove(`_mta-sts.${domain}`, 'TXT');
       w.world.add(`_mta-sts.${domain}`, 'TXT', `v=STSv1; id=${id}`);
