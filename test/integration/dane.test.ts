@@ -127,6 +127,7 @@ for (const kind of DATABASE_KINDS) {
       const reports = await tlsReportsOfDay(w.db.store.knex, Math.floor(Date.now() / 86_400_000), {
         organizationName: 'Posthorn',
         contactInfo: 'tlsrpt@mta.dane.test',
+        submitter: 'mta.dane.test',
       });
       const of = (domain: string) => reports.find((r) => r.policyDomain === domain)?.report.policies[0];
       expect(of('match.dane.test')?.summary['total-successful-session-count']).to.be.at.least(1);

@@ -216,6 +216,7 @@ for (const kind of DATABASE_KINDS) {
         const reports = await tlsReportsOfDay(db.store.knex, Math.floor(now / 86_400_000), {
           organizationName: 'Posthorn',
           contactInfo: 'tlsrpt@mta.example.org',
+          submitter: 'mta.example.org',
         });
         expect(reports).to.have.length(1);
         const r = reports[0].report;

@@ -82,7 +82,10 @@ for (const kind of DATABASE_KINDS) {
         'dkim.tlsrpt.test',
         HOSTNAME,
         {
-          outbound: { ca_file: endpoint.caFile, tls_rpt: { from: `tls-reports@${FROM_DOMAIN}` } },
+          outbound: {
+            ca_file: endpoint.caFile,
+            tls_rpt: { from: `tls-reports@${FROM_DOMAIN}`, contact_info: 'tls-team@reports.example' },
+          },
           network: { allow_private: true },
         },
         {},
@@ -140,7 +143,9 @@ for (const kind of DATABASE_KINDS) {
       expect(post.headers['content-type']).to.equal('application/tlsrpt+gzip');
       const report = reportIn(post.body);
       expect(report['organization-name']).to.equal(HOSTNAME);
-      expect(report['contact-info']).to.equal(`postmaster@${HOSTNAME}`);
+      expect(report['contact-info']).to.equal('tls-team@reports.example');
+      // the report-id names the submitter (outbound.hostname), whatever domain the contact is at
+      expect(report['report-id']).to.match(new RegExp(`@${HOSTNAME.replace(/\./g, '\\.')}$`));
       expect(report['date-range']).to.deep.equal({
         'start-datetime': start.toISOString().replace('.000', ''),
         'end-datetime': end.toISOString().replace('.000', ''),
@@ -171,7 +176,7 @@ for (const kind of DATABASE_KINDS) {
       expect(parsed.headers.get('tls-report-domain')).to.equal('bravo.tlsrpt.test');
       expect(parsed.headers.get('tls-report-submitter')).to.equal(HOSTNAME);
       expect(parsed.subject).to.match(
-        /^Report Domain: bravo\.tlsrpt\.test Submitter: mta\.tlsrpt\.test Report-ID: <.+@.+>$/,
+        /^Report Domain: bravo\.tlsrpt\.test Submitter: mta\.tlsrpt\.test Report-ID: <.+@mta\.tlsrpt\.test>$/,
       );
       expect(parsed.from?.value[0].address).to.equal(`tls-reports@${FROM_DOMAIN}`);
       const [attachment, ...others] = parsed.attachments;

@@ -94,7 +94,8 @@ export class TlsRptCounter implements TlsSessionRecorder {
 export async function tlsReportsOfDay(
   reader: Db,
   day: number,
-  o: { organizationName: string; contactInfo: string },
+  /** submitter: outbound.hostname, the TLS-Report-Submitter of report mail (§5.3), and the report-id's domain */
+  o: { organizationName: string; contactInfo: string; submitter: string },
 ): Promise<Array<{ policyDomain: string; report: TlsReport }>> {
   const byDomain = new Map<string, Map<string, TlsSessionTally>>();
   for (const c of await tlsRptCountsOfDay(reader, day)) {
@@ -117,7 +118,7 @@ export async function tlsReportsOfDay(
   }
   const start = new Date(day * DAY_MS);
   const end = new Date((day + 1) * DAY_MS);
-  const submitter = o.contactInfo.split('@').pop() ?? '';
+  const submitter = o.submitter;
   return [...byDomain].map(([policyDomain, tallies]) => ({
     policyDomain,
     report: buildTlsReport({
