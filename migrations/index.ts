@@ -32,6 +32,7 @@ import * as m0030 from './0030_bounce_reasons.js';
 import * as m0031 from './0031_mta_shaping.js';
 import * as m0032 from './0032_mta_sts.js';
 import * as m0033 from './0033_tls_rpt_sent.js';
+import * as m0034 from './0034_queue_wait.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -75,6 +76,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0031_mta_shaping', m0031],
   ['0032_mta_sts', m0032],
   ['0033_tls_rpt_sent', m0033],
+  ['0034_queue_wait', m0034],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

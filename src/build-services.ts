@@ -1,5 +1,5 @@
 import { inboundService } from './modules/receiving/inbound/inbound.service.js';
-import { deliveryHolds } from './modules/deliverability/shaping/mta-status.service.js';
+import { deliveryState } from './modules/deliverability/shaping/mta-status.service.js';
 import { buildVerifyService } from './modules/deliverability/verify/verify.service.js';
 import type { Config } from './config/config.js';
 import type { WorkPool } from './lib/work-pool.js';
@@ -96,7 +96,14 @@ export function buildServices(
     suppressions: suppressionService({ store, clock }),
     usage: usageService({ store, clock }),
     contacts: contactService({ store, clock }),
-    delivery: { holds: (projectId) => deliveryHolds(store, projectId, clock.now()) },
+    delivery: {
+      state: (project) =>
+        deliveryState(store, project, clock.now(), {
+          ips: config.outbound.ips,
+          warmupSchedule: config.outbound.warmupSchedule,
+          bulkPool: config.outbound.bulkPool,
+        }),
+    },
     audiences: audienceService({ store, clock }),
     segments: segmentService({ store, clock }),
     topics: topicService({ store, clock }),

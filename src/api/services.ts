@@ -1,5 +1,5 @@
 import type { AuthThrottle } from '../lib/auth-throttle.js';
-import type { DeliveryHold } from '../modules/deliverability/shaping/mta-status.service.js';
+import type { DeliveryState } from '../modules/deliverability/shaping/mta-status.service.js';
 import type { DomainService } from '../modules/deliverability/domains/domains.service.js';
 import type { EmailService } from '../modules/sending/emails/emails.service.js';
 import type { InboundService } from '../modules/receiving/inbound/inbound.service.js';
@@ -56,6 +56,6 @@ export interface Services {
   logs: RequestLogService;
   retention: RetentionService;
   metrics: MetricsService;
-  /** what holds a project's mail back in the MTA (suspended providers), for the dashboard */
-  delivery: { holds(projectId: string): Promise<DeliveryHold[]> };
+  /** what holds a project's mail back in the MTA (suspended providers, warm-up caps, DNS), for the dashboard */
+  delivery: { state(project: { id: string; ipPool: string | null }): Promise<DeliveryState> };
 }

@@ -15,8 +15,8 @@ export function emailPages({ router, call, signedIn, services }: PagesDeps): voi
         data: EmailJson[];
         next_cursor: string | null;
       };
-      const holds = await services.delivery.holds(session.principal.project.id);
-      page(ctx, 200, emailListPage(session, list, filter, holds));
+      const delivery = await services.delivery.state(session.principal.project);
+      page(ctx, 200, emailListPage(session, list, filter, delivery));
     }),
   );
   router.get(

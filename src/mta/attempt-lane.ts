@@ -76,7 +76,7 @@ export class AttemptLane {
   outcome(res: SendResult, classified: RecipientOutcome, probe: boolean): RecipientOutcome {
     const { throttledUntil } = this.shaper.observe(this.lane, res.recipients, probe);
     if (throttledUntil === null || (classified.kind !== 'deferred' && classified.kind !== 'bounced')) return classified;
-    return { kind: 'deferred', reply: classified.reply, mx: res.host, until: throttledUntil };
+    return { kind: 'deferred', reply: classified.reply, mx: res.host, until: throttledUntil, wait: 'throttle' };
   }
 }
 
@@ -90,6 +90,8 @@ export function heldRecipients(
   ids: string[],
   outcomes: Map<string, RecipientOutcome>,
 ): { heldUntil: number } {
-  if (!hold.quiet) for (const id of ids) outcomes.set(id, { kind: 'deferred', reply: hold.reason, until: hold.until });
+  const wait = hold.warmup ? 'warmup' : 'throttle';
+  if (!hold.quiet)
+    for (const id of ids) outcomes.set(id, { kind: 'deferred', reply: hold.reason, until: hold.until, wait });
   return { heldUntil: hold.until };
 }

@@ -59,7 +59,7 @@ export class DestinationFinder {
       case 'no_domain':
         return bouncedBy(`550 5.1.2 ${route} does not exist (NXDOMAIN)`);
       case 'dns_error':
-        return { kind: 'deferred', reply: `451 4.4.3 DNS lookup for ${route} failed: ${found.reason}` };
+        return { kind: 'deferred', reply: `451 4.4.3 DNS lookup for ${route} failed: ${found.reason}`, wait: 'dns' };
     }
   }
 

@@ -83,6 +83,19 @@ export function delayReason(api: Client, id: string, ms = 15_000): Promise<strin
   );
 }
 
+/** A dashboard page as the tenant of `key` sees it, signed in with the key (docs/dashboard.md). */
+export async function dashboardPage(baseUrl: string, key: string, path: string): Promise<string> {
+  const r = await fetch(`${baseUrl}/dashboard/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ key }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    redirect: 'manual',
+  });
+  expect(r.status).to.equal(303);
+  const cookie = r.headers.get('set-cookie')!.split(';')[0];
+  return (await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } })).text();
+}
+
 export async function waitEmail(api: Client, id: string, pred: (e: any) => boolean, ms = 15_000): Promise<any> {
   return waitFor(
     async () => {

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import type { Tenant } from '../helpers/api.js';
 import { audienceOf, sendBroadcast, sentOf } from '../helpers/audience.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
-import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
+import {
+  dashboardPage,
+  delayReason,
+  startLiveWorld,
+  verifiedDomain,
+  waitEmail,
+  type LiveWorld,
+} from '../helpers/live.js';
 import { runCli, writeConfig } from '../helpers/process.js';
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
@@ -152,6 +159,17 @@ for (const kind of DATABASE_KINDS) {
       );
       expect(fresh).to.deep.include({ warmup: true, warmup_day: 1, daily_cap: 2, pool: 'fresh' });
       expect(fresh.sent_today).to.deep.equal({ bigmail: 2 });
+      // the project's dashboard says why its mail waits, how much, and how far its address has warmed
+      const list = await dashboardPage(w.api.baseUrl, t.key, '/emails');
+      expect(list).to.contain('Some mail is held back');
+      expect(list).to.match(
+        /<strong>Warm-up cap<\/strong>: 3 messages waiting, next attempt <time[^>]*>[^<]*<\/time> — <q>warm-up: 127\.0\.0\.6/,
+      );
+      expect(list).to.contain(
+        '<strong>127.0.0.6</strong> (pool fresh): day 1, up to 2 messages per provider today; sent today: bigmail 2',
+      );
+      // another pool's addresses are not this project's
+      expect(list).to.not.contain('127.0.0.4');
 
       // the next day the cap is 4: the three go
       offset += DAY;
@@ -159,6 +177,30 @@ for (const kind of DATABASE_KINDS) {
       const sent = warmSink.messages.slice(before).map((m) => m.remoteAddress);
       expect(sent).to.deep.equal(Array(5).fill('127.0.0.6'));
       for (let i = 0; i < 5; i++) expect(warmSink.messagesTo(`fresh${i}@bigmail.test`)).to.have.length(1);
+      // nothing waits any more; day 2's progress shows
+      const after = await dashboardPage(w.api.baseUrl, t.key, '/emails');
+      expect(after).to.not.contain('Some mail is held back');
+      expect(after).to.contain('<strong>127.0.0.6</strong> (pool fresh): day 2, up to 4 messages per provider today');
+    });
+
+    it('says on the dashboard when mail waits for DNS lookups that fail, and clears once they answer', async function () {
+      await pool('tx');
+      w.world.add('flaky.test', 'MX', { exchange: 'mx.flaky.test', priority: 10 });
+      w.world.add('mx.flaky.test', 'A', '127.0.0.1');
+      w.world.fail('flaky.test', 'MX');
+      const ids = [await send('a@flaky.test'), await send('b@flaky.test')];
+      for (const id of ids)
+        expect(await delayReason(t.api, id)).to.match(/^451 4\.4\.3 DNS lookup for flaky\.test failed/);
+      const list = await dashboardPage(w.api.baseUrl, t.key, '/emails');
+      expect(list).to.match(
+        /<strong>DNS lookups failing<\/strong>: 2 messages waiting, next attempt <time[^>]*>[^<]*<\/time> — <q>451 4\.4\.3 DNS lookup for flaky\.test failed/,
+      );
+      // DNS answers again; the retry (a minute later on the schedule) delivers both, and the banner is gone
+      w.world.unfail('flaky.test', 'MX');
+      offset += 2 * 60_000;
+      for (const id of ids) await waitEmail(t.api, id, (e) => e.status === 'accepted', 30_000);
+      expect(w.sink.messagesTo('a@flaky.test')).to.have.length(1);
+      expect(await dashboardPage(w.api.baseUrl, t.key, '/emails')).to.not.contain('DNS lookups failing');
     });
   });
 }

@@ -3,7 +3,7 @@ import type { Tenant } from '../helpers/api.js';
 import { mtaStatus } from '../../src/modules/deliverability/shaping/mta-status.service.js';
 import { sendBroadcast } from '../helpers/audience.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
-import { startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
+import { dashboardPage, startLiveWorld, verifiedDomain, waitEmail, type LiveWorld } from '../helpers/live.js';
 import { runCli, writeConfig } from '../helpers/process.js';
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { waitFor } from '../helpers/wait.js';
@@ -83,17 +83,6 @@ for (const kind of DATABASE_KINDS) {
       expect(r.status, r.text).to.equal(202);
       return r.body.id as string;
     };
-    /** a dashboard session of the tenant's key: its cookie */
-    const dashboardSession = async () => {
-      const r = await fetch(`${w.api.baseUrl}/dashboard/sign-in`, {
-        method: 'POST',
-        body: new URLSearchParams({ key: t.key }).toString(),
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        redirect: 'manual',
-      });
-      expect(r.status).to.equal(303);
-      return r.headers.get('set-cookie')!.split(';')[0];
-    };
     /** the status as `posthorn mta status --json` prints it; `inProcess`: read here, fast enough for a short suspension */
     const status = async (inProcess = false) => {
       if (inProcess)
@@ -132,10 +121,11 @@ for (const kind of DATABASE_KINDS) {
       expect(e0.status).to.not.equal('failed');
 
       // the dashboard says so: a banner on the emails page, the reason beside the deferred recipient
-      const cookie = await dashboardSession();
-      const list = await (await fetch(`${w.api.baseUrl}/dashboard/emails`, { headers: { cookie } })).text();
+      const list = await dashboardPage(w.api.baseUrl, t.key, '/emails');
       expect(list).to.contain('Some mail is held back');
-      expect(list).to.match(/<strong>slowpost<\/strong>: \d+ messages? waiting, until <time/);
+      expect(list).to.match(
+        /<strong>slowpost<\/strong> asked this server to slow down: \d+ messages? waiting, until <time/,
+      );
       expect(list).to.contain('4.7.28');
       // and /metrics, for the operator's alerts
       const metrics = await (await fetch(`${w.api.baseUrl}/metrics`)).text();
@@ -146,7 +136,7 @@ for (const kind of DATABASE_KINDS) {
       );
       // the sink's own provider is not in the table: counted as other
       expect(metrics).to.match(/^posthorn_mta_provider_messages_total\{[^}]*provider="other"[^}]*outcome="delivered"/m);
-      const page = await (await fetch(`${w.api.baseUrl}/dashboard/emails/${held[5]}`, { headers: { cookie } })).text();
+      const page = await dashboardPage(w.api.baseUrl, t.key, `/emails/${held[5]}`);
       expect(page).to.match(/<td class="why">Waiting: slowpost suspended this sender until [^<]*after: 421 4\.7\.28/);
 
       // the probe after the suspension is refused again: a second suspension, one probe each

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { nextTry } from '../../src/modules/sending/emails/lifecycle-holds.js';
+import { nextTry, waitOf } from '../../src/modules/sending/emails/lifecycle-holds.js';
 import type { QueueRow } from '../../src/modules/sending/emails/queue.repo.js';
 
 const row = (attempts: number): QueueRow => ({
@@ -48,5 +48,31 @@ describe('the next try of a queue row: receiver deferrals and shaping holds', fu
       at: 3000,
       attempts: 0,
     });
+  });
+});
+
+// Why a row waits, as the dashboard's emails page counts it (migration 0034).
+describe('why a queue row waits', function () {
+  it('names the first deferral the MTA holds back for a reason of its own, with its reply', function () {
+    const outcomes = [
+      { kind: 'delivered', reply: '250 ok' },
+      { kind: 'deferred', reply: '450 4.2.1 try later' },
+      {
+        kind: 'deferred',
+        reply: "warm-up: 203.0.113.20 has sent today's 50 messages to google",
+        wait: 'warmup' as const,
+      },
+      { kind: 'deferred', reply: '451 4.4.3 DNS lookup for x.test failed: SERVFAIL', wait: 'dns' as const },
+    ];
+    expect(waitOf(outcomes)).to.deep.equal({
+      kind: 'warmup',
+      reason: "warm-up: 203.0.113.20 has sent today's 50 messages to google",
+    });
+  });
+
+  it('is none when only the receiver deferred (or nothing was deferred)', function () {
+    expect(waitOf([{ kind: 'deferred', reply: '450 4.2.1 try later' }])).to.equal(null);
+    expect(waitOf([{ kind: 'delivered', reply: '250 ok' }])).to.equal(null);
+    expect(waitOf([])).to.equal(null);
   });
 });

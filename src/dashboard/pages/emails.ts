@@ -2,7 +2,8 @@ import { html, queryString, type Html } from './html.js';
 import { BASE, layout, time } from './layout.js';
 import { EMAIL_STATUSES } from '../../modules/sending/emails/email.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
-import type { DeliveryHold } from '../../modules/deliverability/shaping/mta-status.service.js';
+import type { DeliveryState } from '../../modules/deliverability/shaping/mta-status.service.js';
+import { deliveryBanner } from './delivery-banner.js';
 
 // The API's JSON shapes (interface §2.1, GET /v1/emails/{id}/events), as the pages read them.
 export interface EmailJson {
@@ -60,7 +61,7 @@ export function emailListPage(
   session: Session,
   page: { data: EmailJson[]; next_cursor: string | null },
   filter: EmailFilter,
-  holds: DeliveryHold[] = [],
+  delivery: DeliveryState = { suspended: [], waiting: [], sources: [] },
 ): Html {
   const rows = page.data.map(
     (e) => html`<tr>
@@ -73,7 +74,7 @@ export function emailListPage(
   return layout(
     { title: 'Emails', section: '/emails', session },
     html`<h1>Emails</h1>
-${holds.length ? holdsBanner(holds) : ''}
+${deliveryBanner(delivery)}
 ${filterForm(filter)}
 ${
   page.data.length
@@ -86,18 +87,6 @@ ${
 }
 ${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString({ ...filter, cursor: page.next_cursor })}" rel="next">Older emails →</a></p>` : ''}`,
   );
-}
-
-/**
- * Mail the MTA holds back because a provider throttled this sender (docs/delivery.md): which
- * provider, until when, its reply, and how many of this project's messages wait for it.
- */
-function holdsBanner(holds: DeliveryHold[]): Html {
-  return html`<div class="note" role="status"><p><strong>Some mail is held back.</strong> A mailbox provider asked this server to slow down; its mail waits and is sent when the provider takes it again. Nothing is lost or bounced for it.</p>
-<ul>${holds.map(
-    (h) =>
-      html`<li><strong>${h.provider}</strong>${h.source_ip ? html` (from ${h.source_ip})` : ''}: ${h.queued} message${h.queued === 1 ? '' : 's'} waiting, until ${time(h.until)}${h.reason ? html` — <q>${h.reason}</q>` : ''}</li>`,
-  )}</ul></div>`;
 }
 
 function filterForm(filter: EmailFilter): Html {

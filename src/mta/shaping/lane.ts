@@ -58,9 +58,10 @@ export type Admission =
   | { kind: 'go'; waitMs: number; probe: boolean }
   /**
    * Wait in the queue until `until`. `quiet`: only its turn has not come (the rate, the probe of
-   * another message); otherwise the lane is suspended and the recipient is deferred with `reason`.
+   * another message); otherwise the lane is suspended (or, `warmup`, the pool's addresses sent
+   * today's warm-up cap) and the recipient is deferred with `reason`.
    */
-  | { kind: 'hold'; until: number; reason: string; quiet: boolean };
+  | { kind: 'hold'; until: number; reason: string; quiet: boolean; warmup?: boolean };
 
 /** The longest a message waits in memory for its turn; past it, it waits in the queue (and frees its worker slot). */
 export const MAX_WAIT_MS = 2000;

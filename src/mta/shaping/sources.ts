@@ -2,10 +2,12 @@ import type { SourceIpConfig } from '../../config/config.js';
 import type { Lane } from './lane.js';
 import type { Provider } from './provider-table.js';
 import { dayOf, type WarmupCounts } from './warmup.js';
+import { poolMembers } from '../../modules/deliverability/shaping/warmup-schedule.js';
 
 /** The source address a message leaves from, or why it waits. */
 export type SourcePick =
-  { kind: 'source'; source: SourceIpConfig | null } | { kind: 'hold'; until: number; reason: string; quiet: false };
+  | { kind: 'source'; source: SourceIpConfig | null }
+  | { kind: 'hold'; until: number; reason: string; quiet: false; warmup: boolean };
 
 const DAY = 86_400_000;
 
@@ -28,11 +30,7 @@ export class SourcePicker {
 
   /** The addresses of a pool: the project's (or broadcasts'), the default pool, else all of them. */
   pool(projectPool: string | null, bulk: boolean): SourceIpConfig[] {
-    const name = bulk && this.bulkPool ? this.bulkPool : (projectPool ?? 'default');
-    const members = this.ips.filter((ip) => ip.pool === name);
-    if (members.length) return members;
-    const fallback = this.ips.filter((ip) => ip.pool === 'default');
-    return fallback.length ? fallback : [...this.ips];
+    return poolMembers(this.ips, projectPool, bulk, this.bulkPool);
   }
 
   /** `n`: the messages the attempt may send (its recipients), counted toward the warm-up cap. */
@@ -62,7 +60,7 @@ export class SourcePicker {
     }
     const tomorrow = (dayOf(now) + 1) * DAY;
     if (warming && (!suspended || tomorrow < suspended.until))
-      return { kind: 'hold', until: tomorrow, reason: warming, quiet: false };
-    return { kind: 'hold', until: suspended!.until, reason: suspended!.reason, quiet: false };
+      return { kind: 'hold', until: tomorrow, reason: warming, quiet: false, warmup: true };
+    return { kind: 'hold', until: suspended!.until, reason: suspended!.reason, quiet: false, warmup: false };
   }
 }

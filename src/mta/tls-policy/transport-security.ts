@@ -57,6 +57,7 @@ export class TransportSecurity {
     if (!plans.length || plans.some((p) => 'use' in p)) return plans.map((p) => ('use' in p ? p.use : null));
     return {
       kind: 'deferred',
+      wait: 'tls',
       reply: refusal(
         plans.filter((p): p is Extract<HostPlan, { skip: string }> => 'skip' in p),
         sts,

@@ -1,6 +1,7 @@
 import type { Store } from '../../../store/store.js';
 import { ipDays, ipFirstUse, laneCounts, queuedByProvider, recentLanes, suspendedLanes } from './shaping.repo.js';
-import { dayOf, warmupCap, warmupDay } from './warmup-schedule.js';
+import { dayOf, poolMembers, warmupCap, warmupDay } from './warmup-schedule.js';
+import { queueWaits } from '../../sending/emails/queue-counts.repo.js';
 
 /** One (provider, source IP) as `posthorn mta status` shows it. */
 export interface ProviderStatus {
@@ -37,6 +38,8 @@ export interface SourceIpStatus {
 export interface SourceIpsConfig {
   ips: ReadonlyArray<{ address: string; ehlo: string; pool: string; warmup: boolean }>;
   warmupSchedule: readonly number[];
+  /** outbound.bulk_pool */
+  bulkPool?: string | null;
 }
 
 const HOUR = 3_600_000;
@@ -92,8 +95,54 @@ export interface DeliveryHold {
   queued: number;
 }
 
+/** A project's mail the MTA holds back for another reason of its own: a warm-up cap, failing DNS, a TLS policy. */
+export interface DeliveryWait {
+  kind: 'warmup' | 'dns' | 'tls';
+  /** the project's queue rows waiting so */
+  queued: number;
+  /** the reply of one of them (they may differ in their domain or address) */
+  reason: string;
+  /** the earliest of their next attempts (RFC 3339) */
+  next_attempt_at: string;
+}
+
+/** What holds back a project's mail (its own counts only: never another project's), for its dashboard. */
+export interface DeliveryState {
+  suspended: DeliveryHold[];
+  waiting: DeliveryWait[];
+  /** the addresses of outbound.ips its mail (and its broadcasts) leaves from, with their warm-up progress */
+  sources: SourceIpStatus[];
+}
+
+export async function deliveryState(
+  store: Store,
+  project: { id: string; ipPool: string | null },
+  now: number,
+  sources: SourceIpsConfig = { ips: [], warmupSchedule: [] },
+): Promise<DeliveryState> {
+  const pools = new Set(
+    [false, true].flatMap((bulk) =>
+      poolMembers(sources.ips, project.ipPool, bulk, sources.bulkPool ?? null).map((ip) => ip.address),
+    ),
+  );
+  const [suspended, waits, ips] = await Promise.all([
+    deliveryHolds(store, project.id, now),
+    queueWaits(store.reader, project.id),
+    ipStatus(store, now, { ...sources, ips: sources.ips.filter((ip) => pools.has(ip.address)) }),
+  ]);
+  const waiting = waits
+    .filter((w): w is typeof w & { kind: DeliveryWait['kind'] } => w.kind !== 'throttle')
+    .map((w) => ({
+      kind: w.kind,
+      queued: w.rows,
+      reason: w.reason,
+      next_attempt_at: new Date(w.nextAt).toISOString(),
+    }));
+  return { suspended, waiting, sources: ips };
+}
+
 /** The suspended lanes that hold back mail of a project (its own queued count only: never another project's). */
-export async function deliveryHolds(store: Store, projectId: string, now: number): Promise<DeliveryHold[]> {
+async function deliveryHolds(store: Store, projectId: string, now: number): Promise<DeliveryHold[]> {
   const lanes = (await suspendedLanes(store.reader, now)).filter((l) => (l.untilAt ?? 0) > now);
   if (!lanes.length) return [];
   const queued = await queuedByProvider(store.reader, projectId);

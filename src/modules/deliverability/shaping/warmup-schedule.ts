@@ -13,3 +13,20 @@ export const warmupDay = (firstUsedAt: number, now: number): number => dayOf(now
 export function warmupCap(schedule: readonly number[], firstUsedAt: number, now: number): number {
   return schedule[warmupDay(firstUsedAt, now) - 1] ?? Infinity;
 }
+
+/**
+ * The source addresses (outbound.ips) mail of a project leaves from: its pool (broadcasts from
+ * outbound.bulk_pool when it is set), else the pool named `default`, else all of them.
+ */
+export function poolMembers<Ip extends { pool: string }>(
+  ips: readonly Ip[],
+  projectPool: string | null,
+  bulk: boolean,
+  bulkPool: string | null,
+): Ip[] {
+  const name = bulk && bulkPool ? bulkPool : (projectPool ?? 'default');
+  const members = ips.filter((ip) => ip.pool === name);
+  if (members.length) return members;
+  const fallback = ips.filter((ip) => ip.pool === 'default');
+  return fallback.length ? fallback : [...ips];
+}

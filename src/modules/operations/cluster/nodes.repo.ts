@@ -1,5 +1,6 @@
 import type { Db } from '../../../store/db.js';
-import { endQueueLeasesOf, queueRowsHeld } from '../../sending/emails/queue.repo.js';
+import { endQueueLeasesOf } from '../../sending/emails/queue.repo.js';
+import { queueRowsHeld } from '../../sending/emails/queue-counts.repo.js';
 import { deliveriesHeld, endDeliveryLeasesOf } from '../../notifying/webhooks/webhook-deliveries.repo.js';
 
 /** A serving process of the database, as `nodes` stores it. */

@@ -8,7 +8,8 @@ import {
 } from '../../../log/metrics.js';
 import type { Logger } from '../../../log/logger.js';
 import type { Store } from '../../../store/store.js';
-import { QUEUE_STATES, queueStateCounts } from '../../sending/emails/queue.repo.js';
+import { QUEUE_STATES } from '../../sending/emails/queue.repo.js';
+import { queueStateCounts } from '../../sending/emails/queue-counts.repo.js';
 import { queuedByProvider, recentLanes } from '../../deliverability/shaping/shaping.repo.js';
 
 export type ThreadValues = Awaited<ReturnType<typeof threadMetrics>>;

@@ -1,7 +1,7 @@
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email } from './email.js';
-import type { QueueRow } from './queue.repo.js';
+import type { QueueRow, QueueWait } from './queue.repo.js';
 
 // Holds of traffic shaping in the email state machine (lifecycle-outcomes.ts): a recipient held
 // back because its provider suspended the sender, or only waiting for its turn at the provider's
@@ -41,6 +41,14 @@ export function nextTry(
     at: deferredByReceiver ? Math.max(retryAt, held) : held,
     attempts: counted ? row.attempts : Math.max(0, row.attempts - 1),
   };
+}
+
+/** Why the row waits, when the MTA holds a recipient back for a reason of its own: the first such deferral. */
+export function waitOf(
+  outcomes: Iterable<{ kind: string; reply?: string; wait?: QueueWait['kind'] }>,
+): QueueWait | null {
+  for (const o of outcomes) if (o.kind === 'deferred' && o.wait) return { kind: o.wait, reason: o.reply ?? '' };
+  return null;
 }
 
 /** email.delivery_delayed (once per recipient): the reply, and when the next try is. */

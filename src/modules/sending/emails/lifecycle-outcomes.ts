@@ -4,15 +4,18 @@ import type { MailSuppression } from '../suppressions/suppress-after-mail.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import { emailEvent } from './email-events.js';
 import type { Email, EmailStatus, Recipient, RecipientDetails, RecipientStatus } from './email.js';
-import type { QueueRow } from './queue.repo.js';
+import type { QueueRow, QueueWait } from './queue.repo.js';
 import { moveEmail, moveRecipient, moveRow } from './lifecycle-moves.js';
-import { delayedEvent, nextTry } from './lifecycle-holds.js';
+import { delayedEvent, nextTry, waitOf } from './lifecycle-holds.js';
 
 /** What happened to one recipient in one attempt. */
 export type RecipientOutcome =
   | { kind: 'delivered'; reply: string; mx?: string }
-  /** `until`: held back by traffic shaping (a provider's throttle): retried then, the attempt not counted, never failed for it */
-  | { kind: 'deferred'; reply: string; mx?: string; until?: number }
+  /**
+   * `until`: held back by traffic shaping (a provider's throttle): retried then, the attempt not
+   * counted, never failed for it. `wait`: the MTA holds it back for a reason of its own (QueueWait).
+   */
+  | { kind: 'deferred'; reply: string; mx?: string; until?: number; wait?: QueueWait['kind'] }
   | { kind: 'bounced'; bounce: Bounce; reply: string; mx?: string }
   | { kind: 'ambiguous'; reply: string; mx?: string; stage: AmbiguousStage }
   | { kind: 'complained'; reply: string }
@@ -82,9 +85,10 @@ export function applyOutcomes(
         leaseOwner: null,
         leaseUntil: null,
         dataStarted: false,
+        wait: waitOf(outcomes.values()),
         updatedAt: now,
       }
-    : { ...row, state: moveRow(row, 'done'), leaseOwner: null, leaseUntil: null, updatedAt: now };
+    : { ...row, state: moveRow(row, 'done'), leaseOwner: null, leaseUntil: null, wait: null, updatedAt: now };
 
   const status = emailStatus(next, recipients, [nextRow, ...ctx.otherRows]);
   next = {

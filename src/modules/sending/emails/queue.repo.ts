@@ -6,6 +6,8 @@ import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../../store
 
 export const QUEUE_STATES = ['queued', 'submitting', 'done'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
+/** Why a queued row waits when the MTA holds it back itself (migration 0034; docs/delivery.md). */
+export type QueueWait = { kind: 'throttle' | 'warmup' | 'dns' | 'tls'; reason: string };
 
 /**
  * One row of the outbound queue: the recipients of an email that go out in
@@ -27,6 +29,8 @@ export interface QueueRow {
   dataStarted: boolean;
   /** broadcast mail: claimed only when no transactional mail is due (claimDueRows) */
   bulk: boolean;
+  /** null (or absent) when it waits only for the receiver or its turn */
+  wait?: QueueWait | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -45,6 +49,8 @@ interface Row {
   lease_until: number | null;
   data_started: number | boolean;
   bulk: number | boolean;
+  wait_kind: string | null;
+  wait_reason: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -61,6 +67,8 @@ const COLUMNS = [
   'lease_until',
   'data_started',
   'bulk',
+  'wait_kind',
+  'wait_reason',
   'created_at',
   'updated_at',
 ] as const;
@@ -78,6 +86,7 @@ function fromRow(r: Row): QueueRow {
     leaseUntil: r.lease_until == null ? null : Number(r.lease_until),
     dataStarted: Boolean(r.data_started),
     bulk: Boolean(r.bulk),
+    wait: r.wait_kind ? { kind: r.wait_kind as QueueWait['kind'], reason: r.wait_reason ?? '' } : null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -96,6 +105,8 @@ function toRow(q: QueueRow): Row {
     lease_until: q.leaseUntil,
     data_started: q.dataStarted,
     bulk: q.bulk,
+    wait_kind: q.wait?.kind ?? null,
+    wait_reason: q.wait?.reason ?? null,
     created_at: q.createdAt,
     updated_at: q.updatedAt,
   };
@@ -106,7 +117,7 @@ export async function insertQueueRows(db: Db, list: QueueRow[]): Promise<void> {
 }
 
 const updateRow = prepared(
-  (db, state, attempts, nextAttemptAt, leaseOwner, leaseUntil, dataStarted, updatedAt, id) =>
+  (db, state, attempts, nextAttemptAt, leaseOwner, leaseUntil, dataStarted, waitKind, waitReason, updatedAt, id) =>
     db(TABLE)
       .update({
         state,
@@ -115,10 +126,12 @@ const updateRow = prepared(
         lease_owner: leaseOwner,
         lease_until: leaseUntil,
         data_started: dataStarted,
+        wait_kind: waitKind,
+        wait_reason: waitReason,
         updated_at: updatedAt,
       } as Record<string, string>)
       .where('id', id as string),
-  8,
+  10,
 );
 
 /** Persist a row as a transition of lifecycle.ts left it (the queue's hot path: a prepared statement). */
@@ -131,6 +144,8 @@ export async function saveQueueRow(db: Db, q: QueueRow): Promise<void> {
     q.leaseOwner,
     q.leaseUntil,
     q.dataStarted,
+    q.wait?.kind ?? null,
+    q.wait?.reason ?? null,
     q.updatedAt,
     q.id,
   );
@@ -237,24 +252,6 @@ export async function endQueueLeasesOf(db: Db, owner: string): Promise<number> {
   return db(TABLE).where({ lease_owner: owner, state: 'submitting' }).update({ lease_until: 0 });
 }
 
-/** Rows being sent per lease owner, and of those how many have their SMTP body started. */
-export async function queueRowsHeld(db: Db): Promise<Map<string, { rows: number; dataStarted: number }>> {
-  const counts = await db(TABLE)
-    .select('lease_owner', 'data_started')
-    .count({ n: '*' })
-    .where('state', 'submitting')
-    .whereNotNull('lease_owner')
-    .groupBy<Array<{ lease_owner: string; data_started: unknown; n: number | string }>>('lease_owner', 'data_started');
-  const out = new Map<string, { rows: number; dataStarted: number }>();
-  for (const r of counts) {
-    const e = out.get(r.lease_owner) ?? { rows: 0, dataStarted: 0 };
-    e.rows += Number(r.n);
-    if (r.data_started === true || Number(r.data_started) === 1) e.dataStarted += Number(r.n);
-    out.set(r.lease_owner, e);
-  }
-  return out;
-}
-
 export async function renewQueueLeases(db: Db, owner: string, ids: string[], until: number): Promise<void> {
   await renewLeases(db, TABLE, owner, ids, until);
 }
@@ -279,12 +276,4 @@ const setDataStarted = prepared(
  */
 export async function markDataStarted(db: Db, id: string, owner: string, now: number): Promise<boolean> {
   return (await setDataStarted(db, true, id, 'submitting', owner, now)).length > 0;
-}
-
-export async function queueStateCounts(db: Db): Promise<Record<string, number>> {
-  const rows = await db(TABLE)
-    .select('state')
-    .count({ n: '*' })
-    .groupBy<Array<{ state: string; n: number | string }>>('state');
-  return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
 }

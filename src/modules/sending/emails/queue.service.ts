@@ -5,7 +5,8 @@ import { eventsOfEmail, type OutboxEvent } from '../../notifying/events/events.r
 import type { Email } from './email.js';
 import { emailStatusCounts, findEmailById } from './emails.repo.js';
 import { retryAmbiguous as retry } from './lifecycle.js';
-import { queueRowsOfEmail, queueStateCounts, type QueueRow } from './queue.repo.js';
+import { queueRowsOfEmail, type QueueRow } from './queue.repo.js';
+import { queueStateCounts } from './queue-counts.repo.js';
 import { lockForChange, storeChanges } from './store-change.js';
 
 // The outbound queue as an operator sees it: `posthorn queue stats | show | retry` (CONTRACT §3).
