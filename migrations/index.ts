@@ -33,6 +33,7 @@ import * as m0031 from './0031_mta_shaping.js';
 import * as m0032 from './0032_mta_sts.js';
 import * as m0033 from './0033_tls_rpt_sent.js';
 import * as m0034 from './0034_queue_wait.js';
+import * as m0035 from './0035_report_mail.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -77,6 +78,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0032_mta_sts', m0032],
   ['0033_tls_rpt_sent', m0033],
   ['0034_queue_wait', m0034],
+  ['0035_report_mail', m0035],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

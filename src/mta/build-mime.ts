@@ -18,6 +18,8 @@ export interface MimeInput {
   /** '<id@hostname>' */
   messageId: string;
   date: Date;
+  /** a report the appliance mails (Email.reportType): `tlsrpt` makes the message a multipart/report (RFC 8460 §5.3) */
+  reportType?: 'tlsrpt' | null;
 }
 
 /**
@@ -34,8 +36,18 @@ export interface MimeInput {
  */
 export function buildMime(m: MimeInput): Promise<Buffer> {
   const composer = mimeComposer(m);
-  const written = writeTree(composer.compile());
-  return written ? Promise.resolve(crlf(written)) : composer.compile().build().then(crlf);
+  const written = writeTree(compiled(composer, m));
+  return written ? Promise.resolve(crlf(written)) : compiled(composer, m).build().then(crlf);
+}
+
+/**
+ * The composer's tree. A TLS report's root (text, then the gzipped report: multipart/mixed as
+ * composed) becomes the multipart/report RFC 8460 §5.3 asks for; its boundary stays the node's.
+ */
+function compiled(composer: MailComposer, m: MimeInput): MimeNode {
+  const root = composer.compile();
+  if (m.reportType === 'tlsrpt') root.setHeader('Content-Type', 'multipart/report; report-type="tlsrpt"');
+  return root;
 }
 
 const BARE_NEWLINE = /\r(?!\n)|(?<!\r)\n/g;

@@ -33,9 +33,10 @@ export class DestinationFinder {
    * to a relay included; a relay gets credentials, so its certificate is checked.
    * In direct mode the recipient domain's MTA-STS policy and its MX hosts' DANE
    * records may leave out hosts and ask for TLS with a checked certificate
-   * (tls-policy/transport-security.ts); when they leave no host, the recipients wait.
+   * (tls-policy/transport-security.ts); when they leave no host, the recipients wait. `unpoliced`:
+   * those policies are not applied (and the sessions not counted for TLS-RPT): a TLS report's mail.
    */
-  async of(route: string, tls: TlsMode): Promise<Destination[] | RecipientOutcome> {
+  async of(route: string, tls: TlsMode, unpoliced = false): Promise<Destination[] | RecipientOutcome> {
     const out = this.outbound;
     if (out.mode === 'relay') {
       const r = out.relay!;
@@ -53,7 +54,7 @@ export class DestinationFinder {
     const found = await this.mx.get(route, () => resolveDestinations(route, this.resolver));
     switch (found.kind) {
       case 'hosts':
-        return this.direct(route, found.hosts, tls);
+        return this.direct(route, found.hosts, tls, unpoliced);
       case 'null_mx':
         return bouncedBy(`556 5.1.10 ${route} does not accept mail (null MX, RFC 7505)`);
       case 'no_domain':
@@ -64,8 +65,13 @@ export class DestinationFinder {
   }
 
   /** Every address of every MX host the policies leave, with what they ask of its connections. */
-  private async direct(route: string, hosts: MxHost[], tls: TlsMode): Promise<Destination[] | RecipientOutcome> {
-    const security = this.outbound.security;
+  private async direct(
+    route: string,
+    hosts: MxHost[],
+    tls: TlsMode,
+    unpoliced: boolean,
+  ): Promise<Destination[] | RecipientOutcome> {
+    const security = unpoliced ? null : this.outbound.security;
     const plans = security
       ? await security.hostsTls(
           route,

@@ -81,7 +81,8 @@ export class LiveAttempt {
     if (!found) return failAll(recipients, notVerified, 'domain_not_verified');
     if (!found.key) return failAll(recipients, { kind: 'failed', reason: 'the domain has no DKIM key' });
     const signer: Signer = { domain: found.domain, key: found.key };
-    const dest = await this.destinations.of(row.route, signer.domain.tls);
+    // RFC 8460 §5.3: a TLS report goes out despite the recipient domain's own TLS policy
+    const dest = await this.destinations.of(row.route, signer.domain.tls, email.reportType === 'tlsrpt');
     if (!Array.isArray(dest)) return failAll(recipients, dest);
     const beforeData = markOnce(hooks.beforeData);
     // The relay takes every recipient in one transaction, unless each needs its own tracked copy.
@@ -275,6 +276,7 @@ export class LiveAttempt {
         })),
         messageId: email.messageId,
         date: email.createdAt,
+        reportType: email.reportType ?? null,
       },
       dkim: { domainName: domain.name, selector: domain.activeSelector, keyId: key.id, privateKeyPem: key.pem },
     });

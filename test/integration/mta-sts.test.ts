@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { simpleParser } from 'mailparser';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -16,6 +17,8 @@ import {
 import { startSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TlsRptCounter, tlsReportsOfDay } from '../../src/mta/tls-policy/tls-rpt-counter.js';
+import { addTlsRptCounts } from '../../src/modules/deliverability/tls-policy/tls-rpt.repo.js';
+import { tlsReportJob } from '../../src/queue-roles.js';
 
 // MTA-STS (RFC 8461) as a sender of mail sees it: the recipient domains publish policies on an
 // HTTPS server of their own (a loopback address on port 443, as the RFC wants) with certificates
@@ -187,6 +190,61 @@ for (const kind of DATABASE_KINDS) {
       expect(await delayedBy(second)).to.match(/^451 4\.7\.5 MTA-STS policy of keep\.sts\.test: certificate not valid/);
       expect(fetches.get('keep.sts.test')).to.be.at.least(2);
       expect(badSink.rcptAttempts('k2@keep.sts.test')).to.equal(0);
+    });
+
+    it("mails a TLS report despite the recipient domain's own policy (RFC 8460 §5.3), as a multipart/report", async function () {
+      // yesterday's sessions of a policy domain whose reports go to two domains no ordinary mail reaches
+      const day = Math.floor((Date.now() + offset) / 86_400_000) - 1;
+      await addTlsRptCounts(w.db.store.knex, [
+        {
+          policyDomain: 'report.sts.test',
+          day,
+          policyType: 'sts',
+          resultType: 'success',
+          mxHost: 'mx.report.sts.test',
+          sendingIp: '127.0.0.1',
+          receivingIp: GOOD_MX,
+          policyString: [policyOf('enforce', 'mx.report.sts.test').trim()],
+          count: 4,
+        },
+      ]);
+      w.world.add(
+        '_smtp._tls.report.sts.test',
+        'TXT',
+        'v=TLSRPTv1; rua=mailto:tls@nomatch.sts.test,mailto:tls@bad.sts.test',
+      );
+      const fetched = { nomatch: fetches.get('nomatch.sts.test'), bad: fetches.get('bad.sts.test') };
+      const config = w.api.config;
+      const withFrom = { ...config, outbound: { ...config.outbound, tlsRpt: { ...config.outbound.tlsRpt, from } } };
+      expect(await tlsReportJob(withFrom, w.api.core).run()).to.match(
+        /^2 TLS report\(s\) sent \(0 by HTTPS, 2 by mail\)/,
+      );
+      // nomatch's policy lists no MX it has; bad's MX has a certificate no CA signed: both get the report
+      const [toNomatch, toBad] = [
+        await goodSink.waitForMessage('tls@nomatch.sts.test'),
+        await badSink.waitForMessage('tls@bad.sts.test'),
+      ];
+      for (const m of [toNomatch, toBad]) {
+        const parsed = await simpleParser(m.raw);
+        const type = parsed.headers.get('content-type') as { value: string; params: Record<string, string> };
+        expect(type.value).to.equal('multipart/report');
+        expect(type.params['report-type']).to.equal('tlsrpt');
+        expect(parsed.attachments.map((a) => a.contentType)).to.deep.equal(['application/tlsrpt+gzip']);
+        expect(parsed.headers.get('tls-report-domain')).to.equal('report.sts.test');
+      }
+      // still over STARTTLS where offered; the recipients' policies were not even looked at
+      expect(toBad.secure).to.equal(true);
+      expect({ nomatch: fetches.get('nomatch.sts.test'), bad: fetches.get('bad.sts.test') }).to.deep.equal(fetched);
+      // an ordinary email with the same tag is held to the policy all the same
+      const r = await t.api.post('/v1/emails', {
+        from,
+        to: ['tls2@nomatch.sts.test'],
+        subject: 'Report Domain: report.sts.test',
+        text: 'not a report',
+        tags: { posthorn: 'tls_report' },
+      });
+      expect(r.status, r.text).to.equal(202);
+      expect(await delayedBy(r.body.id as string)).to.match(/^451 4\.7\.5 MTA-STS policy of nomatch\.sts\.test/);
     });
   });
 

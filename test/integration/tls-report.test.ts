@@ -179,6 +179,11 @@ for (const kind of DATABASE_KINDS) {
         /^Report Domain: bravo\.tlsrpt\.test Submitter: mta\.tlsrpt\.test Report-ID: <.+@mta\.tlsrpt\.test>$/,
       );
       expect(parsed.from?.value[0].address).to.equal(`tls-reports@${FROM_DOMAIN}`);
+      // §5.3: a multipart/report of report-type tlsrpt, its human-readable part first
+      const type = parsed.headers.get('content-type') as { value: string; params: Record<string, string> };
+      expect(type).to.deep.include({ value: 'multipart/report' });
+      expect(type.params['report-type']).to.equal('tlsrpt');
+      expect(parsed.text).to.match(/^This is an aggregate SMTP TLS report \(RFC 8460\)/);
       const [attachment, ...others] = parsed.attachments;
       expect(others).to.have.length(0);
       expect(attachment.contentType).to.equal('application/tlsrpt+gzip');

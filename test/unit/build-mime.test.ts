@@ -173,3 +173,28 @@ describe('buildMime: the composer tree written in one pass', function () {
     expect(parsed.html).to.equal('<p>a</p>');
   });
 });
+
+describe('a TLS report as mail (RFC 8460 §5.3)', function () {
+  it('is a multipart/report of report-type tlsrpt: the text first, then the gzipped report', async function () {
+    const report = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]);
+    const m: MimeInput = {
+      ...plain,
+      text: 'This is an aggregate SMTP TLS report.',
+      attachments: [
+        { filename: 'mta!example.test!1!2.json.gz', content: report, contentType: 'application/tlsrpt+gzip' },
+      ],
+      reportType: 'tlsrpt',
+    };
+    const raw = await buildMime(m);
+    const head = raw.toString('latin1').split('\r\n\r\n')[0];
+    expect(head).to.match(/^Content-Type: multipart\/report; report-type=("?)tlsrpt\1;\s+boundary="[^"]+"/m);
+    const parsed = await simpleParser(raw);
+    expect(parsed.text).to.equal('This is an aggregate SMTP TLS report.');
+    expect(parsed.attachments.map((a) => [a.contentType, a.content.equals(report)])).to.deep.equal([
+      ['application/tlsrpt+gzip', true],
+    ]);
+    // the same message otherwise: multipart/mixed
+    const mixed = (await buildMime({ ...m, reportType: null })).toString('latin1');
+    expect(mixed).to.match(/^Content-Type: multipart\/mixed;/m);
+  });
+});

@@ -13,7 +13,9 @@ import { TLSRPT_GZIP_TYPE, tlsReportMailHeaders, type TlsReport } from './tls-re
 // TLS reports to `mailto:` rua addresses (RFC 8460 §5.3) go out as live emails of the project
 // whose verified sending domain outbound.tls_rpt.from is on: through the accept like POST
 // /v1/emails, so that the MTA delivers them, DKIM-signed with that domain's key, and they show in
-// that project's email list.
+// that project's email list. Their email says it is a TLS report (Email.reportType, which no send
+// body can set; not the tag, which any can): the MTA builds it as a multipart/report and delivers it
+// despite the recipient domain's MTA-STS or DANE policy, without counting its sessions (§5.3).
 
 /** One policy domain's report of one day, gzipped (§5.2), as it is sent to each rua. */
 export interface ReportLetter {
@@ -125,6 +127,8 @@ async function submit(
       attachments,
       requestId: newId('request'),
       idempotency: null,
+      // built as a multipart/report and delivered despite the recipient domain's TLS policy (§5.3)
+      reportType: 'tlsrpt',
     });
     return { ok: true, detail: accepted.email?.id ?? 'accepted' };
   } catch (e) {

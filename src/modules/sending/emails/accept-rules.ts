@@ -24,6 +24,8 @@ export interface AcceptRequest {
   idempotency: { key: string; hash: string } | null;
   /** a broadcast's email to one contact (broadcasts/fan-out.ts): it goes on the broadcast stream */
   broadcast?: { id: string; contactId: string };
+  /** a report the appliance mails itself (Email.reportType): only its own code sets it */
+  reportType?: 'tlsrpt';
 }
 
 /** What a request got: stored (the email as accepted: queued, attempts 0), or the answer its key was given before. */
@@ -175,6 +177,7 @@ function draftOf(req: AcceptRequest, facts: AcceptFacts, settings: AcceptSetting
     createdAt: now,
     broadcastId: req.broadcast?.id ?? null,
     contactId: req.broadcast?.contactId ?? null,
+    reportType: req.reportType ?? null,
     attachmentCount: req.attachments.length,
   };
 }

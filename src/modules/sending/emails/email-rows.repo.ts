@@ -41,6 +41,7 @@ export interface EmailRow {
   updated_at: number;
   broadcast_id: string | null;
   contact_id: string | null;
+  report_type?: string | null;
 }
 
 export const EMAIL_COLUMNS = [
@@ -72,6 +73,7 @@ export const EMAIL_COLUMNS = [
   'updated_at',
   'broadcast_id',
   'contact_id',
+  'report_type',
 ] as const;
 
 /** The list view does not need the bodies. */
@@ -110,6 +112,7 @@ export function emailFromRow(r: EmailRow, recipients: Recipient[]): Email {
     recipients,
     broadcastId: r.broadcast_id ?? null,
     contactId: r.contact_id ?? null,
+    reportType: (r.report_type as Email['reportType']) ?? null,
   };
 }
 
@@ -143,6 +146,7 @@ function emailRow(e: Email): EmailRow {
     updated_at: e.updatedAt,
     broadcast_id: e.broadcastId,
     contact_id: e.contactId,
+    report_type: e.reportType ?? null,
   };
 }
 

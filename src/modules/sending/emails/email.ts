@@ -79,6 +79,8 @@ export interface Email {
   /** the broadcast (bro_…) and contact (con_…) it was fanned out for; null for a send of the API or of SMTP submission */
   broadcastId: string | null;
   contactId: string | null;
+  /** a report the appliance mails itself (migration 0035): `tlsrpt`, a TLS report (RFC 8460 §5.3); never set by a send */
+  reportType?: 'tlsrpt' | null;
   /** how many attachments it has, when known without another read (the accept built it, or the worker's claim counted them) */
   attachmentCount?: number;
 }

@@ -122,6 +122,7 @@ function newEmail(d: EmailDraft, status: EmailStatus, recipients: Recipient[], n
     recipients,
     broadcastId: d.broadcastId,
     contactId: d.contactId,
+    reportType: d.reportType ?? null,
     attachmentCount: d.attachmentCount ?? 0,
   };
 }
