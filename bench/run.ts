@@ -1,5 +1,6 @@
 // npm run bench — the throughput figures the issues ask for, measured in one run:
-//   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain)
+//   1. durable accepts/s and p50/p99 of POST /v1/emails with 64 concurrent clients (test key; live key, verified domain);
+//      accept-batch: emails/s through POST /v1/emails/batch against one email a request (bench/batch-phase.ts)
 //   2. live DKIM-signed deliveries/s to a local smtp-server sink, 1 and 10 recipient domains; then
 //      (delivery-shaping) 10 domains with traffic shaping on and off (outbound.shaping), interleaved pairs
 //   3. events delivered/s to a local HTTPS webhook receiver: one endpoint, then ten of which one answers
@@ -30,6 +31,7 @@
 //      per second, while transactional test-key sends run at 500/s beside it: their p99 latency
 //      (bench/broadcast-phase.ts)
 // The appliance runs as its own `posthorn serve` process; the load, the DNS, the sink and the receiver run here.
+import { BATCH_SIZE, batchPhase, type BatchPhaseResult } from './batch-phase.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   appendFileSync,
@@ -91,7 +93,7 @@ const PG_URL = process.env.BENCH_PG_URL ?? process.env.POSTHORN_TEST_PG_URL;
 const phases = new Set(
   (
     process.env.BENCH_PHASES ??
-    `accept,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,delivery-shaping,postfix,webhooks,inbound,submission,verify,dashboard,broadcast${PG_URL ? ',webhooks-pg' : ''}`
+    `accept,accept-batch,${PRELOAD ? 'accept-pruning,' : ''}templates,delivery,delivery-shaping,postfix,webhooks,inbound,submission,verify,dashboard,broadcast${PG_URL ? ',webhooks-pg' : ''}`
   ).split(','),
 );
 
@@ -278,10 +280,16 @@ type LoadResult = {
  * the figure says about the appliance: wrk (Debian's package) when it is installed, sending the
  * same bodies; undici in this process otherwise, or with BENCH_CLIENT=undici.
  */
-async function acceptLoad(base: string, key: string, body: string, secs = seconds): Promise<LoadResult> {
+async function acceptLoad(
+  base: string,
+  key: string,
+  body: string,
+  secs = seconds,
+  path = '/v1/emails',
+): Promise<LoadResult> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  if (useWrk) return wrkLoad(base, 'POST', '/v1/emails', headers, body, 202, secs);
-  const r = await load(base, 202, (i) => ({ path: '/v1/emails', method: 'POST', headers, body: fill(body, i) }), secs);
+  if (useWrk) return wrkLoad(base, 'POST', path, headers, body, 202, secs);
+  const r = await load(base, 202, (i) => ({ path, method: 'POST', headers, body: fill(body, i) }), secs);
   return { ...r, client: 'undici' };
 }
 
@@ -596,6 +604,17 @@ async function main() {
     step(`  ${JSON.stringify(liveAccept)}`);
     // let the live accept run's deliveries finish before measuring delivery alone
     await sinkHas(liveAccept.n, 'the live accept phase');
+  }
+  if (phases.has('accept-batch')) {
+    step(`accepts, one email a request against batches of ${BATCH_SIZE} (test key, interleaved)`);
+    report.accept_batch = await batchPhase({
+      load: (path, body, secs) => acceptLoad(base, app.key, body, secs, path),
+      email: testBody,
+      seconds,
+      pairs: 3,
+      step,
+    });
+    step(`  batch ÷ single emails/s: ${(report.accept_batch as BatchPhaseResult).ratio.toFixed(2)}`);
   }
   if (phases.has('accept-pruning')) {
     if (!PRELOAD) throw new Error('the accept-pruning phase needs BENCH_PRELOAD');

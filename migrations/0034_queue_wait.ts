@@ -16,9 +16,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('outbound_queue', (t) => {
-    t.dropIndex(['wait_kind', 'project_id']);
-    t.dropColumn('wait_kind');
-    t.dropColumn('wait_reason');
-  });
+  await knex.schema.alterTable('outbound_queue', (t) => t.dropIndex(['wait_kind', 'project_id']));
+  // ALTER TABLE … DROP COLUMN, not knex's dropColumn: on SQLite that rebuilds the table
+  await knex.raw('alter table outbound_queue drop column wait_kind');
+  await knex.raw('alter table outbound_queue drop column wait_reason');
 }

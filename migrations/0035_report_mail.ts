@@ -11,5 +11,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('emails', (t) => t.dropColumn('report_type'));
+  // ALTER TABLE … DROP COLUMN, not knex's dropColumn: on SQLite that rebuilds the table, and the
+  // rebuild's DROP TABLE emails would cascade to the emails' recipients
+  await knex.raw('alter table emails drop column report_type');
 }

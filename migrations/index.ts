@@ -34,6 +34,11 @@ import * as m0032 from './0032_mta_sts.js';
 import * as m0033 from './0033_tls_rpt_sent.js';
 import * as m0034 from './0034_queue_wait.js';
 import * as m0035 from './0035_report_mail.js';
+import * as m0036 from './0036_webhook_formats.js';
+import * as m0037 from './0037_topic_default_subscription.js';
+import * as m0038 from './0038_key_domain.js';
+import * as m0039 from './0039_resend_contacts.js';
+import * as m0040 from './0040_resend_templates.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -79,6 +84,11 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0033_tls_rpt_sent', m0033],
   ['0034_queue_wait', m0034],
   ['0035_report_mail', m0035],
+  ['0036_webhook_formats', m0036],
+  ['0037_topic_default_subscription', m0037],
+  ['0038_key_domain', m0038],
+  ['0039_resend_contacts', m0039],
+  ['0040_resend_templates', m0040],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -17,6 +17,7 @@ import { httpRequests } from '../log/metrics.js';
 import { authenticateGuarded } from '../modules/account/keys/guarded-auth.js';
 import { servedRoutes } from './edge-routes.js';
 import { OPENAPI_PATH } from './openapi.js';
+import { isResendPath, RESEND_PREFIX } from '../modules/compat/resend/resend-errors.js';
 
 export interface ApiApp {
   koa: Koa;
@@ -51,6 +52,7 @@ export function buildApp(
   routes = servedRoutes(routes, edge);
   const rateLimiter = new RateLimiter(edge.requestsPerSecond, edge.clock);
   koa.use(requestId);
+  koa.use(resendSlashes);
   koa.use(requestLog(edge.logger, services.logs));
   koa.use(requestMetrics);
   koa.use(errorHandler(edge.logger));
@@ -111,6 +113,15 @@ async function unknownRoute(ctx: Context, next: Next): Promise<void> {
       allow ? { Allow: allow } : undefined,
     );
   }
+}
+
+/**
+ * Resend's SDK joins its base URL and each path as strings: a base URL given with a trailing slash
+ * asks for /resend//emails. The Resend-compatible surface takes it as /resend/emails.
+ */
+async function resendSlashes(ctx: Context, next: Next): Promise<void> {
+  if (ctx.path.startsWith(`${RESEND_PREFIX}//`)) ctx.path = ctx.path.replace(/\/{2,}/g, '/');
+  await next();
 }
 
 /** Counted by route template (the path with `:id`), never by path: no ids or addresses in labels. */
@@ -187,7 +198,8 @@ function logRequest(ctx: Context, started: number, logger: Logger, logs: Service
  */
 function authenticateApi(services: Services, limiter: RateLimiter) {
   return async (ctx: Context, next: Next) => {
-    if ((ctx.path !== '/v1' && !ctx.path.startsWith('/v1/')) || ctx.path === OPENAPI_PATH) {
+    const keyed = ctx.path === '/v1' || ctx.path.startsWith('/v1/') || isResendPath(ctx.path);
+    if (!keyed || ctx.path === OPENAPI_PATH) {
       await next();
       return;
     }

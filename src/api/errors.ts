@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { ApiError, apiError } from '../lib/errors.js';
 import { isStorageFull, storageFull } from '../lib/storage-full.js';
 import type { Logger } from '../log/logger.js';
+import { isResendPath, resendError } from '../modules/compat/resend/resend-errors.js';
 
 /** CONTRACT §4: {"error": {"code", "message", "field"?}, "request_id"} */
 export function errorBody(err: ApiError, requestId: string) {
@@ -21,8 +22,15 @@ export function errorHandler(logger: Logger) {
       // a full disk is logged where the store meets it, once a minute, not once a request
       if (err.status >= 500 && err.code !== 'storage_full')
         logger.error({ err: e, request_id: ctx.state.requestId }, 'request failed');
-      ctx.status = err.status;
       ctx.set(err.headers);
+      // the Resend-compatible surface answers as Resend does (docs/resend.md)
+      if (isResendPath(ctx.path)) {
+        const r = resendError(err, Boolean(ctx.get('authorization')));
+        ctx.status = r.status;
+        ctx.body = r.body;
+        return;
+      }
+      ctx.status = err.status;
       ctx.body = errorBody(err, ctx.state.requestId as string);
     }
   };

@@ -1,3 +1,4 @@
+import { isResendPath } from '../modules/compat/resend/resend-errors.js';
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDef } from '../lib/route.js';
 
@@ -101,7 +102,9 @@ export function openApiDocument(
   info: { version: string; serverUrl?: string | null },
 ): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
-  for (const r of routes) (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r);
+  // the Resend-compatible surface is Resend's API, described by Resend and docs/resend.md: not here
+  for (const r of routes)
+    if (!isResendPath(r.path)) (paths[openApiPath(r.path)] ??= {})[r.method.toLowerCase()] = operation(r);
   return {
     openapi: '3.1.0',
     info: {

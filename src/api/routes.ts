@@ -20,6 +20,7 @@ import { templateRoutes } from '../modules/sending/templates/templates.routes.js
 import { trackingRoutes } from '../modules/sending/tracking/tracking.routes.js';
 import { webhookRoutes } from '../modules/notifying/webhooks/webhooks.routes.js';
 import type { Services } from './services.js';
+import { RESEND_ROUTES } from '../modules/compat/resend/resend.routes.js';
 
 /** The /v1 routes: a key with the route's scope; the guardrail tests and the OpenAPI document read them. */
 export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [
@@ -45,5 +46,11 @@ export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [
 /** Routes without a key: health checks for load balancers, tracking links for mail clients. */
 export const PUBLIC_ROUTES: readonly RouteDef<Services, null>[] = [...healthRoutes, ...trackingRoutes];
 
+/**
+ * The Resend-compatible surface (docs/resend.md): the same services and scopes as /v1, a key
+ * required, under Resend's paths and shapes; not in the OpenAPI document.
+ */
+export const COMPAT_ROUTES: readonly RouteDef<Services, Principal>[] = RESEND_ROUTES;
+
 /** The one list of routes the app registers. */
-export const ROUTES: readonly RouteDef<Services>[] = [...PUBLIC_ROUTES, ...API_ROUTES];
+export const ROUTES: readonly RouteDef<Services>[] = [...PUBLIC_ROUTES, ...API_ROUTES, ...COMPAT_ROUTES];

@@ -3,7 +3,8 @@ import type { RouteCaller } from '../api/route-caller.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { emailPage, emailState } from './pages/email-detail.js';
 import { emailListPage, type EmailJson, type EventJson } from './pages/emails.js';
-import { emailHtml, idOf, page, type PagesDeps, text } from './respond.js';
+import { emailHtml, idOf, page, seeOther, type PagesDeps, text } from './respond.js';
+import { BASE } from './pages/layout.js';
 
 /** Emails: the list with its filters, an email's page, the part of it that refreshes, and its HTML. */
 export function emailPages({ router, call, signedIn, services }: PagesDeps): void {
@@ -28,6 +29,13 @@ export function emailPages({ router, call, signedIn, services }: PagesDeps): voi
         text: string | null;
       };
       page(ctx, 200, emailPage(session, email, events, content, Date.now()));
+    }),
+  );
+  router.post(
+    '/emails/:id/cancel',
+    signedIn(async (ctx, session) => {
+      await call(session.principal, 'POST', `/v1/emails/${idOf(ctx)}/cancel`);
+      seeOther(ctx, `${BASE}/emails/${idOf(ctx)}`);
     }),
   );
   router.get(

@@ -3,6 +3,7 @@ import { asBuffer } from '../lib/bytes.js';
 import { isStorageFull, storageFull } from '../lib/storage-full.js';
 import { notDurable, type AcceptQueue, type Acceptor } from '../modules/sending/emails/accept-batch.js';
 import type { AcceptRequest, Accepted } from '../modules/sending/emails/accept-rules.js';
+import type { Email } from '../modules/sending/emails/email.js';
 
 /**
  * The accept group commit of `serve` runs on the background thread, which
@@ -29,7 +30,11 @@ export type AcceptOutcome =
 
 /** The request as it crosses to the other thread (the attachments travel once, resolved). */
 export function toWire(req: AcceptRequest): AcceptRequest {
-  return { ...req, prepared: { ...req.prepared, attachments: [] } };
+  return {
+    ...req,
+    prepared: { ...req.prepared, attachments: [] },
+    ...(req.more ? { more: req.more.map((p) => ({ ...p, attachments: [] })) } : {}),
+  };
 }
 
 /** Structured cloning turns Buffers into Uint8Arrays; the store and the MIME builder want Buffers. */
@@ -55,9 +60,12 @@ export function outcomeOf(settled: PromiseSettledResult<{ accepted: Accepted; se
   if (settled.status === 'fulfilled') {
     const { accepted, seq } = settled.value;
     // The API thread only presents the stored email, which shows no bodies: they stay here.
+    const bare = (e: Email): Email => ({ ...e, html: null, text: null });
     return {
       ok: true,
-      accepted: accepted.email ? { email: { ...accepted.email, html: null, text: null }, replay: null } : accepted,
+      accepted: accepted.email
+        ? { email: bare(accepted.email), replay: null, ...(accepted.batch ? { batch: accepted.batch.map(bare) } : {}) }
+        : accepted,
       seq,
     };
   }

@@ -20,7 +20,13 @@ type Doc = {
         operationId: string;
         security: unknown[];
         'x-scope'?: string;
-        requestBody?: { content: { 'application/json': { schema: { additionalProperties?: boolean } } } };
+        requestBody?: {
+          content: {
+            'application/json': {
+              schema: { additionalProperties?: boolean; items?: { additionalProperties?: boolean } };
+            };
+          };
+        };
       }
     >
   >;
@@ -70,7 +76,9 @@ describe('the OpenAPI document (issue 23)', function () {
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
     );
-    expect([...documented].sort()).to.deep.equal([...registered].sort());
+    // the Resend-compatible surface is Resend's API, left out of ours (docs/resend.md)
+    expect([...documented].sort()).to.deep.equal(registered.filter((r) => !r.includes(' /resend/')).sort());
+    expect(registered).to.include('POST /resend/emails');
     for (const must of [
       'GET /v1/suppressions',
       'POST /v1/emails',
@@ -94,7 +102,8 @@ describe('the OpenAPI document (issue 23)', function () {
         expect(op.security, where).to.deep.equal(keyed ? [{ apiKey: [] }] : []);
         if (keyed) expect(op['x-scope'], where).to.match(/^[a-z]+:[a-z]+$/);
         const body = op.requestBody?.content['application/json'].schema;
-        if (body) expect(body.additionalProperties, `${where} body`).to.equal(false);
+        // an array body (POST /v1/emails/batch): each item's schema
+        if (body) expect((body.items ?? body).additionalProperties, `${where} body`).to.equal(false);
       }
     }
   });

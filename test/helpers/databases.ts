@@ -85,15 +85,22 @@ function migratedTemplate(): Promise<string> {
       .update(MIGRATIONS.map(([name, m]) => `${name}\n${m.up.toString()}\n${m.down.toString()}`).join('\n'))
       .digest('hex')
       .slice(0, 12);
-    const name = `posthorn_tpl_${hash}`;
+    // the time it was made is in its name: another checkout's run on the same server (other
+    // migrations, another hash) may be using its own template now, so only old ones are dropped
+    const prefix = `posthorn_tpl_${hash}_`;
     const admin = knexFactory({ client: 'pg', connection: PG_URL, pool: { min: 1, max: 1 } });
     try {
       await admin.raw('select pg_advisory_lock(?)', [LOCK]);
       const have = await admin.raw<{ rows: Array<{ datname: string }> }>(
         "select datname from pg_database where datname like 'posthorn_tpl_%'",
       );
-      if (have.rows.some((r) => r.datname === name)) return name;
-      for (const r of have.rows) await admin.raw(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+      const mine = have.rows.find((r) => r.datname.startsWith(prefix) && !r.datname.endsWith('_building'));
+      if (mine) return mine.datname;
+      const madeAt = (n: string) => Number(/_(\d+)(?:_building)?$/.exec(n)?.[1] ?? 0);
+      for (const r of have.rows)
+        if (Date.now() / 1000 - madeAt(r.datname) > STALE_TEMPLATE_S)
+          await admin.raw(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+      const name = `${prefix}${Math.floor(Date.now() / 1000)}`;
       const building = `${name}_building`;
       await admin.raw(`CREATE DATABASE ${building}`);
       const store = openStore({ client: 'pg', url: databaseUrl(building) });
@@ -111,6 +118,9 @@ function migratedTemplate(): Promise<string> {
   })();
   return template;
 }
+
+/** a template another checkout made is dropped once this old (its run is long over) */
+const STALE_TEMPLATE_S = 6 * 3600;
 
 /** the advisory lock of the template's making (any number the tests use for nothing else) */
 const LOCK = 7_412_043;

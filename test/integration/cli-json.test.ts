@@ -30,6 +30,7 @@ const CONTRACT_COMMANDS = [
   'queue:stats',
   'queue:show',
   'queue:retry',
+  'email:cancel',
   'doctor',
 ];
 
@@ -104,6 +105,8 @@ describe('the CLI with --json (CONTRACT §3, §5)', function () {
     await run('queue:stats', ['queue', 'stats', ...C, '--json']);
     await run('queue:show', ['queue', 'show', 'msg_nope', '--json', ...C]);
     await run('queue:retry', ['queue', 'retry', 'msg_nope', ...C, '--json']);
+    const cancel = await run('email:cancel', ['email', 'cancel', 'msg_nope', '--json', ...C]);
+    expect(JSON.parse(cancel.stderr).error.code).to.equal('not_found');
     await run('template:list', ['template', 'list', '--project', project, '--json', ...C]);
     await run('template:show', ['template', 'show', 'nope', '--project', project, '--json', ...C]);
     await run('template:render', ['template', 'render', 'nope', '--json', '--project', project, ...C]);

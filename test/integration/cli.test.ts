@@ -162,6 +162,46 @@ describe('posthorn CLI (CONTRACT §3)', function () {
       expect(err.message).to.include('mail:all');
     });
 
+    it('create --domain-id restricts the key to sending from that domain, and refuses one not in the project', async function () {
+      const owner = client(
+        server.baseUrl,
+        (await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--json'])).json.key,
+      );
+      const domain = (await owner.post('/v1/domains', { name: 'shop-keys.example' })).body;
+      const r = await cli([
+        'key',
+        'create',
+        '--project',
+        projectId,
+        '--mode',
+        'test',
+        '--scopes',
+        'emails:send',
+        '--domain-id',
+        domain.id,
+        '--json',
+      ]);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json.domain_id).to.equal(domain.id);
+      const restricted = client(server.baseUrl, r.json.key);
+      const body = { to: ['delivered@simulator.posthorn.test'], subject: 's', text: 't' };
+      expect((await restricted.post('/v1/emails', { ...body, from: 'a@shop-keys.example' })).status).to.equal(202);
+      expectError(await restricted.post('/v1/emails', { ...body, from: 'a@elsewhere.example' }), 403, 'forbidden');
+      const bad = await cli([
+        'key',
+        'create',
+        '--project',
+        projectId,
+        '--mode',
+        'test',
+        '--domain-id',
+        'dom_nope',
+        '--json',
+      ]);
+      expect(bad.code).to.not.equal(0);
+      expect(JSON.parse(bad.stderr).error.message).to.match(/^domain_id: /);
+    });
+
     it('list prints the keys without their secrets', async function () {
       const made = (await cli(['key', 'create', '--project', projectId, '--mode', 'test', '--json'])).json;
       const r = await cli(['key', 'list', '--project', projectId, '--json']);
@@ -335,6 +375,26 @@ describe('posthorn queue and suppression (CONTRACT §3)', function () {
     const refused = await cli(['queue', 'retry', notAmbiguous]);
     expect(refused.code).to.not.equal(0);
     expect(JSON.parse(refused.stderr).error.code).to.equal('conflict');
+  });
+
+  it('email cancel: a scheduled email is cancelled by the operator, and a sent one is refused', async function () {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const id = (
+      await api.post('/v1/emails', {
+        from: 'a@example.test',
+        to: [`delivered@${SIM}`],
+        subject: 's',
+        text: 't',
+        scheduled_at: at,
+      })
+    ).body.id;
+    const r = await cli(['email', 'cancel', id]);
+    expect(r.code, r.stderr).to.equal(0);
+    expect(r.json).to.include({ id, status: 'cancelled' });
+    expect((await api.get(`/v1/emails/${id}`)).body.status).to.equal('cancelled');
+    const again = await cli(['email', 'cancel', id]);
+    expect(again.code).to.not.equal(0);
+    expect(JSON.parse(again.stderr).error.code).to.equal('not_schedulable');
   });
 
   it('queue stats counts rows and emails', async function () {

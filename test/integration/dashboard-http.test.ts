@@ -191,6 +191,43 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     expect(status).to.equal(304);
   });
 
+  it('cancels a scheduled email from its page, which then shows it cancelled without the button', async function () {
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    const e = (
+      await t.api.post('/v1/emails', {
+        from: 'a@example.test',
+        to: ['delivered@simulator.posthorn.test'],
+        subject: 'Later',
+        text: 'x',
+        scheduled_at: at,
+      })
+    ).body;
+    const { cookie, csrf } = await signIn();
+    const before = await (await fetch(`${api.baseUrl}/dashboard/emails/${e.id}`, { headers: { cookie } })).text();
+    expect(before).to.contain(`action="/dashboard/emails/${e.id}/cancel"`);
+    const r = await post(`/dashboard/emails/${e.id}/cancel`, { csrf }, { cookie, origin: api.baseUrl });
+    expect(r.status).to.equal(303);
+    expect(r.headers.get('location')).to.equal(`/dashboard/emails/${e.id}`);
+    expect((await t.api.get(`/v1/emails/${e.id}`)).body.status).to.equal('cancelled');
+    const after = await (await fetch(`${api.baseUrl}/dashboard/emails/${e.id}`, { headers: { cookie } })).text();
+    expect(after).to.not.contain('Cancel this email');
+    expect(after).to.match(/class="badge s-cancelled"[^>]*>cancelled</);
+    // without the CSRF token nothing happens
+    const other = (
+      await t.api.post('/v1/emails', {
+        from: 'a@example.test',
+        to: ['x@example.test'],
+        subject: 's',
+        text: 't',
+        scheduled_at: at,
+      })
+    ).body;
+    expect((await post(`/dashboard/emails/${other.id}/cancel`, {}, { cookie, origin: api.baseUrl })).status).to.equal(
+      403,
+    );
+    expect((await t.api.get(`/v1/emails/${other.id}`)).body.status).to.equal('scheduled');
+  });
+
   it('is not served when dashboard.enabled is false', async function () {
     const off = await startTestApi(db().store, { dashboard: { enabled: false } });
     try {

@@ -101,6 +101,7 @@ eachDatabase('webhooks (interface §2.5, §4.5, §6)', (db) => {
             ![
               'email.received',
               'email.ambiguous',
+              'email.cancelled',
               'email.unsubscribed',
               'domain.blocklisted',
               'domain.delisted',

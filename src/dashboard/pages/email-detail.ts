@@ -1,5 +1,5 @@
 import { html, type Html } from './html.js';
-import { BASE, badge, layout, time } from './layout.js';
+import { BASE, badge, csrfField, layout, time } from './layout.js';
 import { outcomeBadge, type EmailJson, type EventJson } from './emails.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 import { reasonInfo } from '../../modules/receiving/bounces/reasons.js';
@@ -34,11 +34,19 @@ export function emailPage(
     html`<p class="crumbs"><a href="${BASE}/emails">Emails</a></p>
 <h1>${e.subject || '(no subject)'}</h1>
 ${emailFacts(e)}
+${cancellable(e) ? cancelForm(session, e) : ''}
 <section aria-labelledby="h-state" data-live-src="${BASE}/emails/${e.id}/state" aria-live="polite">
 ${emailState(e, events, now)}
 </section>
 ${contentSection(e.id, content)}`,
   );
+}
+
+/** POST /v1/emails/{id}/cancel takes an email that waits for its time, or has not been tried yet. */
+const cancellable = (e: EmailJson) => e.status === 'scheduled' || (e.status === 'queued' && e.attempts === 0);
+
+function cancelForm(session: Session, e: EmailJson): Html {
+  return html`<form method="post" action="${BASE}/emails/${e.id}/cancel">${csrfField(session)}<button type="submit" class="secondary">Cancel this email</button> <span class="muted">None of its recipients gets it.</span></form>`;
 }
 
 function emailFacts(e: EmailJson): Html {

@@ -9,12 +9,16 @@ export default class KeyCreate extends BaseCommand {
   static override examples = [
     '<%= config.bin %> key create --project prj_01j… --mode live',
     '<%= config.bin %> key create --project prj_01j… --mode test --scopes emails:send,emails:read --name ci',
+    '<%= config.bin %> key create --project prj_01j… --mode live --scopes emails:send --domain-id dom_01j… --name shop',
   ];
   static override flags = {
     project: Flags.string({ description: 'project id', required: true }),
     mode: Flags.string({ description: 'test keys simulate, live keys send', required: true, options: [...KEY_MODES] }),
     scopes: Flags.string({ description: 'comma-separated scopes (default: every scope)' }),
     name: Flags.string({ description: 'a label for the key' }),
+    'domain-id': Flags.string({
+      description: 'restrict the key to sending From this domain of the project (dom_…); it cannot manage broadcasts',
+    }),
   };
 
   protected async execute() {
@@ -29,6 +33,7 @@ export default class KeyCreate extends BaseCommand {
         mode: flags.mode as (typeof KEY_MODES)[number],
         scopes,
         name: flags.name,
+        ...(flags['domain-id'] ? { domainId: flags['domain-id'] } : {}),
       });
       return presentNewKey(key, secret);
     });

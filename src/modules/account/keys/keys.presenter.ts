@@ -11,6 +11,8 @@ export function presentKey(k: ApiKey) {
     scopes: k.scopes,
     project_id: k.projectId,
     prefix: k.prefix,
+    // the one domain it may send from (docs/projects-and-keys.md), or null
+    domain_id: k.domainId,
     created_at: iso(k.createdAt),
     last_used_at: iso(k.lastUsedAt),
     revoked_at: iso(k.revokedAt),

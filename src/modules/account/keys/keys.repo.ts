@@ -13,6 +13,10 @@ export interface ApiKey {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** the one domain the key may send from (docs/projects-and-keys.md); null: any of the project's */
+  domainId: string | null;
+  /** that domain's name, read with the key; null when it has none or the domain was removed */
+  domainName: string | null;
 }
 
 interface KeyRow {
@@ -25,6 +29,9 @@ interface KeyRow {
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  domain_id: string | null;
+  /** from the join on the key's domain */
+  domain_name: string | null;
 }
 
 const KEY_COLUMNS = [
@@ -37,7 +44,20 @@ const KEY_COLUMNS = [
   'created_at',
   'last_used_at',
   'revoked_at',
+  'domain_id',
 ] as const;
+
+/**
+ * The keys with their domain's name: `k.<column>` as `<prefix><column>`, and the name as
+ * `<prefix>domain_name` (null for a key without a domain, or whose domain was removed).
+ */
+function keysWithDomain(db: Db, prefix = '') {
+  return db('api_keys as k')
+    .leftJoin('domains as kd', function () {
+      this.on('kd.id', '=', 'k.domain_id').andOn('kd.project_id', '=', 'k.project_id');
+    })
+    .select([...KEY_COLUMNS.map((c) => `k.${c} as ${prefix}${c}`), `kd.name as ${prefix}domain_name`]);
+}
 
 function keyFromRow(r: KeyRow): ApiKey {
   return {
@@ -50,6 +70,8 @@ function keyFromRow(r: KeyRow): ApiKey {
     createdAt: Number(r.created_at),
     lastUsedAt: r.last_used_at == null ? null : Number(r.last_used_at),
     revokedAt: r.revoked_at == null ? null : Number(r.revoked_at),
+    domainId: r.domain_id ?? null,
+    domainName: r.domain_id == null ? null : (r.domain_name ?? null),
   };
 }
 
@@ -65,20 +87,22 @@ export async function insertKey(db: Db, k: ApiKey, secretHash: string): Promise<
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     revoked_at: k.revokedAt,
+    domain_id: k.domainId,
   });
 }
 
 export async function findKey(db: Db, id: string): Promise<ApiKey | null> {
-  const row = (await db('api_keys').select(KEY_COLUMNS).where({ id }).first()) as KeyRow | undefined;
+  const row = (await keysWithDomain(db).where('k.id', id).first()) as KeyRow | undefined;
   return row ? keyFromRow(row) : null;
 }
 
 export async function listKeys(db: Db, projectId: string): Promise<ApiKey[]> {
-  const rows = (await db('api_keys')
-    .select(KEY_COLUMNS)
-    .where({ project_id: projectId })
-    .orderBy('id', 'desc')) as KeyRow[];
+  const rows = (await keysWithDomain(db).where('k.project_id', projectId).orderBy('k.id', 'desc')) as KeyRow[];
   return rows.map(keyFromRow);
+}
+
+export async function renameKey(db: Db, id: string, name: string | null): Promise<void> {
+  await db('api_keys').where({ id }).update({ name });
 }
 
 export async function revokeKey(db: Db, id: string, at: number): Promise<void> {
@@ -87,9 +111,9 @@ export async function revokeKey(db: Db, id: string, at: number): Promise<void> {
 
 const keyWithProjectByHash = prepared<Record<string, unknown>>(
   (db, hash) =>
-    db('api_keys as k')
+    keysWithDomain(db, 'k_')
       .join('projects as p', 'p.id', 'k.project_id')
-      .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
+      .select(PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`))
       .where('k.secret_hash', hash as string),
   1,
 );
@@ -104,9 +128,9 @@ export async function findKeyWithProjectByHash(
 
 /** The same by the key's id: a dashboard session names its key, never holds it. */
 export async function findKeyWithProjectById(db: Db, id: string): Promise<{ key: ApiKey; project: Project } | null> {
-  const row = (await db('api_keys as k')
+  const row = (await keysWithDomain(db, 'k_')
     .join('projects as p', 'p.id', 'k.project_id')
-    .select([...KEY_COLUMNS.map((c) => `k.${c} as k_${c}`), ...PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`)])
+    .select(PROJECT_COLUMNS.map((c) => `p.${c} as p_${c}`))
     .where('k.id', id)
     .first()) as Record<string, unknown> | undefined;
   return keyWithProjectFromRow(row);
@@ -124,6 +148,13 @@ function keyWithProjectFromRow(row: Record<string, unknown> | undefined): { key:
     key: keyFromRow(pick('k_') as unknown as KeyRow),
     project: projectFromRow(pick('p_') as unknown as ProjectRow),
   };
+}
+
+/** The name of the project's domain `domainId`, or null: what a key restricted to it is checked against. */
+export async function findProjectDomainName(db: Db, projectId: string, domainId: string): Promise<string | null> {
+  const row = (await db('domains').select('name').where({ id: domainId, project_id: projectId }).first()) as
+    { name: string } | undefined;
+  return row?.name ?? null;
 }
 
 export async function touchKeys(db: Db, lastUsed: Map<string, number>): Promise<void> {

@@ -1,5 +1,5 @@
 import { presentKey, presentNewKey } from './keys.presenter.js';
-import { CreateKeyBody } from './keys.schema.js';
+import { CreateKeyBody, UpdateKeyBody } from './keys.schema.js';
 import type { KeyService } from './keys.service.js';
 import { keyedRoutes } from './principal.js';
 
@@ -30,8 +30,19 @@ export const keyRoutes = [
         scopes: body.scopes,
         name: body.name,
         grantor: principal.key,
+        domainId: body.domain_id,
       });
       return { status: 201, body: presentNewKey(key, secret) };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/v1/api-keys/:id',
+    scope: 'keys:manage',
+    summary: 'Rename an API key',
+    body: UpdateKeyBody,
+    async handler({ services, principal, params, body }) {
+      return { status: 200, body: presentKey(await services.keys.rename(params.id, principal.project.id, body.name)) };
     },
   }),
   route({

@@ -7,9 +7,11 @@ import { generateKeySecret, hashKey, looksLikeKey } from './key-format.js';
 import {
   findKey,
   findKeyWithProjectByHash,
+  findProjectDomainName,
   findKeyWithProjectById,
   insertKey,
   listKeys as listForProject,
+  renameKey as rename,
   revokeKey as revoke,
   touchKeys,
   type ApiKey,
@@ -30,21 +32,17 @@ export interface CreateKeyInput {
   name?: string | null | undefined;
   /** the key asking, when created through the API: it cannot grant more than it holds */
   grantor?: ApiKey | undefined;
+  /** the one domain of the project the key may send from (checked at every send); by default the grantor's */
+  domainId?: string | null | undefined;
 }
 
 export async function createKey(deps: KeyDeps, input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
   if (!(KEY_MODES as readonly string[]).includes(input.mode))
     throw validationError('mode', `must be one of: ${KEY_MODES.join(', ')}`);
-  const scopes = normalizeScopes(input.scopes ?? input.grantor?.scopes ?? SCOPES);
-  if (input.grantor) {
-    if (input.mode !== input.grantor.mode)
-      throw apiError('forbidden', `a ${input.grantor.mode} key cannot create a ${input.mode} key`);
-    const extra = scopes.filter((s) => !input.grantor!.scopes.includes(s));
-    if (extra.length) throw apiError('forbidden', `this key cannot grant scopes it does not hold: ${extra.join(', ')}`);
-  }
-  const name = input.name == null ? null : input.name.trim();
-  if (name !== null && (name.length < 1 || name.length > 200))
-    throw validationError('name', 'must be 1 to 200 characters');
+  const domainId = input.domainId === undefined ? (input.grantor?.domainId ?? null) : input.domainId;
+  const scopes = scopesOf(input, domainId);
+  if (input.grantor) checkGrant(input.grantor, input.mode, scopes, domainId);
+  const name = input.name == null ? null : checkName(input.name);
   const now = deps.clock.now();
   const secret = generateKeySecret(input.mode);
   const key: ApiKey = {
@@ -57,12 +55,60 @@ export async function createKey(deps: KeyDeps, input: CreateKeyInput): Promise<{
     createdAt: now,
     lastUsedAt: null,
     revokedAt: null,
+    domainId,
+    domainName: null,
   };
   await deps.store.tx(async (trx) => {
     if (!(await findProject(trx, input.projectId))) throw notFound(`project ${input.projectId}`);
+    if (domainId !== null) {
+      key.domainName = await findProjectDomainName(trx, input.projectId, domainId);
+      if (key.domainName === null) throw validationError('domain_id', `no domain '${domainId}' in this project`);
+    }
     await insertKey(trx, key, secret.hash);
   });
   return { key, secret: secret.key };
+}
+
+/**
+ * Scopes a key restricted to a domain cannot hold: a broadcast is sent by the appliance long after
+ * the request, with no key to check its From against (emails.service.ts checkApproved checks the rest).
+ */
+const UNCHECKED_SENDING_SCOPES: readonly Scope[] = ['broadcasts:manage'];
+
+/**
+ * The new key's scopes: those asked for, else the grantor's (else all); a key restricted to a
+ * domain never holds the scopes whose sends no key checks, and is not given them by default.
+ */
+function scopesOf(input: CreateKeyInput, domainId: string | null): Scope[] {
+  const unchecked = (s: string) => domainId !== null && (UNCHECKED_SENDING_SCOPES as readonly string[]).includes(s);
+  if (input.scopes === undefined)
+    return normalizeScopes((input.grantor?.scopes ?? SCOPES).filter((s) => !unchecked(s)));
+  const scopes = normalizeScopes(input.scopes);
+  const refused = scopes.find(unchecked);
+  if (refused)
+    throw validationError(
+      'domain_id',
+      `a key restricted to a domain cannot hold ${refused}: broadcasts are sent with no key to check their From against`,
+    );
+  return scopes;
+}
+
+/** A key creates keys only within what it holds: its mode, its scopes, and its domain if it has one. */
+function checkGrant(grantor: ApiKey, mode: KeyMode, scopes: readonly Scope[], domainId: string | null): void {
+  if (mode !== grantor.mode) throw apiError('forbidden', `a ${grantor.mode} key cannot create a ${mode} key`);
+  const extra = scopes.filter((s) => !grantor.scopes.includes(s));
+  if (extra.length) throw apiError('forbidden', `this key cannot grant scopes it does not hold: ${extra.join(', ')}`);
+  if (grantor.domainId !== null && domainId !== grantor.domainId)
+    throw apiError(
+      'forbidden',
+      `this key may send only from ${grantor.domainName ?? grantor.domainId}: it can create only keys restricted to the same domain`,
+    );
+}
+
+function checkName(given: string): string {
+  const name = given.trim();
+  if (name.length < 1 || name.length > 200) throw validationError('name', 'must be 1 to 200 characters');
+  return name;
 }
 
 function normalizeScopes(scopes: readonly string[]): Scope[] {
@@ -78,6 +124,17 @@ function normalizeScopes(scopes: readonly string[]): Scope[] {
 export async function listKeys(deps: KeyDeps, projectId: string): Promise<ApiKey[]> {
   if (!(await findProject(deps.store.knex, projectId))) throw notFound(`project ${projectId}`);
   return listForProject(deps.store.knex, projectId);
+}
+
+/** A key's new name (null: none); a key of another project is "not found". */
+export async function renameKey(deps: KeyDeps, id: string, projectId: string, name: string | null): Promise<ApiKey> {
+  const trimmed = name === null ? null : checkName(name);
+  return deps.store.tx(async (trx) => {
+    const k = await findKey(trx, id);
+    if (!k || k.projectId !== projectId) throw notFound(`key ${id}`);
+    await rename(trx, id, trimmed);
+    return { ...k, name: trimmed };
+  });
 }
 
 /** Revoke a key; with `projectId`, a key of another project is "not found" (project isolation). */
@@ -171,6 +228,7 @@ export function keyService(deps: KeyDeps, auth: KeyAuthenticator) {
   return {
     list: (projectId: string) => listKeys(deps, projectId),
     create: (input: CreateKeyInput) => createKey(deps, input),
+    rename: (id: string, projectId: string, name: string | null) => renameKey(deps, id, projectId, name),
     async revoke(id: string, projectId: string): Promise<ApiKey> {
       const key = await revokeKey(deps, id, projectId);
       auth.invalidate();

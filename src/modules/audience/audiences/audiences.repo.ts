@@ -33,14 +33,41 @@ export async function deleteAudience(db: Db, id: string): Promise<void> {
   await db('audiences').where({ id }).delete();
 }
 
-/** One page, newest first (`limit + 1` rows: whether more follow). */
+export async function renameAudience(db: Db, id: string, name: string): Promise<void> {
+  await db('audiences').where({ id }).update({ name });
+}
+
+/**
+ * One page, newest first (`limit + 1` rows: whether more follow); with `newerThan`, the ids above
+ * it, oldest first from it (upwardPage shows them newest first).
+ */
 export async function pageOfAudiences(
   db: Db,
   projectId: string,
   limit: number,
   before: string | undefined,
+  newerThan?: string,
 ): Promise<Audience[]> {
-  return (await projectRowsPage<Row>(db, 'audiences', projectId, limit, before)).map(fromRow);
+  if (newerThan === undefined)
+    return (await projectRowsPage<Row>(db, 'audiences', projectId, limit, before)).map(fromRow);
+  const rows = (await db('audiences')
+    .select('*')
+    .where({ project_id: projectId })
+    .andWhere('id', '>', newerThan)
+    .orderBy('id', 'asc')
+    .limit(limit + 1)) as Row[];
+  return rows.map(fromRow);
+}
+
+/** The project's audiences of these ids, newest first (an id not the project's is left out). */
+export async function audiencesByIds(db: Db, projectId: string, ids: readonly string[]): Promise<Audience[]> {
+  if (!ids.length) return [];
+  const rows = (await db('audiences')
+    .select('*')
+    .where({ project_id: projectId })
+    .whereIn('id', [...ids])
+    .orderBy('id', 'desc')) as Row[];
+  return rows.map(fromRow);
 }
 
 export async function contactCounts(db: Db, audienceIds: string[]): Promise<Map<string, number>> {

@@ -4,7 +4,8 @@ import { idPage, type Page } from '../../../lib/page.js';
 import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
-import { contactAddress, contactEvent, isContactId, presented } from '../contacts/contacts.service.js';
+import { contactAddress, contactEvent, createContact, isContactId, presented } from '../contacts/contacts.service.js';
+import type { CreateContactBody } from '../contacts/contacts.schema.js';
 import { broadcastUsing } from '../topics/list-users.repo.js';
 import {
   contactsByEmail,
@@ -16,6 +17,7 @@ import {
   type Contact,
 } from '../contacts/contacts.repo.js';
 import { lockRows } from '../../../store/db.js';
+import { upwardPage } from '../contacts/upward-page.js';
 import * as repo from './audiences.repo.js';
 import type { Audience, CountedAudience } from './audiences.repo.js';
 import type { AddContactsBody } from './audiences.schema.js';
@@ -158,10 +160,36 @@ export function audienceService(deps: AudienceDeps) {
     },
     get: async (projectId: string, id: string): Promise<CountedAudience> =>
       (await repo.withCounts(deps.store.knex, [await existing(deps, projectId, id)]))[0],
-    list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<CountedAudience>> => {
-      const page = idPage(await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor), limit);
+    /** With `newerThan` (Resend's `before`), the page just newer than that id instead of `cursor`'s older one. */
+    list: async (
+      projectId: string,
+      limit: number,
+      cursor: string | undefined,
+      newerThan?: string,
+    ): Promise<Page<CountedAudience>> => {
+      const rows = await repo.pageOfAudiences(deps.store.knex, projectId, limit, cursor, newerThan);
+      const page = newerThan === undefined ? idPage(rows, limit) : upwardPage(rows, limit);
       return { items: await repo.withCounts(deps.store.knex, page.items), nextCursor: page.nextCursor };
     },
+    /** The project's audiences of these ids (a contact's), newest first. */
+    several: (projectId: string, ids: readonly string[]): Promise<Audience[]> =>
+      repo.audiencesByIds(deps.store.knex, projectId, ids),
+    rename: (projectId: string, id: string, name: string): Promise<Audience> =>
+      deps.store.tx(async (trx) => {
+        const a = await existing(deps, projectId, id, trx);
+        await repo.renameAudience(trx, a.id, name);
+        return { ...a, name };
+      }),
+    /**
+     * POST /v1/contacts's create (with `upsert`, the address's contact changed), the contact
+     * joining these audiences in its transaction (404 naming one not the project's): Resend's
+     * create with `segments`, and its legacy create in an audience.
+     */
+    createContactIn: (projectId: string, body: CreateContactBody, upsert: boolean, audienceIds: readonly string[]) =>
+      createContact(deps, projectId, body, upsert, async (trx, c, now) => {
+        for (const id of audienceIds)
+          await repo.addMembers(trx, (await existing(deps, projectId, id, trx)).id, [c.id], now);
+      }),
     delete: (projectId: string, id: string) => deleteUnused(deps, projectId, id),
     addContacts: (projectId: string, id: string, body: AddContactsBody) => addContacts(deps, projectId, id, body),
     removeContact: (projectId: string, id: string, contact: string) => removeContact(deps, projectId, id, contact),

@@ -111,6 +111,17 @@ export async function pageOfBroadcasts(
   return (await projectRowsPage<Row>(db, 'broadcasts', projectId, limit, before)).map(fromRow);
 }
 
+/** Resend's `before`: the rows just newer than `after`, read upward (oldest first), one more than asked. */
+export async function pageOfBroadcastsNewer(db: Db, projectId: string, limit: number, after: string) {
+  const rows = (await db('broadcasts')
+    .select('*')
+    .where({ project_id: projectId })
+    .andWhere('id', '>', after)
+    .orderBy('id', 'asc')
+    .limit(limit + 1)) as Row[];
+  return rows.map(fromRow);
+}
+
 /** What the fan-out has to do: broadcasts sending, and scheduled ones whose time has come. */
 export async function broadcastsToFanOut(db: Db, now: number): Promise<Broadcast[]> {
   const rows = (await db('broadcasts')

@@ -228,6 +228,11 @@ async function updateDraft(
   return countedOne(deps, saved);
 }
 
+/** Rows read upward from a cursor, shown newest first; the cursor names the newest shown while more follow. */
+function upwardPage(rows: Broadcast[], limit: number): Page<Broadcast> {
+  return { items: rows.slice(0, limit).reverse(), nextCursor: rows.length > limit ? rows[limit - 1].id : null };
+}
+
 /** DELETE /v1/broadcasts/{id}: a draft only; one sent or scheduled is cancelled instead. */
 async function deleteDraft(deps: BroadcastDeps, projectId: string, id: string): Promise<void> {
   await deps.store.tx(async (trx) => {
@@ -268,8 +273,16 @@ export function broadcastService(deps: BroadcastDeps) {
     },
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
     get: async (projectId: string, id: string) => countedOne(deps, await existing(deps, projectId, id)),
-    async list(projectId: string, limit: number, cursor: string | undefined): Promise<Page<CountedBroadcast>> {
-      const page = idPage(await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor), limit);
+    /** Newest first, older than `cursor`; with `newerThan` (Resend's `before`), the page just newer than it. */
+    async list(
+      projectId: string,
+      limit: number,
+      cursor: string | undefined,
+      newerThan?: string,
+    ): Promise<Page<CountedBroadcast>> {
+      const page = newerThan
+        ? upwardPage(await repo.pageOfBroadcastsNewer(deps.store.reader, projectId, limit, newerThan), limit)
+        : idPage(await repo.pageOfBroadcasts(deps.store.reader, projectId, limit, cursor), limit);
       return { items: await counted(deps, page.items), nextCursor: page.nextCursor };
     },
   };

@@ -149,19 +149,25 @@ export interface ContactPage {
   limit: number;
   /** the id the previous page ended with: newest first, so the next page's ids are below it */
   before?: string | undefined;
+  /** ids above this one, read upward from it (oldest first): the page just newer than it (Resend's `before`) */
+  newerThan?: string | undefined;
   audienceId?: string | undefined;
   /** a part of the address, lower-cased */
   contains?: string | undefined;
 }
 
-/** One page, newest first; `limit + 1` rows are read so that the caller knows whether more follow. */
+/**
+ * One page, newest first (with `newerThan`, oldest first from it: see upwardPage); `limit + 1`
+ * rows are read so that the caller knows whether more follow.
+ */
 export async function pageOfContacts(db: Db, projectId: string, p: ContactPage): Promise<Contact[]> {
   const q = db('contacts as c').select('c.*').where('c.project_id', projectId);
   if (p.audienceId)
     q.whereIn('c.id', db('audience_contacts').select('contact_id').where({ audience_id: p.audienceId }));
   if (p.contains) q.andWhereRaw(`c.email like ? escape '\\'`, [`%${escapeLike(p.contains)}%`]);
   if (p.before) q.andWhere('c.id', '<', p.before);
-  return ((await q.orderBy('c.id', 'desc').limit(p.limit + 1)) as ContactRow[]).map(fromRow);
+  if (p.newerThan) q.andWhere('c.id', '>', p.newerThan);
+  return ((await q.orderBy('c.id', p.newerThan ? 'asc' : 'desc').limit(p.limit + 1)) as ContactRow[]).map(fromRow);
 }
 
 /** The audiences each contact belongs to, oldest membership first. */

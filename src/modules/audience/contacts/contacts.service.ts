@@ -8,16 +8,12 @@ import { isUniqueViolation, lockRows } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
 import { insertEvents, type OutboxEvent } from '../../notifying/events/events.repo.js';
 import type { EventType } from '../../notifying/events/event-types.js';
-import {
-  applyProperties,
-  checkValue,
-  MAX_PROPERTIES,
-  RESERVED_KEYS,
-  type ContactProperty,
-} from './contact-properties.js';
+import { applyProperties, type ContactProperty } from './contact-properties.js';
+import { createProperty, deleteProperty } from './contact-properties.service.js';
 import { presentContact } from './contacts.presenter.js';
 import { setSubscriptions, topicsOfProject } from '../topics/topics.repo.js';
 import * as repo from './contacts.repo.js';
+import { upwardPage } from './upward-page.js';
 import type { Contact, ContactWithLists } from './contacts.repo.js';
 import type { CreateContactBody, CreatePropertyBody, UpdateContactBody } from './contacts.schema.js';
 
@@ -73,6 +69,12 @@ async function chooseTopics(
   if (unknown) throw validationError(`topics.${unknown}`, 'is not a topic of this project');
   await setSubscriptions(trx, c.id, choices, now);
 }
+
+/**
+ * More a create does in its transaction, under the project's lock, once the contact is stored and
+ * before it is announced (the audiences it joins: audiences.service.ts).
+ */
+export type AlsoOnCreate = (trx: Knex.Transaction, c: Contact, now: number) => Promise<void>;
 
 async function declared(
   db: Knex.Transaction | Store['knex'],
@@ -138,6 +140,7 @@ export async function createContact(
   projectId: string,
   body: CreateContactBody,
   upsert: boolean,
+  also?: AlsoOnCreate,
 ): Promise<{ contact: ContactWithLists; created: boolean }> {
   const email = contactAddress(body.email);
   try {
@@ -159,6 +162,7 @@ export async function createContact(
       else if (found) await repo.replaceContact(trx, c);
       else await repo.insertContact(trx, c);
       await chooseTopics(trx, c, body.topics, now);
+      if (also) await also(trx, c, now);
       const [full] = await repo.withLists(trx, projectId, [c]);
       const type = existing ? 'contact.updated' : 'contact.created';
       await insertEvents(trx, [contactEvent(type, presentContact(full), projectId, now)]);
@@ -223,47 +227,26 @@ export async function deleteContactOf(deps: ContactDeps, projectId: string, idOr
 export async function listContacts(
   deps: ContactDeps,
   projectId: string,
-  q: { limit: number; cursor?: string | undefined; audience_id?: string | undefined; email?: string | undefined },
+  q: {
+    limit: number;
+    cursor?: string | undefined;
+    /** the page just newer than this id, instead of `cursor`'s older one (Resend's `before`) */
+    newerThan?: string | undefined;
+    audience_id?: string | undefined;
+    email?: string | undefined;
+  },
 ): Promise<Page<ContactWithLists>> {
   if (q.audience_id && !(await repo.audienceExists(deps.store.reader, projectId, q.audience_id)))
     throw notFound(`audience ${q.audience_id}`);
   const rows = await repo.pageOfContacts(deps.store.reader, projectId, {
     limit: q.limit,
     before: q.cursor,
+    newerThan: q.newerThan,
     audienceId: q.audience_id,
     contains: q.email?.toLowerCase(),
   });
-  const page = idPage(rows, q.limit);
+  const page = q.newerThan ? upwardPage(rows, q.limit) : idPage(rows, q.limit);
   return { items: await repo.withLists(deps.store.reader, projectId, page.items), nextCursor: page.nextCursor };
-}
-
-/** POST /v1/contact-properties: at most 50 per project; the fallback must be of the type. */
-export async function createProperty(
-  deps: ContactDeps,
-  projectId: string,
-  body: CreatePropertyBody,
-): Promise<ContactProperty> {
-  if (RESERVED_KEYS.has(body.key))
-    throw validationError('key', `${body.key} is a contact field or a reserved name; choose another key`);
-  let fallback = null;
-  if (body.fallback !== undefined && body.fallback !== null) {
-    const checked = checkValue(body.type, body.fallback);
-    if (!checked.ok) throw validationError('fallback', checked.reason);
-    fallback = checked.value;
-  }
-  const p: ContactProperty = { projectId, key: body.key, type: body.type, fallback, createdAt: deps.clock.now() };
-  try {
-    await deps.store.tx(async (trx) => {
-      await lockRows(trx, 'projects', [projectId]);
-      if ((await repo.listProperties(trx, projectId)).length >= MAX_PROPERTIES)
-        throw apiError('plan_limit_reached', `a project may declare at most ${MAX_PROPERTIES} contact properties`);
-      await repo.insertProperty(trx, p);
-    });
-  } catch (e) {
-    if (isUniqueViolation(e)) throw apiError('conflict', `the contact property ${body.key} exists`);
-    throw e;
-  }
-  return p;
 }
 
 export function contactService(deps: ContactDeps) {
@@ -278,18 +261,7 @@ export function contactService(deps: ContactDeps) {
     createProperty: (projectId: string, body: CreatePropertyBody) => createProperty(deps, projectId, body),
     listProperties: (projectId: string): Promise<ContactProperty[]> =>
       repo.listProperties(deps.store.reader, projectId),
-    deleteProperty: (projectId: string, key: string): Promise<void> =>
-      deps.store.tx(async (trx) => {
-        // the same lock a segment's creation takes: none can start reading the property meanwhile
-        await lockRows(trx, 'projects', [projectId]);
-        const user = await repo.segmentReading(trx, projectId, { property: key });
-        if (user)
-          throw apiError(
-            'conflict',
-            `segment ${user.id} (${user.name}) reads the property ${key}; delete or change it first`,
-          );
-        if (!(await repo.deleteProperty(trx, projectId, key))) throw notFound(`contact property ${key}`);
-      }),
+    deleteProperty: (projectId: string, key: string) => deleteProperty(deps, projectId, key),
   };
 }
 

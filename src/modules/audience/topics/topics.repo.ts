@@ -1,12 +1,14 @@
 import { projectRowsPage, type Db } from '../../../store/db.js';
+import { subscribedByDefault, type TopicDefault } from './default-subscription.js';
 
-export type TopicDefault = 'opt_in' | 'opt_out';
+export type { TopicDefault } from './default-subscription.js';
 
 export interface Topic {
   id: string;
   projectId: string;
   name: string;
   description: string | null;
+  /** stored in the old words (column `default`); `default_subscription` is presented from it */
   default: TopicDefault;
   createdAt: number;
 }
@@ -55,14 +57,18 @@ export async function pageOfTopics(
   return (await projectRowsPage<Row>(db, 'topics', projectId, limit, before)).map(fromRow);
 }
 
+/** A topic's name and description (its default is kept: contacts' subscriptions depend on it). */
+export async function renameTopic(db: Db, id: string, name: string, description: string | null): Promise<void> {
+  await db('topics').where({ id }).update({ name, description });
+}
+
 export async function deleteTopic(db: Db, id: string): Promise<void> {
   await db('topics').where({ id }).delete();
 }
 
 /**
  * Each contact's subscription to each of the project's topics: its own
- * choice, else the topic's default (opt_in: not subscribed; opt_out:
- * subscribed).
+ * choice, else the topic's default_subscription.
  */
 export async function subscriptionsOf(
   db: Db,
@@ -73,7 +79,7 @@ export async function subscriptionsOf(
   const out = new Map(
     contactIds.map((id) => [
       id,
-      Object.fromEntries(topics.map((t) => [t.id, t.default === 'opt_out'])) as Record<string, boolean>,
+      Object.fromEntries(topics.map((t) => [t.id, subscribedByDefault(t.default)])) as Record<string, boolean>,
     ]),
   );
   if (!contactIds.length || !topics.length) return out;

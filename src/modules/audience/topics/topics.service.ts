@@ -6,7 +6,24 @@ import { idPage, type Page } from '../../../lib/page.js';
 import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import * as repo from './topics.repo.js';
-import type { Topic, TopicDefault } from './topics.repo.js';
+import type { Topic } from './topics.repo.js';
+import { requestedDefault, type DefaultSubscription, type TopicDefault } from './default-subscription.js';
+
+// What a future Resend-compatible route maps `defaultSubscription` with (Resend's opt_in is our subscribed).
+export {
+  fromResendDefaultSubscription,
+  toResendDefaultSubscription,
+  type DefaultSubscription,
+  type ResendDefaultSubscription,
+} from './default-subscription.js';
+
+/** POST /v1/topics: `default_subscription`, or the deprecated `default` in its old meaning (one is required). */
+export interface NewTopic {
+  name: string;
+  description?: string | undefined;
+  default_subscription?: DefaultSubscription | undefined;
+  default?: TopicDefault | undefined;
+}
 
 export function topicService(deps: { store: Store; clock: Clock }) {
   const existing = async (projectId: string, id: string): Promise<Topic> => {
@@ -15,16 +32,13 @@ export function topicService(deps: { store: Store; clock: Clock }) {
     return t;
   };
   return {
-    create: async (
-      projectId: string,
-      body: { name: string; description?: string | undefined; default: TopicDefault },
-    ): Promise<Topic> => {
+    create: async (projectId: string, body: NewTopic): Promise<Topic> => {
       const t: Topic = {
         id: newId('topic', deps.clock.now()),
         projectId,
         name: body.name,
         description: body.description ?? null,
-        default: body.default,
+        default: requestedDefault(body),
         createdAt: deps.clock.now(),
       };
       await deps.store.tx((trx) => repo.insertTopic(trx, t));
@@ -33,6 +47,24 @@ export function topicService(deps: { store: Store; clock: Clock }) {
     list: async (projectId: string, limit: number, cursor: string | undefined): Promise<Page<Topic>> =>
       idPage(await repo.pageOfTopics(deps.store.knex, projectId, limit, cursor), limit),
     get: (projectId: string, id: string) => existing(projectId, id),
+    /**
+     * PATCH /v1/topics/{id}: its name or description. Its default_subscription stays: changing it
+     * would change, silently, who gets the topic's broadcasts.
+     */
+    update: async (
+      projectId: string,
+      id: string,
+      body: { name?: string | undefined; description?: string | null | undefined },
+    ): Promise<Topic> => {
+      const t = await existing(projectId, id);
+      const next = {
+        ...t,
+        name: body.name ?? t.name,
+        description: body.description === undefined ? t.description : body.description,
+      };
+      await deps.store.tx((trx) => repo.renameTopic(trx, t.id, next.name, next.description));
+      return next;
+    },
     /** Deletes the topic and answers what it was. */
     delete: async (projectId: string, id: string): Promise<Topic> => {
       const t = await existing(projectId, id);

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   'broadcast.sent',
   // CONTRACT §7: an email whose outcome is unknown (ambiguous), opt-in like email.received
   'email.ambiguous',
+  // CONTRACT §7: a scheduled email cancelled before it went out, opt-in
+  'email.cancelled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -29,6 +31,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 const OPT_IN: readonly EventType[] = [
   'email.received',
   'email.ambiguous',
+  'email.cancelled',
   'email.unsubscribed',
   'domain.blocklisted',
   'domain.delisted',

@@ -249,7 +249,13 @@ export class WebhookDispatcher {
       return;
     }
     const attempt = d.attempts + 1;
-    const result = await postSigned(this.postContext, endpoint, event.id, attempt, eventBody(event));
+    const result = await postSigned(
+      this.postContext,
+      endpoint,
+      event.id,
+      attempt,
+      eventBody(event, endpoint.payloadFormat),
+    );
     if (!result) return;
     this.windows.answered(endpoint.id, signalOf(result.status), result.durationMs);
     webhookAttempts.inc({ outcome: result.status === null ? 'error' : result.error === null ? 'success' : 'failure' });

@@ -1,10 +1,12 @@
 import { iso, type Clock } from '../../../lib/time.js';
 import type { OutboxEvent } from '../events/events.repo.js';
-import { signatureHeader, signingSecrets } from './sign.js';
+import { resendEventBody } from './resend-payload.js';
+import { signedHeaders } from './sign.js';
+import type { PayloadFormat } from './webhook-formats.js';
 import type { Endpoint } from './webhooks.repo.js';
 
-// One attempt's HTTP request: the event's body, signed for the endpoint (interface §6), and what
-// its answer means.
+// One attempt's HTTP request: the event's body in the endpoint's payload format, signed in its
+// signature format (interface §6 by default), and what its answer means.
 
 /** The HTTP POST, through the SSRF guard; rejects on network failure or timeout. */
 export type WebhookPost = (
@@ -29,16 +31,21 @@ export interface PostContext {
   signal: AbortSignal;
 }
 
-/** The body of every attempt at a delivery of `event`. */
-export function eventBody(event: OutboxEvent): string {
-  return JSON.stringify({
-    id: event.id,
-    object: 'event',
-    type: event.type,
-    created_at: iso(event.createdAt),
-    simulated: event.simulated,
-    data: event.data,
-  });
+/** The body of every attempt at a delivery of `event` to an endpoint taking `format`. */
+export function eventBody(event: OutboxEvent, format: PayloadFormat): string {
+  switch (format) {
+    case 'service':
+      return JSON.stringify({
+        id: event.id,
+        object: 'event',
+        type: event.type,
+        created_at: iso(event.createdAt),
+        simulated: event.simulated,
+        data: event.data,
+      });
+    case 'resend':
+      return JSON.stringify(resendEventBody(event));
+  }
 }
 
 /** One signed POST; null when shutdown cut it short (the claim makes it go out again). */
@@ -49,14 +56,12 @@ export async function postSigned(
   attempt: number,
   body: string,
 ): Promise<PostOutcome | null> {
-  // Signed afresh at every attempt: a new t= each time (interface §6).
+  // Signed afresh at every attempt: a new timestamp each time (interface §6).
   const now = c.clock.now();
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': c.userAgent,
-    'Service-Signature': signatureHeader(signingSecrets(endpoint, now), body, Math.floor(now / 1000)),
-    'Service-Event-Id': eventId,
-    'Service-Delivery-Attempt': String(attempt),
+    ...signedHeaders(endpoint, eventId, attempt, body, now),
   };
   try {
     const res = await c.post(endpoint.url, headers, body, c.signal);

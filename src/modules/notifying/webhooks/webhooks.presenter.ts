@@ -11,6 +11,8 @@ export function presentEndpoint(e: Endpoint) {
     events: e.events,
     active: e.active,
     description: e.description,
+    signature: e.signatureFormat,
+    payload: e.payloadFormat,
     created_at: iso(e.createdAt),
     updated_at: iso(e.updatedAt),
   };

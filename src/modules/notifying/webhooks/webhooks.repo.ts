@@ -1,5 +1,6 @@
 import type { Db } from '../../../store/db.js';
 import type { EventType } from '../events/event-types.js';
+import { payloadFormatOf, signatureFormatOf, type PayloadFormat, type SignatureFormat } from './webhook-formats.js';
 
 // The webhook endpoints of each project; the deliveries made to them are in webhook-deliveries.repo.ts.
 
@@ -13,6 +14,10 @@ export interface Endpoint {
   secret: string;
   previousSecret: string | null;
   previousSecretUntil: number | null;
+  /** how its deliveries are signed (webhook-formats.ts) */
+  signatureFormat: SignatureFormat;
+  /** how its deliveries' bodies are shaped (webhook-formats.ts) */
+  payloadFormat: PayloadFormat;
   createdAt: number;
   updatedAt: number;
 }
@@ -27,6 +32,8 @@ interface EndpointRow {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: number | null;
+  signature_format: string;
+  payload_format: string;
   created_at: number;
   updated_at: number;
 }
@@ -41,6 +48,8 @@ const ENDPOINT_COLUMNS = [
   'secret',
   'previous_secret',
   'previous_secret_until',
+  'signature_format',
+  'payload_format',
   'created_at',
   'updated_at',
 ] as const;
@@ -55,6 +64,8 @@ const endpointFromRow = (r: EndpointRow): Endpoint => ({
   secret: r.secret,
   previousSecret: r.previous_secret,
   previousSecretUntil: r.previous_secret_until == null ? null : Number(r.previous_secret_until),
+  signatureFormat: signatureFormatOf(r.signature_format),
+  payloadFormat: payloadFormatOf(r.payload_format),
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -69,6 +80,8 @@ const endpointToRow = (e: Endpoint): EndpointRow => ({
   secret: e.secret,
   previous_secret: e.previousSecret,
   previous_secret_until: e.previousSecretUntil,
+  signature_format: e.signatureFormat,
+  payload_format: e.payloadFormat,
   created_at: e.createdAt,
   updated_at: e.updatedAt,
 });

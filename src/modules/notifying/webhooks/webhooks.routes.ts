@@ -78,7 +78,7 @@ export const webhookRoutes = [
     method: 'PATCH',
     path: '/v1/webhooks/:id',
     scope: 'webhooks:manage',
-    summary: 'Change the URL, events, description, or pause it',
+    summary: 'Change the URL, events, description, signature or payload format, or pause it',
     body: UpdateWebhookBody,
     async handler({ services, principal, params, body }) {
       return {

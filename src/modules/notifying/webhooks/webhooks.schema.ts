@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../../lib/schema.js';
 import { EVENT_TYPES } from '../events/event-types.js';
+import { PAYLOAD_FORMATS, SIGNATURE_FORMATS } from './webhook-formats.js';
 
 const Url = Type.String({
   minLength: 1,
@@ -8,10 +9,24 @@ const Url = Type.String({
   description: 'https URL that must not resolve to a private address',
 });
 const Events = Type.Array(StringEnum(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
+const Signature = StringEnum(SIGNATURE_FORMATS, {
+  description:
+    'how deliveries are signed: `service` (Service-Signature, the default) or `standard` (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature)',
+});
+const Payload = StringEnum(PAYLOAD_FORMATS, {
+  description:
+    "the body of deliveries: `service` (the service's event, the default) or `resend` (Resend's event shape)",
+});
 
 /** CONTRACT §5 */
 export const CreateWebhookBody = Type.Object(
-  { url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 500 })) },
+  {
+    url: Url,
+    events: Type.Optional(Events),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    signature: Type.Optional(Signature),
+    payload: Type.Optional(Payload),
+  },
   { additionalProperties: false },
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
@@ -22,6 +37,8 @@ export const UpdateWebhookBody = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean()),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    signature: Type.Optional(Signature),
+    payload: Type.Optional(Payload),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,7 @@ import { findEvent } from '../events/events.repo.js';
 import { newDelivery } from './deliveries.js';
 import type { ListenHub } from './listen-hub.js';
 import { createListenEndpoint, openListenStream } from './listen.service.js';
-import { newEndpoint } from './new-endpoint.js';
+import { newEndpoint, type EndpointInput } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
 import {
   attemptsOf,
@@ -19,6 +19,18 @@ import {
 import * as repo from './webhooks.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
 import { idPage } from '../../../lib/page.js';
+import type { PayloadFormat, SignatureFormat } from './webhook-formats.js';
+
+// One service for every surface that manages endpoints: the /v1 routes, the dashboard (through
+// them) and a Resend-compatible surface, which creates its endpoints with RESEND_COMPATIBLE.
+export {
+  PAYLOAD_FORMATS,
+  RESEND_COMPATIBLE,
+  SIGNATURE_FORMATS,
+  type PayloadFormat,
+  type SignatureFormat,
+} from './webhook-formats.js';
+export type { EndpointInput } from './new-endpoint.js';
 
 /** interface §6: the old secret keeps signing this long after a rotation. */
 export const OLD_SECRET_VALIDITY_MS = 24 * 3_600_000;
@@ -45,10 +57,14 @@ async function checkUrl(deps: WebhookDeps, url: string): Promise<string> {
   return url;
 }
 
+/**
+ * A new endpoint; `signature` and `payload` pick its formats (the service's by default, or
+ * RESEND_COMPATIBLE for an endpoint that Resend's SDK verifies and reads).
+ */
 export async function createEndpoint(
   deps: WebhookDeps,
   projectId: string,
-  input: { url: string; events?: EventType[] | undefined; description?: string | undefined },
+  input: EndpointInput & { url: string },
 ): Promise<Endpoint> {
   const url = await checkUrl(deps, input.url);
   const now = deps.clock.now();
@@ -76,6 +92,8 @@ export async function updateEndpoint(
     events?: EventType[] | undefined;
     active?: boolean | undefined;
     description?: string | null | undefined;
+    signature?: SignatureFormat | undefined;
+    payload?: PayloadFormat | undefined;
   },
 ): Promise<Endpoint> {
   const url = patch.url === undefined ? undefined : await checkUrl(deps, patch.url);
@@ -88,6 +106,8 @@ export async function updateEndpoint(
       events: patch.events ?? e.events,
       active: patch.active ?? e.active,
       description: patch.description === undefined ? e.description : patch.description,
+      signatureFormat: patch.signature ?? e.signatureFormat,
+      payloadFormat: patch.payload ?? e.payloadFormat,
       updatedAt: deps.clock.now(),
     };
     await repo.saveEndpoint(trx, next);

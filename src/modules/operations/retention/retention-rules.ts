@@ -9,13 +9,18 @@ import type { WebhookDeliveryState } from '../../notifying/webhooks/webhook-deli
 /**
  * The email statuses of LIFECYCLE.md after which nothing more is sent:
  * `accepted` (every queue row done, see the recipients), `failed`,
- * `suppressed`. Not `ambiguous`: the provider may or may not have the
+ * `suppressed`, `cancelled`. Not `ambiguous`: the provider may or may not have the
  * message, and only an operator decides (`posthorn queue retry`); the row is
  * the only record of that message, so it is kept, with its events, until the
  * operator has retried it and it settled. Such emails come from crashes
  * during DATA and are few.
  */
-export const SETTLED_EMAIL_STATUSES = ['accepted', 'failed', 'suppressed'] as const satisfies readonly EmailStatus[];
+export const SETTLED_EMAIL_STATUSES = [
+  'accepted',
+  'failed',
+  'suppressed',
+  'cancelled',
+] as const satisfies readonly EmailStatus[];
 const SETTLED: ReadonlySet<EmailStatus> = new Set(SETTLED_EMAIL_STATUSES);
 
 /**
@@ -30,6 +35,7 @@ const FINAL_RECIPIENT: ReadonlySet<RecipientStatus> = new Set<RecipientStatus>([
   'complained',
   'failed',
   'suppressed',
+  'cancelled',
 ]);
 
 const DONE_ROW: QueueState = 'done';

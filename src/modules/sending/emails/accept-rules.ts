@@ -1,4 +1,4 @@
-import { apiError, type ApiError } from '../../../lib/errors.js';
+import { apiError, ApiError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
 import type { OutboxEvent } from '../../notifying/events/events.repo.js';
 import type { Project } from '../../account/projects/projects.repo.js';
@@ -26,10 +26,31 @@ export interface AcceptRequest {
   broadcast?: { id: string; contactId: string };
   /** a report the appliance mails itself (Email.reportType): only its own code sets it */
   reportType?: 'tlsrpt';
+  /**
+   * POST /v1/emails/batch: the emails after `prepared`, stored with it all or none, in order (one
+   * Idempotency-Key for them all); the first refusal refuses them all, naming its index.
+   */
+  more?: PreparedEmail[];
 }
 
-/** What a request got: stored (the email as accepted: queued, attempts 0), or the answer its key was given before. */
-export type Accepted = { email: Email; replay: null } | { email: null; replay: RecordedAnswer };
+/**
+ * What a request got: stored (the email as accepted: queued, attempts 0; a batch's emails, in
+ * order, in `batch`), or the answer its key was given before.
+ */
+export type Accepted = { email: Email; replay: null; batch?: Email[] } | { email: null; replay: RecordedAnswer };
+
+/** The emails a request stores: one, or a batch's (each without the batch's key). */
+export function membersOf(req: AcceptRequest): AcceptRequest[] {
+  if (!req.more) return [req];
+  const one = { ...req, idempotency: null, more: undefined };
+  return [req.prepared, ...req.more].map((prepared) => ({ ...one, prepared }));
+}
+
+/** A refusal of a batch's email: for the whole batch, naming the email by its index. */
+function ofMember(e: ApiError, i: number): ApiError {
+  // CONTRACT §4: only a validation error names a field
+  return new ApiError(e.status, e.code, `[${i}]: ${e.message}`, undefined, e.headers);
+}
 
 /** What the store says about a batch, read in the transaction that stores it. */
 export interface AcceptFacts {
@@ -94,23 +115,18 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
       plan.outcomes.push(earlier.hash === req.idempotency!.hash ? { email: null, replay: earlier } : differentBody());
       continue;
     }
-    const refusal = refuse(req, facts, limits);
+    const members = membersOf(req);
+    const refusal = firstRefusal(members, facts, limits);
     if (refusal) {
-      plan.outcomes.push(refusal);
+      plan.outcomes.push(req.more ? ofMember(refusal.error, refusal.index) : refusal.error);
       continue;
     }
-    const { email, rows, events } = acceptEmail(draftOf(req, facts, settings), routed(req, facts, settings), now);
-    plan.outcomes.push({ email, replay: null });
-    if (req.attachments.length) plan.attachments.set(email.id, req.attachments);
-    plan.events.push(...events);
-    // after the accept's own events, as if the worker had claimed it a moment later
-    const simulated = settleSimulated(email, rows, now, settings.testDomain);
-    plan.emails.push(simulated?.email ?? email);
-    plan.rows.push(...(simulated?.rows ?? rows));
-    plan.events.push(...(simulated?.events ?? []));
+    const emails = members.map((m) => acceptOne(m, plan, facts, settings));
+    plan.outcomes.push({ email: emails[0], replay: null, ...(req.more ? { batch: emails } : {}) });
     if (req.idempotency) {
       // the 202 shows the email as accepted (queued, attempts 0), whatever its simulation did next
-      const answer: RecordedAnswer = { hash: req.idempotency.hash, status: 202, body: presentEmail(email) };
+      const body = req.more ? { object: 'list', data: emails.map(presentEmail) } : presentEmail(emails[0]);
+      const answer: RecordedAnswer = { hash: req.idempotency.hash, status: 202, body };
       answered.set(answerKey(req.project.id, req.idempotency.key), answer);
       plan.answers.push({
         projectId: req.project.id,
@@ -124,6 +140,36 @@ export function planAccept(batch: AcceptRequest[], facts: AcceptFacts, settings:
   }
   plan.usage = limits.increments();
   return plan;
+}
+
+/** The first of a request's emails the rules refuse; then none of them counts toward the limits. */
+function firstRefusal(
+  members: AcceptRequest[],
+  facts: AcceptFacts,
+  limits: LimitBook,
+): { error: ApiError; index: number } | null {
+  const mark = limits.mark();
+  for (const [index, m] of members.entries()) {
+    const error = refuse(m, facts, limits);
+    if (error) {
+      limits.reset(mark);
+      return { error, index };
+    }
+  }
+  return null;
+}
+
+/** One email that passed the rules, into the plan: as accepted, test mail simulated at once. */
+function acceptOne(req: AcceptRequest, plan: AcceptPlan, facts: AcceptFacts, settings: AcceptSettings): Email {
+  const { email, rows, events } = acceptEmail(draftOf(req, facts, settings), routed(req, facts, settings), facts.now);
+  if (req.attachments.length) plan.attachments.set(email.id, req.attachments);
+  plan.events.push(...events);
+  // after the accept's own events, as if the worker had claimed it a moment later
+  const simulated = settleSimulated(email, rows, facts.now, settings.testDomain);
+  plan.emails.push(simulated?.email ?? email);
+  plan.rows.push(...(simulated?.rows ?? rows));
+  plan.events.push(...(simulated?.events ?? []));
+  return email;
 }
 
 function refuse(req: AcceptRequest, facts: AcceptFacts, limits: LimitBook): ApiError | null {

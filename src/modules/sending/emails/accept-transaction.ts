@@ -7,7 +7,7 @@ import { periodsOf } from '../../account/projects/periods.js';
 import { addUsage, usageCounts } from '../../account/projects/usage.repo.js';
 import { suppressedAmong } from '../suppressions/suppressions.repo.js';
 import { insertUnsubscribeLinks } from './unsubscribe-links.repo.js';
-import type { AcceptFacts, AcceptPlan, AcceptRequest } from './accept-rules.js';
+import { membersOf, type AcceptFacts, type AcceptPlan, type AcceptRequest } from './accept-rules.js';
 import { insertEmails } from './email-rows.repo.js';
 import { answersFor, forgetAnswers, recordAnswers } from './idempotency.repo.js';
 import { insertQueueRows } from './queue.repo.js';
@@ -25,7 +25,9 @@ export async function readAcceptFacts(
   now: number,
   since: number,
 ): Promise<AcceptFacts> {
-  const live = batch.filter((p) => p.environment === 'live');
+  // a batch's emails each have their From and recipients
+  const members = batch.flatMap(membersOf);
+  const live = members.filter((p) => p.environment === 'live');
   const liveProjects = [...new Set(live.map((p) => p.project.id))];
   // The one lock order (docs/ARCHITECTURE.md): the rows of the projects whose usage this batch counts,
   // in id order, before their counters; another node's batch of the same projects waits, never deadlocks.
@@ -34,7 +36,7 @@ export async function readAcceptFacts(
     now,
     suppressed: await suppressedAmong(
       trx,
-      batch.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))),
+      members.flatMap((p) => p.prepared.recipients.map((r) => ({ projectId: p.project.id, address: r.address }))),
       now,
     ),
     verified: await verifiedDomainsOf(trx, [...new Set(live.map((p) => p.prepared.from.domain))]),

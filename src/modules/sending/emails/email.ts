@@ -12,6 +12,7 @@ export const EMAIL_STATUSES = [
   'ambiguous',
   'failed',
   'suppressed',
+  'cancelled',
 ] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export const RECIPIENT_STATUSES = [
@@ -23,6 +24,7 @@ export const RECIPIENT_STATUSES = [
   'failed',
   'ambiguous',
   'suppressed',
+  'cancelled',
 ] as const;
 export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 export type Environment = 'live' | 'test';

@@ -57,6 +57,8 @@ export interface ListFilter {
   limit: number;
   /** ids strictly older than this one */
   before?: string | undefined;
+  /** ids strictly newer than this one: the page just above it, still newest first (Resend's `before`) */
+  newerThan?: string | undefined;
   status?: EmailStatus | undefined;
   /** bare address, lower-case */
   to?: string | undefined;
@@ -81,8 +83,12 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   }
   if (f.createdAfter !== undefined) q.andWhere('created_at', '>=', f.createdAfter);
   if (f.createdBefore !== undefined) q.andWhere('created_at', '<', f.createdBefore);
-  const rows = (await q.orderBy('id', 'desc').limit(f.limit + 1)) as EmailRow[];
-  const { items: page, nextCursor } = idPage(rows, f.limit);
+  if (f.newerThan) q.andWhere('id', '>', f.newerThan);
+  const rows = (await q.orderBy('id', f.newerThan ? 'asc' : 'desc').limit(f.limit + 1)) as EmailRow[];
+  // read upward from the cursor, shown newest first; the cursor then names the newest shown
+  const { items: page, nextCursor } = f.newerThan
+    ? { items: rows.slice(0, f.limit).reverse(), nextCursor: rows.length > f.limit ? rows[f.limit - 1].id : null }
+    : idPage(rows, f.limit);
   const recipients = await recipientsOf(
     db,
     page.map((r) => r.id),

@@ -4,7 +4,7 @@ import { validationError } from '../../../lib/errors.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentEmail, presentEmailContent, presentEmailEvent } from './emails.presenter.js';
 import type { WebhookService } from '../../notifying/webhooks/webhooks.service.js';
-import { ListEmailsQuery, RescheduleBody, SendEmailBody } from './emails.schema.js';
+import { ListEmailsQuery, RescheduleBody, SendBatchBody, SendEmailBody } from './emails.schema.js';
 import type { EmailService } from './emails.service.js';
 import { listBody } from '../../../lib/page.js';
 
@@ -25,6 +25,20 @@ export const emailRoutes = [
       return sent.replay
         ? { status: sent.replay.status, body: sent.replay.body }
         : { status: 202, body: presentEmail(sent.email) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/emails/batch',
+    scope: 'emails:send',
+    summary:
+      'Queue up to 100 emails at once (no attachments): all or none, in one durable commit, under one Idempotency-Key',
+    body: SendBatchBody,
+    async handler(ctx) {
+      const { services, principal, body, requestId } = ctx;
+      const sent = await services.emails.sendBatch(principal, body, requestId, ctx.header('idempotency-key'));
+      if (sent.replay) return { status: sent.replay.status, body: sent.replay.body };
+      return { status: 202, body: { object: 'list', data: (sent.batch ?? [sent.email]).map(presentEmail) } };
     },
   }),
   route({
@@ -100,6 +114,16 @@ export const emailRoutes = [
     async handler({ services, principal, params, body }) {
       const e = await services.emails.reschedule(principal.project.id, params.id, body.scheduled_at);
       return { status: 200, body: { id: e.id, status: e.status, scheduled_at: iso(e.scheduledAt) } };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/emails/:id/cancel',
+    scope: 'emails:send',
+    summary: 'Cancel an email that is scheduled, or queued and not yet attempted: none of its recipients gets it',
+    async handler({ services, principal, params }) {
+      const e = await services.emails.cancel(principal.project.id, params.id);
+      return { status: 200, body: presentEmail(e) };
     },
   }),
 ];

@@ -62,6 +62,10 @@ export const SendEmailBody = Type.Object(
 );
 export type SendEmailBody = Static<typeof SendEmailBody>;
 
+/** POST /v1/emails/batch: the emails of POST /v1/emails, in order */
+export const SendBatchBody = Type.Array(SendEmailBody, { minItems: 1, maxItems: 100 });
+export type SendBatchBody = Static<typeof SendBatchBody>;
+
 /** PATCH /v1/emails/{id} */
 export const RescheduleBody = Type.Object(
   { scheduled_at: Type.String({ format: 'date-time' }) },

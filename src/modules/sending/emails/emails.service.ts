@@ -2,35 +2,24 @@ import { eventsOfEmail, type OutboxEvent } from '../../notifying/events/events.r
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import type { Clock } from '../../../lib/time.js';
 import { type Store } from '../../../store/store.js';
+import { ofItem, ofItemAsync } from './batch-items.js';
+import { render, resolveAttachments, type AttachmentFetcher } from './send-content.js';
 import type { Principal } from '../../account/keys/principal.js';
 import type { Acceptor } from './accept-batch.js';
 import type { AcceptRequest, Accepted } from './accept-rules.js';
-import { guessContentType } from './attachments.js';
-import type { Email, StoredAttachment } from './email.js';
-import { findEmail, listEmails, type ListFilter } from './emails.repo.js';
+import type { Email } from './email.js';
+import { findEmail, findEmailById, listEmails, type ListFilter } from './emails.repo.js';
 import type { SendEmailBody } from './emails.schema.js';
 import { checkIdempotencyKey, differentBody, KeysInFlight, requestHash } from './idempotency.js';
 import { deleteKeysOlderThan, findAnswer } from './idempotency.repo.js';
-import { reschedule } from './lifecycle.js';
-import {
-  checkAttachmentBytes,
-  MAX_ATTACHMENT_BYTES,
-  prepareEmail,
-  scheduleTime,
-  type PendingAttachment,
-  type PreparedEmail,
-} from './prepare.js';
+import { cancelEmail, keepsQueueRow, reschedule } from './lifecycle.js';
+import { prepareEmail, scheduleTime, type PreparedEmail } from './prepare.js';
 import { queueRowsOfEmail } from './queue.repo.js';
 import { lockForChange, storeChanges } from './store-change.js';
 import type { TemplateService } from '../templates/templates.service.js';
 import type { Page } from '../../../lib/page.js';
 
-/** Downloads an attachment `path` through the SSRF guard; throws an ApiError naming the field on failure. */
-export type AttachmentFetcher = (
-  url: string,
-  field: string,
-  maxBytes: number,
-) => Promise<{ content: Buffer; contentType: string | null }>;
+export type { AttachmentFetcher };
 
 export interface EmailDeps {
   store: Store;
@@ -54,16 +43,84 @@ async function sendEmail(
   requestId: string,
   idempotencyKey: string | undefined,
 ): Promise<Accepted> {
+  const prepared = prepareEmail(body, deps.clock.now());
+  checkApproved(principal, [prepared.from.domain]);
+  return keyed(deps, keysInFlight, principal, body, idempotencyKey, (idempotency) =>
+    accept(deps, principal, prepared, requestId, idempotency),
+  );
+}
+
+/**
+ * POST /v1/emails/batch: up to 100 emails of POST /v1/emails's rules (no attachments), checked
+ * all before any is stored, then stored all or none in one commit under one Idempotency-Key; a
+ * refusal names the email's index (`[3].to`).
+ */
+async function sendBatch(
+  deps: EmailDeps,
+  keysInFlight: KeysInFlight,
+  principal: Principal,
+  bodies: SendEmailBody[],
+  requestId: string,
+  idempotencyKey: string | undefined,
+): Promise<Accepted> {
   const now = deps.clock.now();
-  const prepared = prepareEmail(body, now);
-  const environment = principal.key.mode;
-  if (environment === 'live' && !principal.project.approved) {
+  const prepared = bodies.map((body, i) =>
+    ofItem(i, () => {
+      if (body.attachments?.length)
+        throw validationError('attachments', 'are not taken in a batch: send an email with attachments on its own');
+      return prepareEmail(body, now);
+    }),
+  );
+  checkApproved(
+    principal,
+    prepared.map((p) => p.from.domain),
+  );
+  return keyed(deps, keysInFlight, principal, bodies, idempotencyKey, async (idempotency) => {
+    for (const [i, p] of prepared.entries())
+      if (p.template) await ofItemAsync(i, () => render(deps, principal.project.id, p, p.template!));
+    const [first, ...more] = prepared;
+    return deps.accept.submit({
+      project: principal.project,
+      environment: principal.key.mode,
+      prepared: first,
+      attachments: [],
+      requestId,
+      idempotency,
+      more,
+    });
+  });
+}
+
+/** The key may send these: its project is approved for live mail, and a key restricted to a domain sends From it. */
+function checkApproved(principal: Principal, fromDomains: readonly string[]): void {
+  if (principal.key.mode === 'live' && !principal.project.approved) {
     throw apiError(
       'account_not_approved',
       'live sending waits for this project to be approved; test keys work meanwhile',
     );
   }
-  if (idempotencyKey === undefined) return accept(deps, principal, prepared, requestId, null);
+  // a key restricted to a domain (docs/projects-and-keys.md); its domain's name is read with it
+  const { domainId, domainName } = principal.key;
+  if (domainId === null) return;
+  if (domainName === null)
+    throw apiError('forbidden', `this key may send only from domain ${domainId}, which was removed`);
+  const other = fromDomains.find((d) => d.toLowerCase() !== domainName.toLowerCase());
+  if (other !== undefined) throw apiError('forbidden', `this key may send only from ${domainName}, not from ${other}`);
+}
+
+/**
+ * With an Idempotency-Key: the answer given to it before (or 409 for another body, or while the
+ * same key is being answered); else `store`, which records the key's answer with what it stores.
+ */
+async function keyed(
+  deps: EmailDeps,
+  keysInFlight: KeysInFlight,
+  principal: Principal,
+  body: unknown,
+  idempotencyKey: string | undefined,
+  store: (idempotency: AcceptRequest['idempotency']) => Promise<Accepted>,
+): Promise<Accepted> {
+  if (idempotencyKey === undefined) return store(null);
   checkIdempotencyKey(idempotencyKey);
   const idempotency = { key: idempotencyKey, hash: requestHash(body) };
   const leave = keysInFlight.enter(principal.project.id, idempotencyKey, idempotency.hash);
@@ -72,7 +129,7 @@ async function sendEmail(
       deps.store.reader,
       principal.project.id,
       idempotencyKey,
-      now - deps.idempotencyTtlMs,
+      deps.clock.now() - deps.idempotencyTtlMs,
     );
     if (answer && answer.hash !== idempotency.hash) throw differentBody();
     if (answer) {
@@ -80,7 +137,7 @@ async function sendEmail(
       await deps.store.barrier();
       return { email: null, replay: answer };
     }
-    return await accept(deps, principal, prepared, requestId, idempotency);
+    return await store(idempotency);
   } finally {
     leave();
   }
@@ -104,54 +161,6 @@ async function accept(
     requestId,
     idempotency,
   });
-}
-
-/** A template send gets its content here, test keys as live ones; the email records what it was rendered from. */
-async function render(
-  deps: EmailDeps,
-  projectId: string,
-  prepared: PreparedEmail,
-  t: NonNullable<PreparedEmail['template']>,
-): Promise<void> {
-  const { version, rendered } = await deps.templates.renderForSend(projectId, {
-    templateId: t.id,
-    version: t.version,
-    variables: t.variables,
-    language: t.language,
-    firstRecipient: prepared.recipients[0].address,
-  });
-  prepared.subject = rendered.subject;
-  prepared.html = rendered.html;
-  prepared.text = rendered.text;
-  prepared.templateId = t.id;
-  prepared.templateVersion = version;
-}
-
-async function resolveAttachments(deps: EmailDeps, list: PendingAttachment[]): Promise<StoredAttachment[]> {
-  let total = list.reduce((n, a) => n + (a.content?.length ?? 0), 0);
-  const out: StoredAttachment[] = [];
-  for (const a of list) {
-    let content = a.content;
-    let contentType = a.contentType;
-    if (!content) {
-      const fetched = await deps.fetchAttachment(a.path!, `${a.field}.path`, MAX_ATTACHMENT_BYTES - total);
-      checkAttachmentBytes(fetched.content, `${a.field}.path`);
-      content = fetched.content;
-      // the server's Content-Type is a hint only: one that is not a plain type/subtype is not kept
-      if (fetched.contentType && fetched.contentType.length <= 100 && /^[\w.+-]+\/[\w.+-]+$/.test(fetched.contentType))
-        contentType ??= fetched.contentType;
-      total += content.length;
-      if (total > MAX_ATTACHMENT_BYTES)
-        throw validationError('attachments', 'must not exceed 10 MB in total (decoded)');
-    }
-    out.push({
-      filename: a.filename!,
-      contentType: contentType ?? guessContentType(a.filename!),
-      contentId: a.contentId,
-      content,
-    });
-  }
-  return out;
 }
 
 async function getEmail(deps: EmailDeps, projectId: string, id: string): Promise<Email> {
@@ -181,6 +190,31 @@ async function rescheduleEmail(deps: EmailDeps, projectId: string, id: string, w
   });
 }
 
+/**
+ * POST /v1/emails/{id}/cancel and `posthorn email cancel` (any project: `projectId` null): a
+ * scheduled email, or a queued one the MTA has not started on, becomes cancelled and none of its
+ * recipients gets it; the state machine refuses the rest (409).
+ */
+export async function cancelEmailById(
+  deps: { store: Store; clock: Clock },
+  projectId: string | null,
+  id: string,
+): Promise<Email> {
+  const now = deps.clock.now();
+  return deps.store.tx(async (trx) => {
+    // as for a reschedule: the MTA may be claiming this email in another process right now
+    await lockForChange(trx, [id], { queueRows: true });
+    const email = projectId === null ? await findEmailById(trx, id) : await findEmail(trx, projectId, id);
+    if (!email) throw notFound(`email ${id}`);
+    const done = cancelEmail(email, await queueRowsOfEmail(trx, id), now);
+    if ('refused' in done) throw apiError('not_schedulable', done.refused);
+    const kept = done.rows.filter((q) => keepsQueueRow(done.email, q));
+    const dropRows = done.rows.filter((q) => !kept.includes(q)).map((q) => q.id);
+    await storeChanges(trx, [{ ...done, rows: kept, dropRows, emailMoved: true }], now);
+    return done.email;
+  });
+}
+
 /** interface §4.1: sending, listing, reading and rescheduling emails. */
 export function emailService(deps: EmailDeps) {
   // the keyed sends this service is answering now: another with the same key is refused (409)
@@ -188,6 +222,8 @@ export function emailService(deps: EmailDeps) {
   return {
     send: (principal: Principal, body: SendEmailBody, requestId: string, idempotencyKey: string | undefined) =>
       sendEmail(deps, keysInFlight, principal, body, requestId, idempotencyKey),
+    sendBatch: (principal: Principal, bodies: SendEmailBody[], requestId: string, idempotencyKey: string | undefined) =>
+      sendBatch(deps, keysInFlight, principal, bodies, requestId, idempotencyKey),
     get: (projectId: string, id: string) => getEmail(deps, projectId, id),
     /** An email's events, oldest first: its timeline. */
     async events(projectId: string, id: string): Promise<OutboxEvent[]> {
@@ -197,6 +233,7 @@ export function emailService(deps: EmailDeps) {
     list: (projectId: string, filter: ListFilter): Promise<Page<Email>> =>
       listEmails(deps.store.reader, projectId, filter),
     reschedule: (projectId: string, id: string, when: string) => rescheduleEmail(deps, projectId, id, when),
+    cancel: (projectId: string, id: string) => cancelEmailById(deps, projectId, id),
   };
 }
 

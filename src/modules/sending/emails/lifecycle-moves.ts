@@ -13,8 +13,9 @@ export class IllegalTransition extends Error {
 
 // From each state, the states a transition may lead to (staying put included).
 const EMAIL_MOVES: Record<EmailStatus, readonly EmailStatus[]> = {
-  scheduled: ['scheduled', 'submitting'],
-  queued: ['queued', 'scheduled', 'submitting'],
+  // POST /v1/emails/{id}/cancel, before any attempt
+  scheduled: ['scheduled', 'submitting', 'cancelled'],
+  queued: ['queued', 'scheduled', 'submitting', 'cancelled'],
   submitting: ['submitting', 'queued', 'accepted', 'failed', 'ambiguous', 'suppressed'],
   // another queue row of the email may still go out
   accepted: ['accepted', 'submitting'],
@@ -22,9 +23,20 @@ const EMAIL_MOVES: Record<EmailStatus, readonly EmailStatus[]> = {
   ambiguous: ['ambiguous', 'submitting', 'queued', 'accepted'],
   failed: ['failed'],
   suppressed: ['suppressed'],
+  cancelled: ['cancelled'],
 };
 const RECIPIENT_MOVES: Record<RecipientStatus, readonly RecipientStatus[]> = {
-  queued: ['queued', 'deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'],
+  queued: [
+    'queued',
+    'deferred',
+    'delivered',
+    'bounced',
+    'complained',
+    'failed',
+    'ambiguous',
+    'suppressed',
+    'cancelled',
+  ],
   deferred: ['deferred', 'delivered', 'bounced', 'complained', 'failed', 'ambiguous', 'suppressed'],
   // a late DSN or an ARF report
   delivered: ['delivered', 'bounced', 'complained'],
@@ -33,9 +45,11 @@ const RECIPIENT_MOVES: Record<RecipientStatus, readonly RecipientStatus[]> = {
   failed: ['failed'],
   ambiguous: ['ambiguous', 'queued'],
   suppressed: ['suppressed'],
+  cancelled: ['cancelled'],
 };
 const QUEUE_MOVES: Record<QueueState, readonly QueueState[]> = {
-  queued: ['queued', 'submitting'],
+  // done: a cancelled email's rows, never attempted
+  queued: ['queued', 'submitting', 'done'],
   submitting: ['submitting', 'queued', 'done'],
   // an ambiguous recipient retried by an operator
   done: ['done', 'queued'],

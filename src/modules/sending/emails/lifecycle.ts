@@ -136,6 +136,41 @@ export function reschedule(
 }
 
 /**
+ * POST /v1/emails/{id}/cancel: scheduled (or queued and never attempted) → cancelled, its
+ * recipients cancelled and its queue rows done, so that nothing of it goes out (email.cancelled).
+ * An email the MTA has started on, or that is done, is refused with the reason.
+ */
+export function cancelEmail(
+  email: Email,
+  rows: QueueRow[],
+  now: number,
+): { email: Email; recipients: Recipient[]; rows: QueueRow[]; events: OutboxEvent[] } | { refused: string } {
+  if (email.status !== 'scheduled' && email.status !== 'queued')
+    return {
+      refused: `email ${email.id} is ${email.status}: only an email that is scheduled or queued and not yet attempted can be cancelled`,
+    };
+  if (email.attempts > 0 || rows.some((q) => q.state !== 'queued' || q.attempts > 0))
+    return { refused: `email ${email.id} is already on its way` };
+  const recipients = email.recipients
+    .filter((r) => WAITING.includes(r.status))
+    .map((r): Recipient => ({ ...r, status: moveRecipient(r, 'cancelled'), updatedAt: now }));
+  const cancelled = new Map(recipients.map((r) => [r.id, r]));
+  const next: Email = {
+    ...email,
+    status: moveEmail(email, 'cancelled'),
+    statusReason: null,
+    recipients: email.recipients.map((r) => cancelled.get(r.id) ?? r),
+    updatedAt: now,
+  };
+  return {
+    email: next,
+    recipients,
+    rows: rows.map((q): QueueRow => ({ ...q, state: moveRow(q, 'done'), wait: null, updatedAt: now })),
+    events: [emailEvent(next, 'email.cancelled', now, null)],
+  };
+}
+
+/**
  * `posthorn queue retry` (interface §1.9): an operator who checked that the
  * first copy did not arrive puts the ambiguous recipients back in the queue,
  * due now; the only way ambiguous mail goes out again.

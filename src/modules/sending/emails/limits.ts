@@ -48,6 +48,16 @@ export class LimitBook {
     return null;
   }
 
+  /** What has been counted so far, for reset(): a batch refused in part counts nothing. */
+  mark(): Map<string, number> {
+    return new Map(this.added);
+  }
+
+  reset(mark: Map<string, number>): void {
+    this.added.clear();
+    for (const [k, n] of mark) this.added.set(k, n);
+  }
+
   increments(): Array<[projectId: string, period: string, n: number]> {
     return [...this.added].map(([k, n]) => {
       const [projectId, period] = k.split('|') as [string, string];

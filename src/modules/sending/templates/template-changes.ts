@@ -54,6 +54,7 @@ export function publishedVersion(
   content: VersionContent,
   compiled: CompiledVersion,
   now: number,
+  foreignSource: unknown = null,
 ): TemplateVersion {
   return {
     ...content,
@@ -63,6 +64,7 @@ export function publishedVersion(
     compiled,
     restoredFrom: null,
     createdAt: now,
+    foreignSource,
   };
 }
 

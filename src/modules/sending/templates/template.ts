@@ -52,6 +52,11 @@ export interface TemplateVersionInfo {
   variables: Declared;
   restoredFrom: number | null;
   createdAt: number;
+  /**
+   * What the client wrote when it wrote in another syntax than ours (Resend's, through /resend):
+   * kept as it is for that surface to show back, opaque here; absent (null) for a /v1 publish.
+   */
+  foreignSource?: unknown;
 }
 
 /** A version with what a send renders. */

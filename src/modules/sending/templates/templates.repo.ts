@@ -27,6 +27,7 @@ interface VersionRow {
   compiled?: string;
   restored_from: number | null;
   created_at: number;
+  foreign_source: string | null;
 }
 
 const TEMPLATE_COLUMNS = [
@@ -51,6 +52,7 @@ const VERSION_COLUMNS = [
   'variables',
   'restored_from',
   'created_at',
+  'foreign_source',
 ] as const;
 
 const templateFromRow = (r: TemplateRow): Template => ({
@@ -89,6 +91,7 @@ const versionFromRow = (r: VersionRow, templateId: string): TemplateVersionInfo 
   variables: JSON.parse(r.variables) as TemplateVersionInfo['variables'],
   restoredFrom: r.restored_from == null ? null : Number(r.restored_from),
   createdAt: Number(r.created_at),
+  foreignSource: r.foreign_source == null ? null : (JSON.parse(r.foreign_source) as unknown),
 });
 
 export async function findTemplate(db: Db, projectId: string, id: string): Promise<Template | null> {
@@ -147,6 +150,7 @@ export async function insertVersion(db: Db, v: TemplateVersion): Promise<void> {
     compiled: JSON.stringify(v.compiled),
     restored_from: v.restoredFrom,
     created_at: v.createdAt,
+    foreign_source: v.foreignSource == null ? null : JSON.stringify(v.foreignSource),
   });
 }
 
@@ -168,4 +172,16 @@ export async function listVersions(db: Db, t: Template): Promise<TemplateVersion
     .where({ template_uid: t.uid })
     .orderBy('version', 'desc')) as VersionRow[];
   return rows.map((r) => versionFromRow(r, t.id));
+}
+
+/** When each template's latest version was published, by uid (one query for a page of templates). */
+export async function latestVersionTimes(db: Db, uids: string[]): Promise<Map<string, number>> {
+  if (!uids.length) return new Map();
+  const rows = await db('template_versions as v')
+    .join('templates as t', function () {
+      this.on('t.uid', '=', 'v.template_uid').andOn('t.latest_version', '=', 'v.version');
+    })
+    .whereIn('t.uid', uids)
+    .select<Array<{ template_uid: string; created_at: number | string }>>('v.template_uid', 'v.created_at');
+  return new Map(rows.map((r) => [r.template_uid, Number(r.created_at)]));
 }

@@ -1,4 +1,4 @@
-import { ApiError, notFound, validationError } from '../../../lib/errors.js';
+import { ApiError, apiError, notFound, validationError } from '../../../lib/errors.js';
 import type { Clock } from '../../../lib/time.js';
 import { isUniqueViolation } from '../../../store/db.js';
 import type { Store } from '../../../store/store.js';
@@ -50,6 +50,14 @@ export interface TemplateSendRequest {
   firstRecipient: string;
 }
 
+/** What a publish asks beyond its body (POST /v1/templates asks none of it). */
+export interface PublishOptions {
+  /** `new`: an id the project has is refused (409 conflict); `existing`: one it has not (404) */
+  id?: 'new' | 'existing';
+  /** the source as the client wrote it in another syntax (TemplateVersionInfo.foreignSource) */
+  foreignSource?: unknown;
+}
+
 /** The service's deps and its cache of template rows and versions. */
 interface Templates extends TemplateDeps {
   cache: TemplateCache;
@@ -60,6 +68,7 @@ async function publish(
   t: Templates,
   projectId: string,
   body: PublishTemplateBody,
+  opts: PublishOptions = {},
 ): Promise<{ template: Template; version: TemplateVersion }> {
   const content = publishedContent(body);
   const compiled = await compile(t, content);
@@ -67,10 +76,12 @@ async function publish(
     t.store.tx(async (trx) => {
       const now = t.clock.now();
       const old = await repo.findTemplateForUpdate(trx, projectId, body.id);
+      if (opts.id === 'new' && old) throw apiError('conflict', `template ${body.id} exists already`);
+      if (opts.id === 'existing' && !old) throw notFound(`template ${body.id}`);
       const template = publishedTemplate(old, projectId, body, now);
       if (old) await repo.saveTemplate(trx, template);
       else await repo.insertTemplate(trx, template);
-      const version = publishedVersion(template, content, compiled, now);
+      const version = publishedVersion(template, content, compiled, now, opts.foreignSource ?? null);
       await repo.insertVersion(trx, version);
       return { template, version };
     });
@@ -239,9 +250,15 @@ async function versionOf(t: Templates, template: Template, n: number): Promise<T
 export function templateService(deps: TemplateDeps) {
   const t: Templates = { ...deps, cache: new TemplateCache(deps.clock, deps.headTtlMs ?? 2000) };
   return {
-    publish: (projectId: string, body: PublishTemplateBody) => publish(t, projectId, body),
+    publish: (projectId: string, body: PublishTemplateBody, opts?: PublishOptions) => publish(t, projectId, body, opts),
     /** GET /v1/templates: newest first. */
     list: (projectId: string): Promise<Template[]> => repo.listTemplates(t.store.reader, projectId),
+    /** When each template's latest version was published, by uid. */
+    publishedTimes: (templates: Template[]) =>
+      repo.latestVersionTimes(
+        t.store.reader,
+        templates.map((x) => x.uid),
+      ),
     get: (projectId: string, id: string) => getTemplate(t, projectId, id),
     version: async (projectId: string, id: string, version: number) =>
       versionOf(t, await find(t, projectId, id), version),
