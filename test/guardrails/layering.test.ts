@@ -45,6 +45,18 @@ const PURE = [
   'mta/classify-reply.ts',
   'mta/screen-recipients.ts',
   'modules/notifying/webhooks/in-flight.ts',
+  ...['resend-payload', 'webhook-formats'].map((f) => `modules/notifying/webhooks/${f}.ts`),
+  ...[
+    'natural-time',
+    'resend-emails',
+    'resend-errors',
+    'resend-variables',
+    'resend-broadcasts',
+    'resend-templates',
+    'resend-templates.presenter',
+    'resend-segments',
+    'resend-contacts-pages',
+  ].map((f) => `modules/compat/resend/${f}.ts`),
   ...['classify-bounce', 'dsn', 'mime', 'plain-bounce', 'report', 'ses-notification', 'verp'].map(
     (f) => `modules/receiving/bounces/${f}.ts`,
   ),

@@ -36,6 +36,16 @@ export function timeOfId(id: unknown): number | null {
   return ms;
 }
 
+/**
+ * When the email (or received message) of an event was made: its id's time. An id is never
+ * younger than its events, save when the process's clock was stepped back after ids were made
+ * (ids stay increasing, lib/ids.ts, so they carry the earlier, later time): then the event's.
+ */
+function madeAt(id: unknown, e: ResendInput): string {
+  const t = timeOfId(id);
+  return iso(t !== null && t <= e.createdAt ? t : e.createdAt);
+}
+
 /** Resend's bounce subType (Amazon SES's words) for our bounce reason. */
 const BOUNCE_SUBTYPES: Readonly<Record<string, string>> = {
   user_unknown: 'NoEmail',
@@ -91,7 +101,7 @@ function emailFields(e: ResendInput): Data {
   const recipient = e.recipient ?? str(d.recipient);
   return {
     ...(str(d.broadcast_id) !== null ? { broadcast_id: d.broadcast_id } : {}),
-    created_at: iso(timeOfId(d.email_id) ?? e.createdAt),
+    created_at: madeAt(d.email_id, e),
     email_id: d.email_id,
     from: d.from,
     to: recipient === null ? [] : [recipient],
@@ -105,7 +115,7 @@ function receivedFields(e: ResendInput): Data {
   const d = e.data;
   return {
     email_id: d.inbound_id,
-    created_at: iso(timeOfId(d.inbound_id) ?? e.createdAt),
+    created_at: madeAt(d.inbound_id, e),
     from: d.from,
     to: list(d.to),
     cc: list(d.cc),
