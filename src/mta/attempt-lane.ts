@@ -15,6 +15,8 @@ export class AttemptLane {
     private readonly shaper: Shaper,
     private readonly lane: Lane,
     readonly destinations: Destination[],
+    /** broadcast mail: it waits behind the lane's held transactional mail */
+    private readonly bulk: boolean,
   ) {}
 
   /**
@@ -48,12 +50,13 @@ export class AttemptLane {
         lane,
         ...(source ? { localAddress: source.address, ehlo: source.ehlo } : {}),
       })),
+      row.bulk,
     );
   }
 
   /** `key` names the message, the same when it comes back from the queue (it keeps its turn). */
   admit(key: string): Promise<Admission> {
-    return this.shaper.admit(this.lane, key);
+    return this.shaper.admit(this.lane, key, this.bulk);
   }
 
   /** For SendRequest.mayStart: whether the lane still lets the message go once it has a connection. */

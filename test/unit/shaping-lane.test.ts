@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   admit,
   answered,
+  BULK_AFTER_MS,
   effectiveRate,
   MAX_WAIT_MS,
   newLane,
@@ -74,6 +75,29 @@ describe('traffic shaping: one lane (provider, source IP)', function () {
     expect(l.state).to.equal('probing');
     answered(l, true, true);
     expect(l.state).to.equal('open');
+  });
+
+  it('lets held transactional mail go before broadcast mail, whichever comes back first', function () {
+    const l = lane(600);
+    suspend(l, '421 4.7.28 rate limited', 60_000, 1000);
+    // during the suspension: a receipt is held until its end, a newsletter a second after it
+    expect(admit(l, 'receipt-1', 30_000)).to.include({ kind: 'hold', until: 61_000, quiet: false });
+    expect(admit(l, 'news-1', 30_000, true)).to.include({ kind: 'hold', until: 61_000 + BULK_AFTER_MS, quiet: false });
+    // the receipt probes; the next receipt waits for the probe's answer
+    expect(admit(l, 'receipt-1', 61_000)).to.include({ kind: 'go', probe: true });
+    expect(admit(l, 'receipt-2', 61_010)).to.include({ kind: 'hold', until: 61_010 + PROBE_WAIT_MS });
+    // the newsletter, back first, waits behind the held receipt, and cannot become the probe
+    expect(admit(l, 'news-1', 62_000, true)).to.deep.include({
+      kind: 'hold',
+      until: 61_010 + PROBE_WAIT_MS + BULK_AFTER_MS,
+      quiet: true,
+    });
+    answered(l, true, true);
+    expect(admit(l, 'receipt-2', 61_010 + PROBE_WAIT_MS)).to.include({ kind: 'go' });
+    expect(admit(l, 'news-1', 61_010 + PROBE_WAIT_MS + BULK_AFTER_MS, true)).to.include({ kind: 'go' });
+    // with nothing transactional held, broadcast mail goes at once
+    const quiet = lane(null);
+    expect(admit(quiet, 'news-2', 0, true)).to.include({ kind: 'go', waitMs: 0 });
   });
 
   it('lets another message probe when the probe never got an answer', function () {

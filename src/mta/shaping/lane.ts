@@ -40,6 +40,8 @@ export interface Lane {
   pacedAt: number;
   /** waits promised to held messages (key → when it may go) so that they keep their turn */
   reservations: Map<string, number>;
+  /** when the last hold of a transactional message ends: broadcast mail waits until after it */
+  transactionalHeldUntil: number;
   /** counted since the last flush to the store */
   counts: LaneCounts;
   /** changed since the last flush */
@@ -90,6 +92,7 @@ export function newLane(p: { name: string; known: boolean; limits: LaneLimits },
     paced: [0, 0, 0, 0, 0, 0],
     pacedAt: now,
     reservations: new Map(),
+    transactionalHeldUntil: Number.NEGATIVE_INFINITY,
     counts: { delivered: 0, deferred: 0, bounced: 0, throttled: 0 },
     dirty: false,
   };
@@ -105,13 +108,36 @@ export function effectiveRate(lane: Lane): number | null {
  * suspended lane holds everything until `until`; then one message goes as a probe and the rest
  * wait for its answer; an open lane spaces messages at its rate (GCRA, a second's burst).
  */
-export function admit(lane: Lane, key: string, now: number): Admission {
+export function admit(lane: Lane, key: string, now: number, bulk = false): Admission {
+  const a = decide(lane, key, now, bulk);
+  // transactional mail first (docs/delivery.md): what the lane holds of it, broadcast mail waits behind
+  if (a.kind === 'hold' && !bulk) lane.transactionalHeldUntil = Math.max(lane.transactionalHeldUntil, a.until);
+  return a;
+}
+
+/**
+ * How long broadcast mail waits after the last hold of transactional mail on its lane ends, so that
+ * the held transactional mail is admitted first when both come back (a suspension ended, the probe
+ * answered, their turn at the rate came).
+ */
+export const BULK_AFTER_MS = 1000;
+
+function decide(lane: Lane, key: string, now: number, bulk: boolean): Admission {
+  const behind = lane.transactionalHeldUntil + BULK_AFTER_MS;
   if (lane.state === 'suspended') {
-    if (now < lane.until!) return { kind: 'hold', until: lane.until!, reason: suspendedReason(lane), quiet: false };
+    if (now < lane.until!)
+      return {
+        kind: 'hold',
+        until: bulk ? Math.max(lane.until!, behind) : lane.until!,
+        reason: suspendedReason(lane),
+        quiet: false,
+      };
     lane.state = 'probing';
     lane.probeInFlight = false;
     lane.dirty = true;
   }
+  if (bulk && now < behind)
+    return { kind: 'hold', until: behind, reason: 'waiting for transactional mail to go first', quiet: true };
   if (lane.state === 'probing') {
     // a probe whose answer never came back (its attempt ended on an error of our own) is lost
     if (lane.probeInFlight && now - lane.probeAt < PROBE_LOST_MS)

@@ -103,8 +103,8 @@ export class Shaper {
   }
 
   /** Whether a message (`key`, the same when it comes back) may go; a short wait for its turn is waited here. */
-  async admit(lane: Lane, key: string): Promise<Admission> {
-    const a = admit(lane, key, this.o.clock.now());
+  async admit(lane: Lane, key: string, bulk = false): Promise<Admission> {
+    const a = admit(lane, key, this.o.clock.now(), bulk);
     if (a.kind === 'go' && a.waitMs > 0) await sleep(a.waitMs);
     return a;
   }
