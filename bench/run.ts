@@ -46,7 +46,7 @@ import {
   rmSync,
 } from 'node:fs';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
@@ -132,8 +132,12 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `key`: the test key of a start after the first, which prints none */
-async function serve(config: string, port: number, known?: string): Promise<{ child: ChildProcess; key: string }> {
+/** `key`: the test key of a start after the first, which prints none (nor the project's id) */
+async function serve(
+  config: string,
+  port: number,
+  known?: string,
+): Promise<{ child: ChildProcess; key: string; projectId: string }> {
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const flags = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], {
@@ -154,7 +158,7 @@ async function serve(config: string, port: number, known?: string): Promise<{ ch
         () => false,
       ))
     )
-      return { child, key };
+      return { child, key, projectId: /created project "default" \(([^)]+)\)/.exec(out)?.[1] ?? '' };
     if (child.exitCode !== null) throw new Error(`serve exited:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -450,11 +454,20 @@ function rsaSignsPerSecond(ms = 2000): number {
   return n / (ms / 1000);
 }
 
-/** A bare Koa app answering a small JSON body, in a process of its own (one core), under the same load. */
-async function koaBaseline(): Promise<number> {
+/**
+ * A bare Koa app in a process of its own: `get` answers a small JSON body to GET / (the machine's
+ * HTTP figure); `post` reads and parses a JSON body and answers 202 with a small one, under the
+ * same load as the test-key accept phase (same client, clients, path, headers and body): what an
+ * accept would cost if it stored nothing.
+ */
+async function koaBaseline(kind: 'get' | 'post', body = ''): Promise<LoadResult> {
   const port = await freePort();
   const koa = join(PACKAGE_ROOT, 'node_modules', 'koa', 'dist', 'koa.mjs');
-  const code = `import Koa from ${JSON.stringify(koa)}; const app = new Koa(); app.use((ctx) => { ctx.body = { status: 'ok' }; }); app.listen(${port}, '127.0.0.1', () => console.log('up'));`;
+  const handler =
+    kind === 'get'
+      ? `(ctx) => { ctx.body = { status: 'ok' }; }`
+      : `async (ctx) => { const chunks = []; for await (const c of ctx.req) chunks.push(c); const m = JSON.parse(Buffer.concat(chunks).toString('utf8')); ctx.status = 202; ctx.body = { id: 'em_' + String(m.subject).length, object: 'email', status: 'queued' }; }`;
+  const code = `import Koa from ${JSON.stringify(koa)}; const app = new Koa(); app.use(${handler}); app.listen(${port}, '127.0.0.1', () => console.log('up'));`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   // a child that dies first (its port taken meanwhile) must not leave the bench waiting for ever
   await Promise.race([
@@ -462,22 +475,34 @@ async function koaBaseline(): Promise<number> {
     once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Koa baseline exited (code ${code})`))),
   ]);
   const base = `http://127.0.0.1:${port}`;
-  const r = useWrk
-    ? await wrkLoad(base, 'GET', '/', {}, '', 200)
-    : await load(base, 200, () => ({ path: '/', method: 'GET' }));
-  child.kill();
-  return r.rate;
+  try {
+    if (kind === 'post') return await acceptLoad(base, 'ph_test_koa', body);
+    return useWrk
+      ? await wrkLoad(base, 'GET', '/', {}, '', 200)
+      : { ...(await load(base, 200, () => ({ path: '/', method: 'GET' }))), client: 'undici' };
+  } finally {
+    child.kill();
+  }
 }
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'posthorn-bench-'));
   const quick = Boolean(process.env.BENCH_QUICK);
   const fsync = quick ? null : fsyncRate(dir);
+  const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
+  const testBody = JSON.stringify({
+    from: 'Shop <orders@shop.bench.test>',
+    to: ['user@@I@@@simulator.posthorn.test'],
+    subject: 'Order @@I@@',
+    text,
+  });
+  const koaPost = quick ? null : await koaBaseline('post', testBody);
   const calibration = quick
     ? {}
     : {
         rsa2048_signs_per_s_one_core: Math.round(rsaSignsPerSecond()),
-        koa_hello_requests_per_s: Math.round(await koaBaseline()),
+        koa_hello_requests_per_s: Math.round((await koaBaseline('get')).rate),
+        koa_post_202: { rate: koaPost!.rate, p50: koaPost!.p50, p99: koaPost!.p99, errors: koaPost!.errors },
       };
   const world = await startDnsWorld();
   const sink = await startSink();
@@ -522,13 +547,25 @@ async function main() {
     ...(PRELOAD ? { retention: { days: 0 } } : {}),
   };
   writeFileSync(config, YAML.stringify(settings));
-  const text = 'Hello, this is a transactional message of ordinary size.\n'.repeat(20);
-  const preloaded = PRELOAD ? await preloadDatabase() : null;
   let app = await serve(config, httpPort);
   const base = `http://127.0.0.1:${httpPort}`;
   world.delegate('dkim.bench.test', '127.0.0.1', dnsPort);
   const step = (what: string) => process.stderr.write(`bench: ${what}\n`);
   step(`fsync ${fsync === null ? 'not measured' : `${Math.round(fsync)}/s`}; appliance up`);
+  // BENCH_PRELOAD: the test-key figure on the empty database first, then the same after the preload,
+  // so that their ratio is computed inside one run
+  let emptyAccept: object | null = null;
+  let preloaded: ReturnType<typeof preload> | null = null;
+  if (PRELOAD) {
+    step('accepts, test key, on the empty database (after a warm-up)');
+    await acceptLoad(base, app.key, testBody, ACCEPT_WARMUP_SECONDS);
+    emptyAccept = await measured(app.child.pid!, () => acceptLoad(base, app.key, testBody));
+    step(`  ${JSON.stringify(emptyAccept)}`);
+    app.child.kill('SIGTERM');
+    await once(app.child, 'exit');
+    preloaded = preloadDatabase(app.projectId);
+    app = await serve(config, httpPort, app.key);
+  }
   const project = await cli(config, ['project', 'create', '--name', 'bench', '--approved']);
   const live = (await cli(config, ['key', 'create', '--project', project.id, '--mode', 'live'])).key as string;
   const api = async (key: string, method: string, path: string, body?: unknown) => {
@@ -552,12 +589,7 @@ async function main() {
     smtp_sessions_per_domain: PER_DOMAIN,
   };
   if (preloaded) report.preload = preloaded;
-  const testBody = JSON.stringify({
-    from: 'Shop <orders@shop.bench.test>',
-    to: ['user@@I@@@simulator.posthorn.test'],
-    subject: 'Order @@I@@',
-    text,
-  });
+  if (emptyAccept) report.accept_test_key_empty = emptyAccept;
   if (ACCEPT_WARMUP_SECONDS > 0 && [...phases].some((p) => p.startsWith('accept'))) {
     step(`accepts, warm-up (${ACCEPT_WARMUP_SECONDS} s, test key, not in the accept figures)`);
     const w = await acceptLoad(base, app.key, testBody, ACCEPT_WARMUP_SECONDS);
@@ -640,14 +672,12 @@ async function main() {
 
   if (phases.has('templates')) await templatePhase();
 
-  /** BENCH_PRELOAD: the schema, the project the first start's test key goes to (`default`), its emails */
-  async function preloadDatabase() {
-    await cli(config, ['migrate']);
-    const project = await cli(config, ['project', 'create', '--name', 'default']);
+  /** BENCH_PRELOAD: the emails and events of the project the first start's test key belongs to (`default`), the appliance stopped */
+  function preloadDatabase(projectId: string) {
     process.stderr.write(`bench: preloading ${PRELOAD} emails and their events\n`);
     const r = preload({
       file: join(dir, 'data', 'posthorn.sqlite'),
-      projectId: project.id,
+      projectId,
       count: PRELOAD,
       oldShare: 0.5,
       text,
@@ -793,6 +823,8 @@ async function main() {
       `  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`,
     );
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
+    // every thread's CPU per delivered message, the accept included (each delivery is a live send)
+    report[`delivery_cpu_us_per_message_${spread}_domain${spread > 1 ? 's' : ''}`] = r.appliance_cpu_us_per_request;
   }
 
   if (phases.has('delivery-shaping')) {
@@ -934,7 +966,7 @@ async function main() {
       ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 10) / 10 : v]))
       : x;
   // issue 24's targets beside the figures (on stderr: stdout is the JSON report)
-  process.stderr.write(`\n${targetTable(report)}\n\n`);
+  process.stderr.write(`\n${targetTable(report, availableParallelism())}\n\n`);
   console.log(JSON.stringify(Object.fromEntries(Object.entries(report).map(([k, v]) => [k, round(v)])), null, 2));
 }
 
