@@ -17,9 +17,10 @@ export interface SignedMessageInput {
 /**
  * MIME (nodemailer's composer) then DKIM, as one pure step. A parsed
  * KeyObject signs several times faster than a PEM string parsed at every
- * signature, so the parsed keys are kept by id.
+ * signature, so the parsed keys are kept by id. `rsa`: where the signature
+ * is computed (dkim.ts DkimOptions.rsa).
  */
-export function signedMessageBuilder(): (input: SignedMessageInput) => Promise<Buffer> {
+export function signedMessageBuilder(rsa: 'pool' | 'here' = 'pool'): (input: SignedMessageInput) => Promise<Buffer> {
   const keys = new Map<string, KeyObject>();
   return async ({ mime, dkim }) => {
     let key = keys.get(dkim.keyId);
@@ -28,6 +29,6 @@ export function signedMessageBuilder(): (input: SignedMessageInput) => Promise<B
       keys.set(dkim.keyId, key);
     }
     const raw = await buildMime({ ...mime, date: new Date(mime.date) });
-    return createDkimSigner({ domainName: dkim.domainName, selector: dkim.selector, privateKey: key })(raw);
+    return createDkimSigner({ domainName: dkim.domainName, selector: dkim.selector, privateKey: key, rsa })(raw);
   };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { asBuffer } from '../lib/bytes.js';
 import type { Logger } from '../log/logger.js';
@@ -24,84 +25,117 @@ interface Waiting {
   input: SignedMessageInput;
   resolve: (raw: Buffer) => void;
   reject: (e: unknown) => void;
+  thread: Thread;
+}
+
+interface Thread {
+  worker: Worker | null;
+  /** messages sent to it (or about to be) and not answered yet */
+  pending: number;
+  /** the messages for it asked for in this turn of the event loop */
+  outgoing: SignRequest[] | null;
 }
 
 /**
- * MIME building and DKIM signing on a thread of their own: together they
- * are the largest share of an outgoing message's CPU on the MTA's thread,
- * which also runs the queue's SQL and every SMTP session. If the thread
- * dies, messages are built on the calling thread instead (slower, not
- * wrong), and the failure is logged once.
+ * MIME building and DKIM signing on threads of their own, one per core (at most four): together
+ * they are the largest share of an outgoing message's CPU, and the MTA's thread also runs the
+ * queue's SQL and every SMTP session. Each message goes to the thread with the fewest waiting. If a
+ * thread dies, the messages it held are built on the calling thread (slower, not wrong) and the
+ * next go to the threads left, or are built here once none is; each failure is logged once.
  */
-export function startSigningThread(logger: Logger): MessageSigner {
-  return new SigningThread(logger);
+export function startSigningThread(logger: Logger, threads = Math.min(4, availableParallelism() - 1)): MessageSigner {
+  return new SigningThreads(logger, Math.max(1, threads));
 }
 
-class SigningThread implements MessageSigner {
+class SigningThreads implements MessageSigner {
   private readonly inline = signedMessageBuilder();
-  private worker: Worker | null = startThread(import.meta.url, 'signing-thread');
+  private threads: Thread[];
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
-  /** the messages asked for in this turn of the event loop */
-  private outgoing: SignRequest[] | null = null;
+  private closed = false;
 
-  constructor(private readonly logger: Logger) {
-    this.worker!.on('message', (results: SignResult[]) => this.received(results));
-    this.worker!.on('error', (e) => this.gone(e.message));
-    this.worker!.on('exit', (code) => this.gone(`exit code ${code}`));
+  constructor(
+    private readonly logger: Logger,
+    count: number,
+  ) {
+    this.threads = Array.from({ length: count }, () => {
+      const t: Thread = { worker: startThread(import.meta.url, 'signing-thread'), pending: 0, outgoing: null };
+      t.worker!.on('message', (results: SignResult[]) => this.received(t, results));
+      t.worker!.on('error', (e) => this.gone(t, e.message));
+      t.worker!.on('exit', (code) => this.gone(t, `exit code ${code}`));
+      return t;
+    });
   }
 
   sign(input: SignedMessageInput): Promise<Buffer> {
-    if (!this.worker) return this.inline(input);
+    const thread = this.leastBusy();
+    if (!thread) return this.inline(input);
     return new Promise<Buffer>((resolve, reject) => {
       const id = this.nextId++;
-      this.waiting.set(id, { input, resolve, reject });
+      this.waiting.set(id, { input, resolve, reject, thread });
+      thread.pending++;
       // The messages asked for in one turn of the event loop (a claimed batch) go over as one:
       // each message between threads wakes the other one, which costs more than copying the inputs.
-      if (!this.outgoing) {
-        this.outgoing = [];
-        setImmediate(() => this.flush());
+      if (!thread.outgoing) {
+        thread.outgoing = [];
+        setImmediate(() => this.flush(thread));
       }
-      this.outgoing.push({ id, input });
+      thread.outgoing.push({ id, input });
     });
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = null;
-    await w?.terminate();
+    this.closed = true;
+    const workers = this.threads.map((t) => t.worker);
+    for (const t of this.threads) t.worker = null;
+    await Promise.all(workers.flatMap((w) => (w ? [w.terminate()] : [])));
     // anything still waiting (an attempt cut short by the stop) is built here
     this.buildHere([...this.waiting.keys()]);
   }
 
-  private flush(): void {
-    const batch = this.outgoing!;
-    this.outgoing = null;
-    // without the thread, its stop already built these here (they were waiting)
+  private leastBusy(): Thread | null {
+    let best: Thread | null = null;
+    for (const t of this.threads) if (t.worker && (!best || t.pending < best.pending)) best = t;
+    return best;
+  }
+
+  private flush(thread: Thread): void {
+    const batch = thread.outgoing!;
+    thread.outgoing = null;
+    // a thread gone meanwhile has had these built elsewhere already (they were waiting)
     try {
-      this.worker?.postMessage(batch);
+      thread.worker?.postMessage(batch);
     } catch {
       // input that cannot cross to the thread is built here
       this.buildHere(batch.map((r) => r.id));
     }
   }
 
-  private received(results: SignResult[]): void {
+  private received(thread: Thread, results: SignResult[]): void {
     for (const m of results) {
       const w = this.waiting.get(m.id);
       if (!w) continue;
       this.waiting.delete(m.id);
+      thread.pending--;
       if (m.error !== undefined) w.reject(new Error(m.error));
       else w.resolve(asBuffer(m.raw!));
     }
   }
 
-  private gone(why: string): void {
-    if (!this.worker) return;
-    this.worker = null;
-    this.logger.error({ reason: why }, 'the signing thread stopped; messages are signed on the MTA thread');
-    // the messages it held are built here instead
-    this.buildHere([...this.waiting.keys()]);
+  private gone(thread: Thread, why: string): void {
+    if (!thread.worker) return;
+    thread.worker = null;
+    this.threads = this.threads.filter((t) => t !== thread);
+    if (this.closed) return;
+    this.logger.error(
+      { reason: why },
+      this.threads.length
+        ? `the signing thread stopped; ${this.threads.length} other signing thread(s) go on`
+        : 'the signing thread stopped; messages are signed on the MTA thread',
+    );
+    // The messages it held are built here, not handed to another thread: input that killed one
+    // thread would kill the next one too.
+    this.buildHere([...this.waiting].filter(([, w]) => w.thread === thread).map(([id]) => id));
   }
 
   private buildHere(ids: number[]): void {
@@ -109,6 +143,7 @@ class SigningThread implements MessageSigner {
       const w = this.waiting.get(id);
       if (!w) continue;
       this.waiting.delete(id);
+      w.thread.pending--;
       this.inline(w.input).then(w.resolve, w.reject);
     }
   }

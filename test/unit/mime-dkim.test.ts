@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { authenticate } from 'mailauth';
 import { buildMime } from '../../src/mta/build-mime.js';
-import { createDkimSigner } from '../../src/mta/dkim.js';
+import { createDkimSigner, relaxedBody } from '../../src/mta/dkim.js';
 import { startSigningThread } from '../../src/mta/signing-pool.js';
 import { createLogger, silentLogger } from '../../src/log/logger.js';
 import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
@@ -242,6 +242,67 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
       expect(await verify(a)).to.deep.equal(['example.test:pass']);
     } finally {
       await signing.close();
+    }
+  });
+  it('on several signing threads: a thread that dies hands its messages to this one, the others go on, and this one signs once none is left', async function () {
+    const logged: string[] = [];
+    const signing = startSigningThread(createLogger('info', { write: (line: string) => void logged.push(line) }), 2);
+    try {
+      const dkim = {
+        domainName: 'example.test',
+        selector: 'sel1',
+        keyId: 'k1',
+        privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      };
+      const good = (n: number) =>
+        signing.sign({
+          mime: { ...base, attachments: [], messageId: `<t${n}@mta.example.test>`, date: base.date.getTime() },
+          dkim,
+        });
+      const poison = () =>
+        signing.sign({ mime: { ...base, attachments: undefined as never, date: base.date.getTime() }, dkim });
+      // twenty at once are spread over both threads, and each comes back signed as itself
+      const first = await Promise.all(Array.from({ length: 20 }, (_, n) => good(n)));
+      expect((await simpleParser(first[13])).messageId).to.equal('<t13@mta.example.test>');
+      expect(await verify(first[13])).to.deep.equal(['example.test:pass']);
+      expect(await poison().catch((e: unknown) => e)).to.be.instanceOf(Error);
+      expect(logged.join('')).to.include('the signing thread stopped; 1 other signing thread(s) go on');
+      expect(await verify(await good(21))).to.deep.equal(['example.test:pass']);
+      expect(await poison().catch((e: unknown) => e)).to.be.instanceOf(Error);
+      expect(logged.join('')).to.include('the signing thread stopped; messages are signed on the MTA thread');
+      expect(await verify(await good(22))).to.deep.equal(['example.test:pass']);
+    } finally {
+      await signing.close();
+    }
+  });
+});
+
+describe('relaxed body canonicalization (RFC 6376 §3.4.4)', function () {
+  /** The RFC's rules as it states them, line by line, to hold the one-pass version to. */
+  function byTheRules(body: Buffer): Buffer {
+    const lines = body.toString('latin1').split('\r\n');
+    const out = lines.map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, ''));
+    while (out.length && out[out.length - 1] === '') out.pop();
+    return Buffer.from(out.length ? `${out.join('\r\n')}\r\n` : '', 'latin1');
+  }
+
+  it('gives what the rules give, for the RFC example and for bodies of WSP, CR, LF and empty lines', function () {
+    // RFC 6376 §3.4.5's example body: " C \r\nD \t E\r\n\r\n\r\n" → " C\r\nD E\r\n"
+    expect(relaxedBody(Buffer.from(' C \r\nD \t E\r\n\r\n\r\n')).toString('latin1')).to.equal(' C\r\nD E\r\n');
+    expect(relaxedBody(Buffer.alloc(0)).length).to.equal(0);
+    expect(relaxedBody(Buffer.from('\r\n \t\r\n')).length).to.equal(0);
+    expect(relaxedBody(Buffer.from('no line end  ')).toString('latin1')).to.equal('no line end\r\n');
+    const alphabet = [' ', '\t', '\r', '\n', '\r\n', '\r\n', 'a', 'é', '.', '\x00'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let i = 0; i < 3000; i++) {
+      const body = Buffer.from(
+        Array.from({ length: Math.floor(next() * 40) }, () => alphabet[Math.floor(next() * alphabet.length)]).join(''),
+        'latin1',
+      );
+      expect(relaxedBody(body).toString('latin1'), JSON.stringify(body.toString('latin1'))).to.equal(
+        byTheRules(body).toString('latin1'),
+      );
     }
   });
 });
