@@ -185,6 +185,8 @@ function threadCpuSeconds(pid: number): Map<number, number> {
         .replace(/^.*\) /, '')
         .split(' ');
       out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / 100);
+      // the appliance names its own threads (lib/thread.ts nameThisThread); V8's and libuv's keep node's
+      threadNames.set(Number(tid), readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
     }
   } catch {
     // the process is gone, or this is not Linux
@@ -197,12 +199,14 @@ function threadCpuSeconds(pid: number): Map<number, number> {
  * its busiest other thread (the background thread: the store, the MTA) and all the rest (the fsync
  * and checkpoint threads, V8's garbage collector threads): which thread a figure is limited by.
  */
+const threadNames = new Map<number, string>();
+
 function cpuPerRequest(
   before: Map<number, number>,
   after: Map<number, number>,
   pid: number,
   requests: number,
-): { main: number; busiest_worker: number; rest: number } {
+): { main: number; busiest_worker: number; rest: number; by_thread: Record<string, number> } {
   const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
   const per = (s: number) => Math.round((s / Math.max(1, requests)) * 1e6);
   const main = used.find(([tid]) => tid === pid)?.[1] ?? 0;
@@ -210,10 +214,19 @@ function cpuPerRequest(
     .filter(([tid]) => tid !== pid)
     .map(([, s]) => s)
     .sort((a, b) => b - a);
+  // by the threads' names: the MTA's background thread, the signing threads, the fsync thread, …;
+  // 'other' is V8's (garbage collector, compiler) and libuv's pool
+  const byName = new Map<string, number>();
+  for (const [tid, s] of used) {
+    const name = tid === pid ? 'main' : (threadNames.get(tid) ?? 'node');
+    const key = name.startsWith('ph-') ? name.slice(3) : name === 'main' ? 'main' : 'other';
+    byName.set(key, (byName.get(key) ?? 0) + s);
+  }
   return {
     main: per(main),
     busiest_worker: per(workers[0] ?? 0),
     rest: per(workers.slice(1).reduce((a, b) => a + b, 0)),
+    by_thread: Object.fromEntries([...byName].sort((a, b) => b[1] - a[1]).map(([k, s]) => [k, per(s)])),
   };
 }
 

@@ -15,6 +15,9 @@ import { SharedDurability } from './store/shared-durability.js';
 import { ListenRelay, type ListenAnswer } from './roles/listen-relay.js';
 import { isStorageRefusal } from './lib/storage-full.js';
 import { startThreadMetrics, threadMetrics } from './log/metrics.js';
+import { nameThisThread } from './log/thread-name.js';
+
+nameThisThread('ph-background');
 
 const data = workerData as BackgroundData;
 const port = parentPort!;

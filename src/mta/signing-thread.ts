@@ -3,6 +3,9 @@ import { parentPort } from 'node:worker_threads';
 import { asBuffer } from '../lib/bytes.js';
 import { signedMessageBuilder } from './signed-message.js';
 import type { SignRequest, SignResult } from './signing-pool.js';
+import { nameThisThread } from '../log/thread-name.js';
+
+nameThisThread('ph-signing');
 
 // The RSA operation runs here, not on libuv's pool: this thread exists to do it, and the pool
 // would only add a hop each way (signing-pool.ts starts one such thread per core).

@@ -2,6 +2,9 @@
 // the database file when asked, on a connection of its own. Nothing else runs here.
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThisThread } from '../log/thread-name.js';
+
+nameThisThread('ph-checkpoint');
 
 const port = parentPort!;
 const db = new Database((workerData as { file: string }).file, { timeout: 5000 });

@@ -4,6 +4,9 @@ import { fsyncSync } from 'node:fs';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { WalFile } from './wal-file.js';
 import { COMMITTED, DURABLE, FAILED, STOP, WAITING, type SyncThreadData } from './shared-durability.js';
+import { nameThisThread } from '../log/thread-name.js';
+
+nameThisThread('ph-wal-sync');
 
 const { shared, ports, walPath } = workerData as SyncThreadData & { ports: MessagePort[] };
 const v = new BigInt64Array(shared);
