@@ -833,11 +833,13 @@ async function main() {
     });
     const elapsed = r.wall;
     step(
-      `  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), load and sink ${r.client_cores.toFixed(2)} cores`,
+      `  ${Math.round(n / elapsed)}/s, appliance ${r.appliance_cores.toFixed(2)} cores (µs per message ${JSON.stringify(r.appliance_cpu_us_per_request)}), ${((r.appliance_disk_mb * 1000) / n).toFixed(1)} KB written per message, load and sink ${r.client_cores.toFixed(2)} cores`,
     );
     report[`deliveries_per_s_${spread}_domain${spread > 1 ? 's' : ''}`] = Math.round(n / elapsed);
     // every thread's CPU per delivered message, the accept included (each delivery is a live send)
     report[`delivery_cpu_us_per_message_${spread}_domain${spread > 1 ? 's' : ''}`] = r.appliance_cpu_us_per_request;
+    // what the appliance wrote per delivered message: the WAL's pages and the checkpoints' (a 2.8 KB message)
+    report[`delivery_disk_kb_per_message_${spread}_domain${spread > 1 ? 's' : ''}`] = (r.appliance_disk_mb * 1000) / n;
   }
 
   if (phases.has('delivery-shaping')) {
