@@ -36,16 +36,29 @@ export class ApiError extends Error {
   readonly field: string | undefined;
   /** extra response headers, e.g. Retry-After */
   readonly headers: Record<string, string>;
+  /** a finer kind within the code, for a surface that tells them apart (the Resend-compatible one) */
+  readonly detail: ErrorDetail | undefined;
 
-  constructor(status: number, code: ErrorCode, message: string, field?: string, headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    field?: string,
+    headers: Record<string, string> = {},
+    detail?: ErrorDetail,
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.field = field;
     this.headers = headers;
+    this.detail = detail;
   }
 }
+
+/** `in_flight`: an Idempotency-Key whose first request is still being answered (idempotency_conflict). */
+export type ErrorDetail = 'in_flight';
 
 export const apiError = (code: ErrorCode, message: string, headers?: Record<string, string>) =>
   new ApiError(ERROR_STATUS[code], code, message, undefined, headers);

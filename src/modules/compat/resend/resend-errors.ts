@@ -41,6 +41,9 @@ const RESEND: Record<ErrorCode, { name: string; status?: number }> = {
 export function resendError(err: ApiError, keyGiven: boolean): { status: number; body: object } {
   if (err.code === 'unauthorized' && !keyGiven)
     return { status: 401, body: { statusCode: 401, name: 'missing_api_key', message: err.message } };
+  // Resend tells a key whose first request is still being answered from one reused with another body
+  if (err.code === 'idempotency_conflict' && err.detail === 'in_flight')
+    return { status: 409, body: { statusCode: 409, name: 'concurrent_idempotent_requests', message: err.message } };
   const r = RESEND[err.code];
   const status = r.status ?? err.status;
   return { status, body: { statusCode: status, name: r.name, message: err.message } };

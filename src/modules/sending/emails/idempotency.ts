@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { apiError, validationError } from '../../../lib/errors.js';
+import { ApiError, apiError, ERROR_STATUS, validationError } from '../../../lib/errors.js';
 
 /**
  * Idempotency-Key (interface §4.1, §8), the parts without I/O. The answer to
@@ -64,7 +64,14 @@ export class KeysInFlight {
     const other = this.running.get(k);
     if (other !== undefined)
       throw other === hash
-        ? apiError('idempotency_conflict', 'a request with this Idempotency-Key is still being processed')
+        ? new ApiError(
+            ERROR_STATUS.idempotency_conflict,
+            'idempotency_conflict',
+            'a request with this Idempotency-Key is still being processed',
+            undefined,
+            {},
+            'in_flight',
+          )
         : differentBody();
     this.running.set(k, hash);
     return () => {
