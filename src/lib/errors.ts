@@ -60,8 +60,8 @@ export class ApiError extends Error {
 /** `in_flight`: an Idempotency-Key whose first request is still being answered (idempotency_conflict). */
 export type ErrorDetail = 'in_flight';
 
-export const apiError = (code: ErrorCode, message: string, headers?: Record<string, string>) =>
-  new ApiError(ERROR_STATUS[code], code, message, undefined, headers);
+export const apiError = (code: ErrorCode, message: string, headers?: Record<string, string>, detail?: ErrorDetail) =>
+  new ApiError(ERROR_STATUS[code], code, message, undefined, headers, detail);
 
 /** A validation error names the field and starts its message with it (CONTRACT §4). */
 export const validationError = (field: string, message: string) =>

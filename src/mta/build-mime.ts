@@ -125,7 +125,11 @@ export function writeTree(root: MimeNode): Buffer | null {
   if (node.newline || node._transforms.length || node._processFuncs.length) return null;
   const out: Buffer[] = [];
   if (!writeNode(node, out)) return null;
-  // LastNewline: the message ends with a line break (it looks at the last byte written, empty chunks aside)
+  return endedWithNewline(out);
+}
+
+/** As the composer's LastNewline: the message ends with a line break (after the last byte written, empty chunks aside). */
+function endedWithNewline(out: Buffer[]): Buffer {
   const last = out.findLast((b) => b.length > 0);
   const lastByte = last?.[last.length - 1];
   if (lastByte === 0x0d) out.push(Buffer.from('\n'));
@@ -142,10 +146,7 @@ function writeNode(node: TreeNode, out: Buffer[]): boolean {
   if (content) {
     if (typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    if (transferEncoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
-    else if (transferEncoding === 'quoted-printable')
-      encodeWith(new QpEncoder({ binary: !/^text\//i.test(node.contentType ?? '') }), bytes, out);
-    else out.push(bytes);
+    encodeContent(bytes, transferEncoding, !/^text\//i.test(node.contentType ?? ''), out);
   }
   if (!node.multipart) return true;
   for (const [i, child] of node.childNodes.entries()) {
@@ -212,7 +213,7 @@ export function plainMime(m: MimeInput, base: string): Buffer | null {
     const encoding = transferEncodingOf(content);
     lines.push(`Content-Transfer-Encoding: ${encoding}`, 'MIME-Version: 1.0', `Content-Type: ${type}; charset=utf-8`);
     out.push(Buffer.from(`${lines.join('\r\n')}\r\n\r\n`));
-    encodeText(content, encoding, out);
+    encodeContent(Buffer.from(content), encoding, false, out);
   } else {
     const boundary = `--_NmP-${base}-Part_1`;
     lines.push('MIME-Version: 1.0', `Content-Type: multipart/alternative;\r\n boundary="${boundary}"`);
@@ -224,15 +225,11 @@ export function plainMime(m: MimeInput, base: string): Buffer | null {
           `${i > 0 ? '\r\n' : ''}--${boundary}\r\nContent-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: ${encoding}\r\n\r\n`,
         ),
       );
-      encodeText(content, encoding, out);
+      encodeContent(Buffer.from(content), encoding, false, out);
     }
     out.push(Buffer.from(`\r\n--${boundary}--\r\n`));
   }
-  const last = out.findLast((b) => b.length > 0);
-  const lastByte = last?.[last.length - 1];
-  if (lastByte === 0x0d) out.push(Buffer.from('\n'));
-  else if (lastByte !== 0x0a) out.push(Buffer.from('\r\n'));
-  return Buffer.concat(out);
+  return endedWithNewline(out);
 }
 
 /** `a@b.example, Ann <c@d.example>` as the composer renders plain addresses; null for any other kind. */
@@ -269,9 +266,9 @@ function transferEncodingOf(content: string): '7bit' | 'quoted-printable' | 'bas
   return other < latin ? 'quoted-printable' : 'base64';
 }
 
-function encodeText(content: string, encoding: '7bit' | 'quoted-printable' | 'base64', out: Buffer[]): void {
-  const bytes = Buffer.from(content);
-  if (encoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
-  else if (encoding === 'quoted-printable') encodeWith(new QpEncoder({ binary: false }), bytes, out);
+/** A part's content in its transfer encoding, through nodemailer's own encoders; `binary`: not text (quoted-printable then encodes its line breaks too). */
+function encodeContent(bytes: Buffer, transferEncoding: string | false, binary: boolean, out: Buffer[]): void {
+  if (transferEncoding === 'base64') encodeWith(new Base64Encoder(), bytes, out);
+  else if (transferEncoding === 'quoted-printable') encodeWith(new QpEncoder({ binary }), bytes, out);
   else out.push(bytes);
 }

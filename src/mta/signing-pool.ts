@@ -37,7 +37,7 @@ interface Thread {
 }
 
 /**
- * MIME building and DKIM signing on threads of their own, one per core (at most four): together
+ * MIME building and DKIM signing on threads of their own, one per core but one (at most four): together
  * they are the largest share of an outgoing message's CPU, and the MTA's thread also runs the
  * queue's SQL and every SMTP session. Each message goes to the thread with the fewest waiting. If a
  * thread dies, the messages it held are built on the calling thread (slower, not wrong) and the

@@ -8,7 +8,7 @@ import { nameThisThread } from '../log/thread-name.js';
 nameThisThread('ph-signing');
 
 // The RSA operation runs here, not on libuv's pool: this thread exists to do it, and the pool
-// would only add a hop each way (signing-pool.ts starts one such thread per core).
+// would only add a hop each way (signing-pool.ts starts one such thread per core but one).
 const build = signedMessageBuilder('here');
 const port = parentPort!;
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Reply } from './http.js';
+import { ApiError } from '../../src/lib/errors.js';
 
 /** The CONTRACT §4 error body, with the Request-Id header equal to request_id. */
 export function expectError(
@@ -21,4 +22,15 @@ export function expectError(
     expect(res.body.error.message.startsWith(`${field}:`), res.body.error.message).to.equal(true);
   }
   return res.body.error;
+}
+
+/** The ApiError `fn` throws (a service's refusal, tested without HTTP); fails when it throws nothing or something else. */
+export function thrownApiError(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).to.be.instanceOf(ApiError);
+    return e as ApiError;
+  }
+  throw new Error('nothing was thrown');
 }

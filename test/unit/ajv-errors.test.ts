@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Type } from '@sinclair/typebox';
 import { validateBody, validateQuery } from '../../src/lib/validate.js';
 import { pointerToField } from '../../src/lib/ajv-errors.js';
-import { ApiError } from '../../src/lib/errors.js';
+import { thrownApiError } from '../helpers/assert.js';
 
 const Body = Type.Object(
   {
@@ -16,18 +16,9 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
-function failure(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    return e as ApiError;
-  }
-  throw new Error('expected a validation error');
-}
-
 describe('validation errors', function () {
   it('name array items like to[3]', function () {
-    const e = failure(() => validateBody(Body, { to: ['a', 'b', 'x'.repeat(255)] }));
+    const e = thrownApiError(() => validateBody(Body, { to: ['a', 'b', 'x'.repeat(255)] }));
     expect(e.status).to.equal(400);
     expect(e.code).to.equal('validation_error');
     expect(e.field).to.equal('to[2]');
@@ -35,26 +26,26 @@ describe('validation errors', function () {
   });
 
   it('name nested fields like attachments[0].filename', function () {
-    const e = failure(() => validateBody(Body, { to: [], attachments: [{ filename: '' }] }));
+    const e = thrownApiError(() => validateBody(Body, { to: [], attachments: [{ filename: '' }] }));
     expect(e.field).to.equal('attachments[0].filename');
     expect(e.message).to.equal('attachments[0].filename: must not be empty');
   });
 
   it('name an unknown field', function () {
-    expect(failure(() => validateBody(Body, { to: [], colour: 'blue' })).field).to.equal('colour');
-    expect(failure(() => validateBody(Body, { to: [], attachments: [{ filename: 'a', size: 1 }] })).field).to.equal(
-      'attachments[0].size',
-    );
+    expect(thrownApiError(() => validateBody(Body, { to: [], colour: 'blue' })).field).to.equal('colour');
+    expect(
+      thrownApiError(() => validateBody(Body, { to: [], attachments: [{ filename: 'a', size: 1 }] })).field,
+    ).to.equal('attachments[0].size');
   });
 
   it('name a missing field', function () {
-    const e = failure(() => validateBody(Body, {}));
+    const e = thrownApiError(() => validateBody(Body, {}));
     expect(e.field).to.equal('to');
     expect(e.message).to.equal('to: is required');
   });
 
   it('name the body when it is not an object', function () {
-    expect(failure(() => validateBody(Body, [1])).field).to.equal('body');
+    expect(thrownApiError(() => validateBody(Body, [1])).field).to.equal('body');
   });
 
   it('coerce query strings to their types', function () {
@@ -64,7 +55,7 @@ describe('validation errors', function () {
     );
     expect(validateQuery(Q, { limit: '5' })).to.deep.equal({ limit: 5 });
     expect(validateQuery(Q, {})).to.deep.equal({ limit: 20 });
-    expect(failure(() => validateQuery(Q, { limit: '101' })).message).to.equal('limit: must be <= 100');
+    expect(thrownApiError(() => validateQuery(Q, { limit: '101' })).message).to.equal('limit: must be <= 100');
   });
 
   it('turn JSON pointers into field paths', function () {

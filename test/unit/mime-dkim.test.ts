@@ -67,6 +67,13 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   let world: DnsWorld;
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const p = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+  /** the signing thread's DKIM input for sel1._domainkey.example.test */
+  const dkim = {
+    domainName: 'example.test',
+    selector: 'sel1',
+    keyId: 'k1',
+    privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
   before(async function () {
     world = await startDnsWorld();
     world.add('sel1._domainkey.example.test', 'TXT', `v=DKIM1; k=rsa; p=${p}`);
@@ -168,12 +175,7 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
     try {
       const input = {
         mime: { ...base, date: base.date.getTime() },
-        dkim: {
-          domainName: 'example.test',
-          selector: 'sel1',
-          keyId: 'k1',
-          privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-        },
+        dkim,
       };
       const signed = await signing.sign(input);
       expect(Buffer.isBuffer(signed)).to.equal(true);
@@ -202,12 +204,6 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
   it('on the signing thread: messages asked for together (one claimed batch) each come back as their own, signed', async function () {
     const signing = startSigningThread(silentLogger());
     try {
-      const dkim = {
-        domainName: 'example.test',
-        selector: 'sel1',
-        keyId: 'k1',
-        privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      };
       const ids = Array.from({ length: 12 }, (_, i) => `<batch${i}@mta.example.test>`);
       // asked for in one turn of the event loop: they cross to the thread together
       const signed = await Promise.all(
@@ -248,12 +244,6 @@ describe('DKIM signing (RFC 6376, relaxed/relaxed)', function () {
     const logged: string[] = [];
     const signing = startSigningThread(createLogger('info', { write: (line: string) => void logged.push(line) }), 2);
     try {
-      const dkim = {
-        domainName: 'example.test',
-        selector: 'sel1',
-        keyId: 'k1',
-        privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      };
       const good = (n: number) =>
         signing.sign({
           mime: { ...base, attachments: [], messageId: `<t${n}@mta.example.test>`, date: base.date.getTime() },

@@ -1,3 +1,4 @@
+import { thrownApiError } from '../helpers/assert.js';
 import { expect } from 'chai';
 import { ApiError, validationError } from '../../src/lib/errors.js';
 import { SCOPES } from '../../src/modules/account/keys/scopes.js';
@@ -58,15 +59,6 @@ const records = () =>
     hostname: 'mta.appliance.test',
     publicKeys: {},
   });
-
-const thrown = (fn: () => unknown): ApiError => {
-  try {
-    fn();
-  } catch (e) {
-    return e as ApiError;
-  }
-  throw new Error('did not throw');
-};
 
 describe('Resend domains', function () {
   context('status', function () {
@@ -174,7 +166,7 @@ describe('Resend domains', function () {
           () => fromResendDomain({ name: 'example.com', ...body }),
           () => fromResendDomainPatch(body),
         ]) {
-          const e = thrown(fn);
+          const e = thrownApiError(fn);
           expect(e).to.include({ code: 'validation_error', field });
           expect(e.message).to.match(/not available/);
         }
@@ -208,7 +200,7 @@ describe('Resend lists held in memory (pageOfAll)', function () {
   });
 
   it('refuses after and before together', function () {
-    expect(thrown(() => pageOfAll(items, { after: 'k_2', before: 'k_4' }, same))).to.include({
+    expect(thrownApiError(() => pageOfAll(items, { after: 'k_2', before: 'k_4' }, same))).to.include({
       code: 'validation_error',
       field: 'before',
     });
@@ -261,10 +253,10 @@ describe('Resend webhooks', function () {
   });
 
   it('refuses one of Resend’s it does not emit as not available, and an unknown one, naming events[i]', function () {
-    const lacking = thrown(() => eventsFromResend(['email.sent', 'contact.topics.updated']));
+    const lacking = thrownApiError(() => eventsFromResend(['email.sent', 'contact.topics.updated']));
     expect(lacking).to.include({ code: 'validation_error', field: 'events[1]' });
     expect(lacking.message).to.match(/not available/);
-    const unknown = thrown(() => eventsFromResend(['email.nope']));
+    const unknown = thrownApiError(() => eventsFromResend(['email.nope']));
     expect(unknown).to.include({ field: 'events[0]' });
     expect(unknown.message).to.match(/unknown event type/);
   });

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { ApiError } from '../../src/lib/errors.js';
 import {
   duplicateOf,
   fromResendBroadcast,
@@ -9,6 +8,7 @@ import {
   type ResendCreateBroadcastBody,
 } from '../../src/modules/compat/resend/resend-broadcasts.js';
 import { BROADCAST_STATUSES, type Broadcast } from '../../src/modules/audience/broadcasts/broadcast.js';
+import { thrownApiError } from '../helpers/assert.js';
 
 // Resend's broadcast bodies as ours, and ours as Resend shows them (docs/resend.md). Pure.
 
@@ -23,16 +23,6 @@ const create = (b: Partial<ResendCreateBroadcastBody>): ResendCreateBroadcastBod
   segment_id: AUD,
   ...b,
 });
-
-function thrown(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).to.be.instanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error('nothing was thrown');
-}
 
 const broadcast = (b: Partial<Broadcast>): Broadcast => ({
   id: 'bro_1',
@@ -97,11 +87,11 @@ describe("Resend's broadcast create as our draft", function () {
       [{ topic_id: 'nope' }, 'topic_id', 'topic_id: '],
     ];
     for (const [b, field, words] of cases) {
-      const e = thrown(() => fromResendBroadcast(create(b)));
+      const e = thrownApiError(() => fromResendBroadcast(create(b)));
       expect(e.field, field).to.equal(field);
       expect(e.message).to.include(words);
     }
-    expect(thrown(() => fromResendBroadcast(create({ segment_id: 'nope' }))).code).to.equal('not_found');
+    expect(thrownApiError(() => fromResendBroadcast(create({ segment_id: 'nope' }))).code).to.equal('not_found');
     // an empty preview text is none
     expect(fromResendBroadcast(create({ preview_text: '' }))).not.to.have.property('preview_text');
   });
@@ -122,7 +112,7 @@ describe("Resend's broadcast update as our patch", function () {
   });
 
   it('refuses a preview text', function () {
-    expect(thrown(() => fromResendBroadcastPatch({ preview_text: 'x' })).field).to.equal('preview_text');
+    expect(thrownApiError(() => fromResendBroadcastPatch({ preview_text: 'x' })).field).to.equal('preview_text');
   });
 });
 

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { ApiError } from '../../src/lib/errors.js';
 import {
   checkedAlias,
   keptVariables,
@@ -15,6 +14,7 @@ import { renderVersion } from '../../src/modules/sending/templates/render-versio
 import { compileVersion } from '../../src/modules/sending/templates/versions.js';
 import type { Template, TemplateVersion, TemplateVersionInfo } from '../../src/modules/sending/templates/template.js';
 import type { PublishTemplateBody } from '../../src/modules/sending/templates/templates.schema.js';
+import { thrownApiError } from '../helpers/assert.js';
 
 // A Resend template (its {{{VAR}}} syntax and declared variables) as the body of our publish, and
 // what our renderer then sends with a send's variables (docs/resend.md).
@@ -43,16 +43,6 @@ function versionOf(body: PublishTemplateBody): TemplateVersion {
 }
 
 const send = (body: PublishTemplateBody, vars: Record<string, unknown>) => renderVersion(versionOf(body), vars, null);
-
-function thrown(f: () => unknown): ApiError {
-  try {
-    f();
-  } catch (e) {
-    expect(e).to.be.instanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error('nothing was thrown');
-}
 
 const order = source({
   subject: 'Order of {{{PRODUCT}}}',
@@ -113,13 +103,13 @@ describe('a Resend template as our publish (resend-templates.ts)', function () {
   });
 
   it('refuses a send without a variable that has no fallback, as Resend does', function () {
-    const e = thrown(() => send(publishBodyOf('order', 'Order', order, null), { PRODUCT: 'Mug' }));
+    const e = thrownApiError(() => send(publishBodyOf('order', 'Order', order, null), { PRODUCT: 'Mug' }));
     expect(e.code).to.equal('invalid_variables');
     expect(e.field).to.equal('variables.PRICE');
   });
 
   it('refuses a variable used but not declared, in Resend’s words', function () {
-    const e = thrown(() => publishBodyOf('t', 'T', source({ html: '<p>{{{NOPE}}}</p>' }), null));
+    const e = thrownApiError(() => publishBodyOf('t', 'T', source({ html: '<p>{{{NOPE}}}</p>' }), null));
     expect(e.field).to.equal('html');
     expect(e.message).to.equal(
       "html line 1, column 4: Variable 'NOPE' is used in the template but not defined in the variables list",
@@ -137,12 +127,14 @@ describe('a Resend template as our publish (resend-templates.ts)', function () {
       [vars({ key: 'A', type: 'string', fallback_value: 2 }), 'variables[0].fallback_value', 'must be a string'],
     ];
     for (const [s, field, words] of cases) {
-      const e = thrown(() => publishBodyOf('t', 'T', s, null));
+      const e = thrownApiError(() => publishBodyOf('t', 'T', s, null));
       expect(e.field, field).to.equal(field);
       expect(e.message).to.include(words);
     }
     const many = keptVariables(Array.from({ length: 51 }, (_, i) => ({ key: `V${i}`, type: 'string' as const })));
-    expect(thrown(() => publishBodyOf('t', 'T', source({ variables: many }), null)).field).to.equal('variables');
+    expect(thrownApiError(() => publishBodyOf('t', 'T', source({ variables: many }), null)).field).to.equal(
+      'variables',
+    );
   });
 
   it('keeps the variables, translations and design of the version it changes when it gives none', function () {
@@ -162,9 +154,9 @@ describe('a Resend template as our publish (resend-templates.ts)', function () {
 
   it('takes an alias that is one of our ids, and refuses a sender', function () {
     expect(checkedAlias('order-confirmation')).to.equal('order-confirmation');
-    expect(thrown(() => checkedAlias('Order Confirmation')).field).to.equal('alias');
-    expect(thrown(() => refuseSender({ from: 'a@x.test' })).message).to.include('not available');
-    expect(thrown(() => refuseSender({ reply_to: ['a@x.test'] })).field).to.equal('reply_to');
+    expect(thrownApiError(() => checkedAlias('Order Confirmation')).field).to.equal('alias');
+    expect(thrownApiError(() => refuseSender({ from: 'a@x.test' })).message).to.include('not available');
+    expect(thrownApiError(() => refuseSender({ reply_to: ['a@x.test'] })).field).to.equal('reply_to');
     refuseSender({ from: null, reply_to: [] });
   });
 });
@@ -258,8 +250,8 @@ describe('our templates as Resend shows them (resend-templates.presenter.ts)', f
     });
 
     it('refuses a cursor the list does not hold, and both cursors at once', function () {
-      expect(thrown(() => pageOf(items, { limit: 2, after: 'zz' })).field).to.equal('after');
-      expect(thrown(() => pageOf(items, { limit: 2, after: 'a', before: 'b' })).field).to.equal('before');
+      expect(thrownApiError(() => pageOf(items, { limit: 2, after: 'zz' })).field).to.equal('after');
+      expect(thrownApiError(() => pageOf(items, { limit: 2, after: 'a', before: 'b' })).field).to.equal('before');
     });
   });
 });

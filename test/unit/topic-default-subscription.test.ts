@@ -1,3 +1,4 @@
+import { thrownApiError } from '../helpers/assert.js';
 import { expect } from 'chai';
 import { ApiError } from '../../src/lib/errors.js';
 import {
@@ -40,14 +41,7 @@ describe('a topic’s default subscription', function () {
   });
 
   context('asked for by a request', function () {
-    const refusal = (body: Parameters<typeof requestedDefault>[0]) => {
-      try {
-        requestedDefault(body);
-      } catch (e) {
-        return e as ApiError;
-      }
-      throw new Error('not refused');
-    };
+    const refusal = (body: Parameters<typeof requestedDefault>[0]) => thrownApiError(() => requestedDefault(body));
 
     it('takes default_subscription, the deprecated default, or both when they agree', function () {
       expect(requestedDefault({ default_subscription: 'subscribed' })).to.equal('opt_out');

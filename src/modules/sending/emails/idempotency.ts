@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError, apiError, ERROR_STATUS, validationError } from '../../../lib/errors.js';
+import { apiError, validationError } from '../../../lib/errors.js';
 
 /**
  * Idempotency-Key (interface §4.1, §8), the parts without I/O. The answer to
@@ -64,11 +64,9 @@ export class KeysInFlight {
     const other = this.running.get(k);
     if (other !== undefined)
       throw other === hash
-        ? new ApiError(
-            ERROR_STATUS.idempotency_conflict,
+        ? apiError(
             'idempotency_conflict',
             'a request with this Idempotency-Key is still being processed',
-            undefined,
             {},
             'in_flight',
           )
