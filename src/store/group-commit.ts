@@ -19,6 +19,19 @@ export class NotDurableError extends Error {
 /** Times a job that lost a deadlock in its savepoint goes again, in the next shared transaction. */
 const JOB_RETRIES = 3;
 
+/**
+ * Under load a commit waits this long (ms) for more jobs when fewer than LINGER_BELOW wait. Each
+ * commit writes every page its jobs dirtied, and the jobs of one moment touch the same pages (the
+ * queue's newest rows, their indexes): with the MTA's jobs (a claim, a body about to go, outcomes)
+ * arriving one at a time as SMTP sessions free up, commits of two or three jobs cost the writer's
+ * thread ~80 µs of COMMIT per delivered message. One millisecond: −7% CPU a delivered message
+ * (interleaved runs, docs/benchmark.md). A commit after a quiet moment does not wait.
+ */
+const LINGER_MS = 1;
+const LINGER_BELOW = 8;
+/** "Under load": the previous commit ended this recently (ms). */
+const BUSY_WITHIN_MS = 2;
+
 interface Job {
   fn: (trx: Knex.Transaction) => Promise<unknown>;
   /** projects whose rows the job locks: locked for all the batch's jobs at once, first */
@@ -37,6 +50,8 @@ interface Job {
 export class GroupCommit {
   private waiting: Job[] = [];
   private running = false;
+  /** performance.now() when the last shared transaction ended */
+  private lastEnded = -Infinity;
 
   constructor(
     private readonly store: Store,
@@ -75,6 +90,8 @@ export class GroupCommit {
 
   private async drain(): Promise<void> {
     while (this.waiting.length) {
+      if (this.waiting.length < LINGER_BELOW && performance.now() - this.lastEnded < BUSY_WITHIN_MS)
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
       const batch = this.waiting.splice(0, this.maxBatch);
       const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown; again?: boolean }> = [];
       let durable: Promise<void>;
@@ -107,9 +124,11 @@ export class GroupCommit {
           }
         }));
       } catch (e) {
+        this.lastEnded = performance.now();
         for (const job of batch) job.reject(e);
         continue;
       }
+      this.lastEnded = performance.now();
       // The next batch starts now; each caller watches `durable` itself (run waits for it).
       durable.catch(() => undefined);
       const again: Job[] = [];

@@ -59,6 +59,26 @@ eachDatabase('the accept group commit', (db, kind) => {
     expect(stored.sort()).to.deep.equal([keys[0], keys[2]].sort());
   });
 
+  it("the thread's group commit under load: jobs that arrive one at a time just after a commit share the next one", async function () {
+    const { store } = db();
+    const writer = new GroupCommit(store);
+    const put = (n: number) => (trx: Knex.Transaction) =>
+      trx('meta').insert({ key: `gc-linger-${Date.now()}-${n}`, value: 'v' });
+    const first = await writer.runCommitted(put(0));
+    // Three jobs, each a turn of the event loop after the one before, as SMTP sessions ask for
+    // theirs. Without the wait the first of them started a commit of its own at once.
+    const later = [writer.runCommitted(put(1))];
+    for (let i = 2; i <= 3; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      later.push(writer.runCommitted(put(i)));
+    }
+    // the jobs of one shared transaction are given its one `durable`
+    const commits = (await Promise.all(later)).map((c) => c.durable);
+    expect(commits[0]).to.not.equal(first.durable);
+    expect(new Set(commits).size, 'commits the three jobs took').to.equal(1);
+    await Promise.all([first.durable, ...commits]);
+  });
+
   // SQLite itself rolls the whole transaction back on some errors (SQLITE_FULL, I/O errors); a job
   // that ends it stands in for those here. PostgreSQL keeps a transaction usable after an error in
   // a savepoint, so there the case does not arise.
