@@ -222,7 +222,9 @@ export class QueueWorker implements WorkerRoom {
       if (sendable.length) {
         result = await this.o.attempt(email, q, sendable, {
           beforeData: async () => {
-            const held = await this.o.writer.runPatient((trx) => markDataStarted(trx, q.id, this.o.owner, this.o.clock.now()));
+            const held = await this.o.writer.runPatient((trx) =>
+              markDataStarted(trx, q.id, this.o.owner, this.o.clock.now()),
+            );
             if (!held) throw new Error('this node no longer holds the row (released as dead); the body was not sent');
             bodyMayHaveGone = true;
           },

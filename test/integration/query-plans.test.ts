@@ -45,10 +45,10 @@ interface Seen {
 function recordStatements(conn: Database.Database, into: Set<string>): () => void {
   const own = Object.getOwnPropertyDescriptor(conn, 'prepare');
   const prepare = conn.prepare.bind(conn);
-  conn.prepare = ((sql: string) => {
+  conn.prepare = (sql: string) => {
     into.add(sql);
     return prepare(sql);
-  });
+  };
   return () => {
     if (own) Object.defineProperty(conn, 'prepare', own);
   };

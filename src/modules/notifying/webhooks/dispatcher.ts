@@ -198,7 +198,8 @@ export class WebhookDispatcher {
     // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
     // in flight or taken before it, and a finished request wakes the loop for it.
     const { taken, release } = this.inFlight.select(claimed, room);
-    if (release.length) await this.o.writer.runPatient((trx) => deliveryRepo.releaseDeliveries(trx, release, this.o.owner));
+    if (release.length)
+      await this.o.writer.runPatient((trx) => deliveryRepo.releaseDeliveries(trx, release, this.o.owner));
     return this.withEventsAndEndpoints(taken);
   }
 
