@@ -157,7 +157,11 @@ describe('query plans of the hot paths (SQLite)', function () {
     for (const id of [ids[1], ids[4], ids[5]])
       await waitEmail(t.api, id, (e) => e.recipients.every((r: { status: string }) => r.status === 'delivered'));
     // the endpoint heard of them: the dispatch's fan-out, claim and record ran
-    await waitFor(() => hooks.received.filter((r) => r.path === '/plans').length >= 8, 15_000);
+    await waitFor(
+      async () => hooks.received.filter((r) => r.path === '/plans').length >= 8,
+      15_000,
+      'eight events at the endpoint',
+    );
     // the idempotent path of the accept too
     const key = { 'Idempotency-Key': 'plans-1' };
     for (let i = 0; i < 2; i++)
