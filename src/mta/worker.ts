@@ -57,7 +57,7 @@ export class QueueWorker implements WorkerRoom {
   private renewTimer: NodeJS.Timeout | null = null;
   private recoverDue = false;
   private readonly recorder = new Batcher<Completed>(async (items) => {
-    await this.o.writer.runPatient((trx) => recordOutcomes(trx, items, this.recordContext(this.o.owner)));
+    await this.o.writer.run((trx) => recordOutcomes(trx, items, this.recordContext(this.o.owner)));
     countOutcomes(items);
   });
 
@@ -174,7 +174,7 @@ export class QueueWorker implements WorkerRoom {
   /** Claims up to `limit` due rows (claim-batch.ts); returns how many it claimed (settled at once or now in flight). */
   private async claim(limit: number): Promise<number> {
     const now = this.o.clock.now();
-    const { count, rows, emails, suppressed } = await this.o.writer.runPatient((trx) =>
+    const { count, rows, emails, suppressed } = await this.o.writer.run((trx) =>
       claimBatch(trx, {
         now,
         limit,
@@ -222,9 +222,7 @@ export class QueueWorker implements WorkerRoom {
       if (sendable.length) {
         result = await this.o.attempt(email, q, sendable, {
           beforeData: async () => {
-            const held = await this.o.writer.runPatient((trx) =>
-              markDataStarted(trx, q.id, this.o.owner, this.o.clock.now()),
-            );
+            const held = await this.o.writer.run((trx) => markDataStarted(trx, q.id, this.o.owner, this.o.clock.now()));
             if (!held) throw new Error('this node no longer holds the row (released as dead); the body was not sent');
             bodyMayHaveGone = true;
           },
@@ -252,7 +250,7 @@ export class QueueWorker implements WorkerRoom {
 
   /** Rows left submitting by a process that died (record.ts recoverOrphans). */
   async recover(all: boolean): Promise<number> {
-    const n = await this.o.writer.runPatient((trx) => recoverOrphans(trx, all, this.recordContext(null)));
+    const n = await this.o.writer.run((trx) => recoverOrphans(trx, all, this.recordContext(null)));
     if (n) this.o.logger.warn({ count: n }, 'recovered queue rows left submitting');
     return n;
   }

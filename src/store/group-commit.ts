@@ -19,28 +19,11 @@ export class NotDurableError extends Error {
 /** Times a job that lost a deadlock in its savepoint goes again, in the next shared transaction. */
 const JOB_RETRIES = 3;
 
-/**
- * Under load a commit of patient jobs only (runPatient) waits this long (ms) for more jobs when
- * fewer than LINGER_BELOW wait. Each commit writes every page its jobs dirtied, and the jobs of one
- * moment touch the same pages (the queue's newest rows, their indexes): with the MTA's jobs (a
- * claim, a body about to go, outcomes) arriving one at a time as SMTP sessions free up, commits of
- * two or three jobs cost the writer's thread ~80 µs of COMMIT per delivered message. One
- * millisecond: −11% CPU a delivered message, +43% deliveries/s (interleaved runs,
- * docs/benchmark.md "Group commit"). A commit that holds an accept does not wait (its client
- * does: 15% fewer accepts/s when it did), nor one after a quiet moment.
- */
-const LINGER_MS = 1;
-const LINGER_BELOW = 8;
-/** "Under load": the previous commit ended this recently (ms). */
-const BUSY_WITHIN_MS = 2;
-
 interface Job {
   fn: (trx: Knex.Transaction) => Promise<unknown>;
   /** projects whose rows the job locks: locked for all the batch's jobs at once, first */
   projects?: string[];
   retries?: number;
-  /** may wait LINGER_MS under load for others to share its commit */
-  patient?: boolean;
   resolve: (v: Committed<unknown>) => void;
   reject: (e: unknown) => void;
 }
@@ -54,8 +37,6 @@ interface Job {
 export class GroupCommit {
   private waiting: Job[] = [];
   private running = false;
-  /** performance.now() when the last shared transaction ended */
-  private lastEnded = -Infinity;
 
   constructor(
     private readonly store: Store,
@@ -68,8 +49,8 @@ export class GroupCommit {
    * job's at the start of the shared transaction, in id order: two jobs of one transaction locking
    * their projects one after the other would meet another node's in opposite orders.
    */
-  run<T>(fn: (trx: Knex.Transaction) => Promise<T>, projects?: string[], patient = false): Promise<T> {
-    return this.runCommitted(fn, projects, patient).then(({ value, durable }) =>
+  run<T>(fn: (trx: Knex.Transaction) => Promise<T>, projects?: string[]): Promise<T> {
+    return this.runCommitted(fn, projects).then(({ value, durable }) =>
       durable.then(
         () => value,
         (e: unknown) => Promise.reject(new NotDurableError(e)),
@@ -78,25 +59,13 @@ export class GroupCommit {
   }
 
   /**
-   * Like run, for a job whose caller can spare a millisecond (the MTA's and the webhook dispatcher's
-   * own writes): under load its commit waits that long for others to share it (LINGER_MS).
-   */
-  runPatient<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.run(fn, undefined, true);
-  }
-
-  /**
    * Like run, but resolves as soon as the shared transaction commits, with
    * `durable` to wait on (and its commit number, for another thread to wait
    * on): for a caller that hands the result on before it answers anyone.
    */
-  runCommitted<T>(
-    fn: (trx: Knex.Transaction) => Promise<T>,
-    projects?: string[],
-    patient = false,
-  ): Promise<Committed<T>> {
+  runCommitted<T>(fn: (trx: Knex.Transaction) => Promise<T>, projects?: string[]): Promise<Committed<T>> {
     return new Promise<Committed<T>>((resolve, reject) => {
-      this.waiting.push({ fn, projects, patient, resolve: resolve as (v: Committed<unknown>) => void, reject });
+      this.waiting.push({ fn, projects, resolve: resolve as (v: Committed<unknown>) => void, reject });
       if (!this.running) {
         this.running = true;
         setImmediate(() => void this.drain());
@@ -106,12 +75,6 @@ export class GroupCommit {
 
   private async drain(): Promise<void> {
     while (this.waiting.length) {
-      if (
-        this.waiting.length < LINGER_BELOW &&
-        performance.now() - this.lastEnded < BUSY_WITHIN_MS &&
-        this.waiting.every((job) => job.patient)
-      )
-        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
       const batch = this.waiting.splice(0, this.maxBatch);
       const results: Array<{ ok: true; value: unknown } | { ok: false; error: unknown; again?: boolean }> = [];
       let durable: Promise<void>;
@@ -144,11 +107,9 @@ export class GroupCommit {
           }
         }));
       } catch (e) {
-        this.lastEnded = performance.now();
         for (const job of batch) job.reject(e);
         continue;
       }
-      this.lastEnded = performance.now();
       // The next batch starts now; each caller watches `durable` itself (run waits for it).
       durable.catch(() => undefined);
       const again: Job[] = [];

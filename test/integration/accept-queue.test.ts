@@ -59,30 +59,6 @@ eachDatabase('the accept group commit', (db, kind) => {
     expect(stored.sort()).to.deep.equal([keys[0], keys[2]].sort());
   });
 
-  it("the thread's group commit under load: the MTA's jobs arriving one at a time just after a commit share the next one; accepts do not wait", async function () {
-    const { store } = db();
-    const writer = new GroupCommit(store);
-    let n = 0;
-    const put = (trx: Knex.Transaction) => trx('meta').insert({ key: `gc-linger-${Date.now()}-${n++}`, value: 'v' });
-    /** the commits (their `durable`) of three jobs, each a turn of the event loop after the one before, just after a commit */
-    const threeInARow = async (patient: boolean) => {
-      const first = await writer.runCommitted(put);
-      const later = [writer.runCommitted(put, undefined, patient)];
-      for (let i = 0; i < 2; i++) {
-        await new Promise((resolve) => setImmediate(resolve));
-        later.push(writer.runCommitted(put, undefined, patient));
-      }
-      const commits = (await Promise.all(later)).map((c) => c.durable);
-      await Promise.all([first.durable, ...commits]);
-      expect(commits[0]).to.not.equal(first.durable);
-      return new Set(commits).size;
-    };
-    // the MTA's (patient): without the wait the first of them started a commit of its own at once
-    expect(await threeInARow(true), 'commits the three patient jobs took').to.equal(1);
-    // an accept's client waits for its commit: it starts at once
-    expect(await threeInARow(false), 'commits the three accepts took').to.be.greaterThan(1);
-  });
-
   // SQLite itself rolls the whole transaction back on some errors (SQLITE_FULL, I/O errors); a job
   // that ends it stands in for those here. PostgreSQL keeps a transaction usable after an error in
   // a savepoint, so there the case does not arise.

@@ -45,7 +45,7 @@ export class DeliveryClaims {
     const fresh = now - this.freshClaimedAt >= FRESH_CLAIM_MS;
     if (!own.length && !fresh) return [];
     if (fresh) this.freshClaimedAt = now;
-    return this.writer.runPatient(async (trx) => {
+    return this.writer.run(async (trx) => {
       const out: ClaimedDelivery[] = [];
       for (const { endpointId, free } of own) {
         if (out.length >= room) break;

@@ -94,7 +94,7 @@ export class WebhookDispatcher {
   private readonly postContext: PostContext;
   /** attempts that ended while the last batch was being written go in the next, together */
   private readonly recorder = new Batcher<deliveryRepo.FinishedAttempt>(async (items) => {
-    const recorded = await this.o.writer.runPatient((trx) => deliveryRepo.finishAttempts(trx, this.o.owner, items));
+    const recorded = await this.o.writer.run((trx) => deliveryRepo.finishAttempts(trx, this.o.owner, items));
     for (const { attempt } of items)
       if (!recorded.has(attempt.deliveryId))
         this.o.logger.warn(
@@ -115,7 +115,7 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     // On SQLite this process is the only dispatcher: any claim left in the store is from a
     // process that died mid-request, so its attempt is made again now (at least once).
-    if (this.o.store.client === 'sqlite') await this.o.writer.runPatient((trx) => deliveryRepo.dropDeliveryLeases(trx));
+    if (this.o.store.client === 'sqlite') await this.o.writer.run((trx) => deliveryRepo.dropDeliveryLeases(trx));
     this.stopped = false;
     this.loop = this.run();
   }
@@ -186,7 +186,7 @@ export class WebhookDispatcher {
   /** Events → deliveries, in the transaction that marks the events fanned out. */
   async fanOut(): Promise<number> {
     const now = this.o.clock.now();
-    return this.o.writer.runPatient((trx) => fanOutEvents(trx, now, this.o.attemptDelaysMs[0] ?? 0, FAN_OUT_BATCH));
+    return this.o.writer.run((trx) => fanOutEvents(trx, now, this.o.attemptDelaysMs[0] ?? 0, FAN_OUT_BATCH));
   }
 
   private async claim(room: number): Promise<Claimed[]> {
@@ -198,8 +198,7 @@ export class WebhookDispatcher {
     // creation order per endpoint, best effort): the claim comes oldest first, so the earlier one is
     // in flight or taken before it, and a finished request wakes the loop for it.
     const { taken, release } = this.inFlight.select(claimed, room);
-    if (release.length)
-      await this.o.writer.runPatient((trx) => deliveryRepo.releaseDeliveries(trx, release, this.o.owner));
+    if (release.length) await this.o.writer.run((trx) => deliveryRepo.releaseDeliveries(trx, release, this.o.owner));
     return this.withEventsAndEndpoints(taken);
   }
 
@@ -246,7 +245,7 @@ export class WebhookDispatcher {
     if (!event) return;
     if (!endpoint.active) {
       this.windows.forget(endpoint.id);
-      await this.o.writer.runPatient((trx) => deliveryRepo.releaseDeliveries(trx, [d.id], this.o.owner));
+      await this.o.writer.run((trx) => deliveryRepo.releaseDeliveries(trx, [d.id], this.o.owner));
       return;
     }
     const attempt = d.attempts + 1;
