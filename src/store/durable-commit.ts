@@ -3,6 +3,7 @@ import { WalSyncer, type BackgroundCheckpointer } from './wal-sync.js';
 import { WriteLock } from './write-lock.js';
 import type { SharedDurability } from './shared-durability.js';
 import type { StorageState } from './storage-state.js';
+import { sqliteTransactions } from './sqlite-transaction.js';
 
 // How a store's transactions commit: retried on a transient lock conflict,
 // one writer at a time across threads, and counted once on disk.
@@ -43,6 +44,9 @@ export function committer(
   const shared = sqlite?.durability ?? null;
   const wal = sqlite && !shared ? new WalSyncer(`${file}-wal`) : null;
   const writeLock = sqlite?.writeLock ? new WriteLock(sqlite.writeLock) : null;
+  const inTransaction = sqlite
+    ? sqliteTransactions(knex)
+    : <T>(fn: (trx: Knex.Transaction) => Promise<T>) => transaction(knex, fn);
   const locked = async <T>(run: () => Promise<T>): Promise<T> => {
     if (!writeLock) return run();
     await writeLock.acquire();
@@ -62,7 +66,7 @@ export function committer(
   const commit = async <T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<Committed<T>> => {
     let value: T;
     try {
-      value = await locked(() => withRetry(() => transaction(knex, fn), onRetry));
+      value = await locked(() => withRetry(() => inTransaction(fn), onRetry));
     } catch (e) {
       throw storage.refusal(e);
     }
@@ -74,7 +78,7 @@ export function committer(
 }
 
 /**
- * knex.transaction, failing with fn's own error. When a statement fails for
+ * knex.transaction (PostgreSQL), failing with fn's own error. When a statement fails for
  * space or I/O, SQLite rolls the whole transaction back itself; knex's
  * ROLLBACK then fails ("no transaction is active") and knex reports that
  * instead, which hid every SQLITE_FULL behind a 500.
