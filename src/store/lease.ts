@@ -34,7 +34,15 @@ export async function claimRows<Row extends { id: string }>(
   spec: ClaimSpec,
 ): Promise<Row[]> {
   if (dialectOf(trx) === 'pg') select.forUpdate(...(spec.alias ? [spec.alias] : [])).skipLocked();
-  const rows = (await select) as Row[];
+  return leaseRows(trx, (await select) as Row[], spec);
+}
+
+/** Takes rows the caller has selected (and, on PostgreSQL, locked as claimRows does) under `spec.lease`. */
+export async function leaseRows<Row extends { id: string }>(
+  trx: Knex.Transaction,
+  rows: Row[],
+  spec: ClaimSpec,
+): Promise<Row[]> {
   if (!rows.length) return rows;
   await trx(spec.table)
     .whereIn(

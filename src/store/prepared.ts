@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { sqliteConnectionOf, sqliteValue } from './sqlite.js';
-import { type Db, type SqlRunner } from './db.js';
+import { dialectOf, type Db, type SqlRunner } from './db.js';
 
 /**
  * A query built once with knex and then run as raw SQL: knex's builder
@@ -40,3 +40,21 @@ export function prepared<Row>(
     return Array.isArray(res) ? res : res.rows;
   };
 }
+
+/**
+ * A list of values as one parameter of a prepared query: `whereIn(column, oneOf(db, p))`, with
+ * the list passed as `listParam(values)`. One statement then serves lists of every length,
+ * prepared once, where `whereIn(column, values)` is a new shape for each length, compiled by knex
+ * at every call (~45 µs of CPU each, against ~15 µs for the statement). The values are text.
+ */
+export function oneOf(db: Db, param: unknown): Knex.QueryBuilder {
+  const list =
+    dialectOf(db) === 'pg'
+      ? db.raw('select json_array_elements_text(cast(? as json))', [param as string])
+      : db.raw('select value from json_each(?)', [param as string]);
+  // knex takes a raw subquery where its types name only a builder: it wraps it in parentheses
+  return list as unknown as Knex.QueryBuilder;
+}
+
+/** A list passed to a oneOf() parameter. */
+export const listParam = (values: readonly string[]): string => JSON.stringify(values);

@@ -1,4 +1,5 @@
 import type { Db } from '../../../store/db.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 
 export interface ProjectLimits {
   /** live recipients per UTC day; 0 = unlimited */
@@ -117,9 +118,15 @@ export async function findProject(db: Db, id: string): Promise<Project | null> {
   return row ? projectFromRow(row) : null;
 }
 
+// read in every accept's transaction: a prepared statement
+const projectsById = prepared<ProjectRow>(
+  (db, ids) => db('projects').select(PROJECT_COLUMNS).whereIn('id', oneOf(db, ids)),
+  1,
+);
+
 export async function findProjectsById(db: Db, ids: string[]): Promise<Map<string, Project>> {
   if (!ids.length) return new Map();
-  const rows = (await db('projects').select(PROJECT_COLUMNS).whereIn('id', ids)) as ProjectRow[];
+  const rows = await projectsById(db, listParam(ids));
   return new Map(rows.map((r) => [r.id, projectFromRow(r)]));
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../../../store/db.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import type { StoredAttachment } from './email.js';
 
 /** The email_attachments table: written once with the email, read by the MTA when it builds the message. */
@@ -22,14 +23,21 @@ export async function insertAttachments(db: Db, attachments: Map<string, StoredA
 }
 
 /** How many attachments each of these emails has (0 for none). */
+// read in every claim's transaction: a prepared statement
+const countsByEmail = prepared<{ email_id: string; n: number | string }>(
+  (db, ids) =>
+    db('email_attachments')
+      .select('email_id')
+      .count({ n: '*' })
+      .whereIn('email_id', oneOf(db, ids))
+      .groupBy('email_id'),
+  1,
+);
+
 export async function attachmentCounts(db: Db, ids: string[]): Promise<Map<string, number>> {
   const counts = new Map(ids.map((id) => [id, 0]));
   if (!ids.length) return counts;
-  const rows = await db('email_attachments')
-    .select('email_id')
-    .count({ n: '*' })
-    .whereIn('email_id', ids)
-    .groupBy<Array<{ email_id: string; n: number | string }>>('email_id');
+  const rows = await countsByEmail(db, listParam(ids));
   for (const r of rows) counts.set(r.email_id, Number(r.n));
   return counts;
 }

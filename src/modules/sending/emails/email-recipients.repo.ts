@@ -1,5 +1,5 @@
 import type { Db } from '../../../store/db.js';
-import { prepared } from '../../../store/prepared.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
 import type { Email, Recipient, RecipientDetails, RecipientKind, RecipientStatus } from './email.js';
 
@@ -73,17 +73,18 @@ const recipientsOfOne = prepared<RecipientRow>(
   1,
 );
 
+const recipientsOfMany = prepared<RecipientRow>(
+  (db, ids) =>
+    db('email_recipients').select(RECIPIENT_COLUMNS).whereIn('email_id', oneOf(db, ids)).orderBy('id', 'asc'),
+  1,
+);
+
 /** The recipients of each of these emails, in id order (an empty list for an email without any). */
 export async function recipientsOf(db: Db, emailIds: string[]): Promise<Map<string, Recipient[]>> {
   const byEmail = new Map<string, Recipient[]>(emailIds.map((id) => [id, []]));
   if (!emailIds.length) return byEmail;
   const rows =
-    emailIds.length === 1
-      ? await recipientsOfOne(db, emailIds[0])
-      : ((await db('email_recipients')
-          .select(RECIPIENT_COLUMNS)
-          .whereIn('email_id', emailIds)
-          .orderBy('id', 'asc')) as RecipientRow[]);
+    emailIds.length === 1 ? await recipientsOfOne(db, emailIds[0]) : await recipientsOfMany(db, listParam(emailIds));
   for (const r of rows) byEmail.get(r.email_id)!.push(recipientFromRow(r));
   return byEmail;
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../../store/db.js';
-import { prepared } from '../../../store/prepared.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
 import { insertAttachments } from './email-attachments.repo.js';
 import { insertRecipients } from './email-recipients.repo.js';
@@ -192,6 +192,21 @@ export async function saveEmailState(db: Db, e: Email): Promise<void> {
   );
 }
 
+const claimCounted = prepared(
+  (db, status, now, ids) =>
+    db('emails')
+      .update({ status, attempts: db.raw('attempts + 1'), updated_at: now } as Record<string, unknown>)
+      .whereIn('id', oneOf(db, ids)),
+  3,
+);
+const claimUncounted = prepared(
+  (db, status, now, ids) =>
+    db('emails')
+      .update({ status, updated_at: now } as Record<string, unknown>)
+      .whereIn('id', oneOf(db, ids)),
+  3,
+);
+
 /**
  * The emails of a claim, as lifecycle.ts claimEmail left them: their status,
  * and one more attempt for those in `attempted` (read in the same
@@ -204,13 +219,7 @@ export async function saveClaimedEmails(db: Db, emails: Email[], attempted: Set<
     if (!group.length) continue;
     const status = group[0].status;
     if (group.some((e) => e.status !== status)) throw new Error('a claim leaves its emails in one status');
-    const set = counted ? { status, attempts: db.raw('attempts + 1'), updated_at: now } : { status, updated_at: now };
-    await db('emails')
-      .whereIn(
-        'id',
-        group.map((e) => e.id),
-      )
-      .update(set);
+    await (counted ? claimCounted : claimUncounted)(db, status, now, listParam(group.map((e) => e.id)));
   }
 }
 

@@ -1,5 +1,5 @@
 import { dialectOf, type Db } from '../../../store/db.js';
-import { prepared } from '../../../store/prepared.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import { recipientsOf } from './email-recipients.repo.js';
 import { EMAIL_COLUMNS, emailFromRow, SUMMARY_COLUMNS, type EmailRow } from './email-rows.repo.js';
 import type { Email, EmailStatus } from './email.js';
@@ -37,15 +37,20 @@ export async function findEmailById(db: Db, id: string): Promise<Email | null> {
   return emailFromRow(row, (await recipientsOf(db, [id])).get(id)!);
 }
 
+// A claim's and a record's emails: prepared statements, the list of ids one parameter.
+const emailsById = prepared<EmailRow>((db, ids) => db('emails').select(EMAIL_COLUMNS).whereIn('id', oneOf(db, ids)), 1);
+const summariesById = prepared<EmailRow>(
+  (db, ids) => db('emails').select(SUMMARY_COLUMNS).whereIn('id', oneOf(db, ids)),
+  1,
+);
+
 /** With `withBodies: false` html and text come back null: what recording an outcome needs, read at a fraction of the cost. */
 export async function findEmailsById(db: Db, ids: string[], withBodies = true): Promise<Email[]> {
   if (!ids.length) return [];
   const rows =
     ids.length === 1 && !withBodies
       ? await summaryById(db, ids[0])
-      : ((await db('emails')
-          .select(withBodies ? EMAIL_COLUMNS : SUMMARY_COLUMNS)
-          .whereIn('id', ids)) as EmailRow[]);
+      : await (withBodies ? emailsById : summariesById)(db, listParam(ids));
   const recipients = await recipientsOf(
     db,
     rows.map((r) => r.id),

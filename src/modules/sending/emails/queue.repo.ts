@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { dialectOf, lockRows, type Db } from '../../../store/db.js';
 import { prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
-import { claimRows, lapsedLeases, renewLeases, type Lease } from '../../../store/lease.js';
+import { lapsedLeases, leaseRows, renewLeases, type Lease } from '../../../store/lease.js';
 
 export const QUEUE_STATES = ['queued', 'submitting', 'done'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
@@ -212,20 +212,31 @@ export async function claimDueRows(
   return rows.map(fromRow);
 }
 
-function claimStream(
+// Due rows of one stream, oldest due first; on PostgreSQL locked, skipping rows another node is
+// claiming (lease.ts claimRows). Run for every claim: a prepared statement for each limit asked
+// (written into the SQL: knex takes a limit as a number only), at most a batch's size of them.
+const dueRowsUpTo = new Map<number, ReturnType<typeof dueRows>>();
+const dueRows = (limit: number) =>
+  prepared<Row>((db, queued, bulk, now) => {
+    const q = db(TABLE)
+      .select(COLUMNS)
+      .where('state', queued as string)
+      .andWhere('bulk', bulk as boolean)
+      .andWhere('next_attempt_at', '<=', now as number)
+      .orderBy('next_attempt_at')
+      .limit(limit, { skipBinding: true });
+    return dialectOf(db) === 'pg' ? q.forUpdate().skipLocked() : q;
+  }, 3);
+
+async function claimStream(
   trx: Knex.Transaction,
   o: { now: number; lease: Lease },
   bulk: boolean,
   limit: number,
 ): Promise<Row[]> {
-  const select = trx(TABLE)
-    .select(COLUMNS)
-    .where('state', 'queued')
-    .andWhere('bulk', bulk)
-    .andWhere('next_attempt_at', '<=', o.now)
-    .orderBy('next_attempt_at')
-    .limit(limit);
-  return claimRows<Row>(trx, select, {
+  let due = dueRowsUpTo.get(limit);
+  if (!due) dueRowsUpTo.set(limit, (due = dueRows(limit)));
+  return leaseRows<Row>(trx, await due(trx, 'queued', bulk, o.now), {
     table: TABLE,
     lease: o.lease,
     set: { state: 'submitting', data_started: false, attempts: trx.raw('attempts + 1'), updated_at: o.now },

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { escapeLike, type Db } from '../../../store/db.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 
 import { findProject } from '../../account/projects/projects.repo.js';
 import { suppressionKey, type SuppressingBounce, type Suppression, type SuppressionReason } from './suppression.js';
@@ -24,6 +25,22 @@ function effective(
     : { reason: 'unsubscribe', expiresAt: null };
 }
 
+// read in every claim's transaction: a prepared statement, the lists one parameter each
+const suppressedIn = prepared<{
+  project_id: string;
+  address: string;
+  reason: SuppressionReason;
+  expires_at: number | null;
+}>(
+  (db, projects, addresses, now) =>
+    db('suppressions')
+      .select('project_id', 'address', 'reason', 'expires_at')
+      .whereIn('project_id', oneOf(db, projects))
+      .whereIn('address', oneOf(db, addresses))
+      .andWhere(inForce(now as number)),
+  3,
+);
+
 /**
  * The suppressed ones among (project, address) pairs at `now`, keyed by
  * suppressionKey, with their reasons: one query for a whole batch.
@@ -38,16 +55,7 @@ export async function suppressedAmong(
   const projects = [...new Set(pairs.map((p) => p.projectId))];
   const addresses = [...new Set(pairs.map((p) => p.address))];
   for (let i = 0; i < addresses.length; i += 5000) {
-    const rows = (await db('suppressions')
-      .select('project_id', 'address', 'reason', 'expires_at')
-      .whereIn('project_id', projects)
-      .whereIn('address', addresses.slice(i, i + 5000))
-      .andWhere(inForce(now))) as Array<{
-      project_id: string;
-      address: string;
-      reason: SuppressionReason;
-      expires_at: number | null;
-    }>;
+    const rows = await suppressedIn(db, listParam(projects), listParam(addresses.slice(i, i + 5000)), now);
     for (const r of rows) out.set(suppressionKey(r.project_id, r.address), effective(r, now).reason);
   }
   return out;
