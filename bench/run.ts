@@ -132,6 +132,12 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Appliances started and not yet exited: a bench that fails part-way stops them as it exits. */
+const served = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of served) child.kill('SIGKILL');
+});
+
 /** `key`: the test key of a start after the first, which prints none (nor the project's id) */
 async function serve(
   config: string,
@@ -143,6 +149,8 @@ async function serve(
   const child = spawn(process.execPath, [...prof, ...flags, BIN, 'serve', '--config', config], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  served.add(child);
+  child.once('exit', () => served.delete(child));
   let out = '';
   const copy = process.env.BENCH_SERVE_LOG;
   child.stdout.on('data', (d: Buffer) => {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf, lockRows, type Db } from '../../../store/db.js';
-import { prepared } from '../../../store/prepared.js';
+import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import { insertRows } from '../../../store/insert-rows.js';
 import { lapsedLeases, leaseRows, renewLeases, type Lease } from '../../../store/lease.js';
 
@@ -189,9 +189,15 @@ export async function withdrawCandidates(trx: Knex.Transaction, broadcastId: str
   return [...new Set(((await q) as Array<{ email_id: string }>).map((r) => r.email_id))];
 }
 
+// read by every record of outcomes: a prepared statement
+const rowsOfEmails = prepared<Row>(
+  (db, ids) => db(TABLE).select(COLUMNS).whereIn('email_id', oneOf(db, ids)).orderBy('id'),
+  1,
+);
+
 export async function queueRowsOfEmails(db: Db, emailIds: string[]): Promise<QueueRow[]> {
   if (!emailIds.length) return [];
-  return ((await db(TABLE).select(COLUMNS).whereIn('email_id', emailIds).orderBy('id')) as Row[]).map(fromRow);
+  return (await rowsOfEmails(db, listParam(emailIds))).map(fromRow);
 }
 
 export const queueRowsOfEmail = (db: Db, emailId: string) => queueRowsOfEmails(db, [emailId]);
