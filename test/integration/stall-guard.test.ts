@@ -17,6 +17,11 @@ import { smtpSend } from '../helpers/smtp-client.js';
 // cores: a run whose p99 is over 100 ms is run again, up to three times.
 
 const LIMIT_MS = 100;
+// A stall (a parse on the listener's thread) shows in every run; a busy CI machine (the other
+// worker's tests on the same two cores) delays a run now and then: 2 of 3 CI runs on one slow day
+// had all three runs of the nested-HTML attack over the limit (an MX greeting 124–127 ms late), and
+// the test alone passed 3 of 3 times.
+const RUNS = 5;
 /**
  * smtp-server holds every greeting 100 ms on purpose, to catch clients that
  * talk before it (as Postfix's postscreen does): the greeting's limit is
@@ -61,10 +66,10 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
     await serve?.stop();
   });
 
-  /** Runs the attack (up to 3 times) while probing; resolves with the run that kept both p99s under the limit, or fails with the best. */
+  /** Runs the attack (up to RUNS times) while probing; resolves with the run that kept both p99s under the limit, or fails with the best. */
   async function underAttack(attack: () => Promise<void>): Promise<Latencies> {
     let best: Latencies | null = null;
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < RUNS; run++) {
       const probe = probeLatency(serve.baseUrl, mxPort);
       await attack();
       const got = await probe.stop();
@@ -73,7 +78,7 @@ describe('No stranger can stall the appliance (issue 38: hostile input while /he
       if (!best || worst < Math.max(p99(best.healthz), p99(best.greeting) - GREETING_PAUSE_MS)) best = got;
     }
     expect.fail(
-      `p99 over ${LIMIT_MS} ms in each of 3 runs: /healthz ${p99(best!.healthz).toFixed(0)} ms (${best!.healthz.length} samples), MX greeting ${p99(best!.greeting).toFixed(0)} ms beside its ${GREETING_PAUSE_MS} ms pause (${best!.greeting.length})`,
+      `p99 over ${LIMIT_MS} ms in each of ${RUNS} runs: /healthz ${p99(best!.healthz).toFixed(0)} ms (${best!.healthz.length} samples), MX greeting ${p99(best!.greeting).toFixed(0)} ms beside its ${GREETING_PAUSE_MS} ms pause (${best!.greeting.length})`,
     );
   }
 
