@@ -58,7 +58,11 @@ function nested(depth: number, filler: number): string {
   return HEAD + part;
 }
 
-/** The 10 MB input must not cost more than 20 times the 1 MB one (a floor absorbs timer and GC noise). */
+/**
+ * The 10 MB input must not cost more than 30 times the 1 MB one (a floor absorbs timer and GC noise):
+ * a quadratic path costs 100 times. Strings of 10 MB cost the garbage collector more per byte than
+ * strings of 1 MB: at signs and dots measured 20–25 times on a slow day, over the 20 this said before.
+ */
 function expectLinear(name: string, small: () => unknown, large: () => unknown) {
   cpuMs(small); // warm the code paths
   const one = Math.min(cpuMs(small), cpuMs(small));
@@ -66,7 +70,7 @@ function expectLinear(name: string, small: () => unknown, large: () => unknown) 
   // at 203 ms against a bound of 200 (a quadratic path costs seconds, not a few percent)
   const ten = Math.min(cpuMs(large), cpuMs(large));
   expect(ten, `${name}: ${one.toFixed(1)} ms for 1 MB, ${ten.toFixed(1)} ms for 10 MB`).to.be.below(
-    20 * Math.max(one, 10),
+    30 * Math.max(one, 10),
   );
 }
 
