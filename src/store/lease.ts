@@ -24,17 +24,20 @@ export interface ClaimSpec {
 
 /**
  * Takes the rows `select` finds (id first among its columns) in the caller's
- * transaction. On PostgreSQL they are locked with SKIP LOCKED, so that several
- * processes share a queue without taking the same row; on SQLite one process
- * owns the queue and its single writer serialises the claims.
+ * transaction, or those of them `pick` keeps: the others stay as they were,
+ * not leased and not written, so nothing has to give them back. On PostgreSQL
+ * they are locked with SKIP LOCKED, so that several processes share a queue
+ * without taking the same row; on SQLite one process owns the queue and its
+ * single writer serialises the claims.
  */
-export async function claimRows<Row extends { id: string }>(
+export async function claimRows<Found, Taken extends { id: string }>(
   trx: Knex.Transaction,
   select: Knex.QueryBuilder,
   spec: ClaimSpec,
-): Promise<Row[]> {
+  pick: (found: Found[]) => Taken[],
+): Promise<Taken[]> {
   if (dialectOf(trx) === 'pg') select.forUpdate(...(spec.alias ? [spec.alias] : [])).skipLocked();
-  return leaseRows(trx, (await select) as Row[], spec);
+  return leaseRows(trx, pick((await select) as Found[]), spec);
 }
 
 /** Takes rows the caller has selected (and, on PostgreSQL, locked as claimRows does) under `spec.lease`. */

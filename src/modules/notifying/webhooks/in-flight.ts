@@ -38,27 +38,26 @@ export class InFlightRequests {
   }
 
   /**
-   * Of claimed deliveries (oldest first), those that may go now, at most `room`: within their
-   * endpoint's window, and none while an earlier event about the same email is on its way to that
-   * endpoint. The others are to be released.
+   * A claim's choice among the due deliveries it finds (oldest first), at most `room` in all over
+   * every call: within their endpoint's window, and none while an earlier event about the same email
+   * is on its way to that endpoint or taken before it. What it leaves is not leased, so nothing has
+   * to be given back; a finished request wakes the dispatcher for it.
    */
-  select<T extends Routed>(claimed: T[], room: number): { taken: T[]; release: string[] } {
-    const taken: T[] = [];
+  picker(room: number): <T extends Routed>(found: T[]) => T[] {
     const counts = new Map(this.perEndpoint);
     const emails = new Set(this.emails);
-    const release: string[] = [];
-    for (const d of claimed) {
-      const n = counts.get(d.endpointId) ?? 0;
-      const email = emailAtEndpoint(d);
-      if (n >= this.windows.limitOf(d.endpointId) || taken.length >= room || (email !== null && emails.has(email))) {
-        release.push(d.id);
-        continue;
-      }
-      counts.set(d.endpointId, n + 1);
-      if (email !== null) emails.add(email);
-      taken.push(d);
-    }
-    return { taken, release };
+    let taken = 0;
+    return (found) =>
+      found.filter((d) => {
+        const n = counts.get(d.endpointId) ?? 0;
+        const email = emailAtEndpoint(d);
+        if (n >= this.windows.limitOf(d.endpointId) || taken >= room || (email !== null && emails.has(email)))
+          return false;
+        counts.set(d.endpointId, n + 1);
+        if (email !== null) emails.add(email);
+        taken++;
+        return true;
+      });
   }
 
   add(d: Routed): void {

@@ -118,7 +118,11 @@ export interface ClaimScope {
   skipEndpoints?: string[];
   /** none about these emails (their earlier events are on their way to the endpoint) */
   skipEmails?: string[];
+  /** of the due deliveries found, those to take (in-flight.ts); the others are left as they are */
+  pick?: (found: ClaimedDelivery[]) => ClaimedDelivery[];
 }
+
+export type ClaimedDelivery = WebhookDelivery & { emailId: string | null };
 
 /**
  * Claim due deliveries of active endpoints, oldest first (ties in creation
@@ -126,10 +130,7 @@ export interface ClaimScope {
  * email). A delivery whose lease ran out (its process died mid-request) is
  * due again: at-least-once.
  */
-export async function claimDueDeliveries(
-  trx: Knex.Transaction,
-  o: ClaimScope,
-): Promise<Array<WebhookDelivery & { emailId: string | null }>> {
+export async function claimDueDeliveries(trx: Knex.Transaction, o: ClaimScope): Promise<ClaimedDelivery[]> {
   const select = trx('webhook_deliveries as d')
     .join('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
     .leftJoin('events as ev', 'ev.id', 'd.event_id')
@@ -150,12 +151,15 @@ export async function claimDueDeliveries(
     select.andWhere((w) => {
       w.whereNull('ev.email_id').orWhereNotIn('ev.email_id', skipEmails);
     });
-  const rows = await claimRows<DeliveryRow & { event_email_id: string | null }>(trx, select, {
-    table: 'webhook_deliveries',
-    alias: 'd',
-    lease: o.lease,
-  });
-  return rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
+  return claimRows(
+    trx,
+    select,
+    { table: 'webhook_deliveries', alias: 'd', lease: o.lease },
+    (rows: Array<DeliveryRow & { event_email_id: string | null }>) => {
+      const found = rows.map((r) => ({ ...deliveryFromRow(r), emailId: r.event_email_id ?? null }));
+      return o.pick ? o.pick(found) : found;
+    },
+  );
 }
 
 /** The leases `owner` holds on pending deliveries end now (its node is dead or stopped): any dispatcher claims them. */
