@@ -81,6 +81,33 @@ export async function startServe(
   };
 }
 
+/** `serve` started and watched until its output first matches `pattern` (a moment of its start), not until it is up. */
+export async function serveUntil(
+  configPath: string,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<{ child: ChildProcess; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configPath], {
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve never printed ${pattern}:\n${out}`)), timeoutMs);
+    const seen = (d: Buffer) => {
+      out += d;
+      if (pattern.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+  });
+  return { child, output: () => out, exited };
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;

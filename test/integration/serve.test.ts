@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { startServe, writeConfig, runCli } from '../helpers/process.js';
+import { serveUntil, startServe, writeConfig, runCli } from '../helpers/process.js';
 import { client } from '../helpers/http.js';
 import { expectError } from '../helpers/assert.js';
 
@@ -91,6 +91,16 @@ describe('posthorn serve (CONTRACT §1)', function () {
       await app.stop();
     }
     expect(app.stdout().trim().split('\n')).to.have.length(1);
+  });
+
+  it('stops cleanly on a SIGTERM that comes while it is still starting', async function () {
+    const { path } = writeConfig();
+    // its first log line: the start is under way, the API not listening yet
+    const app = await serveUntil(path, /"msg":"/);
+    expect(app.output()).to.not.include('API listening');
+    app.child.kill('SIGTERM');
+    expect(await app.exited, app.output()).to.equal(0);
+    expect(app.output()).to.include('"msg":"stopped"');
   });
 
   it('stops on SIGINT too, closing cleanly', async function () {

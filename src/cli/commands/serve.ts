@@ -15,6 +15,15 @@ export default class Serve extends BaseCommand {
     const json = this.jsonWanted();
     const logger = createLogger(config.log.level, json ? pino.destination(2) : undefined);
     let fatal: ((reason: string) => void) | null = null;
+    // Listened for before the start, which takes a while (the API listens before the rest is up): a
+    // SIGTERM or SIGINT meanwhile (systemd stopping a unit that is starting, Ctrl-C) waits for the
+    // start to end and then stops cleanly, rather than killing the process half started.
+    let signalled: string | null = null;
+    let onSignal: (signal: string) => void = (signal) => {
+      signalled ??= signal;
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
     // loaded here, not at the top: the other commands need none of what the server is made of
     const { startAppliance } = await import('../../main.js');
     const app = await startAppliance(config, logger, {
@@ -44,8 +53,8 @@ export default class Serve extends BaseCommand {
           resolve();
         });
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      onSignal = stop;
+      if (signalled) stop(signalled);
       // Without its background thread the appliance accepts mail it cannot send: stop, exit non-zero,
       // and let the supervisor (systemd, Docker) start it again.
       fatal = (reason) => {
