@@ -39,6 +39,7 @@ import * as m0037 from './0037_topic_default_subscription.js';
 import * as m0038 from './0038_key_domain.js';
 import * as m0039 from './0039_resend_contacts.js';
 import * as m0040 from './0040_resend_templates.js';
+import * as m0041 from './0041_webhook_answers.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -89,6 +90,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Migration]> = [
   ['0038_key_domain', m0038],
   ['0039_resend_contacts', m0039],
   ['0040_resend_templates', m0040],
+  ['0041_webhook_answers', m0041],
 ];
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Migration]> = {

@@ -1,52 +1,151 @@
 import type { RouterContext } from '@koa/router';
+import { ApiError } from '../lib/errors.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
+import { DEFAULT_SUBSCRIPTION, EVENT_TYPES } from '../modules/notifying/events/event-types.js';
+import { TEST_EVENT_TYPES } from '../modules/notifying/webhooks/test-event.js';
+import { PAYLOAD_FORMATS, SIGNATURE_FORMATS } from '../modules/notifying/webhooks/webhook-formats.js';
+import { formFieldOf, type FormError } from './pages/form-errors.js';
 import { BASE } from './pages/layout.js';
+import { ENDPOINT_FIELDS, endpointValues, type EndpointFormValues } from './pages/webhook-form.js';
 import {
+  deleteEndpointPage,
   endpointListPage,
   endpointPage,
   type DeliveryJson,
   type EndpointJson,
   type EndpointView,
+  type NewEndpointJson,
 } from './pages/webhooks.js';
 import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';
 
-/** Webhooks: the endpoints, an endpoint's delivery log with replay, and a secret rotation shown once. */
+const CHOICES = { eventTypes: EVENT_TYPES, signatures: SIGNATURE_FORMATS, payloads: PAYLOAD_FORMATS };
+const NEW_ENDPOINT: EndpointFormValues = {
+  url: '',
+  description: '',
+  events: [...DEFAULT_SUBSCRIPTION],
+  signature: 'service',
+  payload: 'service',
+};
+
+/** What each ?done= of a redirect after an action says on the endpoint's page. */
+const DONE: Record<string, (v: string) => string> = {
+  replayed: (id) => `Replay queued for event ${id}: it appears at the top of the log.`,
+  tested: (id) => `Test event ${id} queued: it appears at the top of the log.`,
+  saved: () => 'Settings saved.',
+  paused: () => 'Paused: events that happen from now on are not sent to it; deliveries already due wait.',
+  resumed: () => 'Resumed: new events are sent to it again, and deliveries that waited go out.',
+};
+
+/** A refusal the form can show beside a field (or above it); anything else is the error page's. */
+function refusal(e: unknown): FormError | null {
+  if (!(e instanceof ApiError) || e.status >= 500 || e.code === 'not_found' || e.code === 'unauthorized') return null;
+  return { message: e.message, field: formFieldOf(e.field, ENDPOINT_FIELDS) };
+}
+
+/** The API's body for the form's values: a blank description is none. */
+const bodyOf = (v: EndpointFormValues, creating: boolean) => ({
+  url: v.url,
+  ...(v.description ? { description: v.description } : creating ? {} : { description: null }),
+  events: v.events,
+  signature: v.signature,
+  payload: v.payload,
+});
+
+/**
+ * Webhooks: the endpoints and a form that adds one (its secret shown once, in the answer), an endpoint's
+ * settings, pause and resume, a test event, secret rotation, delete after a confirmation, and its delivery
+ * log with replay.
+ */
 export function webhookPages({ router, call, signedIn }: PagesDeps): void {
-  const view = async (ctx: RouterContext, session: Session, extra: Partial<EndpointView> = {}) => {
-    const id = idOf(ctx);
+  const endpointOf = async (session: Session, id: string) =>
+    (await call(session.principal, 'GET', `/v1/webhooks/${id}`)).body as EndpointJson;
+  const view = async (
+    ctx: RouterContext,
+    session: Session,
+    extra: Partial<EndpointView> = {},
+    status = 200,
+    id = idOf(ctx),
+  ) => {
     const cursor = ctx.method === 'GET' ? text(ctx.query.cursor) : undefined;
     const [endpoint, deliveries] = await Promise.all([
-      call(session.principal, 'GET', `/v1/webhooks/${id}`),
+      endpointOf(session, id),
       call(session.principal, 'GET', `/v1/webhooks/${id}/deliveries`, { query: cursor ? { cursor } : {} }),
     ]);
-    page(
-      ctx,
-      200,
-      endpointPage(session, {
-        endpoint: endpoint.body as EndpointJson,
-        deliveries: deliveries.body as EndpointView['deliveries'],
-        ...extra,
-      }),
-    );
+    const base = { choices: CHOICES, testTypes: TEST_EVENT_TYPES };
+    const deliveryPage = deliveries.body as EndpointView['deliveries'];
+    page(ctx, status, endpointPage(session, { endpoint, deliveries: deliveryPage, ...base, ...extra }));
   };
+  const list = async (ctx: RouterContext, session: Session, form = NEW_ENDPOINT, error?: FormError, status = 200) => {
+    const endpoints = ((await call(session.principal, 'GET', '/v1/webhooks')).body as { data: EndpointJson[] }).data;
+    const deleted = ctx.method === 'GET' ? text(ctx.query.deleted) : undefined;
+    page(ctx, status, endpointListPage(session, { endpoints, choices: CHOICES, form, error, deleted }));
+  };
+  const form = (ctx: RouterContext) => ctx.state.form as URLSearchParams;
 
   router.get(
     '/webhooks',
+    signedIn(async (ctx, session) => list(ctx, session)),
+  );
+  router.post(
+    '/webhooks',
     signedIn(async (ctx, session) => {
-      const list = (await call(session.principal, 'GET', '/v1/webhooks')).body as { data: EndpointJson[] };
-      page(ctx, 200, endpointListPage(session, list.data));
+      const values = endpointValues(form(ctx));
+      let created: NewEndpointJson;
+      try {
+        created = (await call(session.principal, 'POST', '/v1/webhooks', { body: bodyOf(values, true) }))
+          .body as NewEndpointJson;
+      } catch (e) {
+        const r = refusal(e);
+        if (!r) throw e;
+        return list(ctx, session, values, r, (e as ApiError).status);
+      }
+      // the secret is in this answer only (never cached, never after a redirect)
+      const newSecret = { secret: created.secret, previousExpiresAt: null, created: true };
+      await view(ctx, session, { newSecret }, 201, encodeURIComponent(created.id));
     }),
   );
   router.get(
     '/webhooks/:id',
-    signedIn(async (ctx, session) =>
-      view(ctx, session, text(ctx.query.replayed) ? { replayed: text(ctx.query.replayed)! } : {}),
-    ),
+    signedIn(async (ctx, session) => {
+      const [kind, value] = Object.entries(ctx.query).find(([k]) => k in DONE) ?? [];
+      await view(ctx, session, kind && typeof value === 'string' ? { done: DONE[kind](value) } : {});
+    }),
+  );
+  router.post(
+    '/webhooks/:id',
+    signedIn(async (ctx, session) => {
+      const values = endpointValues(form(ctx));
+      try {
+        await call(session.principal, 'PATCH', `/v1/webhooks/${idOf(ctx)}`, { body: bodyOf(values, false) });
+      } catch (e) {
+        const r = refusal(e);
+        if (!r) throw e;
+        return view(ctx, session, { settings: { values, error: r } }, (e as ApiError).status);
+      }
+      seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?saved=1`);
+    }),
+  );
+  router.post(
+    '/webhooks/:id/active',
+    signedIn(async (ctx, session) => {
+      const active = form(ctx).get('active') === 'true';
+      await call(session.principal, 'PATCH', `/v1/webhooks/${idOf(ctx)}`, { body: { active } });
+      seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?${active ? 'resumed' : 'paused'}=1`);
+    }),
+  );
+  router.post(
+    '/webhooks/:id/test',
+    signedIn(async (ctx, session) => {
+      const body = { type: form(ctx).get('type') ?? '' };
+      const d = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/test`, { body }))
+        .body as DeliveryJson;
+      seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?tested=${encodeURIComponent(d.event_id)}`);
+    }),
   );
   router.post(
     '/webhooks/:id/replay',
     signedIn(async (ctx, session) => {
-      const eventId = (ctx.state.form as URLSearchParams).get('event_id') ?? '';
+      const eventId = form(ctx).get('event_id') ?? '';
       const d = (
         await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/replay`, { body: { event_id: eventId } })
       ).body as DeliveryJson;
@@ -61,7 +160,20 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
         secret: string;
         previous_secret_expires_at: string | null;
       };
-      await view(ctx, session, { newSecret: { secret: r.secret, previousExpiresAt: r.previous_secret_expires_at } });
+      await view(ctx, session, {
+        newSecret: { secret: r.secret, previousExpiresAt: r.previous_secret_expires_at, created: false },
+      });
+    }),
+  );
+  router.get(
+    '/webhooks/:id/delete',
+    signedIn(async (ctx, session) => page(ctx, 200, deleteEndpointPage(session, await endpointOf(session, idOf(ctx))))),
+  );
+  router.post(
+    '/webhooks/:id/delete',
+    signedIn(async (ctx, session) => {
+      await call(session.principal, 'DELETE', `/v1/webhooks/${idOf(ctx)}`);
+      seeOther(ctx, `${BASE}/webhooks?deleted=${idOf(ctx)}`);
     }),
   );
 }

@@ -43,7 +43,7 @@ export async function startWebhooks(
       const listener = listenEndpointOf(url);
       if (listener !== null) return postToListener(listen, listener, headers, body, signal);
       const res = await guardedRequest(url, { method: 'POST', headers, body, signal }, slice.egress);
-      return { status: res.status, durationMs: res.durationMs };
+      return { status: res.status, durationMs: res.durationMs, body: res.body };
     },
   });
   await dispatcher.start();

@@ -25,3 +25,23 @@ export async function signedIn(
   await page.waitForURL('**/dashboard/emails');
   return { context, page };
 }
+
+/**
+ * Presses Tab until the focused element matches `selector` (at most `max` times), as a keyboard user
+ * moves through a page; fails when it never gets there.
+ */
+export async function tabTo(page: Page, selector: string, max = 120): Promise<void> {
+  const there = () =>
+    page.evaluate(
+      (s) =>
+        (
+          globalThis as unknown as { document: { activeElement: { matches(s: string): boolean } | null } }
+        ).document.activeElement?.matches(s) ?? false,
+      selector,
+    );
+  for (let i = 0; i < max; i++) {
+    if (await there()) return;
+    await page.keyboard.press('Tab');
+  }
+  if (!(await there())) throw new Error(`Tab never reached ${selector} in ${max} presses`);
+}

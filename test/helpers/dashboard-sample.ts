@@ -94,6 +94,7 @@ export async function dashboardSample(): Promise<DashboardSample> {
       template: '/dashboard/templates/welcome',
       webhooks: '/dashboard/webhooks',
       webhook: `/dashboard/webhooks/${hook.id}`,
+      'webhook-delete': `/dashboard/webhooks/${hook.id}/delete`,
       suppressions: '/dashboard/suppressions',
       'api-keys': '/dashboard/api-keys',
       usage: '/dashboard/usage',

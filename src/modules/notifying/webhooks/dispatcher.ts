@@ -272,6 +272,7 @@ export class WebhookDispatcher {
         statusCode: result.status,
         durationMs: result.durationMs,
         error: result.error,
+        responseBody: result.responseBody,
         createdAt: finished,
       },
     });

@@ -14,13 +14,29 @@ export type WebhookPost = (
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
-) => Promise<{ status: number; durationMs: number }>;
+) => Promise<{ status: number; durationMs: number; body?: Buffer }>;
 
 /** how one POST went: error is null for a 2xx */
 export interface PostOutcome {
   status: number | null;
   error: string | null;
   durationMs: number;
+  /** the answer's body, its first ANSWER_EXCERPT_BYTES (answerExcerpt); null without one */
+  responseBody: string | null;
+}
+
+/** What the delivery log keeps of an answer's body. */
+export const ANSWER_EXCERPT_BYTES = 1024;
+
+/**
+ * The first KiB of an answer's body as text, for the delivery log: a character cut in half at the end
+ * is dropped, and NUL (which PostgreSQL's text refuses) becomes U+FFFD. Null for an empty body.
+ */
+export function answerExcerpt(body: Buffer | undefined): string | null {
+  if (!body?.length) return null;
+  const text = body.subarray(0, ANSWER_EXCERPT_BYTES).toString('utf8');
+  const whole = body.length > ANSWER_EXCERPT_BYTES ? text.replace(/\uFFFD$/, '') : text;
+  return whole.replaceAll('\u0000', '\uFFFD');
 }
 
 export interface PostContext {
@@ -71,9 +87,9 @@ export async function postSigned(
         : res.status >= 300 && res.status < 400
           ? `redirect (${res.status}) not followed`
           : `HTTP ${res.status}`;
-    return { status: res.status, error, durationMs: res.durationMs };
+    return { status: res.status, error, durationMs: res.durationMs, responseBody: answerExcerpt(res.body) };
   } catch (e) {
     if (c.signal.aborted) return null;
-    return { status: null, error: (e as Error).message, durationMs: c.clock.now() - now };
+    return { status: null, error: (e as Error).message, durationMs: c.clock.now() - now, responseBody: null };
   }
 }

@@ -29,6 +29,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  /** the first KiB of the answer's body (signed-post.ts answerExcerpt); null without one */
+  responseBody: string | null;
   createdAt: number;
 }
 
@@ -237,6 +239,7 @@ export async function finishAttempts(db: Db, owner: string, finished: FinishedAt
         status_code: a.statusCode,
         duration_ms: a.durationMs,
         error: a.error,
+        response_body: a.responseBody,
         created_at: a.createdAt,
       })),
   );
@@ -248,15 +251,24 @@ export async function releaseDeliveries(db: Db, ids: string[], owner: string): P
   await releaseLeases(db, 'webhook_deliveries', owner, ids);
 }
 
+/** A delivery as its endpoint's log shows it: with its event's type and email (null once the event is pruned, or about no email). */
+export type LoggedDelivery = WebhookDelivery & { eventType: string | null; emailId: string | null };
+
 export async function deliveriesOfEndpoint(
   db: Db,
   endpointId: string,
   limit: number,
   before?: string,
-): Promise<WebhookDelivery[]> {
-  const q = db('webhook_deliveries').select(DELIVERY_COLUMNS).where({ endpoint_id: endpointId });
-  if (before) q.andWhere('id', '<', before);
-  return ((await q.orderBy('id', 'desc').limit(limit)) as DeliveryRow[]).map(deliveryFromRow);
+): Promise<LoggedDelivery[]> {
+  const q = db('webhook_deliveries as d')
+    .leftJoin('events as ev', 'ev.id', 'd.event_id')
+    .select([...DELIVERY_COLUMNS.map((c) => `d.${c}`), 'ev.type as event_type', 'ev.email_id as event_email_id'])
+    .where('d.endpoint_id', endpointId);
+  if (before) q.andWhere('d.id', '<', before);
+  const rows = (await q.orderBy('d.id', 'desc').limit(limit)) as Array<
+    DeliveryRow & { event_type: string | null; event_email_id: string | null }
+  >;
+  return rows.map((r) => ({ ...deliveryFromRow(r), eventType: r.event_type, emailId: r.event_email_id }));
 }
 
 /** The deliveries made of some events, oldest first (an email's timeline shows where its events went). */
@@ -274,7 +286,7 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
   const out = new Map<string, AttemptRecord[]>(deliveryIds.map((id) => [id, []]));
   if (!deliveryIds.length) return out;
   const rows = (await db('webhook_attempts')
-    .select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'created_at')
+    .select('delivery_id', 'attempt', 'status_code', 'duration_ms', 'error', 'response_body', 'created_at')
     .whereIn('delivery_id', deliveryIds)
     .orderBy('attempt')) as Array<{
     delivery_id: string;
@@ -282,6 +294,7 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
     status_code: number | null;
     duration_ms: number;
     error: string | null;
+    response_body: string | null;
     created_at: number;
   }>;
   for (const r of rows) {
@@ -291,6 +304,7 @@ export async function attemptsOf(db: Db, deliveryIds: string[]): Promise<Map<str
       statusCode: r.status_code == null ? null : Number(r.status_code),
       durationMs: Number(r.duration_ms),
       error: r.error,
+      responseBody: r.response_body,
       createdAt: Number(r.created_at),
     });
   }

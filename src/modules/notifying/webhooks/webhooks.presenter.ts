@@ -1,5 +1,5 @@
 import { iso } from '../../../lib/time.js';
-import type { AttemptRecord, WebhookDelivery } from './webhook-deliveries.repo.js';
+import type { AttemptRecord, LoggedDelivery, WebhookDelivery } from './webhook-deliveries.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
 
 /** interface §2.5; the secret only through presentNewSecret */
@@ -22,12 +22,14 @@ export function presentNewSecret(e: Endpoint) {
   return { ...presentEndpoint(e), secret: e.secret };
 }
 
-export function presentDelivery(d: WebhookDelivery, attempts: AttemptRecord[]) {
+/** A delivery with its attempts; from the endpoint's log, with its event's type and email too. */
+export function presentDelivery(d: WebhookDelivery | LoggedDelivery, attempts: AttemptRecord[]) {
   return {
     id: d.id,
     object: 'webhook_delivery' as const,
     endpoint_id: d.endpointId,
     event_id: d.eventId,
+    ...('eventType' in d ? { event_type: d.eventType, email_id: d.emailId } : {}),
     status: d.state,
     attempts: d.attempts,
     next_attempt_at: d.state === 'pending' ? iso(d.nextAttemptAt) : null,
@@ -39,6 +41,7 @@ export function presentDelivery(d: WebhookDelivery, attempts: AttemptRecord[]) {
       status_code: a.statusCode,
       response_ms: a.durationMs,
       error: a.error,
+      response_body: a.responseBody,
       at: iso(a.createdAt),
     })),
   };

@@ -1,7 +1,14 @@
 import { iso } from '../../../lib/time.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
 import { presentDelivery, presentEndpoint, presentNewSecret } from './webhooks.presenter.js';
-import { CreateWebhookBody, DeliveryLogQuery, ListenBody, ReplayBody, UpdateWebhookBody } from './webhooks.schema.js';
+import {
+  CreateWebhookBody,
+  DeliveryLogQuery,
+  ListenBody,
+  ReplayBody,
+  TestEventBody,
+  UpdateWebhookBody,
+} from './webhooks.schema.js';
 import type { WebhookService } from './webhooks.service.js';
 import { listBody } from '../../../lib/page.js';
 
@@ -131,6 +138,18 @@ export const webhookRoutes = [
     body: ReplayBody,
     async handler({ services, principal, params, body }) {
       const d = await services.webhooks.replay(principal.project.id, params.id, body.event_id);
+      return { status: 202, body: presentDelivery(d, []) };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/webhooks/:id/test',
+    scope: 'webhooks:manage',
+    summary:
+      'Send this endpoint a test event of an email type: sample data about no stored email, `simulated: true`, to this endpoint only',
+    body: TestEventBody,
+    async handler({ services, principal, params, body }) {
+      const d = await services.webhooks.sendTest(principal.project.id, params.id, body.type);
       return { status: 202, body: presentDelivery(d, []) };
     },
   }),

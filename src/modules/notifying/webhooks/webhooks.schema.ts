@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../../lib/schema.js';
 import { EVENT_TYPES } from '../events/event-types.js';
 import { PAYLOAD_FORMATS, SIGNATURE_FORMATS } from './webhook-formats.js';
+import { TEST_EVENT_TYPES } from './test-event.js';
 
 const Url = Type.String({
   minLength: 1,
@@ -53,6 +54,16 @@ export const ReplayBody = Type.Object(
   { additionalProperties: false },
 );
 export type ReplayBody = Static<typeof ReplayBody>;
+
+export const TestEventBody = Type.Object(
+  {
+    type: StringEnum(TEST_EVENT_TYPES, {
+      description: 'the email event to simulate: sample data about no stored email, `simulated: true`',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type TestEventBody = Static<typeof TestEventBody>;
 
 export const DeliveryLogQuery = Type.Object(
   {

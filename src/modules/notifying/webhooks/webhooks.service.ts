@@ -3,12 +3,13 @@ import { newId } from '../../../lib/ids.js';
 import type { Clock } from '../../../lib/time.js';
 import type { Store } from '../../../store/store.js';
 import type { EventType } from '../events/event-types.js';
-import { findEvent } from '../events/events.repo.js';
+import { findEvent, insertEvents } from '../events/events.repo.js';
 import { newDelivery } from './deliveries.js';
 import type { ListenHub } from './listen-hub.js';
 import { createListenEndpoint, openListenStream } from './listen.service.js';
 import { newEndpoint, type EndpointInput } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
+import { testEvent, type TestEventType } from './test-event.js';
 import {
   attemptsOf,
   deliveriesOfEndpoint,
@@ -180,6 +181,28 @@ export async function replayEvent(
   return delivery;
 }
 
+/** A test event (test-event.ts) to this endpoint alone, due now; paused endpoints get none, as with a replay. */
+export async function sendTestEvent(
+  deps: WebhookDeps,
+  projectId: string,
+  endpointId: string,
+  type: TestEventType,
+): Promise<WebhookDelivery> {
+  const delivery = await deps.store.tx(async (trx) => {
+    const e = await repo.findEndpoint(trx, projectId, endpointId);
+    if (!e) throw notFound(`webhook endpoint ${endpointId}`);
+    if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
+    const now = deps.clock.now();
+    const event = testEvent(projectId, type, now);
+    await insertEvents(trx, [event], true);
+    const d = newDelivery(event, endpointId, now, 0);
+    await insertDeliveries(trx, [d]);
+    return d;
+  });
+  deps.onQueued?.();
+  return delivery;
+}
+
 export async function deliveryLog(
   deps: Pick<WebhookDeps, 'store'>,
   projectId: string,
@@ -217,6 +240,7 @@ export function webhookService(deps: WebhookDeps) {
     deliveriesOfEvents: (projectId: string, eventIds: string[]) =>
       deliveriesOfEvents(deps.store.reader, projectId, eventIds),
     replay: (projectId: string, id: string, eventId: string) => replayEvent(deps, projectId, id, eventId),
+    sendTest: (projectId: string, id: string, type: TestEventType) => sendTestEvent(deps, projectId, id, type),
     createListener: (projectId: string, input: Parameters<typeof createListenEndpoint>[2]) =>
       createListenEndpoint({ ...deps, hub: hubOf(deps) }, projectId, input),
     /** `keyId`: the key that opens the stream, read again at each heartbeat */
