@@ -96,14 +96,14 @@ export async function serveUntil(
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve never printed ${pattern}:\n${out}`)), timeoutMs);
     const seen = (d: Buffer) => {
-      out += d;
+      out += d.toString();
       if (pattern.test(out)) {
         clearTimeout(timer);
         resolve();
       }
     };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
   });
   return { child, output: () => out, exited };
 }
