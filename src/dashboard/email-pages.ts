@@ -58,15 +58,27 @@ export function emailPages({ router, call, signedIn, services }: PagesDeps): voi
 
 /** The list's filters as the page's query string gives them, and the /v1/emails query they make. */
 function listQuery(q: ParsedUrlQuery) {
-  const filter = { status: text(q.status), to: text(q.to), tag: text(q.tag), from: day(q.from), until: day(q.until) };
+  const filter = {
+    status: text(q.status),
+    outcome: text(q.outcome),
+    to: text(q.to),
+    tag: text(q.tag),
+    from: day(q.from),
+    until: day(q.until),
+  };
   const range = {
     created_after: filter.from && `${filter.from}T00:00:00Z`,
     created_before: filter.until && nextDay(filter.until),
   };
   const query = Object.fromEntries(
-    Object.entries({ status: filter.status, to: filter.to, tag: filter.tag, ...range, cursor: text(q.cursor) }).filter(
-      ([, v]) => v,
-    ),
+    Object.entries({
+      status: filter.status,
+      recipient_status: filter.outcome,
+      to: filter.to,
+      tag: filter.tag,
+      ...range,
+      cursor: text(q.cursor),
+    }).filter(([, v]) => v),
   ) as Record<string, string>;
   return { filter, query };
 }

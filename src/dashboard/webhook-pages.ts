@@ -56,10 +56,19 @@ const bodyOf = (v: EndpointFormValues, creating: boolean) => ({
  * settings, pause and resume, a test event, secret rotation, delete after a confirmation, and its delivery
  * log with replay.
  */
-export function webhookPages({ router, call, signedIn }: PagesDeps): void {
+export function webhookPages(deps: PagesDeps): void {
+  const v = views(deps);
+  endpointRoutes(deps, v);
+  actionRoutes(deps, v);
+}
+
+type Views = ReturnType<typeof views>;
+
+/** The pages the routes answer with, read through the API as the signed-in key. */
+function views({ call }: PagesDeps) {
   const endpointOf = async (session: Session, id: string) =>
     (await call(session.principal, 'GET', `/v1/webhooks/${id}`)).body as EndpointJson;
-  const view = async (
+  const endpoint = async (
     ctx: RouterContext,
     session: Session,
     extra: Partial<EndpointView> = {},
@@ -67,24 +76,29 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
     id = idOf(ctx),
   ) => {
     const cursor = ctx.method === 'GET' ? text(ctx.query.cursor) : undefined;
-    const [endpoint, deliveries] = await Promise.all([
+    const [e, deliveries] = await Promise.all([
       endpointOf(session, id),
       call(session.principal, 'GET', `/v1/webhooks/${id}/deliveries`, { query: cursor ? { cursor } : {} }),
     ]);
     const base = { choices: CHOICES, testTypes: TEST_EVENT_TYPES };
     const deliveryPage = deliveries.body as EndpointView['deliveries'];
-    page(ctx, status, endpointPage(session, { endpoint, deliveries: deliveryPage, ...base, ...extra }));
+    page(ctx, status, endpointPage(session, { endpoint: e, deliveries: deliveryPage, ...base, ...extra }));
   };
   const list = async (ctx: RouterContext, session: Session, form = NEW_ENDPOINT, error?: FormError, status = 200) => {
     const endpoints = ((await call(session.principal, 'GET', '/v1/webhooks')).body as { data: EndpointJson[] }).data;
     const deleted = ctx.method === 'GET' ? text(ctx.query.deleted) : undefined;
     page(ctx, status, endpointListPage(session, { endpoints, choices: CHOICES, form, error, deleted }));
   };
-  const form = (ctx: RouterContext) => ctx.state.form as URLSearchParams;
+  return { endpointOf, endpoint, list };
+}
 
+const form = (ctx: RouterContext) => ctx.state.form as URLSearchParams;
+
+/** The list, adding an endpoint, an endpoint's page and its settings. */
+function endpointRoutes({ router, call, signedIn }: PagesDeps, v: Views): void {
   router.get(
     '/webhooks',
-    signedIn(async (ctx, session) => list(ctx, session)),
+    signedIn(async (ctx, session) => v.list(ctx, session)),
   );
   router.post(
     '/webhooks',
@@ -97,18 +111,18 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
       } catch (e) {
         const r = refusal(e);
         if (!r) throw e;
-        return list(ctx, session, values, r, (e as ApiError).status);
+        return v.list(ctx, session, values, r, (e as ApiError).status);
       }
       // the secret is in this answer only (never cached, never after a redirect)
       const newSecret = { secret: created.secret, previousExpiresAt: null, created: true };
-      await view(ctx, session, { newSecret }, 201, encodeURIComponent(created.id));
+      await v.endpoint(ctx, session, { newSecret }, 201, encodeURIComponent(created.id));
     }),
   );
   router.get(
     '/webhooks/:id',
     signedIn(async (ctx, session) => {
       const [kind, value] = Object.entries(ctx.query).find(([k]) => k in DONE) ?? [];
-      await view(ctx, session, kind && typeof value === 'string' ? { done: DONE[kind](value) } : {});
+      await v.endpoint(ctx, session, kind && typeof value === 'string' ? { done: DONE[kind](value) } : {});
     }),
   );
   router.post(
@@ -120,11 +134,17 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
       } catch (e) {
         const r = refusal(e);
         if (!r) throw e;
-        return view(ctx, session, { settings: { values, error: r } }, (e as ApiError).status);
+        return v.endpoint(ctx, session, { settings: { values, error: r } }, (e as ApiError).status);
       }
       seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?saved=1`);
     }),
   );
+}
+
+/** The buttons of an endpoint's page: pause and resume, test event, replay, secret rotation, delete. */
+function actionRoutes({ router, call, signedIn }: PagesDeps, v: Views): void {
+  const post = (path: string, body?: unknown) => (ctx: RouterContext, session: Session) =>
+    call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}${path}`, body === undefined ? {} : { body });
   router.post(
     '/webhooks/:id/active',
     signedIn(async (ctx, session) => {
@@ -136,19 +156,15 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
   router.post(
     '/webhooks/:id/test',
     signedIn(async (ctx, session) => {
-      const body = { type: form(ctx).get('type') ?? '' };
-      const d = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/test`, { body }))
-        .body as DeliveryJson;
+      const d = (await post('/test', { type: form(ctx).get('type') ?? '' })(ctx, session)).body as DeliveryJson;
       seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?tested=${encodeURIComponent(d.event_id)}`);
     }),
   );
   router.post(
     '/webhooks/:id/replay',
     signedIn(async (ctx, session) => {
-      const eventId = form(ctx).get('event_id') ?? '';
-      const d = (
-        await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/replay`, { body: { event_id: eventId } })
-      ).body as DeliveryJson;
+      const body = { event_id: form(ctx).get('event_id') ?? '' };
+      const d = (await post('/replay', body)(ctx, session)).body as DeliveryJson;
       seeOther(ctx, `${BASE}/webhooks/${idOf(ctx)}?replayed=${encodeURIComponent(d.event_id)}`);
     }),
   );
@@ -156,18 +172,20 @@ export function webhookPages({ router, call, signedIn }: PagesDeps): void {
     '/webhooks/:id/rotate-secret',
     signedIn(async (ctx, session) => {
       // answered here, not redirected: the secret is in this response only (and it is never cached)
-      const r = (await call(session.principal, 'POST', `/v1/webhooks/${idOf(ctx)}/rotate-secret`)).body as {
+      const r = (await post('/rotate-secret')(ctx, session)).body as {
         secret: string;
         previous_secret_expires_at: string | null;
       };
-      await view(ctx, session, {
+      await v.endpoint(ctx, session, {
         newSecret: { secret: r.secret, previousExpiresAt: r.previous_secret_expires_at, created: false },
       });
     }),
   );
   router.get(
     '/webhooks/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteEndpointPage(session, await endpointOf(session, idOf(ctx))))),
+    signedIn(async (ctx, session) =>
+      page(ctx, 200, deleteEndpointPage(session, await v.endpointOf(session, idOf(ctx)))),
+    ),
   );
   router.post(
     '/webhooks/:id/delete',

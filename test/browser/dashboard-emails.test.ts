@@ -200,7 +200,7 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await context.close();
   });
 
-  it("the list's badge is green only when every recipient is delivered, else the worst recipient outcome", async function () {
+  it("the list's badge is green only when every recipient is delivered, else the worst recipient outcome; counts and a filter by it", async function () {
     // an appliance without a queue worker: test mail is simulated as it is stored, and a delayed
     // recipient stays deferred (no retry comes), so every state below holds still
     const still = freshSqlite();
@@ -248,7 +248,20 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
         );
         if (outcome === 'delivered') expect(colour, subject).to.equal(green);
         else expect(colour, subject).to.not.equal(green);
+        // beside it, how many recipients are in each state, the worst first
+        const counts = await page
+          .locator('tbody tr', { has: page.getByRole('link', { name: subject }) })
+          .locator('ul.counts li')
+          .allTextContents();
+        expect(counts, subject).to.deep.equal(
+          outcome === 'delivered' ? ['2 delivered'] : [`1 ${outcome}`, '1 delivered'],
+        );
       }
+      // the filter by a recipient's outcome finds the email whose status alone says accepted
+      await page.getByLabel('Outcome').selectOption('bounced');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/outcome=bounced/);
+      expect(await page.locator('tbody tr a').allTextContents()).to.deep.equal(['One bounced']);
       await context.close();
     } finally {
       await alone.stop();

@@ -88,6 +88,7 @@ export async function dashboardSample(): Promise<DashboardSample> {
       email: `/dashboard/emails/${order}`,
       domains: '/dashboard/domains',
       domain: `/dashboard/domains/${domain}`,
+      'domain-delete': `/dashboard/domains/${domain}/delete`,
       inbound: '/dashboard/inbound',
       'inbound-email': `/dashboard/inbound/${inbound}`,
       templates: '/dashboard/templates',

@@ -53,6 +53,31 @@ eachDatabase('GET /v1/emails', (db) => {
     expect(odd.body.data.map((e: { id: string }) => e.id)).to.deep.equal([ids[5], ids[3], ids[1]]);
   });
 
+  it('filters by what happened to a recipient, whatever the email’s own status', async function () {
+    const u = await api.tenant();
+    const made = async (statuses: Array<'delivered' | 'bounced' | 'complained'>) => {
+      const e = await storedEmail(db().store, u.project.id, {
+        status: 'accepted',
+        rcpt: statuses.map((_, i) => `r${i}@example.test`),
+      });
+      for (const [i, r] of e.recipients.entries())
+        await db().store.knex('email_recipients').where({ id: r.id }).update({ status: statuses[i] });
+      return e.id;
+    };
+    const mixed = await made(['delivered', 'bounced']);
+    const fine = await made(['delivered']);
+    const complained = await made(['complained']);
+    const ids = async (q: string) =>
+      ((await u.api.get(`/v1/emails?${q}`)).body.data as Array<{ id: string }>).map((e) => e.id);
+    expect(await ids('recipient_status=bounced')).to.deep.equal([mixed]);
+    expect(await ids('recipient_status=delivered')).to.deep.equal([fine, mixed]);
+    expect(await ids('recipient_status=complained&status=accepted')).to.deep.equal([complained]);
+    expect(await ids('recipient_status=deferred')).to.deep.equal([]);
+    const bad = await u.api.get('/v1/emails?recipient_status=lost');
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.field).to.equal('recipient_status');
+  });
+
   it('filters by a tag, exactly, and by creation time', async function () {
     const u = await api.tenant();
     const day = 86_400_000;

@@ -1,6 +1,6 @@
 import { html, queryString, type Html } from './html.js';
 import { BASE, layout, time } from './layout.js';
-import { EMAIL_STATUSES } from '../../modules/sending/emails/email.js';
+import { EMAIL_STATUSES, RECIPIENT_STATUSES } from '../../modules/sending/emails/email.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 import type { DeliveryState } from '../../modules/deliverability/shaping/mta-status.service.js';
 import { deliveryBanner } from './delivery-banner.js';
@@ -49,6 +49,8 @@ export interface EventJson {
 
 export interface EmailFilter {
   status?: string;
+  /** emails with a recipient in this state */
+  outcome?: string;
   to?: string;
   /** name:value */
   tag?: string;
@@ -69,6 +71,7 @@ export function emailListPage(
   <td><a href="${BASE}/emails/${e.id}">${e.subject || '(no subject)'}</a></td>
   <td class="addr">${e.to.join(', ')}</td>
   <td>${outcomeBadge(e)}</td>
+  <td>${recipientCounts(e)}</td>
 </tr>`,
   );
   return layout(
@@ -80,7 +83,7 @@ ${
   page.data.length
     ? html`<div class="scroll"><table>
 <caption class="visually-hidden">Emails, newest first</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Recipients</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
     : html`<p class="empty">No emails${Object.values(filter).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
@@ -93,6 +96,8 @@ function filterForm(filter: EmailFilter): Html {
   return html`<form class="filters" method="get" action="${BASE}/emails" role="search" aria-label="Filter emails">
   <div><label for="f-status">Status</label>
   <select id="f-status" name="status"><option value="">any</option>${EMAIL_STATUSES.map((s) => html`<option value="${s}"${s === filter.status ? html` selected` : ''}>${s}</option>`)}</select></div>
+  <div><label for="f-outcome">Outcome</label>
+  <select id="f-outcome" name="outcome"><option value="">any</option>${RECIPIENT_STATUSES.map((s) => html`<option value="${s}"${s === filter.outcome ? html` selected` : ''}>${s}</option>`)}</select></div>
   <div><label for="f-to">Recipient</label>
   <input id="f-to" name="to" type="search" value="${filter.to ?? ''}" placeholder="someone@example.com"></div>
   <div><label for="f-tag">Tag</label>
@@ -120,6 +125,19 @@ export function listOutcome(e: Pick<EmailJson, 'status' | 'recipients'>): string
   if (worst) return worst;
   if (e.recipients.length && e.recipients.every((r) => r.status === 'delivered')) return 'delivered';
   return e.status;
+}
+
+/** How many of the email's recipients are in each state, worst first: "2 delivered, 1 bounced" reads as 1 bounced, 2 delivered. */
+export function recipientCounts(e: Pick<EmailJson, 'recipients'>): Html {
+  const counts = new Map<string, number>();
+  for (const r of e.recipients) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const order = (s: string) => {
+    const i = (TROUBLE as readonly string[]).indexOf(s);
+    return i === -1 ? TROUBLE.length + (s === 'delivered' ? 1 : 0) : i;
+  };
+  return html`<ul class="counts">${[...counts]
+    .sort(([a], [b]) => order(a) - order(b))
+    .map(([s, n]) => html`<li><span class="s-${s}">${n} ${s}</span></li>`)}</ul>`;
 }
 
 export function outcomeBadge(e: EmailJson): Html {

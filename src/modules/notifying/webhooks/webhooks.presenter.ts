@@ -1,5 +1,6 @@
 import { iso } from '../../../lib/time.js';
-import type { AttemptRecord, LoggedDelivery, WebhookDelivery } from './webhook-deliveries.repo.js';
+import type { AttemptRecord, WebhookDelivery } from './webhook-deliveries.repo.js';
+import type { LoggedDelivery } from './webhook-log.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
 
 /** interface §2.5; the secret only through presentNewSecret */

@@ -10,13 +10,8 @@ import { createListenEndpoint, openListenStream } from './listen.service.js';
 import { newEndpoint, type EndpointInput } from './new-endpoint.js';
 import { generateWebhookSecret } from './sign.js';
 import { testEvent, type TestEventType } from './test-event.js';
-import {
-  attemptsOf,
-  deliveriesOfEndpoint,
-  deliveriesOfEvents,
-  insertDeliveries,
-  type WebhookDelivery,
-} from './webhook-deliveries.repo.js';
+import { insertDeliveries, type WebhookDelivery } from './webhook-deliveries.repo.js';
+import { attemptsOf, deliveriesOfEndpoint, deliveriesOfEvents } from './webhook-log.repo.js';
 import * as repo from './webhooks.repo.js';
 import type { Endpoint } from './webhooks.repo.js';
 import { idPage } from '../../../lib/page.js';

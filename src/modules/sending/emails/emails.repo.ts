@@ -2,7 +2,7 @@ import { dialectOf, type Db } from '../../../store/db.js';
 import { listParam, oneOf, prepared } from '../../../store/prepared.js';
 import { recipientsOf } from './email-recipients.repo.js';
 import { EMAIL_COLUMNS, emailFromRow, SUMMARY_COLUMNS, type EmailRow } from './email-rows.repo.js';
-import type { Email, EmailStatus } from './email.js';
+import type { Email, EmailStatus, RecipientStatus } from './email.js';
 import { idPage, type Page } from '../../../lib/page.js';
 
 /**
@@ -65,6 +65,8 @@ export interface ListFilter {
   /** ids strictly newer than this one: the page just above it, still newest first (Resend's `before`) */
   newerThan?: string | undefined;
   status?: EmailStatus | undefined;
+  /** at least one recipient in this state */
+  recipientStatus?: RecipientStatus | undefined;
   /** bare address, lower-case */
   to?: string | undefined;
   tag?: { name: string; value: string } | undefined;
@@ -79,6 +81,15 @@ export async function listEmails(db: Db, projectId: string, f: ListFilter): Prom
   const q = db('emails').select(SUMMARY_COLUMNS).where('project_id', projectId);
   if (f.before) q.andWhere('id', '<', f.before);
   if (f.status) q.andWhere('status', f.status);
+  // read newest first through each email's recipients (index email_id) until the page is full: no index
+  // by recipient status, which every delivery's update would pay for
+  if (f.recipientStatus)
+    q.whereExists(
+      db('email_recipients as r')
+        .select(db.raw('1'))
+        .whereRaw('r.email_id = emails.id')
+        .andWhere('r.status', f.recipientStatus),
+    );
   if (f.to) q.whereIn('id', db('email_recipients').select('email_id').where({ project_id: projectId, address: f.to }));
   if (f.tag) {
     // tags are stored as JSON.stringify gives them: `"name":"value"` appears only as that member

@@ -52,6 +52,7 @@ export const emailRoutes = [
         limit: query.limit,
         before: query.cursor,
         status: query.status,
+        recipientStatus: query.recipient_status,
         to: query.to === undefined ? undefined : recipientFilter(query.to),
         tag:
           query.tag === undefined

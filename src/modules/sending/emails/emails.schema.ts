@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../../lib/schema.js';
-import { EMAIL_STATUSES } from './email.js';
+import { EMAIL_STATUSES, RECIPIENT_STATUSES } from './email.js';
 import { LANGUAGE_PATTERN, TEMPLATE_ID_PATTERN } from '../templates/templates.schema.js';
 
 // interface §4.1 and §8, field by field.
@@ -81,6 +81,12 @@ export const ListEmailsQuery = Type.Object(
       Type.String({ pattern: '^msg_[0-9a-z]{26}$', description: 'next_cursor of the previous page' }),
     ),
     status: Type.Optional(StringEnum(EMAIL_STATUSES)),
+    recipient_status: Type.Optional(
+      StringEnum(RECIPIENT_STATUSES, {
+        description:
+          'emails with at least one recipient in this state (bounced, complained, deferred, …), whatever the email’s own status',
+      }),
+    ),
     to: Type.Optional(Type.String({ minLength: 3, maxLength: 254 })),
     tag: Type.Optional(
       Type.String({
