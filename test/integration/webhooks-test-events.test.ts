@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { eachDatabase } from '../helpers/databases.js';
 import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { startDnsWorld, type DnsWorld } from '../helpers/dns-world.js';
-import { startReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
+import { startHookWorld, type HookWorld } from '../helpers/hook-world.js';
+import type { HttpsReceiver } from '../helpers/https-receiver.js';
 import { expectError } from '../helpers/assert.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,35 +13,27 @@ const path = (kind: string) => `/${kind}/${Date.now().toString(36)}-${++n}`;
 
 // POST /v1/webhooks/{id}/test, and the delivery log's event type, email and answer bodies (docs/webhooks.md)
 eachDatabase('webhook test events and the delivery log', (db) => {
-  let world: DnsWorld;
+  let hw: HookWorld;
   let hooks: HttpsReceiver;
   let api: TestApi;
   let t: Tenant;
 
   before(async function () {
-    world = await startDnsWorld();
-    hooks = await startReceiver();
-    world.add('hooks.test', 'A', '127.0.0.1');
+    hw = await startHookWorld();
+    hooks = hw.hooks;
     // an answer with a long body: 3,000 bytes, a NUL and a three-byte character across the 1 KiB mark
     hooks.setBehaviour('/chatty/', (_r, answer) =>
       answer(200, `NUL\u0000 ${'x'.repeat(1017)}€ and then ${'y'.repeat(2000)}`, { 'content-type': 'text/plain' }),
     );
     hooks.setBehaviour('/teapot/', (_r, answer) => answer(418, '{"error":"I am a teapot"}'));
-    api = await startTestApi(
-      db().store,
-      {
-        dns: { resolvers: [world.address] },
-        network: { allow_private: true },
-        webhooks: { ca_file: hooks.caFile, retry_schedule: ['0s', '1h'] },
-      },
-      { roles: { mta: true, webhooks: true } },
-    );
+    api = await startTestApi(db().store, hw.config({ retry_schedule: ['0s', '1h'] }), {
+      roles: { mta: true, webhooks: true },
+    });
     t = await api.tenant();
   });
   after(async function () {
     await api.stop();
-    await hooks.stop();
-    await world.stop();
+    await hw.stop();
   });
 
   async function endpoint(kind: string, extra: Record<string, unknown> = {}, tenant = t) {

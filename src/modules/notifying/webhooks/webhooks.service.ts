@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { apiError, notFound, validationError } from '../../../lib/errors.js';
 import { newId } from '../../../lib/ids.js';
 import type { Clock } from '../../../lib/time.js';
@@ -155,20 +156,23 @@ export async function rotateSecret(
   });
 }
 
-/** interface §6 rule 4: a replay sends the same event (same id) again, as a new series of attempts. */
-export async function replayEvent(
+/**
+ * One event to one active endpoint of the project, due now, in one transaction: `eventOf` finds the
+ * event (a replay) or makes it (a test event). A paused endpoint is refused: it takes no event.
+ */
+async function queueOne(
   deps: WebhookDeps,
   projectId: string,
   endpointId: string,
-  eventId: string,
+  eventOf: (trx: Knex.Transaction, now: number) => Promise<{ id: string; projectId: string }>,
 ): Promise<WebhookDelivery> {
   const delivery = await deps.store.tx(async (trx) => {
     const e = await repo.findEndpoint(trx, projectId, endpointId);
     if (!e) throw notFound(`webhook endpoint ${endpointId}`);
-    const event = await findEvent(trx, eventId, projectId);
-    if (!event) throw notFound(`event ${eventId}`);
+    const now = deps.clock.now();
+    const event = await eventOf(trx, now);
     if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
-    const d = newDelivery(event, endpointId, deps.clock.now(), 0);
+    const d = newDelivery(event, endpointId, now, 0);
     await insertDeliveries(trx, [d]);
     return d;
   });
@@ -176,26 +180,23 @@ export async function replayEvent(
   return delivery;
 }
 
-/** A test event (test-event.ts) to this endpoint alone, due now; paused endpoints get none, as with a replay. */
-export async function sendTestEvent(
-  deps: WebhookDeps,
-  projectId: string,
-  endpointId: string,
-  type: TestEventType,
-): Promise<WebhookDelivery> {
-  const delivery = await deps.store.tx(async (trx) => {
-    const e = await repo.findEndpoint(trx, projectId, endpointId);
-    if (!e) throw notFound(`webhook endpoint ${endpointId}`);
-    if (!e.active) throw apiError('conflict', `webhook endpoint ${endpointId} is not active`);
-    const now = deps.clock.now();
-    const event = testEvent(projectId, type, now);
-    await insertEvents(trx, [event], true);
-    const d = newDelivery(event, endpointId, now, 0);
-    await insertDeliveries(trx, [d]);
-    return d;
+/** interface §6 rule 4: a replay sends the same event (same id) again, as a new series of attempts. */
+export function replayEvent(deps: WebhookDeps, projectId: string, endpointId: string, eventId: string) {
+  return queueOne(deps, projectId, endpointId, async (trx) => {
+    const event = await findEvent(trx, eventId, projectId);
+    if (!event) throw notFound(`event ${eventId}`);
+    return event;
   });
-  deps.onQueued?.();
-  return delivery;
+}
+
+/** A test event (test-event.ts) to this endpoint alone, whatever types it subscribes to. */
+export function sendTestEvent(deps: WebhookDeps, projectId: string, endpointId: string, type: TestEventType) {
+  return queueOne(deps, projectId, endpointId, async (trx, now) => {
+    const event = testEvent(projectId, type, now);
+    // stored already fanned out: no other endpoint gets it
+    await insertEvents(trx, [event], true);
+    return event;
+  });
 }
 
 export async function deliveryLog(
