@@ -26,6 +26,7 @@ import { topicService } from './modules/audience/topics/topics.service.js';
 import { preferenceService } from './modules/audience/preferences/preferences.service.js';
 import { formService } from './modules/audience/forms/forms.service.js';
 import { broadcastService } from './modules/audience/broadcasts/broadcasts.service.js';
+import { preferencesUrl, signPreferenceToken } from './modules/audience/preferences/preference-token.js';
 import { blocklistService } from './modules/deliverability/blocklists/blocklists.service.js';
 import { suppressionService } from './modules/sending/suppressions/suppressions.service.js';
 import { templateService } from './modules/sending/templates/templates.service.js';
@@ -133,6 +134,12 @@ export function buildServices(
           language: null,
           firstRecipient: 'someone@example.com',
         }),
+      renderTemplate: (projectId, templateId, version, variables, to) =>
+        templates.renderForSend(projectId, { templateId, version, variables, language: null, firstRecipient: to }),
+      preferencesUrl: async (contactId) =>
+        config.http.publicUrl
+          ? preferencesUrl(config.http.publicUrl, signPreferenceToken(await deps.tracking.key(), contactId))
+          : '',
       onSent: () => wake('broadcasts'),
       checkInline: (content) => parsing.run('checkBroadcast', content),
     }),

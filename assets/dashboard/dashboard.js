@@ -50,10 +50,11 @@
     });
   });
 
-  // A preview that follows typing: a form's data-preview-form names the address of its result
-  // part (the template page); the form still works as a plain submit without this.
+  // A part that follows typing: a form's data-preview-form names the address of its result part,
+  // data-preview-target the id of the element it replaces (preview-result unless named): a
+  // template's preview, a segment's count. The form still works as a plain submit without this.
   document.querySelectorAll('form[data-preview-form]').forEach(function (form) {
-    var target = document.getElementById('preview-result');
+    var target = document.getElementById(form.getAttribute('data-preview-target') || 'preview-result');
     var timer;
     var latest = 0;
     if (!target) return;
@@ -75,6 +76,22 @@
           })
           .catch(function () {});
       }, 400);
+    });
+  });
+
+  // The template editor's preview: its Preview button posts the whole form into the preview
+  // frame; pressed here once at load and again when typing pauses. Without this script the
+  // button does the same when pressed.
+  document.querySelectorAll('form[data-frame-preview]').forEach(function (form) {
+    var button = form.querySelector('[data-preview-button]');
+    var timer;
+    if (!button || !form.requestSubmit) return;
+    form.requestSubmit(button);
+    form.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        form.requestSubmit(button);
+      }, 600);
     });
   });
 

@@ -13,6 +13,7 @@ import { audienceRoutes } from '../modules/audience/audiences/audiences.routes.j
 import { segmentRoutes } from '../modules/audience/segments/segments.routes.js';
 import { topicRoutes } from '../modules/audience/topics/topics.routes.js';
 import { broadcastRoutes } from '../modules/audience/broadcasts/broadcasts.routes.js';
+import { broadcastTrialRoutes } from '../modules/audience/broadcasts/broadcast-trials.routes.js';
 import { formRoutes } from '../modules/audience/forms/forms.routes.js';
 import { suppressionRoutes } from '../modules/sending/suppressions/suppressions.routes.js';
 import { verifyRoutes } from '../modules/deliverability/verify/verify.routes.js';
@@ -41,6 +42,7 @@ export const API_ROUTES: readonly RouteDef<Services, Principal>[] = [
   ...topicRoutes,
   ...formRoutes,
   ...broadcastRoutes,
+  ...broadcastTrialRoutes,
 ];
 
 /** Routes without a key: health checks for load balancers, tracking links for mail clients. */

@@ -9,6 +9,8 @@ import type { Logger } from '../log/logger.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import { serveAsset } from './assets.js';
 import { accountPages } from './account-pages.js';
+import { broadcastPages } from './broadcast-pages.js';
+import { contactPages } from './contact-pages.js';
 import { domainPages } from './domain-pages.js';
 import { emailPages } from './email-pages.js';
 import { inboundPages } from './inbound-pages.js';
@@ -58,6 +60,8 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
   inboundPages(deps);
   templatePages(deps);
   webhookPages(deps);
+  contactPages(deps);
+  broadcastPages(deps);
   accountPages(deps);
   router.get('/assets/:name', (ctx) => serveAsset(ctx, ctx.params.name));
   const routes = router.routes();
@@ -101,9 +105,10 @@ function signedIn(services: Services, limiter: RateLimiter, handler: SignedInHan
       return page(ctx, 429, errorPage(session, 429, `Too many requests with this key: try again in ${wait} s.`));
     }
     if (ctx.method === 'POST') {
-      const form = await readForm(ctx);
-      ctx.state.form = form;
-      if (!services.sessions.csrfMatches(session, form.get('csrf') ?? undefined))
+      const { fields, files } = await readForm(ctx);
+      ctx.state.form = fields;
+      ctx.state.files = files;
+      if (!services.sessions.csrfMatches(session, fields.get('csrf') ?? undefined))
         return page(
           ctx,
           403,

@@ -30,7 +30,8 @@ export function sessionPages({ router, services, secure, signedIn }: PagesDeps):
   });
 
   router.post('/sign-in', async (ctx) => {
-    const form = await readForm(ctx);
+    // anyone may post it: a key and an address fit in a few KB
+    const form = (await readForm(ctx, 16 * 1024)).fields;
     const next = safeNext(form.get('next'));
     try {
       // ctx.ip is the socket's address: the app trusts no X-Forwarded-For (api/app.ts)

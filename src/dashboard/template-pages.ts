@@ -11,6 +11,8 @@ import {
   type TemplateSummaryJson,
   type VersionJson,
 } from './pages/templates.js';
+import { templateActionPages } from './template-action-pages.js';
+import { templateEditPages } from './template-edit-pages.js';
 import { emailHtml, page, seeOther, text, type PagesDeps } from './respond.js';
 
 const apiPath = (id: string, rest = '') => `/v1/templates/${encodeURIComponent(id)}${rest}`;
@@ -24,12 +26,15 @@ const versionNumber = (raw: string | null | undefined): number | undefined =>
  * its preview (rendered by POST /v1/templates/{id}/render; a refused render
  * is shown beside the form), the preview's HTML, and restoring a version.
  */
-export function templatePages({ router, call, signedIn }: PagesDeps): void {
+export function templatePages(deps: PagesDeps): void {
+  const { router, call, signedIn } = deps;
+  // first: the editor's paths (/templates/+new…) would otherwise be read as a template's id
+  templateEditPages(deps);
   router.get(
     '/templates',
     signedIn(async (ctx, session) => {
       const list = (await call(session.principal, 'GET', '/v1/templates')).body as { data: TemplateSummaryJson[] };
-      page(ctx, 200, templateListPage(session, list.data));
+      page(ctx, 200, templateListPage(session, list.data, text(ctx.query.done)));
     }),
   );
   router.get(
@@ -37,10 +42,20 @@ export function templatePages({ router, call, signedIn }: PagesDeps): void {
     signedIn(async (ctx, session) => {
       const t = await templateOf(call, session, ctx.params.id);
       const version = versionOf(t, text(ctx.query.version));
-      page(ctx, 200, templatePage(session, t, { version, restored: versionNumber(text(ctx.query.restored)) }));
+      page(
+        ctx,
+        200,
+        templatePage(session, t, {
+          version,
+          restored: versionNumber(text(ctx.query.restored)),
+          published: versionNumber(text(ctx.query.published)),
+          done: text(ctx.query.done),
+        }),
+      );
     }),
   );
   previewPages({ router, call, signedIn });
+  templateActionPages(deps);
   router.post(
     '/templates/:id/restore',
     signedIn(async (ctx, session) => {

@@ -6,6 +6,8 @@ import { storedEmail } from './fixtures.js';
 import { smtpSend } from './smtp-client.js';
 import { client, type Client } from './http.js';
 import { waitFor } from './wait.js';
+import { sampleBroadcasts } from './sample-broadcasts.js';
+import { sampleContacts } from './sample-contacts.js';
 import { createProject } from '../../src/modules/account/projects/projects.service.js';
 import { createKey } from '../../src/modules/account/keys/keys.service.js';
 import type { RecipientStatus } from '../../src/modules/sending/emails/email.js';
@@ -42,7 +44,7 @@ export async function dashboardSample(): Promise<DashboardSample> {
       outbound: { hostname: 'mta.posthorn.example' },
       smtp: { inbound: { enabled: true, host: '127.0.0.1', port: 0 } },
     },
-    { roles: { mta: true, webhooks: true, inbound: true } },
+    { roles: { mta: true, webhooks: true, inbound: true, jobs: true } },
   );
   const project = await createProject(api.deps, { name: 'Acme Shop', approved: true });
   const { secret: key } = await createKey(api.deps, { projectId: project.id, mode: 'test', name: 'dashboard' });
@@ -76,8 +78,11 @@ export async function dashboardSample(): Promise<DashboardSample> {
     const r = await c.post('/v1/templates', { id: 'welcome', name: 'Welcome', ...version });
     if (r.status >= 300) throw new Error(`sample template: ${r.status} ${r.text}`);
   }
+  await sampleDesign(c);
   const inbound = await receive(api, c, 'support@acme.example');
   await waitFor(async () => (hooks.to('/ok/acme').length >= 4 ? true : null), 15_000, 'the sample webhook deliveries');
+  const contactPages = await sampleContacts(c);
+  const broadcastPages = await sampleBroadcasts(c);
 
   return {
     api,
@@ -93,12 +98,18 @@ export async function dashboardSample(): Promise<DashboardSample> {
       'inbound-email': `/dashboard/inbound/${inbound}`,
       templates: '/dashboard/templates',
       template: '/dashboard/templates/welcome',
+      'template-new': '/dashboard/templates/+new',
+      'template-edit': '/dashboard/templates/welcome/edit',
+      'template-design': '/dashboard/templates/spring-sale/edit',
+      'template-delete': '/dashboard/templates/welcome/delete',
       webhooks: '/dashboard/webhooks',
       webhook: `/dashboard/webhooks/${hook.id}`,
       'webhook-delete': `/dashboard/webhooks/${hook.id}/delete`,
       suppressions: '/dashboard/suppressions',
       'api-keys': '/dashboard/api-keys',
       usage: '/dashboard/usage',
+      ...contactPages,
+      ...broadcastPages,
     },
     async stop() {
       await api.stop();
@@ -106,6 +117,28 @@ export async function dashboardSample(): Promise<DashboardSample> {
       await db.drop();
     },
   };
+}
+
+/** A visual design with a few kinds of block and a condition (the design editor's screenshot). */
+async function sampleDesign(c: Client): Promise<void> {
+  const r = await c.post('/v1/templates', {
+    id: 'spring-sale',
+    name: 'Spring sale',
+    subject: 'Spring sale, {{ name }}: 20% off',
+    variables: { name: {}, vip: { type: 'boolean', required: false } },
+    design: {
+      accent: '#b4461a',
+      blocks: [
+        { type: 'logo', url: 'https://acme.example/logo.png', alt: 'Acme' },
+        { type: 'heading', text: 'Spring is here, {{ name }}' },
+        { type: 'text', text: 'Everything in the garden shop is 20% off until Sunday.' },
+        { type: 'discount', code: 'SPRING20', details: 'Valid until Sunday midnight.', when: 'vip == true' },
+        { type: 'button', label: 'Shop the sale', url: 'https://acme.example/sale' },
+        { type: 'footer', text: 'Acme Shop, 1 Main Street. You get this because you bought from us.' },
+      ],
+    },
+  });
+  if (r.status >= 300) throw new Error(`sample design: ${r.status} ${r.text}`);
 }
 
 async function send(c: Client, to: string, subject: string, extra: Record<string, unknown> = {}): Promise<string> {

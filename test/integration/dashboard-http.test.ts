@@ -97,6 +97,27 @@ eachDatabase('the dashboard over HTTP: sessions, CSRF and security headers', (db
     ).to.equal(303);
   });
 
+  it('reads a form with a file (multipart) with its CSRF token checked, and refuses a sign-in form over 16 KB', async function () {
+    const { cookie, csrf } = await signIn();
+    const multipart = (token: string) => {
+      const body = new FormData();
+      body.set('csrf', token);
+      body.set('file', new Blob(['email\njane@example.org\n'], { type: 'text/csv' }), 'contacts.csv');
+      return fetch(`${api.baseUrl}/dashboard/sign-out`, {
+        method: 'POST',
+        body,
+        headers: { cookie },
+        redirect: 'manual',
+      });
+    };
+    expect((await multipart('x'.repeat(csrf.length))).status).to.equal(403);
+    const out = await multipart(csrf);
+    expect(out.status).to.equal(303);
+    expect(out.headers.get('location')).to.match(/\/dashboard\/sign-in$/);
+    const big = await post('/dashboard/sign-in', { key: t.key, pad: 'x'.repeat(20_000) });
+    expect(big.status).to.equal(413);
+  });
+
   it('goes back only to a dashboard page after signing in, never to another site', async function () {
     expect(
       (await post('/dashboard/sign-in', { key: t.key, next: '/dashboard/emails?status=failed' })).headers.get(

@@ -9,6 +9,8 @@ const NAV: Array<{ path: string; label: string }> = [
   { path: '/domains', label: 'Domains' },
   { path: '/inbound', label: 'Inbound' },
   { path: '/templates', label: 'Templates' },
+  { path: '/contacts', label: 'Contacts' },
+  { path: '/broadcasts', label: 'Broadcasts' },
   { path: '/webhooks', label: 'Webhooks' },
   { path: '/suppressions', label: 'Suppressions' },
   { path: '/api-keys', label: 'API keys' },

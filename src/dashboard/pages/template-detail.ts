@@ -1,5 +1,6 @@
 import { html, type Html } from './html.js';
 import { BASE, csrfField, layout, time } from './layout.js';
+import { templateActions, type ActionsState } from './template-actions.js';
 import { previewForm, previewResult, type PreviewState } from './template-preview.js';
 import { templateUrl, type TemplateJson, type VersionJson } from './templates.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
@@ -14,7 +15,17 @@ export interface TemplatePageOptions {
   preview?: PreviewState;
   /** a version just published by a restore */
   restored?: number;
+  /** a version just published from the editor */
+  published?: number;
+  /** what an action just did (`?done=`) */
+  done?: string;
+  actions?: ActionsState;
 }
+
+const DONE: Record<string, string> = {
+  split: 'Split saved: sends that name no version are split between these versions.',
+  'split-off': 'Split turned off: sends that name no version get the latest version.',
+};
 
 export function templatePage(session: Session, t: TemplateJson, o: TemplatePageOptions): Html {
   const restored = t.versions.find((v) => v.version === o.restored && v.restored_from !== null);
@@ -22,6 +33,8 @@ export function templatePage(session: Session, t: TemplateJson, o: TemplatePageO
     { title: t.name, section: '/templates', session },
     html`<p class="crumbs"><a href="${BASE}/templates">Templates</a></p>
 <h1>${t.name}</h1>
+${o.published && t.versions.some((v) => v.version === o.published) ? html`<p class="note" role="status">Version ${o.published} is published.${o.published === t.latest_version ? ' Sends that name no version get it now.' : ''}</p>` : ''}
+${o.done && DONE[o.done] ? html`<p class="note" role="status">${DONE[o.done]}</p>` : ''}
 ${restored ? html`<p class="note" role="status">Version ${restored.version} is published, a copy of version ${restored.restored_from}. Sends that name no version get it now.</p>` : ''}
 <dl class="facts">
   <div><dt>Id</dt><dd><code>${t.id}</code> <button type="button" class="link" data-copy="${t.id}">Copy</button></dd></div>
@@ -31,6 +44,7 @@ ${restored ? html`<p class="note" role="status">Version ${restored.version} is p
   <div><dt>Created</dt><dd>${time(t.created_at)}</dd></div>
   <div><dt>Updated</dt><dd>${time(t.updated_at)}</dd></div>
 </dl>
+${templateActions(session, t, o.actions ?? {})}
 ${versionsTable(session, t, o.version.version)}
 ${versionSource(t, o.version)}
 <section aria-labelledby="h-preview">

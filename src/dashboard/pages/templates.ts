@@ -48,10 +48,12 @@ export interface RenderedJson {
 
 export const templateUrl = (id: string, rest = '') => `${BASE}/templates/${encodeURIComponent(id)}${rest}`;
 
-export function templateListPage(session: Session, templates: TemplateSummaryJson[]): Html {
+export function templateListPage(session: Session, templates: TemplateSummaryJson[], done?: string): Html {
   return layout(
     { title: 'Templates', section: '/templates', session },
     html`<h1>Templates</h1>
+${done === 'deleted' ? html`<p class="note" role="status">Template deleted.</p>` : ''}
+<div class="actions"><a href="${BASE}/templates/+design">New design</a><a href="${BASE}/templates/+new">New template from HTML</a></div>
 ${
   templates.length
     ? html`<div class="scroll"><table>
@@ -59,7 +61,7 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Latest version</th><th scope="col">Created</th></tr></thead>
 <tbody>${templates.map((t) => html`<tr><td><a href="${templateUrl(t.id)}">${t.name}</a></td><td><code>${t.id}</code></td><td>${t.latest_version}</td><td>${time(t.created_at)}</td></tr>`)}</tbody>
 </table></div>`
-    : html`<p class="empty">No templates yet. Publish one with <code>POST /v1/templates</code>.</p>`
+    : html`<p class="empty">No templates yet. Start a design, write one in HTML, or publish one with <code>POST /v1/templates</code>.</p>`
 }`,
   );
 }

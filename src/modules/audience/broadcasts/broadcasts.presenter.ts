@@ -1,5 +1,7 @@
 import { iso } from '../../../lib/time.js';
+import type { RenderedContent } from '../../sending/templates/render-version.js';
 import type { Broadcast } from './broadcast.js';
+import type { HourBucket } from './broadcast-report.js';
 import type { OutcomeCounts } from './broadcasts.repo.js';
 import type { CountedBroadcast } from './broadcasts.service.js';
 
@@ -62,3 +64,38 @@ export function presentBroadcast({ broadcast: b, outcomes }: CountedBroadcast) {
 
 /** DELETE /v1/broadcasts/{id}: the id as asked. */
 export const presentDeletedBroadcast = (id: string) => ({ object: 'broadcast' as const, id, deleted: true });
+
+/** GET /v1/broadcasts/{id}/report (docs/broadcasts.md "The report"). */
+export function presentBroadcastReport(r: {
+  counted: CountedBroadcast;
+  byReason: Array<{ reason: string; count: number }>;
+  byType: Array<{ bounce_type: string; count: number }>;
+  hours: HourBucket[];
+}) {
+  const b = presentBroadcast(r.counted);
+  return {
+    object: 'broadcast_report' as const,
+    broadcast_id: b.id,
+    status: b.status,
+    counts: b.counts,
+    bounces: { by_reason: r.byReason, by_type: r.byType },
+    hourly: r.hours,
+  };
+}
+
+/** POST /v1/broadcasts/{id}/preview: what the contact would get. */
+export function presentBroadcastPreview(
+  id: string,
+  p: { contact: { id: string; email: string }; rendered: RenderedContent & { version: number | null } },
+) {
+  return {
+    object: 'broadcast_preview' as const,
+    broadcast_id: id,
+    contact_id: p.contact.id,
+    to: p.contact.email,
+    subject: p.rendered.subject,
+    html: p.rendered.html,
+    text: p.rendered.text,
+    template_version: p.rendered.version,
+  };
+}

@@ -69,3 +69,14 @@ export const SendBroadcastBody = Type.Object(
 export type SendBroadcastBody = Static<typeof SendBroadcastBody>;
 
 export const ListBroadcastsQuery = Type.Object(pageQueryFields('bro'), { additionalProperties: false });
+
+/** POST /v1/broadcasts/{id}/preview: the contact it is rendered for. */
+export const PreviewBroadcastBody = Type.Object({ contact_id: id('con') }, { additionalProperties: false });
+export type PreviewBroadcastBody = Static<typeof PreviewBroadcastBody>;
+
+/** POST /v1/broadcasts/{id}/test: one email of it to `to`, rendered for a contact of the project if named. */
+export const TestBroadcastBody = Type.Object(
+  { to: NoNulString({ minLength: 1, maxLength: 998 }), contact_id: Type.Optional(id('con')) },
+  { additionalProperties: false },
+);
+export type TestBroadcastBody = Static<typeof TestBroadcastBody>;

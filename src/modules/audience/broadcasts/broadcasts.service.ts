@@ -14,6 +14,8 @@ import { findSegment } from '../segments/segments.repo.js';
 import { topicsOfProject } from '../topics/topics.repo.js';
 import { cancel, startSending, withdrawn, type Broadcast, type BroadcastContent, type Move } from './broadcast.js';
 import { checkContent, compileInline, sendBodyFor } from './broadcast-content.js';
+import { broadcastReports } from './broadcast-report.service.js';
+import { broadcastTrials, type TrialDeps } from './broadcast-trials.js';
 import * as repo from './broadcasts.repo.js';
 import type { OutcomeCounts } from './broadcasts.repo.js';
 import type { CreateBroadcastBody, PatchBroadcastBody, SendBroadcastBody } from './broadcasts.schema.js';
@@ -32,7 +34,7 @@ export interface CountedBroadcast {
   outcomes: OutcomeCounts;
 }
 
-export interface BroadcastDeps {
+export interface BroadcastDeps extends TrialDeps {
   store: Store;
   clock: Clock;
   checkTemplate: TemplateCheck;
@@ -272,6 +274,8 @@ export function broadcastService(deps: BroadcastDeps) {
       return countedOne(deps, done);
     },
     delete: (projectId: string, id: string) => deleteDraft(deps, projectId, id),
+    ...broadcastTrials(deps),
+    ...broadcastReports(deps),
     get: async (projectId: string, id: string) => countedOne(deps, await existing(deps, projectId, id)),
     /** Newest first, older than `cursor`; with `newerThan` (Resend's `before`), the page just newer than it. */
     async list(

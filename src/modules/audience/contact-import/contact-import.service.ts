@@ -45,8 +45,33 @@ export async function importContacts(
   projectId: string,
   text: string,
   audienceId: string | null,
-  progress: (done: number, total: number) => void = () => {},
+  progress: ImportProgress = () => {},
 ): Promise<ImportReport> {
+  return runImport(deps, await prepareImport(deps, projectId, text, audienceId), progress);
+}
+
+/** Called after each batch stored: the good rows stored so far of all of them, and the report so far. */
+export type ImportProgress = (done: number, total: number, report: Readonly<ImportReport>) => void;
+
+/** A file read and checked, its rows sorted into the good and the refused, before anything is stored. */
+export interface PreparedImport {
+  projectId: string;
+  properties: Map<string, ContactProperty>;
+  good: Array<{ line: number; row: ImportedRow }>;
+  report: ImportReport;
+}
+
+/**
+ * The first half of an import, which refuses a file that cannot be imported at all (not CSV, no header,
+ * an unknown column, an audience not the project's) before anything is stored: the dashboard answers
+ * those beside its file field, and runs the second half while its progress page refreshes.
+ */
+export async function prepareImport(
+  deps: { store: Store },
+  projectId: string,
+  text: string,
+  audienceId: string | null,
+): Promise<PreparedImport> {
   let table;
   try {
     table = parseCsv(text);
@@ -84,12 +109,22 @@ export async function importContacts(
       good.push({ line, row: r.row });
     }
   }
+  return { projectId, properties, good, report };
+}
+
+/** The second half: the good rows stored in batches, the report counted as they are. */
+export async function runImport(
+  deps: { store: Store; clock: Clock },
+  prepared: PreparedImport,
+  progress: ImportProgress = () => {},
+): Promise<ImportReport> {
+  const { projectId, good, properties, report } = prepared;
   for (let i = 0; i < good.length; i += BATCH) {
-    const done = await storeBatch(deps, projectId, good.slice(i, i + BATCH), properties, audienceId);
+    const done = await storeBatch(deps, projectId, good.slice(i, i + BATCH), properties, report.audienceId);
     report.created += done.created;
     report.updated += done.updated;
     report.addedToAudience += done.added;
-    progress(Math.min(i + BATCH, good.length), good.length);
+    progress(Math.min(i + BATCH, good.length), good.length, report);
   }
   return report;
 }

@@ -46,6 +46,19 @@ export function presentTemplate(t: Template, versions: TemplateVersionInfo[]) {
 }
 
 /** The preview (issue 20's shape): `language` is the translation used, null for the main version. */
+/** POST /v1/templates/render: a draft has no id or version yet. */
+export function presentDraftRendered(r: RenderedContent) {
+  return {
+    object: 'rendered_template' as const,
+    template_id: null,
+    version: null,
+    language: r.translation,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+  };
+}
+
 export function presentRendered(v: TemplateVersion, r: RenderedContent) {
   return {
     object: 'rendered_template' as const,

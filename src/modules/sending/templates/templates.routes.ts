@@ -1,9 +1,16 @@
 import { notFound } from '../../../lib/errors.js';
 import { keyedRoutes } from '../../account/keys/principal.js';
-import { presentRendered, presentSummary, presentTemplate, presentVersion } from './templates.presenter.js';
+import {
+  presentDraftRendered,
+  presentRendered,
+  presentSummary,
+  presentTemplate,
+  presentVersion,
+} from './templates.presenter.js';
 import {
   MAX_VERSION,
   PublishTemplateBody,
+  RenderDraftBody,
   RenderTemplateBody,
   RestoreTemplateBody,
   UpdateTemplateBody,
@@ -42,6 +49,17 @@ export const templateRoutes = [
         status: 200,
         body: { object: 'list', data: (await services.templates.list(principal.project.id)).map(presentSummary) },
       };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/templates/render',
+    scope: 'templates:manage',
+    summary:
+      'Preview a draft: render a version not published yet, checked as a publish and a send would be; nothing is stored',
+    body: RenderDraftBody,
+    async handler({ services, body }) {
+      return { status: 200, body: presentDraftRendered(await services.templates.renderDraft(body)) };
     },
   }),
   route({

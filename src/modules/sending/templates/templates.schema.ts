@@ -43,24 +43,29 @@ export const Translation = Type.Object(
 );
 export type Translation = Static<typeof Translation>;
 
+/** The content of a version: what a publish stores, and what a draft's render reads. */
+const versionFields = () => ({
+  subject: Subject,
+  html: Type.Optional(Body),
+  text: Type.Optional(Body),
+  design: Type.Optional(Design),
+  translations: Type.Optional(
+    Type.Unsafe<Record<string, Translation>>({
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: { pattern: LANGUAGE_PATTERN },
+      additionalProperties: Translation,
+    }),
+  ),
+  variables: Type.Optional(Variables),
+});
+
 export const PublishTemplateBody = Type.Object(
   {
     id: Type.String({ pattern: TEMPLATE_ID_PATTERN }),
     name: Type.Optional(Name),
     category: Type.Optional(Category),
-    subject: Subject,
-    html: Type.Optional(Body),
-    text: Type.Optional(Body),
-    design: Type.Optional(Design),
-    translations: Type.Optional(
-      Type.Unsafe<Record<string, Translation>>({
-        type: 'object',
-        maxProperties: 50,
-        propertyNames: { pattern: LANGUAGE_PATTERN },
-        additionalProperties: Translation,
-      }),
-    ),
-    variables: Type.Optional(Variables),
+    ...versionFields(),
   },
   { additionalProperties: false },
 );
@@ -97,3 +102,17 @@ export const RenderTemplateBody = Type.Object(
   { additionalProperties: false },
 );
 export type RenderTemplateBody = Static<typeof RenderTemplateBody>;
+
+/** POST /v1/templates/render: a version not published yet (an editor's draft), rendered as a publish and a send would. */
+export const RenderDraftBody = Type.Object(
+  {
+    template: Type.Object(versionFields(), {
+      additionalProperties: false,
+      description: 'the version as POST /v1/templates would publish it, without id, name and category',
+    }),
+    language: Type.Optional(Type.String({ pattern: LANGUAGE_PATTERN })),
+    variables: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+export type RenderDraftBody = Static<typeof RenderDraftBody>;

@@ -15,7 +15,12 @@ import {
 } from './template-changes.js';
 import { RenderNeedsRoom } from './language/index.js';
 import * as repo from './templates.repo.js';
-import type { PublishTemplateBody, RenderTemplateBody, UpdateTemplateBody } from './templates.schema.js';
+import type {
+  PublishTemplateBody,
+  RenderDraftBody,
+  RenderTemplateBody,
+  UpdateTemplateBody,
+} from './templates.schema.js';
 import { compileVersion } from './versions.js';
 
 export interface TemplateDeps {
@@ -178,6 +183,24 @@ async function preview(
   return { version, rendered: await rendered(t, version, body.variables ?? {}, body.language ?? null) };
 }
 
+/** POST /v1/templates/render: a draft compiled as a publish would (off the thread), rendered as a send; nothing stored. */
+async function renderDraft(t: Templates, body: RenderDraftBody): Promise<RenderedContent> {
+  let version: TemplateVersion;
+  try {
+    const content = publishedContent({ id: 'draft', ...body.template });
+    const draft = { uid: '', id: '', latestVersion: 0 } as Template;
+    version = publishedVersion(draft, content, await compile(t, content), t.clock.now());
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'validation_error' && e.field) {
+      // `html line 1, column 4: …` and `design.blocks[0].url: …` name their field first
+      const rest = e.message.startsWith(e.field) ? e.message.slice(e.field.length) : `: ${e.message}`;
+      throw new ApiError(400, 'validation_error', `template.${e.field}${rest}`, `template.${e.field}`);
+    }
+    throw e;
+  }
+  return rendered(t, version, body.variables ?? {}, body.language ?? null);
+}
+
 /**
  * A template send (interface §4.1): the version named, else the split's
  * pick for the first recipient, else the latest; rendered with the send's
@@ -266,6 +289,7 @@ export function templateService(deps: TemplateDeps) {
     delete: (projectId: string, id: string) => deleteTemplate(t, projectId, id),
     restore: (projectId: string, id: string, from: number) => restore(t, projectId, id, from),
     render: (projectId: string, id: string, body: RenderTemplateBody) => preview(t, projectId, id, body),
+    renderDraft: (body: RenderDraftBody) => renderDraft(t, body),
     renderForSend: (projectId: string, req: TemplateSendRequest) => renderForSend(t, projectId, req),
   };
 }
