@@ -117,6 +117,26 @@ export function targetRows(r: Report): TargetRow[] {
     b && num(b.p99_ms) ? `${n(b.p99_ms)} ms (fan-out ${n(r.broadcast.fan_out_emails_per_s)} emails/s)` : null,
     b && num(b.p99_ms) ? b.p99_ms <= 1000 : null,
   );
+
+  // absolute, not a ratio: what a person waits for in the browser, on the machine that runs it
+  const dash = r.dashboard?.available && num(r.dashboard.slowest_interactive_ms) ? r.dashboard : null;
+  const slowest = dash
+    ? Object.entries(dash.pages as Record<string, { interactive_ms: number }>).sort(
+        (a, b) => b[1].interactive_ms - a[1].interactive_ms,
+      )[0]
+    : null;
+  add(
+    'dashboard: slowest page, first visit, to interactive',
+    '< 500 ms',
+    dash && slowest ? `${n(dash.slowest_interactive_ms)} ms (${slowest[0]})` : null,
+    dash ? dash.slowest_interactive_ms < 500 : null,
+  );
+  add(
+    'dashboard: largest page, first visit, with its script, stylesheet and frames',
+    '< 200 KB',
+    dash && num(dash.largest_kb) ? `${dash.largest_kb} KB` : null,
+    dash && num(dash.largest_kb) ? dash.largest_kb < 200 : null,
+  );
   return rows;
 }
 

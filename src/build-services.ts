@@ -21,6 +21,7 @@ import { usageService } from './modules/account/usage/usage.service.js';
 import { unsubscribeService } from './modules/receiving/unsubscribe/unsubscribe.service.js';
 import { contactService } from './modules/audience/contacts/contacts.service.js';
 import { audienceService } from './modules/audience/audiences/audiences.service.js';
+import { contactImportService } from './modules/audience/contact-import/contact-import.service.js';
 import { segmentService } from './modules/audience/segments/segments.service.js';
 import { topicService } from './modules/audience/topics/topics.service.js';
 import { preferenceService } from './modules/audience/preferences/preferences.service.js';
@@ -107,6 +108,7 @@ export function buildServices(
     },
     audiences: audienceService({ store, clock }),
     segments: segmentService({ store, clock }),
+    contactImport: contactImportService({ store, clock }),
     topics: topicService({ store, clock }),
     preferences: preferenceService({ store, clock, key: () => deps.tracking.key() }),
     forms: formService({

@@ -12,6 +12,7 @@ import type { UsageService } from '../modules/account/usage/usage.service.js';
 import type { BlocklistService } from '../modules/deliverability/blocklists/blocklists.service.js';
 import type { ContactService } from '../modules/audience/contacts/contacts.service.js';
 import type { AudienceService } from '../modules/audience/audiences/audiences.service.js';
+import type { ContactImportService } from '../modules/audience/contact-import/contact-import.service.js';
 import type { SegmentService } from '../modules/audience/segments/segments.service.js';
 import type { TopicService } from '../modules/audience/topics/topics.service.js';
 import type { PreferenceService } from '../modules/audience/preferences/preferences.service.js';
@@ -48,6 +49,8 @@ export interface Services {
   contacts: ContactService;
   audiences: AudienceService;
   segments: SegmentService;
+  /** the CSV import and export of contacts (the dashboard's; the CLI runs the same code) */
+  contactImport: ContactImportService;
   topics: TopicService;
   /** the hosted preference page's (/p/{token}) */
   preferences: PreferenceService;

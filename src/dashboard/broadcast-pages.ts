@@ -6,7 +6,8 @@ import { html, type Html } from './pages/html.js';
 import { BASE } from './pages/layout.js';
 import { broadcastBody, broadcastFieldOf, broadcastValues, EMPTY_BROADCAST, valuesOf } from './pages/broadcast-form.js';
 import { countsPart } from './pages/broadcast-detail.js';
-import { broadcastListPage, broadcastUrl, deleteBroadcastPage, type BroadcastJson } from './pages/broadcasts.js';
+import { broadcastListPage, broadcastUrl, deleteBroadcastPage } from './pages/broadcasts.js';
+import type { BroadcastJson } from './pages/broadcast-form.js';
 import { idOf, page, seeOther, text, type PagesDeps } from './respond.js';
 
 /** What each ?done= of a redirect after an action says on the broadcast's page. */

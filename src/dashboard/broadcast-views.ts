@@ -3,7 +3,8 @@ import { ApiError } from '../lib/errors.js';
 import type { Session } from '../modules/account/sessions/sessions.service.js';
 import type { BroadcastChoices, BroadcastFormValues } from './pages/broadcast-form.js';
 import { broadcastPage, type BroadcastView, type ContactChoice } from './pages/broadcast-detail.js';
-import { composePage, type BroadcastJson } from './pages/broadcasts.js';
+import { composePage } from './pages/broadcasts.js';
+import type { BroadcastJson } from './pages/broadcast-form.js';
 import type { FormError } from './pages/form-errors.js';
 import { idOf, page, type PagesDeps } from './respond.js';
 

@@ -18,7 +18,7 @@ type Jobs = ReturnType<typeof importJobs>;
  * its progress page refreshes.
  */
 export function contactImportPages(deps: PagesDeps): void {
-  const jobs = importJobs((prepared, progress) => deps.services.segments.runImport(prepared, progress));
+  const jobs = importJobs((prepared, progress) => deps.services.contactImport.run(prepared, progress));
   importRoutes(deps, jobs);
   exportRoute(deps);
 }
@@ -53,7 +53,7 @@ function importRoutes({ router, call, signedIn, services }: PagesDeps, jobs: Job
       let prepared;
       try {
         const csv = file.bytes.toString('utf8');
-        prepared = await services.segments.prepareImport(session.principal.project.id, csv, audienceId);
+        prepared = await services.contactImport.prepare(session.principal.project.id, csv, audienceId);
       } catch (e) {
         if (!(e instanceof ApiError) || e.status >= 500) throw e;
         const field = e.code === 'not_found' ? 'audience_id' : e.field === 'file' ? 'file' : null;
@@ -94,7 +94,7 @@ function exportRoute({ router, signedIn, services }: PagesDeps): void {
       mayManageContacts(session.principal);
       const audienceId = text(ctx.query.audience_id) ?? null;
       const chunks: string[] = [];
-      await services.segments.exportContacts(session.principal.project.id, audienceId, (c) => chunks.push(c));
+      await services.contactImport.export(session.principal.project.id, audienceId, (c) => chunks.push(c));
       const name = audienceId ? `contacts-${audienceId.replace(/[^A-Za-z0-9_]/g, '')}` : 'contacts';
       ctx.type = 'text/csv; charset=utf-8';
       ctx.set('Content-Disposition', `attachment; filename="${name}.csv"`);

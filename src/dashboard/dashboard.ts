@@ -13,6 +13,7 @@ import { broadcastPages } from './broadcast-pages.js';
 import { contactPages } from './contact-pages.js';
 import { domainPages } from './domain-pages.js';
 import { emailPages } from './email-pages.js';
+import { searchPages } from './search-pages.js';
 import { inboundPages } from './inbound-pages.js';
 import { templatePages } from './template-pages.js';
 import { webhookPages } from './webhook-pages.js';
@@ -56,6 +57,7 @@ export function dashboard(services: Services, o: DashboardOptions): Middleware {
   );
   sessionPages(deps);
   emailPages(deps);
+  searchPages(deps);
   domainPages(deps);
   inboundPages(deps);
   templatePages(deps);

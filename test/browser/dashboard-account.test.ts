@@ -1,33 +1,17 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
 import { newId } from '../../src/lib/ids.js';
 import { setProject } from '../../src/modules/account/projects/projects.service.js';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi } from '../helpers/api.js';
-import { launchBrowser, signedIn } from '../helpers/browser.js';
+import { dashboardWorld, signedIn } from '../helpers/browser.js';
 import { client } from '../helpers/http.js';
 
 // The project's suppressions, API keys and usage in headless Chromium against the real appliance.
 describe('the dashboard in a browser: suppressions, API keys and usage', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
-  let api: TestApi;
-  let browser: Browser;
-  before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    api = await startTestApi(db.store);
-    browser = await launchBrowser();
-  });
-  after(async function () {
-    await browser?.close();
-    await api?.stop();
-    await db?.drop();
-  });
+  const w = dashboardWorld();
 
   it('creates a key: its secret is shown once, works against the API with the scopes chosen, and is never on the list', async function () {
-    const t = await api.tenant();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const t = await w.api.tenant();
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 
@@ -49,7 +33,7 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
     expect(secret).to.match(/^ph_test_[0-9A-Za-z]{40}$/);
     expect(await page.getByRole('button', { name: 'Copy' }).getAttribute('data-copy')).to.equal(secret);
 
-    const made = client(api.baseUrl, secret);
+    const made = client(w.api.baseUrl, secret);
     expect((await made.get('/v1/emails')).status).to.equal(200);
     expect((await made.get('/v1/suppressions')).status).to.equal(403);
     const listed = (await t.api.get('/v1/api-keys')).body.data.find((k: { name: string }) => k.name === 'reporting');
@@ -66,9 +50,9 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
   });
 
   it("revokes a key, which the API then refuses; revoking the session's own key signs out", async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const other = await t.newKey({ scopes: ['emails:read'] });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/api-keys');
     await page.getByRole('button', { name: `Revoke key ${other.id}` }).click();
     await page.waitForURL((u) => u.searchParams.get('revoked') === other.id);
@@ -86,8 +70,8 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
   });
 
   it('adds and removes a suppression, and the API agrees', async function () {
-    const t = await api.tenant();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const t = await w.api.tenant();
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/suppressions');
     await page.getByText('No suppressed addresses yet.').waitFor();
     await page.getByLabel('Address to suppress').fill('Ann <Ann@Example.NET>');
@@ -138,10 +122,10 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
   });
 
   it('shows live sends today and this month against the limits, rising after a send', async function () {
-    const t = await api.tenant({ mode: 'live' });
+    const t = await w.api.tenant({ mode: 'live' });
     const domain = `usage${Date.now().toString(36)}.test`;
     const now = Date.now();
-    await api.deps.store.knex('domains').insert({
+    await w.api.deps.store.knex('domains').insert({
       id: newId('domain'),
       project_id: t.project.id,
       name: domain,
@@ -151,8 +135,8 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
       created_at: now,
       updated_at: now,
     });
-    await setProject(api.deps, t.project.id, { limits: { daily: 10, monthly: 100, verifications: 0 } });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    await setProject(w.api.deps, t.project.id, { limits: { daily: 10, monthly: 100, verifications: 0 } });
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
     const today = page.getByRole('row', { name: /Sent today/ });
@@ -181,9 +165,9 @@ describe('the dashboard in a browser: suppressions, API keys and usage', functio
   });
 
   it('a key without the scope a section needs sees a 403 page there', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const narrow = await t.newKey({ scopes: ['emails:read'] });
-    const { context, page } = await signedIn(browser, api.baseUrl, narrow.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, narrow.key);
     for (const [path, scope] of [
       ['suppressions', 'suppressions:manage'],
       ['api-keys', 'keys:manage'],

@@ -1,29 +1,14 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { launchBrowser, signedIn, tabTo } from '../helpers/browser.js';
+import type { Tenant } from '../helpers/api.js';
+import { dashboardWorld, signedIn, tabTo } from '../helpers/browser.js';
 
 describe('the dashboard in a browser: audiences, topics, segments with their live count, signup forms', function () {
   this.timeout(90_000);
-  let db: TestDatabase;
-  let api: TestApi;
-  let browser: Browser;
-  before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    api = await startTestApi(db.store);
-    browser = await launchBrowser();
-  });
-  after(async function () {
-    await browser?.close();
-    await api?.stop();
-    await db?.drop();
-  });
+  const w = dashboardWorld();
 
   /** A project with a plan property and three contacts, two of them on the pro plan. */
   async function tenantWithContacts(): Promise<Tenant> {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/contact-properties', { key: 'plan', type: 'string', fallback: 'free' });
     for (const [email, plan] of [
       ['ann@seg.example', 'pro'],
@@ -35,9 +20,9 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
   }
 
   it('makes an audience with the keyboard alone, adds a contact to it, removes it, and deletes the audience', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/contacts', { email: 'kept@aud.example' });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/audiences');
     await tabTo(page, '#aud-name');
     await page.keyboard.type('VIP customers');
@@ -62,9 +47,9 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
   });
 
   it("shows the API's refusal of an address beside the field", async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const aud = (await t.api.post('/v1/audiences', { name: 'Some' })).body as { id: string };
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto(`/dashboard/audiences/${aud.id}`);
     // the browser would stop a malformed address itself: the API's own check is what is shown
     await page.locator('#member-email').evaluate((el) => el.setAttribute('type', 'text'));
@@ -76,8 +61,8 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
   });
 
   it('makes a topic with the keyboard alone, renames it, and deletes it', async function () {
-    const t = await api.tenant();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const t = await w.api.tenant();
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/topics');
     await tabTo(page, '#top-name');
     await page.keyboard.type('Offers');
@@ -107,7 +92,7 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
 
   it('counts the contacts a filter matches as it is typed, then saves the segment with the keyboard alone', async function () {
     const t = await tenantWithContacts();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/segments');
     await tabTo(page, '#seg-name');
     await page.keyboard.type('Pro customers');
@@ -141,10 +126,14 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
 
   it('counts with the Count button when the script does not run, and shows a refused filter beside it', async function () {
     const t = await tenantWithContacts();
-    const { context: js, page: first } = await signedIn(browser, api.baseUrl, t.key);
+    const { context: js, page: first } = await signedIn(w.browser, w.api.baseUrl, t.key);
     const state = await js.storageState();
     await first.close();
-    const context = await browser.newContext({ baseURL: api.baseUrl, storageState: state, javaScriptEnabled: false });
+    const context = await w.browser.newContext({
+      baseURL: w.api.baseUrl,
+      storageState: state,
+      javaScriptEnabled: false,
+    });
     const page = await context.newPage();
     await page.goto('/dashboard/segments');
     await page.getByLabel('Segment name').fill('Free');
@@ -161,9 +150,9 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
   });
 
   it('makes a signup form with the keyboard alone; its page has the embed snippet, which copies and signs people up', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/audiences', { name: 'Newsletter' });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.goto('/dashboard/forms');
     await tabTo(page, '#add-name');
@@ -194,7 +183,7 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
       ),
     ).to.equal(snippet);
     // what the snippet posts signs a person up (at the test server's address: its public_url is a placeholder)
-    const posted = await page.request.post(`${api.baseUrl}/f/${made.id}`, {
+    const posted = await page.request.post(`${w.api.baseUrl}/f/${made.id}`, {
       form: { email: 'new@signup.example', first_name: 'Nia', last_name: 'Ode', 'your-website': '' },
     });
     expect(posted.status()).to.be.below(400);
@@ -205,10 +194,10 @@ describe('the dashboard in a browser: audiences, topics, segments with their liv
   });
 
   it("changes a form's settings, shows a refusal beside its field, and deletes the form", async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const aud = (await t.api.post('/v1/audiences', { name: 'List' })).body as { id: string };
     const f = (await t.api.post('/v1/forms', { name: 'Old name', audience_id: aud.id, double_opt_in: false })).body;
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto(`/dashboard/forms/${f.id}`);
     await page.getByText('Change settings').click();
     await page.locator('#set-name').fill('New name');

@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { launchBrowser, signedIn, tabTo } from '../helpers/browser.js';
+import type { Tenant } from '../helpers/api.js';
+import { dashboardWorld, signedIn, tabTo } from '../helpers/browser.js';
 import { axeViolations } from '../helpers/axe.js';
 import { exportContacts } from '../../src/modules/audience/contact-import/contact-import.service.js';
 
@@ -18,24 +16,11 @@ interface ContactJson {
 
 describe('the dashboard in a browser: contacts, their properties and topics, the CSV import and export', function () {
   this.timeout(90_000);
-  let db: TestDatabase;
-  let api: TestApi;
-  let browser: Browser;
-  before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    api = await startTestApi(db.store);
-    browser = await launchBrowser();
-  });
-  after(async function () {
-    await browser?.close();
-    await api?.stop();
-    await db?.drop();
-  });
+  const w = dashboardWorld();
 
   /** A project with a string and a number property and a topic nobody gets unless they choose it. */
   async function tenantWithModel(): Promise<{ t: Tenant; topic: string }> {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/contact-properties', { key: 'plan', type: 'string' });
     await t.api.post('/v1/contact-properties', { key: 'seats', type: 'number' });
     const topic = (await t.api.post('/v1/topics', { name: 'Release notes', default_subscription: 'unsubscribed' })).body
@@ -46,7 +31,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
 
   it('adds a contact with the keyboard alone: its names, a property and a topic', async function () {
     const { t, topic } = await tenantWithModel();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     await tabTo(page, '#add-email');
     await page.keyboard.type('kim@example.com');
@@ -69,7 +54,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
 
   it("shows the API's refusal beside the property it names, and keeps what was typed", async function () {
     const { t } = await tenantWithModel();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     await page.locator('#add-email').fill('lou@example.com');
     await page.locator('#add-prop-seats').fill('many');
@@ -91,7 +76,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
         topics: { [topic]: true },
       })
     ).body as ContactJson;
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     await page.getByRole('link', { name: 'max@example.com' }).click();
     await page.locator('#set-prop-plan').fill('team');
@@ -113,10 +98,10 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
   });
 
   it('finds contacts by a part of the address, and pages through a long list', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     for (let i = 0; i < 23; i++) await t.api.post('/v1/contacts', { email: `p${i}@list.example` });
     await t.api.post('/v1/contacts', { email: 'needle@other.example' });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     const rows = page.locator('table.contacts tbody tr');
     expect(await rows.count()).to.equal(20);
@@ -136,7 +121,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
     await t.api.post('/v1/contacts', { email: 'old@import.example', first_name: 'Old' });
     const lines = ['email,first_name,plan', 'old@import.example,Renamed,pro', 'not-an-address,X,pro'];
     for (let i = 0; i < 1200; i++) lines.push(`row${i}@import.example,Row ${i},free`);
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts/import');
     await page.getByLabel('CSV file').setInputFiles({
       name: 'customers.csv',
@@ -164,7 +149,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
 
   it('refuses a file whose header names an unknown column, beside the file field', async function () {
     const { t } = await tenantWithModel();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts/import');
     await page.getByLabel('CSV file').setInputFiles({
       name: 'bad.csv',
@@ -182,7 +167,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
     const { t } = await tenantWithModel();
     await t.api.post('/v1/contacts', { email: 'ann@export.example', first_name: 'Ann', properties: { plan: 'pro' } });
     await t.api.post('/v1/contacts', { email: 'bo@export.example', unsubscribed: true, properties: { seats: 3 } });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -191,7 +176,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
     expect(download.suggestedFilename()).to.equal('contacts.csv');
     const csv = await readFile(await download.path(), 'utf8');
     let cli = '';
-    await exportContacts(api.deps, t.project.id, null, (chunk) => (cli += chunk));
+    await exportContacts(w.api.deps, t.project.id, null, (chunk) => (cli += chunk));
     expect(csv).to.equal(cli);
     expect(csv.split(/\r?\n/)[0]).to.equal('email,first_name,last_name,unsubscribed,plan,seats');
     expect(csv).to.include('ann@export.example,Ann,,false,pro,');
@@ -199,8 +184,8 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
   });
 
   it('declares a contact property with the keyboard alone, and deletes it', async function () {
-    const t = await api.tenant();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const t = await w.api.tenant();
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts');
     await page.getByRole('navigation', { name: 'Contacts' }).getByRole('link', { name: 'Properties' }).click();
     await tabTo(page, '#prop-key');
@@ -220,8 +205,8 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
     await context.close();
   });
   it('refuses the export, the import and a count to a key without contacts:manage, as the contacts routes do', async function () {
-    const t = await api.tenant({ scopes: ['emails:read'] });
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const t = await w.api.tenant({ scopes: ['emails:read'] });
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     for (const path of ['/dashboard/contacts/export.csv', '/dashboard/contacts/import', '/dashboard/contacts']) {
       const res = await page.goto(path);
       expect(res!.status(), path).to.equal(403);
@@ -232,8 +217,8 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
 
   it("answers 404 for another project's import", async function () {
     const { t } = await tenantWithModel();
-    const other = await api.tenant();
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const other = await w.api.tenant();
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto('/dashboard/contacts/import');
     await page.getByLabel('CSV file').setInputFiles({
       name: 'mine.csv',
@@ -243,7 +228,7 @@ describe('the dashboard in a browser: contacts, their properties and topics, the
     await page.getByRole('button', { name: 'Import contacts' }).click();
     await page.locator('[data-final]').waitFor();
     const mine = page.url();
-    const theirs = await signedIn(browser, api.baseUrl, other.key);
+    const theirs = await signedIn(w.browser, w.api.baseUrl, other.key);
     expect((await theirs.page.goto(mine))!.status()).to.equal(404);
     expect(await theirs.page.locator('main').textContent()).to.not.include('mine.csv');
     await theirs.context.close();

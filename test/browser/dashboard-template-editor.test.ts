@@ -1,37 +1,23 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { freshSqlite, type TestDatabase } from '../helpers/databases.js';
-import { startTestApi, type TestApi, type Tenant } from '../helpers/api.js';
-import { launchBrowser, signedIn, tabTo } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import type { Tenant } from '../helpers/api.js';
+import { dashboardWorld, signedIn, tabTo } from '../helpers/browser.js';
 
 // Writing templates in the dashboard: a template from HTML typed with the keyboard only, the
 // visual design editor (blocks added, moved, edited, removed; colours; conditions) with its live
 // preview, Publish and its refusals beside their fields; split traffic, a test send and delete.
 describe('the dashboard in a browser: writing templates and designs', function () {
   this.timeout(90_000);
-  let db: TestDatabase;
-  let api: TestApi;
-  let browser: Browser;
-  before(async function () {
-    db = freshSqlite();
-    await db.store.migrateLatest();
-    api = await startTestApi(db.store);
-    browser = await launchBrowser();
-  });
-  after(async function () {
-    await browser?.close();
-    await api?.stop();
-    await db?.drop();
-  });
+  const w = dashboardWorld();
 
   const open = async (t: Tenant, path: string): Promise<{ page: Page; close: () => Promise<void> }> => {
-    const { context, page } = await signedIn(browser, api.baseUrl, t.key);
+    const { context, page } = await signedIn(w.browser, w.api.baseUrl, t.key);
     await page.goto(path);
     return { page, close: () => context.close() };
   };
 
   it('publishes a template from HTML with the keyboard only: fields, a variable, Publish', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const { page, close } = await open(t, '/dashboard/templates');
     await tabTo(page, 'a[href$="/templates/+new"]');
     await page.keyboard.press('Enter');
@@ -59,7 +45,7 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it('edits a design: blocks added, moved, changed and removed, a colour and a condition; the preview follows; Publish saves it', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     const { page, close } = await open(t, '/dashboard/templates/+design');
     // a new design starts with a heading, a text and a button, previewed at once
     await waitForFrame(page, 'A heading');
@@ -105,7 +91,7 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it('shows a refusal beside its field and keeps what was typed: a block without its URL, an id that is taken', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/templates', { id: 'taken', subject: 's', text: 't' });
     const { page, close } = await open(t, '/dashboard/templates/+design');
     await page.getByLabel('Id (required)').fill('taken');
@@ -126,7 +112,7 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it('splits sends between versions, refuses percents that do not add up, turns the split off', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     for (const s of ['a', 'b']) await t.api.post('/v1/templates', { id: 'ab', subject: s, text: s });
     const { page, close } = await open(t, '/dashboard/templates/ab');
     await page.getByLabel('Version of share 1').selectOption('1');
@@ -150,7 +136,7 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it('sends a test email from the template, refusing a bad address beside its field; deletes after a confirmation', async function () {
-    const t = await api.tenant();
+    const t = await w.api.tenant();
     await t.api.post('/v1/templates', {
       id: 'hello',
       subject: 'Hello {{ name }}',
@@ -180,8 +166,8 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it('works without script: Preview posts the draft into the frame, Add block comes back with the block', async function () {
-    const t = await api.tenant();
-    const context = await browser.newContext({ baseURL: api.baseUrl, javaScriptEnabled: false });
+    const t = await w.api.tenant();
+    const context = await w.browser.newContext({ baseURL: w.api.baseUrl, javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto('/dashboard/sign-in');
     await page.getByLabel('API key').fill(t.key);
@@ -199,8 +185,8 @@ describe('the dashboard in a browser: writing templates and designs', function (
   });
 
   it("never opens another project's template in the editor, nor deletes it", async function () {
-    const owner = await api.tenant();
-    const other = await api.tenant();
+    const owner = await w.api.tenant();
+    const other = await w.api.tenant();
     await owner.api.post('/v1/templates', { id: 'mine', subject: 's', text: 't' });
     const { page, close } = await open(other, '/dashboard/templates/mine/edit');
     expect(await page.getByRole('heading', { level: 1 }).innerText()).to.equal('Not found');

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestApi, type TestApi } from './api.js';
+import { freshSqlite, type TestDatabase } from './databases.js';
 
 /** Debian's chromium (.ci/run installs it); CHROMIUM_PATH picks another. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -44,4 +46,31 @@ export async function tabTo(page: Page, selector: string, max = 120): Promise<vo
     await page.keyboard.press('Tab');
   }
   if (!(await there())) throw new Error(`Tab never reached ${selector} in ${max} presses`);
+}
+
+/** What a browser test of the dashboard runs against: a SQLite file, the appliance in process, Chromium. */
+export interface DashboardWorld {
+  db: TestDatabase;
+  api: TestApi;
+  browser: Browser;
+}
+
+/**
+ * The world of the describe it is called in, started in its `before` and stopped in its `after`; the
+ * arguments are startTestApi's after the store (config overrides, roles).
+ */
+export function dashboardWorld(...options: Parameters<typeof startTestApi> extends [unknown, ...infer R] ? R : never) {
+  const w = {} as DashboardWorld;
+  before(async function () {
+    w.db = freshSqlite();
+    await w.db.store.migrateLatest();
+    w.api = await startTestApi(w.db.store, ...options);
+    w.browser = await launchBrowser();
+  });
+  after(async function () {
+    await w.browser?.close();
+    await w.api?.stop();
+    await w.db?.drop();
+  });
+  return w;
 }

@@ -108,6 +108,8 @@ export async function dashboardSample(): Promise<DashboardSample> {
       suppressions: '/dashboard/suppressions',
       'api-keys': '/dashboard/api-keys',
       usage: '/dashboard/usage',
+      // the header's box: what a word finds across kinds
+      search: '/dashboard/search?q=welcome',
       ...contactPages,
       ...broadcastPages,
     },

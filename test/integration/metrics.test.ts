@@ -38,7 +38,17 @@ describe('GET /metrics (issue 23)', function () {
     await waitEmail(t.api, sent.body.id, (e) =>
       e.recipients.every((r: { status: string }) => r.status === 'delivered' || r.status === 'bounced'),
     );
-    const { families: after, text: textAfter } = await scrape(live.api.baseUrl);
+    // the MTA's thread counts an outcome once its commit returns to it, which a reader of the email
+    // can see a moment before: the scrape is asked again until the two outcomes are counted
+    const outcomes = (f: Map<string, PromFamily>) => valueOf(f, 'posthorn_deliveries_total');
+    const { families: after, text: textAfter } = await waitFor(
+      async () => {
+        const s = await scrape(live.api.baseUrl);
+        return outcomes(s.families) - outcomes(before) >= 2 ? s : null;
+      },
+      5000,
+      'the two outcomes in posthorn_deliveries_total',
+    );
     const moved = (name: string, labels: Record<string, string> = {}) =>
       valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(moved('posthorn_http_requests_total', { method: 'POST', route: '/v1/emails', status: '202' })).to.equal(1);

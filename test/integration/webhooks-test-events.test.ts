@@ -67,7 +67,7 @@ eachDatabase('webhook test events and the delivery log', (db) => {
     expect(got.json.data.details.url).to.equal('https://example.com/');
   });
 
-  it('refuses a type that is not an email event, a paused endpoint, and another project’s endpoint', async function () {
+  it('refuses a type that is not an email event, an unknown field, no key or a key without the scope, a paused endpoint, and another project’s endpoint', async function () {
     const e = await endpoint('ok');
     expectError(
       await t.api.post(`/v1/webhooks/${e.id}/test`, { type: 'contact.created' }),
@@ -76,6 +76,15 @@ eachDatabase('webhook test events and the delivery log', (db) => {
       'type',
     );
     expectError(await t.api.post(`/v1/webhooks/${e.id}/test`, {}), 400, 'validation_error', 'type');
+    expectError(
+      await t.api.post(`/v1/webhooks/${e.id}/test`, { type: 'email.sent', colour: 'red' }),
+      400,
+      'validation_error',
+      'colour',
+    );
+    expectError(await api.anonymous.post(`/v1/webhooks/${e.id}/test`, { type: 'email.sent' }), 401, 'unauthorized');
+    const reader = await t.newKey({ scopes: ['emails:read'] });
+    expectError(await reader.api.post(`/v1/webhooks/${e.id}/test`, { type: 'email.sent' }), 403, 'forbidden');
     const other = await api.tenant();
     expectError(await other.api.post(`/v1/webhooks/${e.id}/test`, { type: 'email.sent' }), 404, 'not_found');
     expect((await t.api.patch(`/v1/webhooks/${e.id}`, { active: false })).status).to.equal(200);

@@ -1,7 +1,8 @@
 import { html, type Html } from './html.js';
 import { badge, csrfField, layout, time, BASE } from './layout.js';
 import { invalid, messageFor, type FormError } from './form-errors.js';
-import { broadcastUrl, targetName, type BroadcastJson } from './broadcasts.js';
+import { broadcastUrl, targetName } from './broadcasts.js';
+import type { BroadcastJson } from './broadcast-form.js';
 import type { BroadcastChoices } from './broadcast-form.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 

@@ -3,6 +3,46 @@ import { csrfField } from './layout.js';
 import { formMessage, invalid, messageFor, type FormError } from './form-errors.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
+// The /v1/broadcasts shapes as the pages read them.
+
+export interface BroadcastCounts {
+  recipients: number;
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  opened: number;
+  clicked: number;
+  unsubscribed: number;
+  suppressed: number;
+  skipped: number;
+  failed: number;
+  withdrawn: number;
+}
+
+export interface BroadcastJson {
+  id: string;
+  name: string;
+  status: string;
+  from: string;
+  reply_to: string[] | null;
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  template_id: string | null;
+  template_version: number | null;
+  audience_id: string | null;
+  segment_id: string | null;
+  topic_id: string | null;
+  environment: string | null;
+  scheduled_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  counts: BroadcastCounts;
+  last_error: string | null;
+  created_at: string;
+}
+
 // The compose form of a broadcast: a new draft, and changing a draft (pure).
 
 /** What the form holds: a draft's fields, or what was sent when the API refused them. */
@@ -64,19 +104,20 @@ export const EMPTY_BROADCAST: BroadcastFormValues = {
 };
 
 /** The fields of a draft (GET /v1/broadcasts/{id}) the form shows. */
-interface DraftFields {
-  name: string;
-  from: string;
-  reply_to: string[] | null;
-  subject: string | null;
-  html: string | null;
-  text: string | null;
-  template_id: string | null;
-  template_version: number | null;
-  audience_id: string | null;
-  segment_id: string | null;
-  topic_id: string | null;
-}
+type DraftFields = Pick<
+  BroadcastJson,
+  | 'name'
+  | 'from'
+  | 'reply_to'
+  | 'subject'
+  | 'html'
+  | 'text'
+  | 'template_id'
+  | 'template_version'
+  | 'audience_id'
+  | 'segment_id'
+  | 'topic_id'
+>;
 
 export function valuesOf(b: DraftFields): BroadcastFormValues {
   return {

@@ -1,7 +1,8 @@
 import { barChart } from './charts.js';
 import { html, type Html } from './html.js';
 import { badge, BASE, layout } from './layout.js';
-import { broadcastUrl, type BroadcastCounts, type BroadcastJson } from './broadcasts.js';
+import { broadcastUrl } from './broadcasts.js';
+import type { BroadcastCounts, BroadcastJson } from './broadcast-form.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
 // A broadcast's report (pure): its counts, its bounces by reason, and its outcomes per hour as
@@ -15,16 +16,12 @@ export interface ReportJson {
     by_reason: Array<{ reason: string; count: number }>;
     by_type: Array<{ bounce_type: string; count: number }>;
   };
-  hourly: Array<{
-    hour: string;
-    sent: number;
-    delivered: number;
-    bounced: number;
-    complained: number;
-    opened: number;
-    clicked: number;
-    unsubscribed: number;
-  }>;
+  hourly: Array<
+    { hour: string } & Pick<
+      BroadcastCounts,
+      'sent' | 'delivered' | 'bounced' | 'complained' | 'opened' | 'clicked' | 'unsubscribed'
+    >
+  >;
 }
 
 const rate = (n: number, of: number) => (of > 0 ? ` (${((n / of) * 100).toFixed(1).replace(/\.0$/, '')}%)` : '');

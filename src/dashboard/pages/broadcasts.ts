@@ -1,49 +1,16 @@
 import { html, type Html } from './html.js';
 import { badge, BASE, csrfField, layout, time } from './layout.js';
-import { broadcastForm, type BroadcastChoices, type BroadcastFormValues } from './broadcast-form.js';
+import {
+  broadcastForm,
+  type BroadcastChoices,
+  type BroadcastFormValues,
+  type BroadcastJson,
+} from './broadcast-form.js';
 import type { FormError } from './form-errors.js';
 import type { Session } from '../../modules/account/sessions/sessions.service.js';
 
-// The /v1/broadcasts shapes as the pages read them, the list, the compose page and the delete
+// The list, the compose page and the delete
 // confirmation (pure). A broadcast's own page is in broadcast-detail.ts.
-
-export interface BroadcastCounts {
-  recipients: number;
-  sent: number;
-  delivered: number;
-  bounced: number;
-  complained: number;
-  opened: number;
-  clicked: number;
-  unsubscribed: number;
-  suppressed: number;
-  skipped: number;
-  failed: number;
-  withdrawn: number;
-}
-
-export interface BroadcastJson {
-  id: string;
-  name: string;
-  status: string;
-  from: string;
-  reply_to: string[] | null;
-  subject: string | null;
-  html: string | null;
-  text: string | null;
-  template_id: string | null;
-  template_version: number | null;
-  audience_id: string | null;
-  segment_id: string | null;
-  topic_id: string | null;
-  environment: string | null;
-  scheduled_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  counts: BroadcastCounts;
-  last_error: string | null;
-  created_at: string;
-}
 
 export const broadcastUrl = (id: string, rest = '') => `${BASE}/broadcasts/${encodeURIComponent(id)}${rest}`;
 

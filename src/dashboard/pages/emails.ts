@@ -65,15 +65,6 @@ export function emailListPage(
   filter: EmailFilter,
   delivery: DeliveryState = { suspended: [], waiting: [], sources: [] },
 ): Html {
-  const rows = page.data.map(
-    (e) => html`<tr>
-  <td>${time(e.created_at)}</td>
-  <td><a href="${BASE}/emails/${e.id}">${e.subject || '(no subject)'}</a></td>
-  <td class="addr">${e.to.join(', ')}</td>
-  <td>${outcomeBadge(e)}</td>
-  <td>${recipientCounts(e)}</td>
-</tr>`,
-  );
   return layout(
     { title: 'Emails', section: '/emails', session },
     html`<h1>Emails</h1>
@@ -81,15 +72,28 @@ ${deliveryBanner(delivery)}
 ${filterForm(filter)}
 ${
   page.data.length
-    ? html`<div class="scroll"><table>
-<caption class="visually-hidden">Emails, newest first</caption>
-<thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Recipients</th></tr></thead>
-<tbody>${rows}</tbody>
-</table></div>`
+    ? emailTable(page.data, 'Emails, newest first')
     : html`<p class="empty">No emails${Object.values(filter).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
 }
 ${page.next_cursor ? html`<p class="pager"><a href="${BASE}/emails${queryString({ ...filter, cursor: page.next_cursor })}" rel="next">Older emails →</a></p>` : ''}`,
   );
+}
+
+/** Emails as the list shows them: created, subject (the link to the email), to, outcome, recipient counts. */
+export function emailTable(emails: EmailJson[], caption: string): Html {
+  return html`<div class="scroll"><table>
+<caption class="visually-hidden">${caption}</caption>
+<thead><tr><th scope="col">Created</th><th scope="col">Subject</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">Recipients</th></tr></thead>
+<tbody>${emails.map(
+    (e) => html`<tr>
+  <td>${time(e.created_at)}</td>
+  <td><a href="${BASE}/emails/${e.id}">${e.subject || '(no subject)'}</a></td>
+  <td class="addr">${e.to.join(', ')}</td>
+  <td>${outcomeBadge(e)}</td>
+  <td>${recipientCounts(e)}</td>
+</tr>`,
+  )}</tbody>
+</table></div>`;
 }
 
 function filterForm(filter: EmailFilter): Html {

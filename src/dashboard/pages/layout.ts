@@ -22,6 +22,8 @@ export interface PageOptions {
   /** the navigation entry to mark as current */
   section?: string;
   session: Session | null;
+  /** what the header's search box shows (the search page's own query) */
+  q?: string;
 }
 
 /** The document around a page's content: navigation, the project, sign out. */
@@ -43,6 +45,7 @@ export function layout(o: PageOptions, content: Html): Html {
   ${
     s
       ? html`<nav aria-label="Sections"><ul>${NAV.map((n) => html`<li><a href="${BASE}${n.path}"${n.path === o.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul></nav>
+  ${searchBox(o.q)}
   <div class="who">
     <span class="project" title="project ${s.principal.project.id}">${s.principal.project.name}</span>
     <span class="key ${s.principal.key.mode}">${s.principal.key.mode} key ${s.principal.key.name ?? s.principal.key.id}</span>
@@ -56,6 +59,15 @@ ${content}
 </main>
 </body>
 </html>`;
+}
+
+/** The box in every page's header: a GET form, so that it works without the script. */
+function searchBox(q = ''): Html {
+  return html`<form class="search" method="get" action="${BASE}/search" role="search" aria-label="Search everything">
+  <label for="site-q" class="visually-hidden">Search everything</label>
+  <input id="site-q" name="q" type="search" value="${q}" maxlength="320" autocomplete="off" spellcheck="false" placeholder="Email id, address, Message-ID, tag, domain…">
+  <button type="submit" class="secondary">Find</button>
+</form>`;
 }
 
 export function csrfField(s: Session): Html {

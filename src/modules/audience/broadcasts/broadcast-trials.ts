@@ -8,6 +8,7 @@ import type { Store } from '../../../store/store.js';
 import { findContact, listProperties } from '../contacts/contacts.repo.js';
 import type { SendEmailBody } from '../../sending/emails/emails.schema.js';
 import type { RenderedContent } from '../../sending/templates/render-version.js';
+import type { RenderTemplate } from './fan-out.js';
 import type { Broadcast } from './broadcast.js';
 import {
   broadcastVariables,
@@ -25,13 +26,7 @@ export const TEST_TAG = 'broadcast_test';
 export interface TrialDeps {
   store: Store;
   /** a template_id broadcast's content for one recipient, as the fan-out renders it (templates.service.ts renderForSend) */
-  renderTemplate: (
-    projectId: string,
-    templateId: string,
-    version: number | null,
-    variables: Record<string, unknown>,
-    to: string,
-  ) => Promise<{ version: number; rendered: RenderedContent }>;
+  renderTemplate: RenderTemplate;
   /** the contact's preference page (empty without http.public_url), as in the emails the fan-out makes */
   preferencesUrl(contactId: string): Promise<string>;
 }

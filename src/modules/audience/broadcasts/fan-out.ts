@@ -25,19 +25,22 @@ export interface FanOutAcceptor {
   ): Promise<Committed<T>>;
 }
 
+/** A template_id broadcast's content for one recipient, and the version it rendered. */
+export type RenderTemplate = (
+  projectId: string,
+  templateId: string,
+  version: number | null,
+  variables: Record<string, unknown>,
+  to: string,
+) => Promise<{ version: number; rendered: RenderedContent }>;
+
 export interface FanOutDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
   accept: FanOutAcceptor;
   /** a template_id broadcast's content for one contact, and the version it rendered (templates.service.ts renderForSend) */
-  renderTemplate: (
-    projectId: string,
-    templateId: string,
-    version: number | null,
-    variables: Record<string, unknown>,
-    to: string,
-  ) => Promise<{ version: number; rendered: RenderedContent }>;
+  renderTemplate: RenderTemplate;
   /** the installation's tracking key, which signs preference links */
   key(): Promise<Buffer>;
   /** http.public_url; without it the preference link is empty */

@@ -225,3 +225,16 @@ export async function exportContacts(
     before = page[999].id;
   }
 }
+
+/** The import in its two halves and the export, for the dashboard (no /v1 route takes a file). */
+export function contactImportService(deps: { store: Store; clock: Clock }) {
+  return {
+    prepare: (projectId: string, text: string, audienceId: string | null) =>
+      prepareImport(deps, projectId, text, audienceId),
+    run: (prepared: PreparedImport, progress: ImportProgress) => runImport(deps, prepared, progress),
+    export: (projectId: string, audienceId: string | null, write: (chunk: string) => void) =>
+      exportContacts(deps, projectId, audienceId, write),
+  };
+}
+
+export type ContactImportService = ReturnType<typeof contactImportService>;

@@ -15,13 +15,6 @@ import {
 } from '../contacts/contacts.repo.js';
 import { compileFilter, contactValues, matches } from './segment-filter.js';
 import * as repo from './segments.repo.js';
-import {
-  exportContacts,
-  prepareImport,
-  runImport,
-  type ImportProgress,
-  type PreparedImport,
-} from '../contact-import/contact-import.service.js';
 import type { Segment } from './segments.repo.js';
 
 export interface SegmentDeps {
@@ -154,15 +147,6 @@ export function segmentService(deps: SegmentDeps) {
       members(deps, projectId, id, limit, cursor),
     count: (projectId: string, body: { audience_id?: string | undefined; filter: string }) =>
       countMatching(deps, projectId, body),
-    // The CSV import and export of contacts (into or of an audience, or the whole project) for the dashboard:
-    // the code `posthorn contacts import` and `export` run, as no /v1 route takes a file. Here, as the one
-    // service the import's folder may be reached from without an import cycle (contact-import reads the
-    // audiences' and contacts' repos); a service of its own in Services would be its better home.
-    prepareImport: (projectId: string, text: string, audienceId: string | null) =>
-      prepareImport(deps, projectId, text, audienceId),
-    runImport: (prepared: PreparedImport, progress: ImportProgress) => runImport(deps, prepared, progress),
-    exportContacts: (projectId: string, audienceId: string | null, write: (chunk: string) => void) =>
-      exportContacts(deps, projectId, audienceId, write),
   };
 }
 
