@@ -1,7 +1,7 @@
 // npm run screenshots: a PNG of each dashboard page, with the sample data of
 // test/helpers/dashboard-sample.ts (the same pages the accessibility test
 // checks), under docs/screenshots/: desktop size, and the email list and an
-// email at phone size. Everything runs on loopback; Chromium is Debian's
+// email at phone size, and the first screen of the README's pages. Everything runs on loopback; Chromium is Debian's
 // (CHROMIUM_PATH picks another).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import { dashboardSample } from '../test/helpers/dashboard-sample.js';
 
 const OUT = join(PACKAGE_ROOT, 'docs', 'screenshots');
 const PHONE = ['emails', 'email'];
+// the README's pictures: the top 1,100 px of each (-top.png), where a whole page is too tall to show
+const README = ['broadcast-edit', 'template-design', 'webhook'];
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
@@ -32,8 +34,16 @@ async function main(): Promise<void> {
         for (const frame of await page.locator('iframe').all()) await frame.scrollIntoViewIfNeeded();
         await page.evaluate('window.scrollTo(0, 0)');
         await page.screenshot({ path: join(OUT, `${name}${suffix}.png`), fullPage: true });
-        await page.close();
         console.log(`docs/screenshots/${name}${suffix}.png`);
+        if (!suffix && README.includes(name)) {
+          await page.screenshot({
+            path: join(OUT, `${name}-top.png`),
+            fullPage: true,
+            clip: { x: 0, y: 0, width: viewport.width, height: 1100 },
+          });
+          console.log(`docs/screenshots/${name}-top.png`);
+        }
+        await page.close();
       }
       if (ctx !== context) await ctx.close();
     }

@@ -1,18 +1,15 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve, join } from 'node:path';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import YAML from 'yaml';
 import cron from 'node-cron';
-import { ConfigSchema, type RawConfig } from './schema.js';
+import type { RawConfig } from './schema.js';
+import { configValidator } from './config-validator.js';
 import { parseDuration } from '../lib/duration.js';
 import { describeAjvError } from '../lib/ajv-errors.js';
 import { PACKAGE_ROOT } from './package-root.js';
 import { ConfigError, type Config, type SmtpListenerConfig } from './config.js';
 import { applyEnvOverrides } from './env-overrides.js';
 import { outboundShaping } from './load-shaping.js';
-
-const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 export const DEFAULT_CONFIG_PATH = join(PACKAGE_ROOT, 'config', 'default.yaml');
 
@@ -38,9 +35,7 @@ export interface LoadOptions {
   warn?: (message: string) => void;
 }
 
-const ajv = new Ajv({ useDefaults: true, allErrors: false, strict: true });
-addFormats(ajv);
-const validateRaw = ajv.compile(ConfigSchema);
+const validateRaw = configValidator();
 
 export function loadConfig(opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;

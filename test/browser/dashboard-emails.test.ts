@@ -164,6 +164,26 @@ describe('the dashboard in a browser: sign-in, emails and their timeline', funct
     await context.close();
   });
 
+  it('cancels a scheduled email from its page: none of its recipients gets it, and the button is gone', async function () {
+    const email = await send(a, 'Changed my mind', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const { context, page } = await signedIn(browser, api.baseUrl, a.key);
+    await page.goto(`/dashboard/emails/${email.id}`);
+    await page.getByRole('button', { name: 'Cancel this email' }).click();
+    await page.waitForURL(`**/dashboard/emails/${email.id}`);
+    await page.locator('.badge', { hasText: 'cancelled' }).first().waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel this email' }).count()).to.equal(0);
+    expect((await a.api.get(`/v1/emails/${email.id}`)).body.status).to.equal('cancelled');
+    // another project's email cannot be cancelled through the dashboard
+    const theirs = await send(b, 'Theirs', { scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
+    const res = await page.request.post(`/dashboard/emails/${theirs.id}/cancel`, {
+      form: { csrf: await page.locator('input[name="csrf"]').first().inputValue() },
+      headers: { origin: api.baseUrl },
+    });
+    expect(res.status()).to.equal(404);
+    expect((await b.api.get(`/v1/emails/${theirs.id}`)).body.status).to.equal('scheduled');
+    await context.close();
+  });
+
   it('filters emails by status, recipient, tag and day, newest first', async function () {
     const t = await api.tenant();
     await send(t, 'First', { tags: { kind: 'receipt' } });

@@ -44,6 +44,43 @@ describe('the dashboard in a browser: writing templates and designs', function (
     await close();
   });
 
+  it('makes a design with the keyboard alone: the heading typed, a block chosen, added and filled, Publish', async function () {
+    const t = await w.api.tenant();
+    const { page, close } = await open(t, '/dashboard/templates');
+    await tabTo(page, 'a[href$="/templates/+design"]');
+    await page.keyboard.press('Enter');
+    await waitForFrame(page, 'A heading');
+    await tabTo(page, '#f-id');
+    await page.keyboard.type('launch-note');
+    await tabTo(page, '#f-subject');
+    await page.keyboard.type('We launched');
+    await tabTo(page, '#f-b0-text');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('It is out');
+    // a select takes the first letters of its choice typed while it has the focus
+    await tabTo(page, '#f-add_type');
+    await page.keyboard.type('discount');
+    await tabTo(page, 'button[value="add"]');
+    await page.keyboard.press('Enter');
+    await page.getByRole('group', { name: 'Block 4: discount' }).waitFor();
+    await tabTo(page, '#f-b3-code');
+    await page.keyboard.type('LAUNCH10');
+    await tabTo(page, 'button[value="publish"]');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/dashboard/templates/launch-note?published=1');
+    const v = (await t.api.get('/v1/templates/launch-note/versions/1')).body;
+    expect(v.subject).to.equal('We launched');
+    expect(v.design.blocks.map((b: { type: string }) => b.type)).to.deep.equal([
+      'heading',
+      'text',
+      'button',
+      'discount',
+    ]);
+    expect(v.design.blocks[0].text).to.equal('It is out');
+    expect(v.design.blocks[3].code).to.equal('LAUNCH10');
+    await close();
+  });
+
   it('edits a design: blocks added, moved, changed and removed, a colour and a condition; the preview follows; Publish saves it', async function () {
     const t = await w.api.tenant();
     const { page, close } = await open(t, '/dashboard/templates/+design');

@@ -204,12 +204,19 @@ describe('posthorn doctor (CONTRACT §3)', function () {
     }).path;
     const serve = await startServe(metricsConfig);
     try {
+      // a scrape first: the lag doctor reads is "since the last scrape", and the start's own work is not
+      // what is asked about
+      await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, 500));
       const r = await doctor(metricsConfig, '--json');
-      const checks = byName(r);
-      expect(checks.event_loop, JSON.stringify(checks.event_loop)).to.include({ status: 'ok', hint: null });
-      expect(checks.event_loop.message).to.match(
-        /^event-loop lag p99 since the last scrape: .*\bapi \d+ ms.*\bbackground \d+ ms/,
-      );
+      const loop = byName(r).event_loop;
+      const lags = /since the last scrape(?: over 100 ms)?: .*\bapi (\d+) ms.*\bbackground (\d+) ms/.exec(loop.message);
+      expect(lags, loop.message).to.not.equal(null);
+      // an idle serve is ok; a machine too busy to run it on time (a loaded 2-core CI machine) is told so
+      const worst = Math.max(Number(lags![1]), Number(lags![2]));
+      // (shown rounded to the ms: "100 ms" may be either side of the line)
+      if (worst !== 100)
+        expect(loop, JSON.stringify(loop)).to.include(worst > 100 ? { status: 'warn' } : { status: 'ok', hint: null });
     } finally {
       await serve.stop();
     }
