@@ -12,7 +12,7 @@ import { RateLimiter } from '../lib/rate-limiter.js';
 import { errorHandler } from './errors.js';
 import { ROUTES } from './routes.js';
 import type { Services } from './services.js';
-import { precompile, validateBody, validateQuery } from '../lib/validate.js';
+import { validateBody, validateQuery } from '../lib/validate.js';
 import { httpRequests } from '../log/metrics.js';
 import { authenticateGuarded } from '../modules/account/keys/guarded-auth.js';
 import { servedRoutes } from './edge-routes.js';
@@ -65,9 +65,10 @@ export function buildApp(
   // Case-sensitive, as URL paths are, and as the /v1 authentication check above is: a router that
   // matched /V1/… would reach a handler whose request was never authenticated.
   const router = new Router({ sensitive: true });
+  // A route's schemas are compiled at its first request (lib/validate.ts), not here: compiling them
+  // all was half a second of each start on a slow machine, for routes most starts never see;
+  // test/unit/route-schemas.test.ts compiles every one, so that a bad schema fails the tests.
   for (const r of routes) {
-    if (r.body) precompile('body', r.body);
-    if (r.query) precompile('query', r.query);
     router.register(r.path, [r.method], [handle(services, r)], { name: `${r.method} ${r.path}` });
   }
   koa.use(router.routes());

@@ -33,7 +33,7 @@ function compile(ajv: Ajv, schema: TSchema): ValidateFunction {
   return v;
 }
 
-/** Compile every schema up front so that a bad schema fails the start, not a request. */
+/** Compiles a route's schema now (test/unit/route-schemas.test.ts compiles every route's: a bad schema fails the tests). */
 export function precompile(kind: 'body' | 'query', schema: TSchema): void {
   compile(kind === 'body' ? bodyAjv : queryAjv, schema);
 }
