@@ -44,6 +44,30 @@ describe('the dashboard in a browser: writing templates and designs', function (
     await close();
   });
 
+  it('publishes a translation beside the main version, and shows a bad language tag beside its field', async function () {
+    const t = await w.api.tenant();
+    const { page, close } = await open(t, '/dashboard/templates/+new');
+    await page.locator('#f-id').fill('greeting');
+    await page.locator('#f-subject').fill('Hello {{ name }}');
+    await page.locator('#f-html').fill('<p>Hello {{ name }}</p>');
+    await page.locator('#f-var0-name').fill('name');
+    await page.locator('#f-tr0-lang').fill('not a tag!');
+    await page.locator('#f-tr0-subject').fill('Hallo {{ name }}');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.locator('#f-tr0-lang[aria-invalid="true"]').waitFor();
+    // what was typed is kept
+    expect(await page.locator('#f-tr0-subject').inputValue()).to.equal('Hallo {{ name }}');
+    expect((await t.api.get('/v1/templates/greeting')).status).to.equal(404);
+    await page.locator('#f-tr0-lang').fill('de');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.waitForURL('**/dashboard/templates/greeting?published=1');
+    const v = (await t.api.get('/v1/templates/greeting/versions/1')).body;
+    expect(v.translations).to.deep.equal({ de: { subject: 'Hallo {{ name }}' } });
+    const de = await t.api.post('/v1/templates/greeting/render', { variables: { name: 'Ada' }, language: 'de' });
+    expect(de.body.subject).to.equal('Hallo Ada');
+    await close();
+  });
+
   it('makes a design with the keyboard alone: the heading typed, a block chosen, added and filled, Publish', async function () {
     const t = await w.api.tenant();
     const { page, close } = await open(t, '/dashboard/templates');
