@@ -5,7 +5,7 @@ import { audienceListPage, audiencePage, deleteAudiencePage, type AudienceView }
 import type { AudienceJson, ContactJson } from './pages/contact-shared.js';
 import type { FormError } from './pages/form-errors.js';
 import { BASE } from './pages/layout.js';
-import { idOf, page, type PagesDeps, seeOther } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, deleteRoutes } from './respond.js';
 
 const DONE: Record<string, (v: string) => string> = {
   deleted: (id) => `Audience ${id} is deleted; its contacts stay in the project.`,
@@ -61,15 +61,9 @@ export function audiencePages({ router, call, signedIn }: PagesDeps): void {
       seeOther(ctx, `${BASE}/audiences/${idOf(ctx)}?removed=${encodeURIComponent(c.email)}`);
     }),
   );
-  router.get(
-    '/audiences/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteAudiencePage(session, await audienceOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/audiences/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/audiences/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/audiences?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/audiences', {
+    read: (session, id) => audienceOf(session, id),
+    confirm: deleteAudiencePage,
+    after: (id) => `/audiences?deleted=${id}`,
+  });
 }

@@ -8,7 +8,7 @@ import { broadcastBody, broadcastFieldOf, broadcastValues, EMPTY_BROADCAST, valu
 import { countsPart } from './pages/broadcast-detail.js';
 import { broadcastListPage, broadcastUrl, deleteBroadcastPage } from './pages/broadcasts.js';
 import type { BroadcastJson } from './pages/broadcast-form.js';
-import { idOf, page, seeOther, text, type PagesDeps } from './respond.js';
+import { idOf, page, seeOther, text, type PagesDeps, deleteRoutes } from './respond.js';
 
 /** What each ?done= of a redirect after an action says on the broadcast's page. */
 const DONE: Record<string, (v: string) => Html> = {
@@ -107,17 +107,9 @@ function broadcastRoutes({ router, call, signedIn }: PagesDeps, v: BroadcastView
       }
     }),
   );
-  router.get(
-    '/broadcasts/:id/delete',
-    signedIn(async (ctx, session) =>
-      page(ctx, 200, deleteBroadcastPage(session, await v.broadcastOf(session, idOf(ctx)))),
-    ),
-  );
-  router.post(
-    '/broadcasts/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/broadcasts/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/broadcasts?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/broadcasts', {
+    read: (session, id) => v.broadcastOf(session, id),
+    confirm: deleteBroadcastPage,
+    after: (id) => `/broadcasts?deleted=${id}`,
+  });
 }

@@ -19,7 +19,7 @@ import type { AudienceJson, ContactJson } from './pages/contact-shared.js';
 import { contactListPage, contactPage, deleteContactPage, type ContactView } from './pages/contacts.js';
 import type { FormError } from './pages/form-errors.js';
 import { BASE } from './pages/layout.js';
-import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, text, deleteRoutes } from './respond.js';
 
 /** What each ?done= of a redirect says on the list or on a contact's page. */
 const DONE: Record<string, (v: string) => string> = {
@@ -116,15 +116,9 @@ function contactRoutes(deps: PagesDeps): void {
       seeOther(ctx, `${BASE}/contacts/${idOf(ctx)}?saved=1`);
     }),
   );
-  router.get(
-    '/contacts/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteContactPage(session, await v.contactOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/contacts/:id/delete',
-    signedIn(async (ctx, session) => {
-      const gone = (await call(session.principal, 'DELETE', `/v1/contacts/${idOf(ctx)}`)).body as { email: string };
-      seeOther(ctx, `${BASE}/contacts?deleted=${encodeURIComponent(gone.email)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/contacts', {
+    read: (session, id) => v.contactOf(session, id),
+    confirm: deleteContactPage,
+    after: (_id, gone) => `/contacts?deleted=${encodeURIComponent((gone as { email: string }).email)}`,
+  });
 }

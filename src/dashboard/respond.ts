@@ -63,3 +63,30 @@ export function idOf(ctx: RouterContext): string {
 export function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() ? v.trim() : undefined;
 }
+
+/**
+ * A delete behind a confirmation: GET {list}/:id/delete shows `confirm` for what `read` finds (another
+ * project's is the API's 404), and its form's POST calls DELETE /v1{list}/:id, then goes where `after`
+ * says, given the DELETE's answer (the list, saying what went).
+ */
+export function deleteRoutes<T>(
+  { router, call, signedIn }: Pick<PagesDeps, 'router' | 'call' | 'signedIn'>,
+  list: string,
+  o: {
+    read: (session: Session, id: string) => Promise<T>;
+    confirm: (session: Session, item: T) => Html;
+    after: (id: string, deleted: unknown) => string;
+  },
+): void {
+  router.get(
+    `${list}/:id/delete`,
+    signedIn(async (ctx, session) => page(ctx, 200, o.confirm(session, await o.read(session, idOf(ctx))))),
+  );
+  router.post(
+    `${list}/:id/delete`,
+    signedIn(async (ctx, session) => {
+      const deleted = await call(session.principal, 'DELETE', `/v1${list}/${idOf(ctx)}`);
+      seeOther(ctx, `${BASE}${o.after(idOf(ctx), deleted.body)}`);
+    }),
+  );
+}

@@ -15,7 +15,7 @@ import {
   type CountState,
   type SegmentFormValues,
 } from './pages/segments.js';
-import { idOf, page, type PagesDeps, seeOther } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, deleteRoutes } from './respond.js';
 
 const DONE: Record<string, (v: string) => string> = {
   deleted: (id) => `Segment ${id} is deleted.`,
@@ -119,17 +119,11 @@ function segmentRoutes({ router, call, signedIn }: PagesDeps, { segmentOf }: Vie
       page(ctx, 200, segmentPage(session, { segment: s, audience, contacts }));
     }),
   );
-  router.get(
-    '/segments/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteSegmentPage(session, await segmentOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/segments/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/segments/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/segments?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/segments', {
+    read: (session, id) => segmentOf(session, id),
+    confirm: deleteSegmentPage,
+    after: (id) => `/segments?deleted=${id}`,
+  });
 }
 
 interface ListExtra {

@@ -14,7 +14,7 @@ import {
   type SignupFormValues,
 } from './pages/signup-form-fields.js';
 import { deleteSignupFormPage, signupFormListPage, signupFormPage } from './pages/signup-forms.js';
-import { idOf, page, type PagesDeps, seeOther } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, deleteRoutes } from './respond.js';
 
 const DONE: Record<string, (v: string) => string> = {
   deleted: (id) => `Signup form ${id} is deleted: its page and its links stop working.`,
@@ -102,15 +102,9 @@ function formRoutes({ router, call, signedIn }: PagesDeps, { formOf, one }: View
       seeOther(ctx, `${BASE}/forms/${idOf(ctx)}?saved=1`);
     }),
   );
-  router.get(
-    '/forms/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteSignupFormPage(session, await formOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/forms/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/forms/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/forms?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/forms', {
+    read: (session, id) => formOf(session, id),
+    confirm: deleteSignupFormPage,
+    after: (id) => `/forms?deleted=${id}`,
+  });
 }

@@ -6,7 +6,7 @@ import { BASE } from './pages/layout.js';
 import { deleteTemplatePage, type ActionsState, type TestSendValues } from './pages/template-actions.js';
 import { templatePage } from './pages/template-detail.js';
 import { templateUrl, type TemplateJson } from './pages/templates.js';
-import { idOf, page, seeOther, type PagesDeps } from './respond.js';
+import { idOf, page, seeOther, type PagesDeps, deleteRoutes } from './respond.js';
 
 const TEST_FIELDS = ['from', 'to', 'template_version', 'language', 'variables'] as const;
 
@@ -98,15 +98,9 @@ export function templateActionPages({ router, call, signedIn }: PagesDeps): void
       }
     }),
   );
-  router.get(
-    '/templates/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteTemplatePage(session, await templateOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/templates/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/templates/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/templates?done=deleted`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/templates', {
+    read: (session, id) => templateOf(session, id),
+    confirm: deleteTemplatePage,
+    after: () => '/templates?done=deleted',
+  });
 }

@@ -12,7 +12,7 @@ import {
   topicValues,
   type TopicFormValues,
 } from './pages/topics.js';
-import { idOf, page, type PagesDeps, seeOther } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, deleteRoutes } from './respond.js';
 
 const DONE: Record<string, (v: string) => string> = {
   deleted: (id) => `Topic ${id} is deleted.`,
@@ -65,15 +65,9 @@ export function topicPages({ router, call, signedIn }: PagesDeps): void {
       seeOther(ctx, `${BASE}/topics/${idOf(ctx)}?saved=1`);
     }),
   );
-  router.get(
-    '/topics/:id/delete',
-    signedIn(async (ctx, session) => page(ctx, 200, deleteTopicPage(session, await topicOf(session, idOf(ctx))))),
-  );
-  router.post(
-    '/topics/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/topics/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/topics?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/topics', {
+    read: (session, id) => topicOf(session, id),
+    confirm: deleteTopicPage,
+    after: (id) => `/topics?deleted=${id}`,
+  });
 }

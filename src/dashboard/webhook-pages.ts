@@ -16,7 +16,7 @@ import {
   type EndpointView,
   type NewEndpointJson,
 } from './pages/webhooks.js';
-import { idOf, page, type PagesDeps, seeOther, text } from './respond.js';
+import { idOf, page, type PagesDeps, seeOther, text, deleteRoutes } from './respond.js';
 
 const CHOICES = { eventTypes: EVENT_TYPES, signatures: SIGNATURE_FORMATS, payloads: PAYLOAD_FORMATS };
 const NEW_ENDPOINT: EndpointFormValues = {
@@ -181,17 +181,9 @@ function actionRoutes({ router, call, signedIn }: PagesDeps, v: Views): void {
       });
     }),
   );
-  router.get(
-    '/webhooks/:id/delete',
-    signedIn(async (ctx, session) =>
-      page(ctx, 200, deleteEndpointPage(session, await v.endpointOf(session, idOf(ctx)))),
-    ),
-  );
-  router.post(
-    '/webhooks/:id/delete',
-    signedIn(async (ctx, session) => {
-      await call(session.principal, 'DELETE', `/v1/webhooks/${idOf(ctx)}`);
-      seeOther(ctx, `${BASE}/webhooks?deleted=${idOf(ctx)}`);
-    }),
-  );
+  deleteRoutes({ router, call, signedIn }, '/webhooks', {
+    read: (session, id) => v.endpointOf(session, id),
+    confirm: deleteEndpointPage,
+    after: (id) => `/webhooks?deleted=${id}`,
+  });
 }
